@@ -1,0 +1,22 @@
+/**
+ * @module
+ * `@org/shared`: what both the token-exchange service and the deploy CLI need and nothing
+ * more: config primitives (JSONC and TOML parsing with positions, `${VAR}` interpolation,
+ * duration strings, issue lists), a structured JSON-lines logger that redacts secrets, and
+ * the `Clock`/`Random` dependencies with real and fixed implementations.
+ *
+ * @example
+ * ```ts
+ * import { createJsonLogger, parseDuration } from "@org/shared";
+ * const log = createJsonLogger();
+ * log.info("ttl", { seconds: parseDuration("15m") });
+ * ```
+ */
+export * from "./config/issue.ts";
+export * from "./config/jsonc.ts";
+export * from "./config/toml.ts";
+export * from "./config/interpolate.ts";
+export * from "./config/duration.ts";
+export * from "./log/logger.ts";
+export * from "./time/clock.ts";
+export * from "./time/random.ts";
