@@ -1,45 +1,335 @@
 // deno-lint-ignore-file no-console -- a CLI entry point is where the console belongs
 /**
- * The token-exchange command line: `serve` starts the service.
+ * The token-exchange command line: `serve`, `keys generate`, `keys rotate`.
  *
- * This is the only file of the member that reads the environment or opens listeners.
+ * This is the only file of the member that reads the environment, opens KV, takes the KV
+ * lock, prints, and calls `Deno.serve`. Tests start the service in-process with
+ * {@linkcode startServer}.
  *
  * @module
  */
-import { createJsonLogger } from "@org/shared";
+import { parseArgs } from "node:util";
+import { dirname } from "node:path";
+import {
+  type Clock,
+  ConfigError,
+  createJsonLogger,
+  cryptoRandom,
+  type Logger,
+  type Random,
+  systemClock,
+} from "@org/shared";
+import { loadConfig } from "./config/load.ts";
+import { defaultIssuer } from "./config/resolve.ts";
+import type { Config } from "./config/schema.ts";
+import type { ServiceDeps } from "./deps.ts";
+import { createInternalHandler } from "./http/internal_handler.ts";
 import { createPublicHandler } from "./http/public_handler.ts";
+import type { RequestInfo } from "./http/router.ts";
+import { exportPkcs8Pem, generateEd25519, thumbprint } from "./keys/ed25519.ts";
+import { rotateStoreKey } from "./keys/key_manager.ts";
+import type { Fetch } from "./providers/provider_fetch.ts";
+import { buildService, keyManagerOptions, listenersFor } from "./service.ts";
+
+/** One CLI subcommand. Adding a command is one entry in {@linkcode COMMANDS}. */
+interface Command {
+  readonly usage: string;
+  readonly summary: string;
+  run(args: string[]): Promise<number>;
+}
+
+const COMMANDS: Readonly<Record<string, Command>> = {
+  "serve": {
+    usage: "serve [--config PATH]",
+    summary: "start the service (public listener, and the internal one when enabled)",
+    run: serveCommand,
+  },
+  "keys generate": {
+    usage: "keys generate [--out PATH]",
+    summary: "write a new Ed25519 PKCS#8 PEM private key (stdout without --out) and print its kid",
+    run: keysGenerateCommand,
+  },
+  "keys rotate": {
+    usage: "keys rotate [--config PATH]",
+    summary: "make a new store key the signer; the old one stays in /keys until its tokens expire",
+    run: keysRotateCommand,
+  },
+};
 
 const USAGE = `Usage: token-exchange <command> [options]
 
 Commands:
-  serve     start the token service (public listener 127.0.0.1:8080)
+${Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(30)} ${c.summary}`).join("\n")}
 
 Options:
-  -h, --help  show this help`;
+  --config PATH   config file (default: ./token-exchange.toml when present, else built-in defaults)
+  -h, --help      show this help
+
+Environment: TOKEN_EXCHANGE__SECTION__KEY overrides a config key; \${VAR} in the file reads VAR.`;
 
 /**
  * Runs the CLI with `args`; returns the process exit code.
  *
  * @param args command-line arguments without the program name
+ * @returns 0 on success, 1 on a usage, config or startup error
  */
 export async function main(args: string[]): Promise<number> {
-  const [command] = args;
-  if (command === undefined || command === "--help" || command === "-h") {
+  if (args.length === 0 || args[0] === "--help" || args[0] === "-h") {
     console.log(USAGE);
-    return command === undefined ? 1 : 0;
+    return args.length === 0 ? 1 : 0;
   }
-  if (command !== "serve") {
-    console.error(`token-exchange: unknown command "${command}"\n\n${USAGE}`);
+  const two = `${args[0]} ${args[1] ?? ""}`;
+  const [name, rest] = COMMANDS[two] ? [two, args.slice(2)] : [args[0]!, args.slice(1)];
+  const command = COMMANDS[name];
+  if (!command) {
+    console.error(`token-exchange: unknown command "${args.join(" ")}"\n\n${USAGE}`);
     return 1;
   }
-  const log = createJsonLogger();
-  const server = Deno.serve({
-    hostname: "127.0.0.1",
-    port: 8080,
-    onListen: ({ hostname, port }) => log.info("listening", { url: `http://${hostname}:${port}` }),
-  }, createPublicHandler({ log }));
-  await server.finished;
+  if (rest.includes("--help") || rest.includes("-h")) {
+    console.log(`Usage: token-exchange ${command.usage}\n\n${command.summary}`);
+    return 0;
+  }
+  try {
+    return await command.run(rest);
+  } catch (err) {
+    if (err instanceof ConfigError) console.error(err.message);
+    else console.error(`token-exchange: ${(err as Error).message}`);
+    return 1;
+  }
+}
+
+/** A KV store opened for one process, with the lock that makes a local file single-process. */
+export interface OpenedKv {
+  readonly kv: Deno.Kv;
+  /** Closes KV and releases the lock. */
+  close(): void;
+}
+
+/**
+ * Opens the configured KV. A local file is locked exclusively (`<path>.lock`) first, so a
+ * second process on the same file refuses to start instead of failing commits later.
+ *
+ * @param path `storage.kv_path`: a file, `:memory:` or a KV Connect URL
+ * @returns the opened KV
+ * @throws {Error} with a one-line message when the lock is held or KV cannot be opened
+ */
+export async function openKv(path: string): Promise<OpenedKv> {
+  const local = path !== ":memory:" && !/^https?:\/\//.test(path);
+  let lock: Deno.FsFile | undefined;
+  if (local) {
+    await Deno.mkdir(dirname(path), { recursive: true });
+    lock = await Deno.open(`${path}.lock`, { create: true, write: true });
+    if (!await lock.tryLock(true)) {
+      lock.close();
+      throw new Error(
+        `another token-exchange process is using ${path}; a local KV file serves one process ` +
+          "(stop the other one, or share state through a KV Connect URL)",
+      );
+    }
+  }
+  let kv: Deno.Kv;
+  try {
+    if (typeof Deno.openKv !== "function") {
+      throw new Error('Deno KV is not enabled (needs "unstable": ["kv"] or --unstable-kv)');
+    }
+    kv = await Deno.openKv(path);
+  } catch (err) {
+    lock?.close();
+    throw new Error(`cannot open the KV store at ${path}: ${(err as Error).message}`);
+  }
+  return {
+    kv,
+    close() {
+      kv.close();
+      lock?.close();
+    },
+  };
+}
+
+/** Options for {@linkcode startServer}; everything but `config` defaults to the real world. */
+export interface StartOptions {
+  readonly config: Config;
+  /** An already opened KV (tests pass `:memory:`); default: opens `storage.kv_path`. */
+  readonly kv?: Deno.Kv;
+  readonly clock?: Clock;
+  readonly random?: Random;
+  readonly log?: Logger;
+  readonly fetch?: Fetch;
+}
+
+/** A started service. */
+export interface RunningServer extends AsyncDisposable {
+  /** The public listener's URL, when it runs. */
+  readonly publicUrl: string | undefined;
+  /** The internal listener's URL, when it runs. */
+  readonly internalUrl: string | undefined;
+  /** The issuer in use. */
+  readonly issuer: string;
+  readonly deps: ServiceDeps;
+  /** Stops accepting, finishes in-flight requests, stops timers, closes KV if it opened it. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Starts the listeners `config` asks for. Port 0 picks a free port; without `server.issuer`
+ * the issuer is the public listener's bound address.
+ *
+ * @param options config and injectable clock, random, logger, fetch and KV
+ * @returns the running server
+ *
+ * @example
+ * ```ts
+ * await using server = await startServer({ config, kv: await Deno.openKv(":memory:") });
+ * await fetch(`${server.publicUrl}/health`);
+ * ```
+ */
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const { config } = options;
+  const log = options.log ?? createJsonLogger();
+  const opened = options.kv ? undefined : await openKv(config.storage.kv_path);
+  const kv = options.kv ?? opened!.kv;
+  const listeners = listenersFor(config);
+  const servers: Deno.HttpServer<Deno.NetAddr>[] = [];
+  let handler: (req: Request, info: RequestInfo) => Promise<Response> = () =>
+    Promise.resolve(new Response("starting", { status: 503 }));
+  let internalHandler = handler;
+  let reloadTimer: ReturnType<typeof setInterval> | undefined;
+  try {
+    const serve = (host: string, port: number, h: () => typeof handler) =>
+      Deno.serve({ hostname: host, port, onListen: () => {} }, (req, info) => h()(req, info));
+    const pub = listeners.public
+      ? serve(config.server.host, config.server.port, () => handler)
+      : undefined;
+    const internal = listeners.internal
+      ? serve(config.internal_api.host, config.internal_api.port, () => internalHandler)
+      : undefined;
+    if (pub) servers.push(pub);
+    if (internal) servers.push(internal);
+    const addrUrl = (s: Deno.HttpServer<Deno.NetAddr> | undefined) =>
+      s ? defaultIssuer(s.addr.hostname, s.addr.port) : undefined;
+    const publicUrl = addrUrl(pub);
+    const internalUrl = addrUrl(internal);
+    const issuer = config.server.issuer ??
+      publicUrl ?? defaultIssuer(config.server.host, config.server.port);
+    const deps = await buildService(config, issuer, {
+      kv,
+      clock: options.clock ?? systemClock,
+      random: options.random ?? cryptoRandom,
+      log,
+      fetch: options.fetch ?? fetch,
+      readKeyFile: (path) => Deno.readTextFile(path),
+    });
+    handler = createPublicHandler(deps);
+    internalHandler = createInternalHandler(deps);
+    // Pick up `keys rotate` run against a shared (remote) store by another process.
+    reloadTimer = setInterval(() => {
+      deps.keys.reload().catch((err) => log.warn("key ring reload failed", { err }));
+    }, 60_000);
+    Deno.unrefTimer(reloadTimer);
+    let stopped: Promise<void> | undefined;
+    const shutdown = () =>
+      stopped ??= (async () => {
+        clearInterval(reloadTimer);
+        await Promise.all(servers.map((s) => s.shutdown()));
+        opened?.close();
+      })();
+    return {
+      publicUrl,
+      internalUrl,
+      issuer,
+      deps,
+      shutdown,
+      [Symbol.asyncDispose]: shutdown,
+    };
+  } catch (err) {
+    clearInterval(reloadTimer);
+    await Promise.all(servers.map((s) => s.shutdown()));
+    opened?.close();
+    throw err;
+  }
+}
+
+function configFlag(args: string[]): { config: string | undefined; rest: string[] } {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { config: { type: "string" }, out: { type: "string" } },
+    allowPositionals: true,
+  });
+  if (positionals.length > 0) throw new Error(`unexpected argument "${positionals[0]}"`);
+  return { config: values.config, rest: values.out === undefined ? [] : [values.out] };
+}
+
+async function loadFromCli(path: string | undefined): Promise<Config> {
+  const { config, file } = await loadConfig(path, Deno.env.toObject(), {
+    readText: async (p) => {
+      try {
+        return await Deno.readTextFile(p);
+      } catch (err) {
+        if (err instanceof Deno.errors.NotFound) return undefined;
+        throw err;
+      }
+    },
+  });
+  console.log(file ? `token-exchange: config ${file}` : "token-exchange: built-in defaults");
+  return config;
+}
+
+async function serveCommand(args: string[]): Promise<number> {
+  const config = await loadFromCli(configFlag(args).config);
+  const server = await startServer({ config });
+  if (server.publicUrl) console.log(`token-exchange: listening on ${server.publicUrl} (public)`);
+  if (server.internalUrl) {
+    console.log(`token-exchange: listening on ${server.internalUrl} (internal)`);
+  }
+  console.log(`token-exchange: issuer ${server.issuer}`);
+  const { promise, resolve } = Promise.withResolvers<string>();
+  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+  const listeners = signals.map((s) => [s, () => resolve(s)] as const);
+  for (const [s, l] of listeners) Deno.addSignalListener(s, l);
+  const signal = await promise;
+  for (const [s, l] of listeners) Deno.removeSignalListener(s, l);
+  console.log(`token-exchange: ${signal}, finishing in-flight requests`);
+  await server.shutdown();
+  console.log("token-exchange: stopped");
   return 0;
+}
+
+async function keysGenerateCommand(args: string[]): Promise<number> {
+  const { rest } = configFlag(args);
+  const key = generateEd25519();
+  const pem = exportPkcs8Pem(key);
+  const kid = thumbprint(key.x);
+  const out = rest[0];
+  if (out === undefined) {
+    console.log(pem.trimEnd());
+    console.error(`kid: ${kid}`);
+  } else {
+    await Deno.writeTextFile(out, pem, { mode: 0o600, createNew: true });
+    console.log(`token-exchange: wrote ${out} (kid ${kid})`);
+  }
+  return 0;
+}
+
+async function keysRotateCommand(args: string[]): Promise<number> {
+  const config = await loadFromCli(configFlag(args).config);
+  const opened = await openKv(config.storage.kv_path);
+  try {
+    const log = createJsonLogger({ level: "warn" });
+    const options = await keyManagerOptions(config, {
+      kv: opened.kv,
+      clock: systemClock,
+      log,
+      readKeyFile: (p) => Deno.readTextFile(p),
+    });
+    const { kid, previous } = await rotateStoreKey(options);
+    console.log(
+      `token-exchange: signing key is now ${kid}` +
+        (previous ? `; ${previous} stays published until its tokens expire` : ""),
+    );
+    return 0;
+  } finally {
+    opened.close();
+  }
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

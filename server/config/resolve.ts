@@ -1,0 +1,336 @@
+import { type ConfigIssue, interpolate } from "@org/shared";
+import { applyEnvOverrides } from "./env_overrides.ts";
+import { isTable, TableReader } from "./reader.ts";
+import {
+  type Config,
+  type InternalAuthMethod,
+  type ProviderConfig,
+  RESERVED_CLAIMS,
+} from "./schema.ts";
+
+/** Defaults the spec fixes; documented in `docs/configuration.md`. */
+export const DEFAULTS = {
+  host: "127.0.0.1",
+  port: 8080,
+  kvPath: "./data/token-exchange.kv",
+  accessTokenTtl: 900,
+  refreshTokenTtl: 30 * 86400,
+  refreshGrace: 10,
+  refreshGraceMax: 60,
+  idTokenMaxAge: 600,
+  internalHost: "127.0.0.1",
+  internalPort: 8081,
+  providerTimeout: 10,
+} as const;
+
+const AUTH_METHODS: readonly InternalAuthMethod[] = ["operator_token", "mtls", "shared_secret"];
+const SECTIONS = [
+  "server",
+  "storage",
+  "keys",
+  "token",
+  "grants",
+  "registration",
+  "providers",
+  "internal_api",
+  "rate_limit",
+];
+
+/**
+ * Turns a parsed config file plus the environment into the resolved {@linkcode Config}.
+ *
+ * Pure: `env` is passed in. `${VAR}` placeholders are replaced first, then
+ * `TOKEN_EXCHANGE__SECTION__KEY` overrides applied, then every key is checked. All problems
+ * are returned together (unknown key, wrong type, bad duration, unset variable, …).
+ *
+ * @param raw the parsed TOML table (`{}` for built-in defaults)
+ * @param env environment variables
+ * @returns the config, or every issue found
+ *
+ * @example
+ * ```ts
+ * const r = resolveConfig({ server: { port: 9000 } }, {});
+ * if ("config" in r) r.config.token.access_token_ttl; // 900
+ * ```
+ */
+export function resolveConfig(
+  raw: Readonly<Record<string, unknown>>,
+  env: Readonly<Record<string, string | undefined>>,
+): { config: Config } | { errors: ConfigIssue[] } {
+  const interpolated = interpolate(raw, env);
+  const issues: ConfigIssue[] = [...interpolated.issues];
+  const overridden = applyEnvOverrides(
+    isTable(interpolated.value) ? interpolated.value : {},
+    env,
+  );
+  const root = new TableReader(overridden.value, "", issues, overridden.fromEnv);
+  for (const key of root.keys()) {
+    if (!SECTIONS.includes(key)) root.issue(key, "unknown section");
+  }
+
+  const s = root.table("server");
+  const host = s.string("host", DEFAULTS.host);
+  const port = s.int("port", DEFAULTS.port, 0, 65535);
+  const issuerRaw = s.string("issuer", undefined);
+  const issuer = issuerRaw === undefined ? undefined : checkUrl(s, "issuer", issuerRaw);
+  const role = s.oneOf("role", ["public", "admin", "all"] as const, "all");
+  s.done();
+
+  const st = root.table("storage");
+  const kv_path = st.string("kv_path", DEFAULTS.kvPath);
+  if (kv_path === "") st.issue("kv_path", "must not be empty");
+  st.done();
+
+  const k = root.table("keys");
+  const private_key_path = k.string("private_key_path", undefined);
+  const kid = k.string("kid", undefined);
+  if (kid !== undefined && private_key_path === undefined) {
+    k.issue("kid", "only applies together with keys.private_key_path");
+  }
+  k.done();
+
+  const t = root.table("token");
+  const access_token_ttl = t.duration("access_token_ttl", DEFAULTS.accessTokenTtl, 1);
+  const refresh_token_ttl = t.duration("refresh_token_ttl", DEFAULTS.refreshTokenTtl, 1);
+  const refresh_rotation = t.bool("refresh_rotation", true);
+  const refresh_grace = t.duration(
+    "refresh_grace",
+    DEFAULTS.refreshGrace,
+    0,
+    DEFAULTS.refreshGraceMax,
+  );
+  const audience = readAudience(t);
+  const custom_claims = readClaims(t);
+  t.done();
+
+  const g = root.table("grants");
+  const grants = {
+    id_token: g.bool("id_token", false),
+    id_token_max_age: g.duration("id_token_max_age", DEFAULTS.idTokenMaxAge, 1),
+  };
+  g.done();
+
+  const r = root.table("registration");
+  const registration = {
+    mode: r.oneOf("mode", ["open", "existing_users_only"] as const, "open"),
+    domain_allowlist: r.stringList("domain_allowlist", []).map((d) => d.toLowerCase()),
+  };
+  for (const d of registration.domain_allowlist) {
+    if (!/^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(d)) {
+      r.issue("domain_allowlist", `"${d}" is not a domain or "*.domain" wildcard`);
+    }
+  }
+  r.done();
+
+  const p = root.table("providers");
+  const providers: Record<string, ProviderConfig> = {};
+  for (const name of p.keys()) {
+    const pr = p.table(name);
+    const provider = readProvider(pr, name);
+    pr.done();
+    if (provider) providers[name] = provider;
+  }
+
+  const ia = root.table("internal_api");
+  const ot = ia.table("operator_token");
+  const mt = ia.table("mtls");
+  const lo = ia.table("lockout");
+  const internal_api = {
+    enabled: ia.bool("enabled", false),
+    host: ia.string("host", DEFAULTS.internalHost),
+    port: ia.int("port", DEFAULTS.internalPort, 0, 65535),
+    auth_methods: readAuthMethods(ia),
+    shared_secret: ia.string("shared_secret", undefined),
+    operator_token: {
+      audience: ot.string("audience", "token-exchange-internal"),
+      required_claim: ot.string("required_claim", "operator"),
+    },
+    mtls: {
+      header: mt.string("header", "x-client-cert-subject").toLowerCase(),
+      trusted_proxies: mt.stringList("trusted_proxies", []),
+      allowed_subjects: mt.stringList("allowed_subjects", []),
+    },
+    lockout: {
+      threshold: lo.int("threshold", 5, 1, 1_000_000),
+      window: lo.duration("window", 15 * 60, 1),
+    },
+  };
+  ot.done();
+  mt.done();
+  lo.done();
+  if (internal_api.enabled && internal_api.auth_methods.includes("shared_secret")) {
+    const secret = internal_api.shared_secret;
+    if (secret === undefined || secret === "") {
+      ia.issue("shared_secret", 'is required when auth_methods contains "shared_secret"');
+    } else if (new TextEncoder().encode(secret).length < 32) {
+      ia.issue("shared_secret", "must be at least 32 bytes long");
+    }
+  }
+  ia.done();
+
+  const rl = root.table("rate_limit");
+  const rate_limit = {
+    enabled: rl.bool("enabled", true),
+    requests: rl.int("requests", 300, 1, 1_000_000_000),
+    window: rl.duration("window", 60, 1),
+    client_ip_header: rl.string("client_ip_header", undefined)?.toLowerCase(),
+    trusted_proxies: rl.stringList("trusted_proxies", []),
+  };
+  rl.done();
+
+  if (role === "admin" && !internal_api.enabled) {
+    issues.push({
+      path: "server.role",
+      message: '"admin" serves only the internal API; set internal_api.enabled = true',
+    });
+  }
+
+  if (issues.length > 0) return { errors: issues };
+  return {
+    config: {
+      server: { issuer: issuer?.replace(/\/+$/, ""), host, port, role },
+      storage: { kv_path },
+      keys: { private_key_path, kid },
+      token: {
+        access_token_ttl,
+        refresh_token_ttl,
+        refresh_rotation,
+        refresh_grace,
+        audience,
+        custom_claims,
+      },
+      grants,
+      registration,
+      providers,
+      internal_api,
+      rate_limit,
+    },
+  };
+}
+
+/** The issuer used when `server.issuer` is not set: the public listener's own address. */
+export function defaultIssuer(host: string, port: number): string {
+  const h = host.includes(":") ? `[${host}]` : host;
+  return `http://${h}:${port}`;
+}
+
+/**
+ * True when `url` may be used as an issuer: `https`, or plain `http` on a loopback host
+ * (development and tests only).
+ */
+export function isAllowedIssuerUrl(url: URL): boolean {
+  if (url.protocol === "https:") return true;
+  if (url.protocol !== "http:") return false;
+  return url.hostname === "localhost" || url.hostname === "[::1]" ||
+    /^127\.\d+\.\d+\.\d+$/.test(url.hostname);
+}
+
+function checkUrl(r: TableReader, key: string, value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    r.issue(key, `"${value}" is not a URL`);
+    return undefined;
+  }
+  if (!isAllowedIssuerUrl(url)) {
+    r.issue(key, `"${value}" must use https (plain http only on loopback hosts)`);
+    return undefined;
+  }
+  if (url.search || url.hash) {
+    r.issue(key, "must not have a query or fragment");
+    return undefined;
+  }
+  return value;
+}
+
+function readAudience(t: TableReader): string | readonly string[] | undefined {
+  const v = t.raw("audience");
+  if (v === undefined) return undefined;
+  if (typeof v === "string" && v !== "") return v;
+  if (Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === "string" && a !== "")) {
+    return v as string[];
+  }
+  t.issue("audience", "must be a non-empty string or list of strings");
+  return undefined;
+}
+
+function readClaims(t: TableReader): Record<string, unknown> {
+  let v = t.raw("custom_claims");
+  if (typeof v === "string" && t.fromEnv.has(t.at("custom_claims"))) {
+    try {
+      v = JSON.parse(v);
+    } catch {
+      t.issue("custom_claims", "must be a JSON object when set from the environment");
+      return {};
+    }
+  }
+  if (v === undefined) return {};
+  if (!isTable(v)) {
+    t.issue("custom_claims", "must be a table");
+    return {};
+  }
+  const claims = JSON.parse(JSON.stringify(v)) as Record<string, unknown>;
+  for (const name of Object.keys(claims)) {
+    if (RESERVED_CLAIMS.has(name)) {
+      t.issue(`custom_claims.${name}`, "is a reserved JWT claim and cannot be set");
+    }
+  }
+  return claims;
+}
+
+function readAuthMethods(ia: TableReader): readonly InternalAuthMethod[] {
+  const list = ia.stringList("auth_methods", ["operator_token"]);
+  const out: InternalAuthMethod[] = [];
+  for (const m of list) {
+    if ((AUTH_METHODS as readonly string[]).includes(m)) out.push(m as InternalAuthMethod);
+    else {
+      ia.issue("auth_methods", `"${m}" is not one of ${AUTH_METHODS.join(", ")}`);
+    }
+  }
+  if (list.length === 0) ia.issue("auth_methods", "must name at least one method");
+  return out;
+}
+
+function readProvider(pr: TableReader, name: string): ProviderConfig | undefined {
+  if (!/^[a-z0-9][a-z0-9_-]*$/.test(name)) {
+    pr.issues.push({ path: pr.path, message: "provider names use a-z, 0-9, _ and -" });
+  }
+  const need = (key: string): string | undefined => {
+    const v = pr.string(key, undefined);
+    if (v === undefined || v === "") pr.issue(key, "is required");
+    return v || undefined;
+  };
+  const issuerRaw = need("issuer");
+  const issuer = issuerRaw === undefined ? undefined : checkUrl(pr, "issuer", issuerRaw);
+  const client_id = need("client_id");
+  const client_secret = need("client_secret");
+  const token_endpoint = optionalUrl(pr, "token_endpoint");
+  const jwks_uri = optionalUrl(pr, "jwks_uri");
+  const scopes = pr.stringList("scopes", ["openid", "email", "profile"]);
+  const extra = pr.raw("additional_params");
+  const additional_params: Record<string, string> = {};
+  if (extra !== undefined) {
+    if (isTable(extra) && Object.values(extra).every((x) => typeof x === "string")) {
+      Object.assign(additional_params, extra);
+    } else pr.issue("additional_params", "must be a table of strings");
+  }
+  const timeout = pr.duration("timeout", DEFAULTS.providerTimeout, 1, 120);
+  if (!issuer || !client_id || !client_secret) return undefined;
+  return {
+    name,
+    issuer: issuer.replace(/\/+$/, ""),
+    client_id,
+    client_secret,
+    ...(token_endpoint ? { token_endpoint } : {}),
+    ...(jwks_uri ? { jwks_uri } : {}),
+    scopes,
+    additional_params,
+    timeout,
+  };
+}
+
+function optionalUrl(pr: TableReader, key: string): string | undefined {
+  const v = pr.string(key, undefined);
+  return v === undefined ? undefined : checkUrl(pr, key, v);
+}

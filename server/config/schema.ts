@@ -1,0 +1,109 @@
+/**
+ * The resolved configuration of the token-exchange service: every default filled, every
+ * duration in seconds. Produced only by {@linkcode resolveConfig} from `./resolve.ts`.
+ *
+ * @module
+ */
+
+/** Which listeners a process runs; see `docs/configuration.md`. */
+export type ServerRole = "public" | "admin" | "all";
+
+/** How new users are admitted on their first sign-in. */
+export type RegistrationMode = "open" | "existing_users_only";
+
+/** Operator authentication mechanisms of the internal API, tried in the configured order. */
+export type InternalAuthMethod = "operator_token" | "mtls" | "shared_secret";
+
+/** One upstream OpenID provider (`[providers.<name>]`). */
+export interface ProviderConfig {
+  /** The name used in the `provider` request parameter. */
+  readonly name: string;
+  /** Issuer URL; discovery is read from `<issuer>/.well-known/openid-configuration`. */
+  readonly issuer: string;
+  /** Our client id at the provider; ID tokens must name it in `aud`. */
+  readonly client_id: string;
+  /** Our client secret at the provider. */
+  readonly client_secret: string;
+  /** Overrides the discovered token endpoint. */
+  readonly token_endpoint?: string;
+  /** Overrides the discovered JWKS URL. */
+  readonly jwks_uri?: string;
+  /** Scopes the client asks for (informational for the code grant; default `openid email profile`). */
+  readonly scopes: readonly string[];
+  /** Extra form parameters sent with every token request to the provider. */
+  readonly additional_params: Readonly<Record<string, string>>;
+  /** Seconds to wait for the provider before answering 504. */
+  readonly timeout: number;
+}
+
+/** The whole resolved configuration. */
+export interface Config {
+  readonly server: {
+    /** Our issuer URL; `undefined` means "derive from the bound public address". */
+    readonly issuer: string | undefined;
+    readonly host: string;
+    readonly port: number;
+    readonly role: ServerRole;
+  };
+  readonly storage: {
+    /** A file path, `:memory:`, or a KV Connect URL (`https://…`). */
+    readonly kv_path: string;
+  };
+  readonly keys: {
+    readonly private_key_path: string | undefined;
+    readonly kid: string | undefined;
+  };
+  readonly token: {
+    readonly access_token_ttl: number;
+    readonly refresh_token_ttl: number;
+    readonly refresh_rotation: boolean;
+    readonly refresh_grace: number;
+    readonly audience: string | readonly string[] | undefined;
+    readonly custom_claims: Readonly<Record<string, unknown>>;
+  };
+  readonly grants: {
+    readonly id_token: boolean;
+    /** Oldest `iat` (seconds ago) accepted for a directly presented ID token. */
+    readonly id_token_max_age: number;
+  };
+  readonly registration: {
+    readonly mode: RegistrationMode;
+    readonly domain_allowlist: readonly string[];
+  };
+  readonly providers: Readonly<Record<string, ProviderConfig>>;
+  readonly internal_api: {
+    readonly enabled: boolean;
+    readonly host: string;
+    readonly port: number;
+    readonly auth_methods: readonly InternalAuthMethod[];
+    readonly shared_secret: string | undefined;
+    readonly operator_token: { readonly audience: string; readonly required_claim: string };
+    readonly mtls: {
+      readonly header: string;
+      readonly trusted_proxies: readonly string[];
+      readonly allowed_subjects: readonly string[];
+    };
+    readonly lockout: { readonly threshold: number; readonly window: number };
+  };
+  readonly rate_limit: {
+    readonly enabled: boolean;
+    /** Requests allowed per client address per window on `/token`, `/revoke`, `/nonce`. */
+    readonly requests: number;
+    readonly window: number;
+    /** Header carrying the client address, honoured only from `trusted_proxies`. */
+    readonly client_ip_header: string | undefined;
+    readonly trusted_proxies: readonly string[];
+  };
+}
+
+/** JWT claim names no configuration or per-user claim may set. */
+export const RESERVED_CLAIMS: ReadonlySet<string> = new Set([
+  "iss",
+  "sub",
+  "aud",
+  "exp",
+  "nbf",
+  "iat",
+  "jti",
+  "sid",
+]);

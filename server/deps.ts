@@ -1,0 +1,22 @@
+import type { Clock, Logger, Random } from "@org/shared";
+import type { Config } from "./config/schema.ts";
+import type { KeyManager } from "./keys/key_manager.ts";
+import type { ProviderClient } from "./providers/provider_client.ts";
+import type { Store } from "./store/store.ts";
+
+/**
+ * Everything request handling depends on, built once per process by `buildService` and
+ * passed to handlers and grants. Tests build it with a `:memory:` KV, a `FixedClock` and a
+ * `seededRandom`.
+ */
+export interface ServiceDeps {
+  /** The resolved config; `config.server.issuer` is always set here. */
+  readonly config: Config & { readonly server: Config["server"] & { readonly issuer: string } };
+  readonly store: Store;
+  readonly keys: KeyManager;
+  /** Configured upstream providers by name. */
+  readonly providers: ReadonlyMap<string, ProviderClient>;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly log: Logger;
+}

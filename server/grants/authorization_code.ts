@@ -1,0 +1,41 @@
+import { invalidRequest, serverError } from "../http/errors.ts";
+import { IdTokenInvalid } from "../providers/id_token.ts";
+import type { GrantContext } from "./grant.ts";
+import { startSession, type TokenResponse } from "./issue_tokens.ts";
+import { requireParam } from "./params.ts";
+import { provisionUser } from "./provision_user.ts";
+
+/**
+ * `grant_type=authorization_code` (`code`, `provider`, `redirect_uri`): exchanges the code at
+ * the provider, verifies the returned ID token, finds or creates the user under the
+ * registration policy, and starts a session.
+ *
+ * Errors: missing parameter or unknown provider → `invalid_request`; the provider refusing
+ * the code → `invalid_grant`; policy → `access_denied`; an ID token from the provider that
+ * fails verification, or any other provider failure → 502 `server_error` (504 on timeout).
+ */
+export async function authorizationCodeGrant(
+  params: ReadonlyMap<string, string>,
+  ctx: GrantContext,
+): Promise<TokenResponse> {
+  const code = requireParam(params, "code");
+  const providerName = requireParam(params, "provider");
+  const redirectUri = requireParam(params, "redirect_uri");
+  const provider = ctx.providers.get(providerName);
+  if (!provider) throw invalidRequest(`Unknown provider ${providerName}`);
+
+  const tokens = await provider.exchangeCode(code, redirectUri);
+  let claims;
+  try {
+    claims = await provider.verifyIdToken(tokens.id_token);
+  } catch (err) {
+    if (err instanceof IdTokenInvalid) {
+      throw serverError(502, { msg: "provider ID token failed verification", reason: err.message });
+    }
+    throw err;
+  }
+  const user = await provisionUser(ctx, ctx.ids, providerName, claims);
+  const response = await startSession(ctx, user, ctx.ids.next("ses"));
+  ctx.log.info("code exchanged", { provider: providerName, user: user.id });
+  return response;
+}

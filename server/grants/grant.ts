@@ -1,0 +1,16 @@
+import type { ServiceDeps } from "../deps.ts";
+import type { IdFactory } from "../store/ids.ts";
+import type { TokenResponse } from "./issue_tokens.ts";
+
+/** What a grant gets besides the shared deps. */
+export interface GrantContext extends ServiceDeps {
+  readonly ids: IdFactory;
+}
+
+/**
+ * One `grant_type` of `POST /token`: takes the request's parameters (each at most once) and
+ * answers the token response, or throws an `OAuthError`.
+ */
+export type Grant = (params: ReadonlyMap<string, string>, ctx: GrantContext) => Promise<
+  TokenResponse
+>;

@@ -1,0 +1,71 @@
+import type { ServiceDeps } from "../deps.ts";
+import { accessDenied } from "../http/errors.ts";
+import type { IdTokenClaims } from "../providers/id_token.ts";
+import type { IdFactory } from "../store/ids.ts";
+import type { UserRecord } from "../store/store.ts";
+import { decideRegistration } from "./registration.ts";
+
+/**
+ * Finds or creates the user for a verified provider identity, applying the registration
+ * policy. Shared by every grant that signs a user in from an ID token.
+ *
+ * New users get id `usr_<ULID>`, status `active`, email and display name (`name`, else
+ * `preferred_username`, else the email) from the claims, empty metadata and claims.
+ *
+ * @param deps config, store, clock and logger
+ * @param ids the id factory
+ * @param provider the provider name
+ * @param claims the verified ID-token claims
+ * @returns the active user
+ * @throws {OAuthError} 403 `access_denied` when the policy refuses
+ */
+export async function provisionUser(
+  deps: Pick<ServiceDeps, "config" | "store" | "clock" | "log">,
+  ids: IdFactory,
+  provider: string,
+  claims: IdTokenClaims,
+): Promise<UserRecord> {
+  const email = typeof claims.email === "string" ? claims.email : undefined;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const existing = await deps.store.users.findByExternalId(provider, claims.sub);
+    const decision = decideRegistration({
+      existing,
+      email,
+      emailVerified: claims.email_verified,
+      mode: deps.config.registration.mode,
+      domainAllowlist: deps.config.registration.domain_allowlist,
+    });
+    if (decision.kind === "deny") {
+      deps.log.info("sign-in denied", { provider, user: existing?.id, reason: decision.reason });
+      throw accessDenied("Sign-in is not allowed for this account");
+    }
+    if (decision.kind === "existing") return decision.user;
+    const now = deps.clock.now();
+    const user: UserRecord = {
+      id: ids.next("usr"),
+      provider,
+      external_id: claims.sub,
+      email: email ?? "",
+      display_name: displayName(claims) ?? email ?? "",
+      status: "active",
+      metadata: {},
+      claims: {},
+      created_at: now,
+      updated_at: now,
+    };
+    // A concurrent first sign-in of the same identity may win; then use its user.
+    if ((await deps.store.users.create(user)).ok) {
+      deps.log.info("user registered", { provider, user: user.id });
+      return user;
+    }
+  }
+  throw new Error(`could not create or find user for provider ${provider}`);
+}
+
+function displayName(claims: IdTokenClaims): string | undefined {
+  for (const key of ["name", "preferred_username"]) {
+    const v = claims[key];
+    if (typeof v === "string" && v !== "") return v;
+  }
+  return undefined;
+}

@@ -1,0 +1,21 @@
+import type { Config } from "../config/schema.ts";
+import { authorizationCodeGrant } from "./authorization_code.ts";
+import type { Grant } from "./grant.ts";
+
+/**
+ * The `grant_type`s `POST /token` serves under `config`, in discovery order. Adding a grant
+ * is one entry here (`refresh_token`, and `id_token` behind `grants.id_token`). A request with
+ * an `id_token` field is refused as `unsupported_grant_type` whenever `id_token` is absent.
+ *
+ * @param config the resolved config
+ * @returns grant handlers by `grant_type`
+ */
+export function enabledGrants(config: Config): ReadonlyMap<string, Grant> {
+  const grants = new Map<string, Grant>([
+    ["authorization_code", authorizationCodeGrant],
+  ]);
+  if (config.grants.id_token) {
+    // grants.set("id_token", idTokenGrant);  (the ID-token grant issue)
+  }
+  return grants;
+}

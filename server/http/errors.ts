@@ -1,0 +1,91 @@
+import type { Logger } from "@org/shared";
+
+/** Error codes the service may answer with (spec "Errors" table). */
+export type OAuthErrorCode =
+  | "invalid_request"
+  | "invalid_grant"
+  | "unsupported_grant_type"
+  | "invalid_token"
+  | "unauthorized"
+  | "access_denied"
+  | "slow_down"
+  | "server_error"
+  | "not_found"
+  | "method_not_allowed";
+
+/**
+ * An error a caller may see: RFC 6749 §5.2 code, HTTP status, description and headers.
+ * `server_error`s carry only generic descriptions; their detail goes to `cause` and the log.
+ */
+export class OAuthError extends Error {
+  override name = "OAuthError";
+  /**
+   * @param code the `error` field
+   * @param status the HTTP status
+   * @param description the `error_description` field (safe to show)
+   * @param headers extra response headers (`Allow`, `Retry-After`)
+   * @param detail what only the log may see
+   */
+  constructor(
+    readonly code: OAuthErrorCode,
+    readonly status: number,
+    readonly description: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+    readonly detail?: unknown,
+  ) {
+    super(description);
+  }
+}
+
+/** 400 `invalid_request`: a missing or malformed parameter, unknown provider. */
+export const invalidRequest = (why: string): OAuthError =>
+  new OAuthError("invalid_request", 400, why);
+/** 400 `invalid_grant`: an invalid or expired code or refresh token. */
+export const invalidGrant = (why: string): OAuthError => new OAuthError("invalid_grant", 400, why);
+/** 400 `unsupported_grant_type`. */
+export const unsupportedGrantType = (why: string): OAuthError =>
+  new OAuthError("unsupported_grant_type", 400, why);
+/** 403 `access_denied`: registration policy or user status refuses sign-in. */
+export const accessDenied = (why: string): OAuthError => new OAuthError("access_denied", 403, why);
+/** 404 for an unknown path. */
+export const notFound = (): OAuthError => new OAuthError("not_found", 404, "No such endpoint");
+/** 405 naming the allowed methods in `Allow`. */
+export const methodNotAllowed = (allow: readonly string[]): OAuthError =>
+  new OAuthError("method_not_allowed", 405, `Use ${allow.join(" or ")} on this path`, {
+    Allow: allow.join(", "),
+  });
+
+/** The one description every `server_error` carries, whatever happened. */
+export const GENERIC_SERVER_ERROR = "The server could not complete the request";
+
+/**
+ * 5xx `server_error` (500 internal, 502 provider error, 504 provider timeout) with the generic
+ * description; `detail` is logged, never returned.
+ */
+export const serverError = (status: 500 | 502 | 504, detail: unknown): OAuthError =>
+  new OAuthError("server_error", status, GENERIC_SERVER_ERROR, {}, detail);
+
+/**
+ * Turns anything thrown into the `{error, error_description}` response. The only place that
+ * decides what a caller sees: unexpected errors become 500 `server_error` with a generic
+ * message, and their detail goes to `log` only.
+ *
+ * @param err the thrown value
+ * @param log where server-side detail is written
+ * @returns the JSON error response (`Cache-Control: no-store`)
+ *
+ * @example
+ * ```ts
+ * try { return await route(req); } catch (err) { return errorResponse(err, log); }
+ * ```
+ */
+export function errorResponse(err: unknown, log: Logger): Response {
+  const e = err instanceof OAuthError ? err : serverError(500, err);
+  if (e.code === "server_error") {
+    log.error("request failed", { status: e.status, detail: e.detail ?? e });
+  }
+  return Response.json({ error: e.code, error_description: e.description }, {
+    status: e.status,
+    headers: { "Cache-Control": "no-store", ...e.headers },
+  });
+}

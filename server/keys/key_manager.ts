@@ -1,0 +1,244 @@
+import { type Clock, type Logger } from "@org/shared";
+import { createLocalJWKSet, type JWTPayload, jwtVerify } from "jose";
+import type { KeyRing, KeyRingStore, StoredKey } from "../store/store.ts";
+import {
+  type Ed25519Key,
+  exportPkcs8Der,
+  generateEd25519,
+  importPkcs8Der,
+  importPkcs8Pem,
+  jwtSigner,
+  type PublicJwk,
+  publicJwk,
+  thumbprint,
+} from "./ed25519.ts";
+
+/** Where the active signing key comes from. */
+export type KeySource =
+  | { readonly kind: "store" }
+  | { readonly kind: "file"; readonly pem: string; readonly kid: string | undefined };
+
+/** Options for {@linkcode loadKeyManager} and {@linkcode rotateStoreKey}. */
+export interface KeyManagerOptions {
+  readonly store: KeyRingStore;
+  readonly source: KeySource;
+  readonly clock: Clock;
+  /**
+   * How long a replaced key stays published (ms): the longest lifetime of a token it signed
+   * (the access-token TTL) plus clock skew.
+   */
+  readonly retireAfterMs: number;
+  readonly log: Logger;
+}
+
+/**
+ * Signs our JWTs with the active Ed25519 key and publishes every key whose tokens may still be
+ * in flight. Keys are imported once at load (and on {@linkcode KeyManager.reload}), never per
+ * request.
+ *
+ * @example
+ * ```ts
+ * const keys = await loadKeyManager({ store: store.keyring, source: { kind: "store" }, clock, retireAfterMs: 960_000, log });
+ * const jwt = keys.sign({ iss, sub, iat, exp });
+ * ```
+ */
+export class KeyManager {
+  /** The JWS algorithm of every key (for discovery's `id_token_signing_alg_values_supported`). */
+  readonly algorithms: readonly string[] = ["EdDSA"];
+  #signer: (claims: object) => string;
+  #kid: string;
+  #jwks: { keys: PublicJwk[] };
+  #verifyKeys: ReturnType<typeof createLocalJWKSet>;
+  #version: string | null;
+
+  private constructor(
+    private readonly options: KeyManagerOptions,
+    state: LoadedState,
+  ) {
+    this.#signer = state.signer;
+    this.#kid = state.kid;
+    this.#jwks = state.jwks;
+    this.#verifyKeys = createLocalJWKSet(state.jwks);
+    this.#version = state.version;
+  }
+
+  /** @internal constructs from loaded state; use {@linkcode loadKeyManager}. */
+  static fromState(options: KeyManagerOptions, state: LoadedState): KeyManager {
+    return new KeyManager(options, state);
+  }
+
+  /** `kid` of the active signing key. */
+  get activeKid(): string {
+    return this.#kid;
+  }
+
+  /** Signs `claims` as a compact JWT with header `{alg: "EdDSA", typ: "JWT", kid}`. */
+  sign(claims: object): string {
+    return this.#signer(claims);
+  }
+
+  /** The published key set, `{keys: [...]}`, active key first. */
+  jwks(): { keys: PublicJwk[] } {
+    return this.#jwks;
+  }
+
+  /**
+   * Verifies a JWT we signed (signature by a published key, `alg` EdDSA, `iss`, time claims).
+   *
+   * @param token compact JWT
+   * @param options `issuer` to require; `audience` to require; `currentDate` for expiry checks
+   * @returns the payload
+   * @throws {Error} from jose when the token is not valid
+   */
+  async verify(
+    token: string,
+    options: { issuer: string; audience?: string; currentDate: Date; clockTolerance?: number },
+  ): Promise<JWTPayload> {
+    const { payload } = await jwtVerify(token, this.#verifyKeys, {
+      algorithms: ["EdDSA"],
+      ...options,
+    });
+    return payload;
+  }
+
+  /**
+   * Re-reads the key ring and switches to its active key when it changed (another instance or
+   * `keys rotate` on a shared store). Cheap when nothing changed.
+   */
+  async reload(): Promise<void> {
+    const { version } = await this.options.store.load();
+    if (version === this.#version) return;
+    const state = await loadState(this.options);
+    this.#signer = state.signer;
+    this.#kid = state.kid;
+    this.#jwks = state.jwks;
+    this.#verifyKeys = createLocalJWKSet(state.jwks);
+    this.#version = state.version;
+  }
+}
+
+/**
+ * Loads (creating when needed) the key ring and returns a ready {@linkcode KeyManager}.
+ *
+ * - File source: the PEM key is the active signer (`kid` from config, else its RFC 7638
+ *   thumbprint). When it differs from the ring's last active key, that key stays published
+ *   for `retireAfterMs`, so swapping the PEM file and restarting is a rotation.
+ * - Store source: the ring's active store key, or a key generated once and saved.
+ *
+ * @param options store, source, clock, retirement delay and logger
+ * @returns the key manager
+ * @throws {Error} when the PEM is not an Ed25519 PKCS#8 key
+ */
+export async function loadKeyManager(options: KeyManagerOptions): Promise<KeyManager> {
+  return KeyManager.fromState(options, await loadState(options));
+}
+
+/**
+ * Makes a freshly generated store key the active signer; the previous key stays published
+ * until its tokens have expired. Refuses when the active key comes from a file.
+ *
+ * @returns the new and the previous kid
+ */
+export async function rotateStoreKey(
+  options: KeyManagerOptions,
+): Promise<{ kid: string; previous: string | undefined }> {
+  if (options.source.kind === "file") {
+    throw new Error(
+      "the signing key comes from keys.private_key_path; create a new PEM with `keys generate`, " +
+        "point keys.private_key_path (and keys.kid) at it and restart",
+    );
+  }
+  for (;;) {
+    const { ring, version } = await options.store.load();
+    const key = generateEd25519();
+    const entry = storeEntry(key, options.clock.now());
+    const next = activate(ring, entry, options);
+    if (await options.store.save(next, version)) {
+      options.log.info("signing key rotated", { kid: entry.kid, previous: ring?.active_kid });
+      return { kid: entry.kid, previous: ring?.active_kid };
+    }
+  }
+}
+
+/** The state a {@linkcode KeyManager} is built from. */
+export interface LoadedState {
+  readonly signer: (claims: object) => string;
+  readonly kid: string;
+  readonly jwks: { keys: PublicJwk[] };
+  readonly version: string | null;
+}
+
+async function loadState(options: KeyManagerOptions): Promise<LoadedState> {
+  const { store, source, clock } = options;
+  const fileKey = source.kind === "file" ? importPkcs8Pem(source.pem) : undefined;
+  for (;;) {
+    const { ring, version } = await store.load();
+    const now = clock.now();
+    let active: { key: Ed25519Key; kid: string } | undefined;
+    let next: KeyRing | undefined;
+    if (fileKey && source.kind === "file") {
+      const kid = source.kid ?? thumbprint(fileKey.x);
+      active = { key: fileKey, kid };
+      const current = ring?.keys.find((k) => k.kid === ring.active_kid);
+      if (!ring || ring.active_kid !== kid || current?.x !== fileKey.x) {
+        next = activate(ring, { kid, x: fileKey.x, source: "file", created_at: now }, options);
+      }
+    } else {
+      const current = ring?.keys.find((k) => k.kid === ring.active_kid && k.pkcs8);
+      if (ring && current?.pkcs8) {
+        active = { key: importPkcs8Der(current.pkcs8), kid: current.kid };
+      } else {
+        const key = generateEd25519();
+        const entry = storeEntry(key, now);
+        active = { key, kid: entry.kid };
+        next = activate(ring, entry, options);
+        options.log.info("generated a signing key into the store", { kid: entry.kid });
+      }
+    }
+    let finalRing = next ?? ring!;
+    let finalVersion = version;
+    if (next) {
+      if (!await store.save(next, version)) continue; // another instance wrote first
+      const reread = await store.load();
+      finalRing = reread.ring ?? next;
+      finalVersion = reread.version;
+    }
+    const published = finalRing.keys.filter((k) => k.retire_at === undefined || k.retire_at > now);
+    const jwks = {
+      keys: [
+        publicJwk(active.kid, active.key.x),
+        ...published.filter((k) => k.kid !== active.kid).map((k) => publicJwk(k.kid, k.x)),
+      ],
+    };
+    return {
+      signer: jwtSigner(active.key, active.kid),
+      kid: active.kid,
+      jwks,
+      version: finalVersion,
+    };
+  }
+}
+
+function storeEntry(key: Ed25519Key, now: number): StoredKey {
+  return {
+    kid: thumbprint(key.x),
+    x: key.x,
+    pkcs8: exportPkcs8Der(key),
+    source: "store",
+    created_at: now,
+  };
+}
+
+/** The ring with `entry` active, the old active key retiring, and long-retired keys dropped. */
+function activate(
+  ring: KeyRing | undefined,
+  entry: StoredKey,
+  options: Pick<KeyManagerOptions, "clock" | "retireAfterMs">,
+): KeyRing {
+  const now = options.clock.now();
+  const keys = (ring?.keys ?? [])
+    .filter((k) => k.kid !== entry.kid)
+    .map((k) => k.retire_at === undefined ? { ...k, retire_at: now + options.retireAfterMs } : k)
+    .filter((k) => (k.retire_at ?? Infinity) > now);
+  return { active_kid: entry.kid, keys: [entry, ...keys] };
+}

@@ -1,0 +1,69 @@
+import type { ProviderConfig } from "../config/schema.ts";
+import { isAllowedIssuerUrl } from "../config/resolve.ts";
+import { serverError } from "../http/errors.ts";
+import { type Fetch, providerFetch, providerJson } from "./provider_fetch.ts";
+
+/** The parts of a provider's discovery document the service uses. */
+export interface ProviderMetadata {
+  readonly issuer: string;
+  readonly token_endpoint: string;
+  readonly jwks_uri: string;
+  /** Client authentication methods the token endpoint accepts (default per OIDC: basic). */
+  readonly token_endpoint_auth_methods_supported: readonly string[];
+}
+
+/**
+ * Reads `<issuer>/.well-known/openid-configuration`, checks that it names the configured
+ * issuer, and applies the config's `token_endpoint` / `jwks_uri` overrides.
+ *
+ * @param provider the provider's config
+ * @param fetchFn the fetch to use
+ * @returns the metadata
+ * @throws {OAuthError} 502/504 `server_error` when discovery fails or is inconsistent
+ */
+export async function discoverProvider(
+  provider: ProviderConfig,
+  fetchFn: Fetch,
+): Promise<ProviderMetadata> {
+  const url = `${provider.issuer}/.well-known/openid-configuration`;
+  const res = await providerFetch(
+    fetchFn,
+    url,
+    { headers: { accept: "application/json" } },
+    provider.timeout,
+  );
+  if (!res.ok) {
+    await res.body?.cancel();
+    throw serverError(502, { msg: "provider discovery failed", url, status: res.status });
+  }
+  const doc = await providerJson(res, "discovery document");
+  if (typeof doc.issuer !== "string" || doc.issuer.replace(/\/+$/, "") !== provider.issuer) {
+    throw serverError(502, {
+      msg: "provider discovery names another issuer",
+      url,
+      got: doc.issuer,
+    });
+  }
+  const token_endpoint = provider.token_endpoint ?? endpoint(doc.token_endpoint, "token_endpoint");
+  const jwks_uri = provider.jwks_uri ?? endpoint(doc.jwks_uri, "jwks_uri");
+  const methods = Array.isArray(doc.token_endpoint_auth_methods_supported)
+    ? doc.token_endpoint_auth_methods_supported.filter((m): m is string => typeof m === "string")
+    : ["client_secret_basic"];
+  return {
+    issuer: doc.issuer,
+    token_endpoint,
+    jwks_uri,
+    token_endpoint_auth_methods_supported: methods,
+  };
+}
+
+function endpoint(value: unknown, name: string): string {
+  if (typeof value === "string") {
+    try {
+      if (isAllowedIssuerUrl(new URL(value))) return value;
+    } catch {
+      // fall through to the error below
+    }
+  }
+  throw serverError(502, { msg: `provider discovery has no usable ${name}`, value });
+}

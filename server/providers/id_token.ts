@@ -1,0 +1,88 @@
+import { errors, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from "jose";
+import { OAuthError } from "../http/errors.ts";
+
+/** Why a provider ID token was refused; the caller decides what the client sees. */
+export class IdTokenInvalid extends Error {
+  override name = "IdTokenInvalid";
+}
+
+/** Asymmetric algorithms accepted from providers (never `none` or HMAC). */
+export const PROVIDER_ALGORITHMS = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519",
+];
+
+/** What an ID token must satisfy. */
+export interface IdTokenExpectations {
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly now: number;
+  /** Allowed clock skew in seconds for `exp`, `iat`, `nbf` (default 60). */
+  readonly clockSkew?: number;
+  /** Oldest acceptable `iat`, seconds before now (ID-token grant); unset = no limit. */
+  readonly maxAge?: number;
+}
+
+/** The claims of a verified ID token the service relies on. */
+export interface IdTokenClaims extends JWTPayload {
+  readonly sub: string;
+  readonly iat: number;
+}
+
+/**
+ * Verifies a provider ID token: signature by the provider's keys (asymmetric algorithms only),
+ * `iss`, `aud` containing our client id (and `azp` equal to it when there are several
+ * audiences), `exp`, `iat` present and not in the future, and `sub` present. `nonce` is not
+ * looked at here.
+ *
+ * @param token the compact JWT
+ * @param getKey the provider's key resolver ({@linkcode JwksCache.getKey})
+ * @param expect issuer, client id, current time, skew and maximum age
+ * @returns the verified claims
+ * @throws {IdTokenInvalid} when the token fails any check; {OAuthError} when keys cannot be fetched
+ */
+export async function verifyIdToken(
+  token: string,
+  getKey: JWTVerifyGetKey,
+  expect: IdTokenExpectations,
+): Promise<IdTokenClaims> {
+  const skew = expect.clockSkew ?? 60;
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(token, getKey, {
+      issuer: expect.issuer,
+      audience: expect.clientId,
+      algorithms: PROVIDER_ALGORITHMS,
+      currentDate: new Date(expect.now),
+      clockTolerance: skew,
+      requiredClaims: ["sub", "iat", "exp"],
+      ...(expect.maxAge === undefined ? {} : { maxTokenAge: expect.maxAge }),
+    }));
+  } catch (err) {
+    if (err instanceof OAuthError) throw err;
+    if (err instanceof errors.JOSEError) {
+      throw new IdTokenInvalid(`${err.code}: ${err.message}`, { cause: err });
+    }
+    throw err;
+  }
+  const nowSeconds = Math.floor(expect.now / 1000);
+  if (typeof payload.iat !== "number" || payload.iat > nowSeconds + skew) {
+    throw new IdTokenInvalid("iat is in the future");
+  }
+  if (typeof payload.sub !== "string" || payload.sub === "") {
+    throw new IdTokenInvalid("sub is missing");
+  }
+  if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp !== expect.clientId) {
+    throw new IdTokenInvalid("azp does not name our client id");
+  }
+  return payload as IdTokenClaims;
+}

@@ -1,0 +1,66 @@
+import type { Clock } from "@org/shared";
+import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
+import { serverError } from "../http/errors.ts";
+import { type Fetch, providerFetch, providerJson } from "./provider_fetch.ts";
+
+/** Options for {@linkcode JwksCache}. */
+export interface JwksCacheOptions {
+  readonly fetch: Fetch;
+  readonly clock: Clock;
+  /** Seconds before keys are re-fetched even without an unknown `kid` (default 1 h). */
+  readonly maxAgeSeconds?: number;
+  /** Least seconds between two re-fetches triggered by an unknown `kid` (default 30 s). */
+  readonly cooldownSeconds?: number;
+  readonly timeoutSeconds: number;
+}
+
+/**
+ * A provider's key set, cached. A token whose `kid` is not in the cache triggers one
+ * re-fetch (at most one per cooldown), so upstream key rotation never breaks sign-in and a
+ * stream of bogus `kid`s cannot make us hammer the provider.
+ */
+export class JwksCache {
+  #keys: JWTVerifyGetKey | undefined;
+  #kids = new Set<string | undefined>();
+  #fetchedAt = -Infinity;
+  #inflight: Promise<void> | undefined;
+
+  /** @param jwksUri the provider's JWKS URL @param options fetch, clock and timings */
+  constructor(private readonly jwksUri: string, private readonly options: JwksCacheOptions) {}
+
+  /**
+   * A jose key resolver for `jwtVerify`: serves cached keys, re-fetching when stale or when the
+   * token names an unknown `kid` and the cooldown has passed.
+   */
+  readonly getKey: JWTVerifyGetKey = async (header, token) => {
+    const now = this.options.clock.now();
+    const maxAge = (this.options.maxAgeSeconds ?? 3600) * 1000;
+    const cooldown = (this.options.cooldownSeconds ?? 30) * 1000;
+    const stale = now - this.#fetchedAt >= maxAge;
+    const unknownKid = !this.#kids.has(header.kid) && now - this.#fetchedAt >= cooldown;
+    if (!this.#keys || stale || unknownKid) await this.refresh();
+    return this.#keys!(header, token);
+  };
+
+  /** Fetches the key set now (one fetch shared by concurrent callers). */
+  refresh(): Promise<void> {
+    this.#inflight ??= this.#fetch().finally(() => this.#inflight = undefined);
+    return this.#inflight;
+  }
+
+  async #fetch(): Promise<void> {
+    const res = await providerFetch(this.options.fetch, this.jwksUri, {
+      headers: { accept: "application/json" },
+    }, this.options.timeoutSeconds);
+    if (!res.ok) {
+      await res.body?.cancel();
+      throw serverError(502, { msg: "provider JWKS fetch failed", status: res.status });
+    }
+    const body = await providerJson(res, "JWKS");
+    if (!Array.isArray(body.keys)) throw serverError(502, { msg: "provider JWKS has no keys" });
+    const set = body as unknown as JSONWebKeySet;
+    this.#keys = createLocalJWKSet(set);
+    this.#kids = new Set(set.keys.map((k) => k.kid));
+    this.#fetchedAt = this.options.clock.now();
+  }
+}

@@ -1,0 +1,152 @@
+import type { Clock, Logger } from "@org/shared";
+import type { ProviderConfig } from "../config/schema.ts";
+import { invalidGrant, serverError } from "../http/errors.ts";
+import { discoverProvider, type ProviderMetadata } from "./discovery.ts";
+import { type IdTokenClaims, IdTokenInvalid, verifyIdToken } from "./id_token.ts";
+import { JwksCache } from "./jwks_cache.ts";
+import { type Fetch, providerFetch, providerJson } from "./provider_fetch.ts";
+
+/** What a provider's token endpoint returned for a code. */
+export interface ProviderTokens {
+  readonly id_token: string;
+  readonly access_token: string | undefined;
+}
+
+/** Dependencies of a {@linkcode ProviderClient}. */
+export interface ProviderClientDeps {
+  readonly fetch: Fetch;
+  readonly clock: Clock;
+  readonly log: Logger;
+}
+
+/**
+ * One configured upstream provider: discovery (cached after the first success), code
+ * exchange at its token endpoint, and ID-token verification against its cached JWKS.
+ */
+export class ProviderClient {
+  #metadata: Promise<ProviderMetadata> | undefined;
+  #jwks: JwksCache | undefined;
+
+  /** @param config the provider's config @param deps fetch, clock and logger */
+  constructor(readonly config: ProviderConfig, private readonly deps: ProviderClientDeps) {}
+
+  /** The discovered metadata; a failed discovery is retried on the next call. */
+  metadata(): Promise<ProviderMetadata> {
+    this.#metadata ??= discoverProvider(this.config, this.deps.fetch).catch((err) => {
+      this.#metadata = undefined;
+      throw err;
+    });
+    return this.#metadata;
+  }
+
+  /**
+   * Exchanges an authorization code at the provider's token endpoint, authenticating with
+   * `client_secret_basic` unless the provider only advertises `client_secret_post`.
+   *
+   * @param code the authorization code
+   * @param redirectUri the redirect URI of the original authorization request
+   * @returns the provider's ID token (and access token)
+   * @throws {OAuthError} `invalid_grant` when the provider refuses the code; 502/504
+   *   `server_error` for any other provider failure
+   */
+  async exchangeCode(code: string, redirectUri: string): Promise<ProviderTokens> {
+    const meta = await this.metadata();
+    const { client_id, client_secret } = this.config;
+    const body = new URLSearchParams({
+      ...this.config.additional_params,
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: redirectUri,
+    });
+    const headers: Record<string, string> = {
+      "content-type": "application/x-www-form-urlencoded",
+      accept: "application/json",
+    };
+    const methods = meta.token_endpoint_auth_methods_supported;
+    const post = methods.includes("client_secret_post") && !methods.includes("client_secret_basic");
+    if (post) {
+      body.set("client_id", client_id);
+      body.set("client_secret", client_secret);
+    } else {
+      const basic = btoa(`${formEncode(client_id)}:${formEncode(client_secret)}`);
+      headers.authorization = `Basic ${basic}`;
+    }
+    const res = await providerFetch(this.deps.fetch, meta.token_endpoint, {
+      method: "POST",
+      headers,
+      body,
+    }, this.config.timeout);
+    const json = await providerJson(res, "token response").catch((err) => {
+      if (res.status === 400) throw invalidGrant("The authorization code is invalid or expired");
+      throw err;
+    });
+    if (!res.ok) {
+      // RFC 6749 §5.2: the provider says the code is bad → the caller's grant is bad. Any
+      // other refusal (invalid_client, …) is our misconfiguration: a provider error.
+      if (res.status === 400 && json.error === "invalid_grant") {
+        throw invalidGrant("The authorization code is invalid or expired");
+      }
+      throw serverError(502, {
+        msg: "provider refused the code exchange",
+        provider: this.config.name,
+        status: res.status,
+        error: json.error,
+        error_description: json.error_description,
+      });
+    }
+    if (typeof json.id_token !== "string") {
+      throw serverError(502, {
+        msg: "provider token response has no id_token",
+        provider: this.config.name,
+      });
+    }
+    return {
+      id_token: json.id_token,
+      access_token: typeof json.access_token === "string" ? json.access_token : undefined,
+    };
+  }
+
+  /**
+   * Verifies an ID token from this provider (see {@linkcode verifyIdToken}).
+   *
+   * @param token the compact JWT
+   * @param maxAge oldest acceptable `iat` in seconds (for directly presented ID tokens)
+   * @returns the verified claims
+   * @throws {IdTokenInvalid} when a check fails; {OAuthError} 502/504 when keys cannot be read
+   */
+  async verifyIdToken(token: string, maxAge?: number): Promise<IdTokenClaims> {
+    const meta = await this.metadata();
+    this.#jwks ??= new JwksCache(meta.jwks_uri, {
+      fetch: this.deps.fetch,
+      clock: this.deps.clock,
+      timeoutSeconds: this.config.timeout,
+    });
+    return await verifyIdToken(token, this.#jwks.getKey, {
+      issuer: meta.issuer,
+      clientId: this.config.client_id,
+      now: this.deps.clock.now(),
+      ...(maxAge === undefined ? {} : { maxAge }),
+    });
+  }
+}
+
+export { IdTokenInvalid };
+
+/** RFC 6749 §2.3.1: client id and secret are form-encoded before Basic encoding. */
+function formEncode(s: string): string {
+  return encodeURIComponent(s).replace(/%20/g, "+");
+}
+
+/**
+ * The configured providers by name.
+ *
+ * @param providers the `[providers.*]` config
+ * @param deps fetch, clock and logger
+ * @returns a map from provider name to client
+ */
+export function createProviderClients(
+  providers: Readonly<Record<string, ProviderConfig>>,
+  deps: ProviderClientDeps,
+): ReadonlyMap<string, ProviderClient> {
+  return new Map(Object.values(providers).map((p) => [p.name, new ProviderClient(p, deps)]));
+}

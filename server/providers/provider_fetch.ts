@@ -1,0 +1,54 @@
+import { serverError } from "../http/errors.ts";
+
+/** The `fetch` the service uses for providers; injected so tests and proxies can replace it. */
+export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/**
+ * Calls a provider with a deadline. A timeout becomes 504 `server_error`, a network failure
+ * 502 `server_error`; the detail (never a secret) is kept for the log only.
+ *
+ * @param fetchFn the fetch to use
+ * @param url the provider URL
+ * @param init the request
+ * @param timeoutSeconds the deadline
+ * @returns the provider's response (any status)
+ * @throws {OAuthError} 502 or 504
+ */
+export async function providerFetch(
+  fetchFn: Fetch,
+  url: string,
+  init: RequestInit,
+  timeoutSeconds: number,
+): Promise<Response> {
+  try {
+    return await fetchFn(url, {
+      ...init,
+      redirect: "error",
+      signal: AbortSignal.timeout(timeoutSeconds * 1000),
+    });
+  } catch (err) {
+    const name = (err as Error).name;
+    if (name === "TimeoutError" || name === "AbortError") {
+      throw serverError(504, { msg: "provider timed out", url, timeoutSeconds });
+    }
+    throw serverError(502, { msg: "provider unreachable", url, err });
+  }
+}
+
+/**
+ * Reads a provider's JSON answer, turning anything but a JSON object into 502.
+ *
+ * @throws {OAuthError} 502 `server_error`
+ */
+export async function providerJson(res: Response, what: string): Promise<Record<string, unknown>> {
+  let body: unknown;
+  try {
+    body = await res.json();
+  } catch (err) {
+    throw serverError(502, { msg: `provider ${what} is not JSON`, status: res.status, err });
+  }
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw serverError(502, { msg: `provider ${what} is not a JSON object`, status: res.status });
+  }
+  return body as Record<string, unknown>;
+}

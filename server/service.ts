@@ -1,0 +1,88 @@
+import type { Clock, Logger, Random } from "@org/shared";
+import type { Config } from "./config/schema.ts";
+import type { ServiceDeps } from "./deps.ts";
+import { type KeyManagerOptions, type KeySource, loadKeyManager } from "./keys/key_manager.ts";
+import { createProviderClients } from "./providers/provider_client.ts";
+import type { Fetch } from "./providers/provider_fetch.ts";
+import { createKvStore } from "./store/kv_store.ts";
+
+/** What the process provides to the service: the opened KV and the outside world. */
+export interface Runtime {
+  readonly kv: Deno.Kv;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly log: Logger;
+  readonly fetch: Fetch;
+  /** Reads a key file (PEM text). */
+  readonly readKeyFile: (path: string) => Promise<string>;
+}
+
+/** Which listeners a process runs for its config. */
+export interface Listeners {
+  readonly public: boolean;
+  readonly internal: boolean;
+}
+
+/**
+ * Decides the listeners: the public one unless `server.role` is `admin`; the internal one
+ * only when the role is `admin` or `all` AND `internal_api.enabled` is true.
+ *
+ * @param config the resolved config
+ * @returns which listeners to start
+ */
+export function listenersFor(config: Config): Listeners {
+  return {
+    public: config.server.role !== "admin",
+    internal: config.server.role !== "public" && config.internal_api.enabled,
+  };
+}
+
+/**
+ * The key-manager options for a config: file key when `keys.private_key_path` is set, else a
+ * key kept in the store; replaced keys stay published for the access-token TTL plus a minute.
+ */
+export async function keyManagerOptions(
+  config: Config,
+  runtime: Omit<Runtime, "fetch" | "random">,
+): Promise<KeyManagerOptions> {
+  const source: KeySource = config.keys.private_key_path === undefined ? { kind: "store" } : {
+    kind: "file",
+    pem: await runtime.readKeyFile(config.keys.private_key_path),
+    kid: config.keys.kid,
+  };
+  return {
+    store: createKvStore(runtime.kv, runtime.clock).keyring,
+    source,
+    clock: runtime.clock,
+    retireAfterMs: (config.token.access_token_ttl + 60) * 1000,
+    log: runtime.log,
+  };
+}
+
+/**
+ * Builds the {@linkcode ServiceDeps} of a process: the KV store, the key manager (keys loaded
+ * and imported once) and the provider clients.
+ *
+ * @param config the resolved config
+ * @param issuer the issuer to use (`server.issuer`, or derived from the bound address)
+ * @param runtime the opened KV and injected clock, random, logger, fetch and file reader
+ * @returns the deps for the handlers
+ */
+export async function buildService(
+  config: Config,
+  issuer: string,
+  runtime: Runtime,
+): Promise<ServiceDeps> {
+  const store = createKvStore(runtime.kv, runtime.clock);
+  const keys = await loadKeyManager(await keyManagerOptions(config, runtime));
+  const providers = createProviderClients(config.providers, runtime);
+  return {
+    config: { ...config, server: { ...config.server, issuer } },
+    store,
+    keys,
+    providers,
+    clock: runtime.clock,
+    random: runtime.random,
+    log: runtime.log,
+  };
+}

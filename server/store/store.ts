@@ -1,0 +1,129 @@
+/**
+ * The storage interfaces of the token-exchange service and the records they keep. One small
+ * interface per concern; {@linkcode Store} bundles them. The Deno KV implementation is
+ * `createKvStore` in `./kv_store.ts`.
+ *
+ * @module
+ */
+
+/** Values seen for a user's status; any status but `active` is refused at sign-in. */
+export type UserStatus = "active" | "suspended" | "Deleted";
+
+/** A user known to the service, keyed by id, unique on (`provider`, `external_id`). */
+export interface UserRecord {
+  /** `usr_` followed by a ULID. */
+  readonly id: string;
+  readonly provider: string;
+  readonly external_id: string;
+  readonly email: string;
+  readonly display_name: string;
+  readonly status: UserStatus | string;
+  readonly metadata: Readonly<Record<string, unknown>>;
+  /** Private claims merged over `token.custom_claims` in every access token. */
+  readonly claims: Readonly<Record<string, unknown>>;
+  /** Milliseconds since the epoch. */
+  readonly created_at: number;
+  readonly updated_at: number;
+}
+
+/** A session: every refresh token descended from one code exchange. */
+export interface SessionFamily {
+  /** `ses_` followed by a ULID; the access token's `sid`. */
+  readonly id: string;
+  readonly user_id: string;
+  readonly created_at: number;
+  /** Absolute end of the session (ms), counted from the code exchange; refresh never extends it. */
+  readonly expires_at: number;
+  readonly revoked: boolean;
+  readonly revoked_at?: number;
+}
+
+/** What is stored for one refresh token, keyed by the SHA-256 of the token. */
+export interface RefreshRecord {
+  /** base64url SHA-256 of the token; the token itself is never stored. */
+  readonly hash: string;
+  readonly family_id: string;
+  readonly user_id: string;
+  readonly issued_at: number;
+  readonly expires_at: number;
+}
+
+/** One key of the signing key ring. */
+export interface StoredKey {
+  readonly kid: string;
+  /** base64url Ed25519 public key (JWK `x`). */
+  readonly x: string;
+  /** base64 PKCS#8 DER, only for keys generated into the store (never for file keys). */
+  readonly pkcs8?: string;
+  /** Where the private key lives. */
+  readonly source: "store" | "file";
+  readonly created_at: number;
+  /** After this time (ms) the key is no longer published; unset while active. */
+  readonly retire_at?: number;
+}
+
+/** The signing key ring: one active signer plus keys still published for verification. */
+export interface KeyRing {
+  readonly active_kid: string;
+  readonly keys: readonly StoredKey[];
+}
+
+/** Outcome of a create that must be unique. */
+export type CreateResult = { ok: true } | { ok: false; reason: "conflict" };
+
+/** Users and their (provider, external_id) index. */
+export interface UserStore {
+  /** The user with `id`, or `undefined`. */
+  get(id: string): Promise<UserRecord | undefined>;
+  /** The user signed in through `provider` as `externalId`, or `undefined`. */
+  findByExternalId(provider: string, externalId: string): Promise<UserRecord | undefined>;
+  /** Creates `user` unless its id or (provider, external_id) is taken. */
+  create(user: UserRecord): Promise<CreateResult>;
+  /**
+   * Applies `change` to the current record atomically (retried on a concurrent write).
+   * Returns the new record, or `undefined` when the user does not exist.
+   */
+  update(id: string, change: (user: UserRecord) => UserRecord): Promise<UserRecord | undefined>;
+  /** Users in id (creation) order after `cursor` (an id), at most `limit`. */
+  list(cursor: string | undefined, limit: number): Promise<UserRecord[]>;
+}
+
+/** Session families and their refresh tokens. */
+export interface SessionStore {
+  /** Creates a family and its first refresh token in one atomic commit. */
+  create(family: SessionFamily, refresh: RefreshRecord): Promise<void>;
+  /** The family with `id`, or `undefined` (also once expired). */
+  getFamily(id: string): Promise<SessionFamily | undefined>;
+  /** The refresh record for a token hash, or `undefined`. */
+  getRefresh(hash: string): Promise<RefreshRecord | undefined>;
+  /** Marks a family revoked; false when it does not exist or was already revoked. */
+  revokeFamily(id: string, at: number): Promise<boolean>;
+  /** Ids of the user's families that are still stored. */
+  familiesOfUser(userId: string): Promise<string[]>;
+  /** Revokes every family of the user; returns how many changed. */
+  revokeAllOfUser(userId: string, at: number): Promise<number>;
+}
+
+/** Where the signing key ring is kept. */
+export interface KeyRingStore {
+  /** The ring and an opaque version for {@linkcode KeyRingStore.save}. */
+  load(): Promise<{ ring: KeyRing | undefined; version: string | null }>;
+  /** Saves `ring` only if the stored version is still `version`; false when it lost a race. */
+  save(ring: KeyRing, version: string | null): Promise<boolean>;
+}
+
+/** Counters kept atomically with the writes they count, so stats need no scan. */
+export interface StatsStore {
+  /** Users per status and sessions created-minus-revoked (expired ones leave at the sweep). */
+  read(): Promise<{ users: Record<string, number>; sessions: number }>;
+}
+
+/** Everything the service stores. */
+export interface Store {
+  readonly users: UserStore;
+  readonly sessions: SessionStore;
+  readonly keyring: KeyRingStore;
+  readonly stats: StatsStore;
+  /** Resolves when the store answers a read; rejects otherwise (used by `/health`). */
+  ping(): Promise<void>;
+}
