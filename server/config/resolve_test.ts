@@ -1,0 +1,96 @@
+import assert from "node:assert/strict";
+import { resolveConfig } from "./resolve.ts";
+
+function ok(raw: Record<string, unknown>, env: Record<string, string> = {}) {
+  const r = resolveConfig(raw, env);
+  if ("errors" in r) throw new Error(JSON.stringify(r.errors));
+  return r.config;
+}
+
+Deno.test("resolveConfig() fills the spec defaults from an empty file", () => {
+  const c = ok({});
+  assert.equal(c.token.access_token_ttl, 900);
+  assert.equal(c.token.refresh_token_ttl, 30 * 86400);
+  assert.equal(c.token.refresh_rotation, true);
+  assert.equal(c.token.refresh_grace, 10);
+  assert.equal(c.grants.id_token, false);
+  assert.equal(c.internal_api.host, "127.0.0.1");
+  assert.equal(c.internal_api.port, 8081);
+  assert.equal(c.server.host, "127.0.0.1");
+  assert.equal(c.server.port, 8080);
+  assert.equal(c.server.issuer, undefined);
+  assert.equal(c.storage.kv_path, "./data/token-exchange.kv");
+});
+
+Deno.test("resolveConfig() returns every issue at once, each naming its key", () => {
+  const r = resolveConfig({
+    server: { port: "x", colour: "red" },
+    token: { access_token_ttl: "soon", refresh_grace: "2m", custom_claims: { sub: "x" } },
+    registration: { mode: "invite" },
+    providers: { g: { issuer: "http://idp.example" } },
+    extra: {},
+    internal_api: { shared_secret: "${MISSING}" },
+  }, {});
+  assert.ok("errors" in r);
+  const paths = r.errors.map((e) => e.path).sort();
+  assert.deepEqual(paths, [
+    "extra",
+    "internal_api.shared_secret",
+    "providers.g.client_id",
+    "providers.g.client_secret",
+    "providers.g.issuer",
+    "registration.mode",
+    "server.colour",
+    "server.port",
+    "token.access_token_ttl",
+    "token.custom_claims.sub",
+    "token.refresh_grace",
+  ]);
+  assert.match(r.errors.find((e) => e.path === "server.colour")!.message, /unknown key/);
+});
+
+Deno.test("resolveConfig() applies TOKEN_EXCHANGE__SECTION__KEY overrides with types", () => {
+  const c = ok(
+    { providers: { google: { issuer: "https://accounts.google.com", client_id: "a" } } },
+    {
+      TOKEN_EXCHANGE__SERVER__PORT: "9000",
+      TOKEN_EXCHANGE__TOKEN__REFRESH_ROTATION: "false",
+      TOKEN_EXCHANGE__REGISTRATION__DOMAIN_ALLOWLIST: "a.com, *.b.com",
+      TOKEN_EXCHANGE__PROVIDERS__GOOGLE__CLIENT_SECRET: "s3cret",
+    },
+  );
+  assert.equal(c.server.port, 9000);
+  assert.equal(c.token.refresh_rotation, false);
+  assert.deepEqual(c.registration.domain_allowlist, ["a.com", "*.b.com"]);
+  assert.equal(c.providers.google?.client_secret, "s3cret");
+});
+
+Deno.test("resolveConfig() reports an unknown key set from the environment", () => {
+  const r = resolveConfig({}, { TOKEN_EXCHANGE__SERVER__PROT: "1" });
+  assert.ok("errors" in r);
+  assert.deepEqual(r.errors.map((e) => e.path), ["server.prot"]);
+});
+
+Deno.test("resolveConfig() replaces ${VAR} placeholders", () => {
+  const c = ok({
+    internal_api: {
+      enabled: true,
+      auth_methods: ["shared_secret"],
+      shared_secret: "${SECRET}",
+    },
+  }, { SECRET: "x".repeat(32) });
+  assert.equal(c.internal_api.shared_secret, "x".repeat(32));
+});
+
+Deno.test("resolveConfig() refuses plain http issuers except on loopback", () => {
+  assert.ok("errors" in resolveConfig({ server: { issuer: "http://auth.example" } }, {}));
+  assert.equal(
+    ok({ server: { issuer: "http://127.0.0.1:8080/" } }).server.issuer,
+    "http://127.0.0.1:8080",
+  );
+});
+
+Deno.test("resolveConfig() caps refresh_grace at 60 seconds", () => {
+  assert.equal(ok({ token: { refresh_grace: "60s" } }).token.refresh_grace, 60);
+  assert.ok("errors" in resolveConfig({ token: { refresh_grace: "61s" } }, {}));
+});
