@@ -1,0 +1,144 @@
+/**
+ * Starts every AWS fake at once, wired together as the real services are (CloudFront refuses
+ * unissued ACM certificates; ACM reports certificates in use by a distribution), and gives the
+ * environment a CLI subprocess needs to reach them.
+ *
+ * @module
+ */
+
+import { type AcmFakeOptions, type AcmFakeState, startAcmFake } from "./acm.ts";
+import {
+  type CloudFrontFakeOptions,
+  type CloudFrontFakeState,
+  startCloudFrontFake,
+} from "./cloudfront.ts";
+import { type IamFakeState, startIamFake } from "./iam.ts";
+import { type LogsFakeState, startLogsFake } from "./logs.ts";
+import { type MicrovmsFakeOptions, type MicrovmsFakeState, startMicrovmsFake } from "./microvms.ts";
+import type { AwsFake, FakeCall } from "./server.ts";
+import { startStsFake, type StsFakeState } from "./sts.ts";
+import { textAt } from "./xml.ts";
+
+/** Options for {@link startAwsFakes}; per-service options pass through. */
+export interface AwsFakesOptions {
+  /** The account every fake reports (default `123456789012`). */
+  accountId?: string;
+  /** The region for Logs and MicroVM ARNs (default `us-east-1`). */
+  region?: string;
+  /** An S3 endpoint (e.g. `startS3().endpoint`) to include as `AWS_ENDPOINT_URL_S3`. */
+  s3Endpoint?: string;
+  /** CloudFront options (the certificate lookup is wired to the ACM fake unless given). */
+  cloudfront?: Omit<CloudFrontFakeOptions, "accountId">;
+  /** ACM options (the in-use lookup is wired to the CloudFront fake unless given). */
+  acm?: Omit<AcmFakeOptions, "accountId">;
+  /** MicroVMs options (e.g. `onRun` to simulate the build). */
+  microvms?: Omit<MicrovmsFakeOptions, "accountId" | "region">;
+  /** Clock in ms for Logs and MicroVMs (default `Date.now`). */
+  now?: () => number;
+}
+
+/** All fakes, their environment, and a shared view of the calls. */
+export interface AwsFakes extends AsyncDisposable {
+  /** The CloudFront fake. */
+  readonly cloudfront: AwsFake<CloudFrontFakeState>;
+  /** The ACM fake. */
+  readonly acm: AwsFake<AcmFakeState>;
+  /** The IAM fake. */
+  readonly iam: AwsFake<IamFakeState>;
+  /** The CloudWatch Logs fake. */
+  readonly logs: AwsFake<LogsFakeState>;
+  /** The STS fake. */
+  readonly sts: AwsFake<StsFakeState>;
+  /** The Lambda MicroVMs fake. */
+  readonly microvms: AwsFake<MicrovmsFakeState>;
+  /** `AWS_ENDPOINT_URL_<SERVICE>` for every fake (and S3 when given). */
+  readonly endpointEnv: Record<string, string>;
+  /**
+   * `endpointEnv` plus static test credentials, `AWS_REGION`, and settings that keep the SDK
+   * off the network (no IMDS): what a CLI subprocess under test needs.
+   */
+  readonly env: Record<string, string>;
+  /** Every call to every fake, ordered per fake (service by service). */
+  allCalls(): FakeCall[];
+  /** Stops every fake. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the CloudFront, ACM, IAM, Logs, STS and MicroVMs fakes on loopback.
+ *
+ * @param options account, region, S3 endpoint, per-service options
+ * @returns the fakes; `await using` stops them all
+ * @example
+ * ```ts
+ * await using s3 = await startS3();
+ * await using aws = startAwsFakes({ s3Endpoint: s3.endpoint });
+ * const cmd = new Deno.Command("deno", { args: ["task", "deploy", "bootstrap"], env: aws.env });
+ * ```
+ */
+export function startAwsFakes(options: AwsFakesOptions = {}): AwsFakes {
+  const accountId = options.accountId ?? "123456789012";
+  const region = options.region ?? "us-east-1";
+  const now = options.now;
+  // ACM and CloudFront look each other up lazily, so each can start first.
+  const linked: { cloudfront?: CloudFrontFakeState } = {};
+  const acm = startAcmFake({
+    accountId,
+    inUseBy: (arn) =>
+      [...(linked.cloudfront?.distributions.values() ?? [])]
+        .filter((d) => textAt(d.config, "ViewerCertificate/ACMCertificateArn") === arn)
+        .map((d) => d.arn),
+    ...(now ? { now: () => new Date(now()) } : {}),
+    ...options.acm,
+  });
+  const cloudfront = startCloudFrontFake({
+    accountId,
+    certificateStatus: (arn) => acm.state.certificates.get(arn)?.status,
+    ...(now ? { now: () => new Date(now()) } : {}),
+    ...options.cloudfront,
+  });
+  linked.cloudfront = cloudfront.state;
+  const iam = startIamFake({ accountId, ...(now ? { now: () => new Date(now()) } : {}) });
+  const logs = startLogsFake({ accountId, region, ...(now ? { now } : {}) });
+  const sts = startStsFake({ accountId });
+  const microvms = startMicrovmsFake({
+    accountId,
+    region,
+    ...(now ? { now } : {}),
+    ...options.microvms,
+  });
+
+  const endpointEnv: Record<string, string> = {
+    AWS_ENDPOINT_URL_CLOUDFRONT: cloudfront.endpoint,
+    AWS_ENDPOINT_URL_ACM: acm.endpoint,
+    AWS_ENDPOINT_URL_IAM: iam.endpoint,
+    AWS_ENDPOINT_URL_CLOUDWATCH_LOGS: logs.endpoint,
+    AWS_ENDPOINT_URL_STS: sts.endpoint,
+    AWS_ENDPOINT_URL_LAMBDA_MICROVMS: microvms.endpoint,
+    ...(options.s3Endpoint ? { AWS_ENDPOINT_URL_S3: options.s3Endpoint } : {}),
+  };
+  const env: Record<string, string> = {
+    ...endpointEnv,
+    AWS_REGION: region,
+    AWS_ACCESS_KEY_ID: "FAKEACCESSKEY",
+    AWS_SECRET_ACCESS_KEY: "FAKESECRET",
+    AWS_EC2_METADATA_DISABLED: "true",
+  };
+  const all = [cloudfront, acm, iam, logs, sts, microvms];
+  const close = async () => {
+    await Promise.all(all.map((f) => f.close()));
+  };
+  return {
+    cloudfront,
+    acm,
+    iam,
+    logs,
+    sts,
+    microvms,
+    endpointEnv,
+    env,
+    allCalls: () => all.flatMap((f) => f.calls),
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}

@@ -1,0 +1,747 @@
+/**
+ * A loopback fake of Amazon CloudFront (REST-XML, API `2020-05-31`): distributions with ETag
+ * concurrency and deploy status, Origin Access Controls, invalidations and tags.
+ *
+ * The fake stores each `DistributionConfig` as the XML the SDK sent and echoes it back, so any
+ * field the tool sets round-trips without the fake modelling the whole schema.
+ *
+ * @module
+ */
+
+import {
+  type AwsFake,
+  FakeAwsError,
+  requestId,
+  type RoutedCall,
+  startFakeServer,
+} from "./server.ts";
+import {
+  at,
+  child,
+  escapeXml,
+  parseXml,
+  renderNode,
+  textAt,
+  textsAt,
+  xml,
+  type XmlNode,
+  xmlResponse,
+} from "./xml.ts";
+
+const XMLNS = "http://cloudfront.amazonaws.com/doc/2020-05-31/";
+const VERSION = "/2020-05-31";
+
+/** Deployment status of a distribution. */
+export type FakeDistributionStatus = "InProgress" | "Deployed";
+
+/** A distribution held by the fake. */
+export interface FakeDistribution {
+  /** `EDFAKE…` id. */
+  id: string;
+  /** `arn:aws:cloudfront::<account>:distribution/<id>`. */
+  arn: string;
+  /** `<id lowercased>.cloudfront.net`. */
+  domainName: string;
+  /** Current status; `InProgress` after every create/update until deployed. */
+  status: FakeDistributionStatus;
+  /** The current ETag (changes on every update). */
+  etag: string;
+  /** Last change. */
+  lastModified: Date;
+  /** The `DistributionConfig` element as last sent. */
+  config: XmlNode;
+  /** `GetDistribution` calls still answered `InProgress` (`Infinity`: until `deploy()`). */
+  readsUntilDeployed: number;
+}
+
+/** An Origin Access Control held by the fake. */
+export interface FakeOriginAccessControl {
+  /** `EOFAKE…` id. */
+  id: string;
+  /** The current ETag. */
+  etag: string;
+  /** The `OriginAccessControlConfig` element as sent. */
+  config: XmlNode;
+}
+
+/** An invalidation held by the fake. */
+export interface FakeInvalidation {
+  /** `IFAKE…` id. */
+  id: string;
+  /** The distribution it belongs to. */
+  distributionId: string;
+  /** `InProgress` until completed. */
+  status: "InProgress" | "Completed";
+  /** When it was created. */
+  createTime: Date;
+  /** The invalidated paths. */
+  paths: string[];
+  /** The caller reference. */
+  callerReference: string;
+  /** `GetInvalidation` calls still answered `InProgress`. */
+  readsUntilCompleted: number;
+}
+
+/** The CloudFront fake's state and controls. */
+export interface CloudFrontFakeState {
+  /** Distributions by id, in creation order. */
+  readonly distributions: Map<string, FakeDistribution>;
+  /** Origin Access Controls by id. */
+  readonly originAccessControls: Map<string, FakeOriginAccessControl>;
+  /** Invalidations, newest last. */
+  readonly invalidations: FakeInvalidation[];
+  /** Tags by resource ARN. */
+  readonly tags: Map<string, Map<string, string>>;
+  /** Marks a distribution `Deployed` now. */
+  deploy(id: string): void;
+  /** Marks every invalidation `Completed` now. */
+  completeInvalidations(): void;
+  /** Reads a text field of a distribution's config by `/`-path, e.g. `DefaultRootObject`. */
+  configText(id: string, path: string): string | undefined;
+  /** Reads the item texts of a config list by path, e.g. `Aliases/Items`. */
+  configTexts(id: string, path: string): string[];
+  /** The invalidated paths of one distribution, flattened in order. */
+  invalidatedPaths(distributionId: string): string[];
+}
+
+/** Options for {@link startCloudFrontFake}. */
+export interface CloudFrontFakeOptions {
+  /** The account id in ARNs (default `123456789012`). */
+  accountId?: string;
+  /**
+   * `GetDistribution` calls answered `InProgress` after a create/update before turning
+   * `Deployed` (default 1). `0` deploys instantly; `Infinity` waits for `state.deploy(id)`.
+   */
+  deployAfterReads?: number;
+  /** `GetInvalidation` calls answered `InProgress` before `Completed` (default 1). */
+  completeInvalidationAfterReads?: number;
+  /**
+   * The status of an ACM certificate, to refuse a distribution using a missing or unissued one
+   * (`InvalidViewerCertificate`) as CloudFront does; default: any certificate is acceptable.
+   */
+  certificateStatus?: (arn: string) => string | undefined;
+  /** Clock (default: system time). */
+  now?: () => Date;
+}
+
+/**
+ * Starts the CloudFront fake on a free loopback port.
+ *
+ * Enforces what CloudFront enforces and a deploy tool must respect: `If-Match` on
+ * update/delete (`InvalidIfMatchVersion`, `PreconditionFailed`), delete only when disabled and
+ * deployed (`DistributionNotDisabled`), unique caller references (`DistributionAlreadyExists`)
+ * and aliases (`CNAMEAlreadyExists`), `Quantity` matching `Items` (`InvalidArgument`), known
+ * OACs and origins, OACs in use (`OriginAccessControlInUse`).
+ *
+ * @param options account, status timing, certificate lookup, clock
+ * @returns the fake; `await using` stops it
+ * @example
+ * ```ts
+ * await using cf = startCloudFrontFake({ deployAfterReads: 0 });
+ * const sdk = new CloudFrontClient({ ...testAwsConfig, endpoint: cf.endpoint });
+ * ```
+ */
+export function startCloudFrontFake(
+  options: CloudFrontFakeOptions = {},
+): AwsFake<CloudFrontFakeState> {
+  const accountId = options.accountId ?? "123456789012";
+  const now = options.now ?? (() => new Date());
+  const deployAfterReads = options.deployAfterReads ?? 1;
+  const completeAfterReads = options.completeInvalidationAfterReads ?? 1;
+  const counters = { distribution: 0, oac: 0, invalidation: 0, etag: 0 };
+  const nextId = (prefix: string, key: keyof typeof counters) =>
+    `${prefix}${String(++counters[key]).padStart(14 - prefix.length, "0")}`;
+  const nextEtag = () => nextId("ETAG", "etag");
+
+  const distributions = new Map<string, FakeDistribution>();
+  const originAccessControls = new Map<string, FakeOriginAccessControl>();
+  const invalidations: FakeInvalidation[] = [];
+  const tags = new Map<string, Map<string, string>>();
+
+  const distribution = (id: string): FakeDistribution => {
+    const d = distributions.get(id);
+    if (!d) {
+      throw new FakeAwsError(
+        "NoSuchDistribution",
+        404,
+        "The specified distribution does not exist.",
+      );
+    }
+    return d;
+  };
+  const oac = (id: string): FakeOriginAccessControl => {
+    const o = originAccessControls.get(id);
+    if (!o) {
+      throw new FakeAwsError(
+        "NoSuchOriginAccessControl",
+        404,
+        "The specified origin access control does not exist.",
+      );
+    }
+    return o;
+  };
+  const state: CloudFrontFakeState = {
+    distributions,
+    originAccessControls,
+    invalidations,
+    tags,
+    deploy(id) {
+      const d = distribution(id);
+      d.status = "Deployed";
+      d.readsUntilDeployed = 0;
+    },
+    completeInvalidations() {
+      for (const inv of invalidations) inv.status = "Completed";
+    },
+    configText: (id, path) => textAt(distribution(id).config, path),
+    configTexts: (id, path) => textsAt(distribution(id).config, path),
+    invalidatedPaths: (distributionId) =>
+      invalidations.filter((i) => i.distributionId === distributionId).flatMap((i) => i.paths),
+  };
+
+  const checkIfMatch = (ifMatch: string | null, etag: string) => {
+    if (!ifMatch) {
+      throw new FakeAwsError(
+        "InvalidIfMatchVersion",
+        400,
+        "The If-Match version is missing or not valid for the resource.",
+      );
+    }
+    if (ifMatch !== etag) {
+      throw new FakeAwsError(
+        "PreconditionFailed",
+        412,
+        "The precondition given in one or more of the request-header fields evaluated to false.",
+      );
+    }
+  };
+  const validateConfig = (config: XmlNode, self: string | undefined) => {
+    checkQuantities(config);
+    for (
+      const name of ["CallerReference", "Origins", "DefaultCacheBehavior", "Comment", "Enabled"]
+    ) {
+      if (!child(config, name)) {
+        throw new FakeAwsError("MalformedInput", 400, `DistributionConfig is missing ${name}`);
+      }
+    }
+    const origins = at(config, "Origins/Items")?.children ?? [];
+    if (origins.length === 0) {
+      throw new FakeAwsError("InvalidArgument", 400, "At least one origin is required.");
+    }
+    const originIds = origins.map((o) => textAt(o, "Id"));
+    const target = textAt(config, "DefaultCacheBehavior/TargetOriginId");
+    if (!originIds.includes(target)) {
+      throw new FakeAwsError("NoSuchOrigin", 404, `No origin has the id ${target}.`);
+    }
+    for (const o of origins) {
+      const oacId = textAt(o, "OriginAccessControlId");
+      if (oacId) oac(oacId);
+    }
+    const aliases = textsAt(config, "Aliases/Items");
+    const certArn = textAt(config, "ViewerCertificate/ACMCertificateArn");
+    if (aliases.length > 0 && !certArn) {
+      throw new FakeAwsError(
+        "InvalidViewerCertificate",
+        400,
+        "To add an alternate domain name (CNAME) to a CloudFront distribution, you must attach a trusted certificate that validates your authorization to use the domain name.",
+      );
+    }
+    if (certArn && options.certificateStatus && options.certificateStatus(certArn) !== "ISSUED") {
+      throw new FakeAwsError(
+        "InvalidViewerCertificate",
+        400,
+        `The specified SSL certificate doesn't exist, isn't in us-east-1 region, isn't valid, or doesn't include a valid certificate chain.`,
+      );
+    }
+    for (const other of distributions.values()) {
+      if (other.id === self) continue;
+      const taken = textsAt(other.config, "Aliases/Items").find((a) => aliases.includes(a));
+      if (taken) {
+        throw new FakeAwsError(
+          "CNAMEAlreadyExists",
+          409,
+          `One or more of the CNAMEs you provided are already associated with a different resource: ${taken}`,
+        );
+      }
+    }
+  };
+  const distributionXml = (d: FakeDistribution) =>
+    `<Distribution xmlns="${XMLNS}">` +
+    xml({
+      Id: d.id,
+      ARN: d.arn,
+      Status: d.status,
+      LastModifiedTime: d.lastModified,
+      InProgressInvalidationBatches: invalidations.filter((i) =>
+        i.distributionId === d.id && i.status === "InProgress"
+      ).length,
+      DomainName: d.domainName,
+      ActiveTrustedSigners: { Enabled: false, Quantity: 0 },
+      ActiveTrustedKeyGroups: { Enabled: false, Quantity: 0 },
+    }) + renderNode(d.config) + `</Distribution>`;
+  const oacXml = (o: FakeOriginAccessControl) =>
+    `<OriginAccessControl xmlns="${XMLNS}"><Id>${o.id}</Id>${
+      renderNode(o.config)
+    }</OriginAccessControl>`;
+  const invalidationXml = (i: FakeInvalidation) =>
+    `<Invalidation xmlns="${XMLNS}">` +
+    xml({
+      Id: i.id,
+      Status: i.status,
+      CreateTime: i.createTime,
+      InvalidationBatch: {
+        Paths: { Quantity: i.paths.length, Items: { Path: i.paths } },
+        CallerReference: i.callerReference,
+      },
+    }) + `</Invalidation>`;
+
+  const createDistribution = (config: XmlNode, tagSet: Map<string, string>, location: string) => {
+    const callerReference = textAt(config, "CallerReference");
+    if (
+      [...distributions.values()].some((d) =>
+        textAt(d.config, "CallerReference") === callerReference
+      )
+    ) {
+      throw new FakeAwsError(
+        "DistributionAlreadyExists",
+        409,
+        `The caller reference that you are using to create a distribution is associated with another distribution.`,
+      );
+    }
+    validateConfig(config, undefined);
+    const id = nextId("EDFAKE", "distribution");
+    const d: FakeDistribution = {
+      id,
+      arn: `arn:aws:cloudfront::${accountId}:distribution/${id}`,
+      domainName: `${id.toLowerCase()}.cloudfront.net`,
+      status: deployAfterReads <= 0 ? "Deployed" : "InProgress",
+      etag: nextEtag(),
+      lastModified: now(),
+      config,
+      readsUntilDeployed: deployAfterReads,
+    };
+    distributions.set(id, d);
+    tags.set(d.arn, tagSet);
+    return xmlResponse(distributionXml(d), 201, {
+      etag: d.etag,
+      location: `${location}${VERSION}/distribution/${id}`,
+    });
+  };
+  const listXml = <T>(
+    root: string,
+    items: T[],
+    query: URLSearchParams,
+    key: (item: T) => string,
+    render: (item: T) => string,
+  ) => {
+    const marker = query.get("Marker") ?? "";
+    const max = Number(query.get("MaxItems") ?? 100);
+    const start = marker ? Math.max(0, items.findIndex((i) => key(i) === marker)) : 0;
+    const page = items.slice(start, start + max);
+    const next = items[start + max];
+    return xmlResponse(
+      `<${root} xmlns="${XMLNS}">` +
+        xml({
+          Marker: marker,
+          NextMarker: next === undefined ? undefined : key(next),
+          MaxItems: max,
+          IsTruncated: next !== undefined,
+          Quantity: page.length,
+        }) +
+        (page.length > 0 ? `<Items>${page.map(render).join("")}</Items>` : "") +
+        `</${root}>`,
+    );
+  };
+  const summaryXml = (d: FakeDistribution) => {
+    const copied = [
+      "Aliases",
+      "Origins",
+      "OriginGroups",
+      "DefaultCacheBehavior",
+      "CacheBehaviors",
+      "CustomErrorResponses",
+      "Comment",
+      "PriceClass",
+      "Enabled",
+      "ViewerCertificate",
+      "Restrictions",
+      "WebACLId",
+      "HttpVersion",
+      "IsIPV6Enabled",
+      "Staging",
+    ].map((name) => child(d.config, name)).filter((n) => n !== undefined).map(renderNode).join("");
+    return `<DistributionSummary>` +
+      xml({
+        Id: d.id,
+        ARN: d.arn,
+        ETag: d.etag,
+        Status: d.status,
+        LastModifiedTime: d.lastModified,
+        DomainName: d.domainName,
+      }) + copied + `</DistributionSummary>`;
+  };
+  const tagsXml = (set: Map<string, string>) =>
+    `<Tags xmlns="${XMLNS}">` +
+    xml({ Items: { Tag: [...set].map(([Key, Value]) => ({ Key, Value })) } }) + `</Tags>`;
+  const resourceTags = (arn: string | null) => {
+    if (!arn || !/^arn:aws:cloudfront::\d+:[a-z-]+\/.+$/.test(arn)) {
+      throw new FakeAwsError("InvalidArgument", 400, `Invalid resource ARN ${arn}`);
+    }
+    const set = tags.get(arn);
+    if (!set) {
+      throw new FakeAwsError("NoSuchResource", 404, "The specified resource does not exist.");
+    }
+    return set;
+  };
+  const tagsFrom = (node: XmlNode | undefined) =>
+    new Map(
+      (at(node, "Items")?.children ?? []).map((
+        t,
+      ) => [textAt(t, "Key") ?? "", textAt(t, "Value") ?? ""]),
+    );
+
+  const route = async (req: Request): Promise<RoutedCall | undefined> => {
+    const url = new URL(req.url);
+    if (!url.pathname.startsWith(`${VERSION}/`)) return undefined;
+    const parts = url.pathname.slice(VERSION.length + 1).split("/").map(decodeURIComponent);
+    const q = url.searchParams;
+    const ifMatch = req.headers.get("if-match");
+    const text = req.method === "POST" || req.method === "PUT" ? await req.text() : "";
+    const body = text.trim() ? parseXml(text) : undefined;
+    const bodyOrFail = () => {
+      if (!body) throw new FakeAwsError("MissingBody", 400, "The request body is missing.");
+      return body;
+    };
+    const call = (
+      operation: string,
+      handle: () => Response,
+      extra: Record<string, unknown> = {},
+    ): RoutedCall => ({
+      operation,
+      input: {
+        ...Object.fromEntries(q),
+        ...(ifMatch ? { IfMatch: ifMatch } : {}),
+        ...extra,
+        ...(body ? { body } : {}),
+      },
+      handle,
+    });
+    const origin = url.origin;
+    const [kind, id, sub, subId] = parts;
+    const m = req.method;
+
+    if (kind === "distribution" && id === undefined) {
+      if (m === "POST" && q.has("WithTags")) {
+        return call("CreateDistributionWithTags", () => {
+          const b = bodyOrFail();
+          const config = child(b, "DistributionConfig");
+          if (!config) {
+            throw new FakeAwsError("MalformedInput", 400, "DistributionConfig is required");
+          }
+          return createDistribution(config, tagsFrom(child(b, "Tags")), origin);
+        });
+      }
+      if (m === "POST") {
+        return call(
+          "CreateDistribution",
+          () => createDistribution(bodyOrFail(), new Map(), origin),
+        );
+      }
+      if (m === "GET") {
+        return call(
+          "ListDistributions",
+          () =>
+            listXml("DistributionList", [...distributions.values()], q, (d) => d.id, summaryXml),
+        );
+      }
+    }
+    if (kind === "distribution" && id !== undefined && sub === undefined) {
+      if (m === "GET") {
+        return call("GetDistribution", () => {
+          const d = distribution(id);
+          const out = xmlResponse(distributionXml(d), 200, { etag: d.etag });
+          if (d.status === "InProgress") {
+            d.readsUntilDeployed -= 1;
+            if (d.readsUntilDeployed <= 0) d.status = "Deployed";
+          }
+          return out;
+        }, { Id: id });
+      }
+      if (m === "DELETE") {
+        return call("DeleteDistribution", () => {
+          const d = distribution(id);
+          checkIfMatch(ifMatch, d.etag);
+          if (textAt(d.config, "Enabled") !== "false" || d.status !== "Deployed") {
+            throw new FakeAwsError(
+              "DistributionNotDisabled",
+              409,
+              "The distribution you are trying to delete has not been disabled.",
+            );
+          }
+          distributions.delete(id);
+          tags.delete(d.arn);
+          return new Response(null, { status: 204 });
+        }, { Id: id });
+      }
+    }
+    if (kind === "distribution" && id !== undefined && sub === "config") {
+      if (m === "GET") {
+        return call("GetDistributionConfig", () => {
+          const d = distribution(id);
+          const config = renderNode(d.config).replace(
+            /^<DistributionConfig>/,
+            `<DistributionConfig xmlns="${XMLNS}">`,
+          );
+          return xmlResponse(config, 200, { etag: d.etag });
+        }, { Id: id });
+      }
+      if (m === "PUT") {
+        return call("UpdateDistribution", () => {
+          const d = distribution(id);
+          checkIfMatch(ifMatch, d.etag);
+          const config = bodyOrFail();
+          validateConfig(config, d.id);
+          if (textAt(config, "CallerReference") !== textAt(d.config, "CallerReference")) {
+            throw new FakeAwsError(
+              "IllegalUpdate",
+              400,
+              "The CallerReference of a distribution cannot be changed.",
+            );
+          }
+          d.config = config;
+          d.etag = nextEtag();
+          d.lastModified = now();
+          d.status = deployAfterReads <= 0 ? "Deployed" : "InProgress";
+          d.readsUntilDeployed = deployAfterReads;
+          return xmlResponse(distributionXml(d), 200, { etag: d.etag });
+        }, { Id: id });
+      }
+    }
+    if (kind === "distribution" && id !== undefined && sub === "invalidation") {
+      if (m === "POST" && subId === undefined) {
+        return call("CreateInvalidation", () => {
+          const d = distribution(id);
+          const batch = bodyOrFail();
+          checkQuantities(batch);
+          const callerReference = textAt(batch, "CallerReference") ?? "";
+          const paths = textsAt(batch, "Paths/Items");
+          const same = invalidations.find((i) =>
+            i.distributionId === id && i.callerReference === callerReference
+          );
+          if (same && same.paths.join("\n") !== paths.join("\n")) {
+            throw new FakeAwsError(
+              "InvalidationBatchAlreadyExists",
+              409,
+              "Caller reference reused with different paths.",
+            );
+          }
+          const inv = same ?? {
+            id: nextId("IFAKE", "invalidation"),
+            distributionId: d.id,
+            status: completeAfterReads <= 0 ? "Completed" as const : "InProgress" as const,
+            createTime: now(),
+            paths,
+            callerReference,
+            readsUntilCompleted: completeAfterReads,
+          };
+          if (!same) invalidations.push(inv);
+          return xmlResponse(invalidationXml(inv), 201, {
+            location: `${origin}${VERSION}/distribution/${id}/invalidation/${inv.id}`,
+          });
+        }, { DistributionId: id });
+      }
+      if (m === "GET" && subId === undefined) {
+        return call("ListInvalidations", () => {
+          distribution(id);
+          const mine = invalidations.filter((i) => i.distributionId === id).reverse();
+          return listXml(
+            "InvalidationList",
+            mine,
+            q,
+            (i) => i.id,
+            (i) =>
+              `<InvalidationSummary>${
+                xml({ Id: i.id, CreateTime: i.createTime, Status: i.status })
+              }</InvalidationSummary>`,
+          );
+        }, { DistributionId: id });
+      }
+      if (m === "GET" && subId !== undefined) {
+        return call("GetInvalidation", () => {
+          distribution(id);
+          const inv = invalidations.find((i) => i.distributionId === id && i.id === subId);
+          if (!inv) {
+            throw new FakeAwsError(
+              "NoSuchInvalidation",
+              404,
+              "The specified invalidation does not exist.",
+            );
+          }
+          const out = xmlResponse(invalidationXml(inv));
+          if (inv.status === "InProgress") {
+            inv.readsUntilCompleted -= 1;
+            if (inv.readsUntilCompleted <= 0) inv.status = "Completed";
+          }
+          return out;
+        }, { DistributionId: id, Id: subId });
+      }
+    }
+    if (kind === "tagging" && id === undefined) {
+      const resource = q.get("Resource");
+      if (m === "GET") {
+        return call("ListTagsForResource", () => xmlResponse(tagsXml(resourceTags(resource))));
+      }
+      if (m === "POST" && q.get("Operation") === "Tag") {
+        return call("TagResource", () => {
+          const set = resourceTags(resource);
+          for (const [k, v] of tagsFrom(bodyOrFail())) set.set(k, v);
+          return new Response(null, { status: 204 });
+        });
+      }
+      if (m === "POST" && q.get("Operation") === "Untag") {
+        return call("UntagResource", () => {
+          const set = resourceTags(resource);
+          for (const k of textsAt(bodyOrFail(), "Items")) set.delete(k);
+          return new Response(null, { status: 204 });
+        });
+      }
+    }
+    if (kind === "origin-access-control") {
+      if (id === undefined && m === "POST") {
+        return call("CreateOriginAccessControl", () => {
+          const config = bodyOrFail();
+          const name = textAt(config, "Name");
+          for (
+            const field of [
+              "Name",
+              "SigningProtocol",
+              "SigningBehavior",
+              "OriginAccessControlOriginType",
+            ]
+          ) {
+            if (!textAt(config, field)) {
+              throw new FakeAwsError("InvalidArgument", 400, `${field} is required`);
+            }
+          }
+          if ([...originAccessControls.values()].some((o) => textAt(o.config, "Name") === name)) {
+            throw new FakeAwsError(
+              "OriginAccessControlAlreadyExists",
+              409,
+              `An origin access control named ${name} already exists.`,
+            );
+          }
+          const o: FakeOriginAccessControl = {
+            id: nextId("EOFAKE", "oac"),
+            etag: nextEtag(),
+            config,
+          };
+          originAccessControls.set(o.id, o);
+          return xmlResponse(oacXml(o), 201, {
+            etag: o.etag,
+            location: `${origin}${VERSION}/origin-access-control/${o.id}`,
+          });
+        });
+      }
+      if (id === undefined && m === "GET") {
+        return call(
+          "ListOriginAccessControls",
+          () =>
+            listXml(
+              "OriginAccessControlList",
+              [...originAccessControls.values()],
+              q,
+              (o) => o.id,
+              (o) =>
+                `<OriginAccessControlSummary>${
+                  xml({
+                    Id: o.id,
+                    Description: textAt(o.config, "Description") ?? "",
+                    Name: textAt(o.config, "Name"),
+                    SigningProtocol: textAt(o.config, "SigningProtocol"),
+                    SigningBehavior: textAt(o.config, "SigningBehavior"),
+                    OriginAccessControlOriginType: textAt(
+                      o.config,
+                      "OriginAccessControlOriginType",
+                    ),
+                  })
+                }</OriginAccessControlSummary>`,
+            ),
+        );
+      }
+      if (id !== undefined && sub === undefined && m === "GET") {
+        return call("GetOriginAccessControl", () => {
+          const o = oac(id);
+          return xmlResponse(oacXml(o), 200, { etag: o.etag });
+        }, { Id: id });
+      }
+      if (id !== undefined && sub === "config" && m === "GET") {
+        return call("GetOriginAccessControlConfig", () => {
+          const o = oac(id);
+          return xmlResponse(renderNode(o.config), 200, { etag: o.etag });
+        }, { Id: id });
+      }
+      if (id !== undefined && sub === "config" && m === "PUT") {
+        return call("UpdateOriginAccessControl", () => {
+          const o = oac(id);
+          checkIfMatch(ifMatch, o.etag);
+          o.config = bodyOrFail();
+          o.etag = nextEtag();
+          return xmlResponse(oacXml(o), 200, { etag: o.etag });
+        }, { Id: id });
+      }
+      if (id !== undefined && sub === undefined && m === "DELETE") {
+        return call("DeleteOriginAccessControl", () => {
+          const o = oac(id);
+          checkIfMatch(ifMatch, o.etag);
+          const user = [...distributions.values()].find((d) =>
+            (at(d.config, "Origins/Items")?.children ?? []).some((x) =>
+              textAt(x, "OriginAccessControlId") === id
+            )
+          );
+          if (user) {
+            throw new FakeAwsError(
+              "OriginAccessControlInUse",
+              409,
+              `The origin access control is in use by ${user.id}.`,
+            );
+          }
+          originAccessControls.delete(id);
+          return new Response(null, { status: 204 });
+        }, { Id: id });
+      }
+    }
+    return undefined;
+  };
+
+  return startFakeServer({
+    service: "cloudfront",
+    route,
+    renderError: (err) =>
+      xmlResponse(
+        `<ErrorResponse xmlns="${XMLNS}"><Error><Type>${
+          err.status >= 500 ? "Receiver" : "Sender"
+        }</Type>` +
+          `<Code>${escapeXml(err.code)}</Code><Message>${
+            escapeXml(err.message)
+          }</Message></Error>` +
+          `<RequestId>${requestId()}</RequestId></ErrorResponse>`,
+        err.status,
+      ),
+  }, state).fake;
+}
+
+/** CloudFront rejects any list whose `Quantity` disagrees with its `Items`. */
+function checkQuantities(node: XmlNode): void {
+  const quantity = child(node, "Quantity");
+  if (quantity) {
+    const count = child(node, "Items")?.children.length ?? 0;
+    if (Number(quantity.text) !== count) {
+      throw new FakeAwsError(
+        "InvalidArgument",
+        400,
+        `${node.name}: Quantity ${quantity.text} does not match the ${count} items given.`,
+      );
+    }
+  }
+  for (const c of node.children) checkQuantities(c);
+}
