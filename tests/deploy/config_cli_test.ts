@@ -1,6 +1,8 @@
 /**
  * End to end: `deploy config` run as a site repo runs it, in a subprocess under the narrow
  * permission flags the README documents (not -A), on fixture repos in temp directories.
+ * `--config` points Deno at this workspace's import map, since the fixtures live outside it
+ * (as a site repo would get it from the published package).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -30,6 +32,8 @@ async function deploy(
       `--allow-read=${readScope}`,
       "--allow-write=.",
       "--allow-env=AWS_*,DEBUG,NO_COLOR",
+      "--allow-net",
+      "--allow-run=git,jj",
       MAIN,
       ...args,
     ],
