@@ -57,7 +57,9 @@ export function main(args: string[]): Promise<number> {
     stderr: (text) => writeAll(Deno.stderr, text),
     stdoutIsTty: Deno.stdout.isTerminal(),
     stdinIsTty: Deno.stdin.isTerminal(),
-    prompt: (question, defaultValue) => Promise.resolve(globalThis.prompt(question, defaultValue)),
+    // The default is shown, not pre-filled: Deno's prompt would make typed text append to it.
+    prompt: (question, defaultValue) =>
+      Promise.resolve(globalThis.prompt(defaultValue ? `${question} [${defaultValue}]` : question)),
     files: denoFiles,
     schemaUrl: new URL("./config.schema.json", import.meta.url).href,
   });

@@ -36,7 +36,10 @@ export interface GlobalFlags {
   readonly yes: boolean;
 }
 
-/** Asks the user one question on the terminal; resolves `null` when input ends (Ctrl-D). */
+/**
+ * Asks the user one question on the terminal; resolves `null` when input ends (Ctrl-D). An
+ * empty answer means "take `defaultValue`" (the caller applies it).
+ */
 export type Prompt = (question: string, defaultValue?: string) => Promise<string | null>;
 
 /** Everything a command may use; nothing else (no `Deno.*`, no console). */
