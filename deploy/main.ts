@@ -1,26 +1,68 @@
-// deno-lint-ignore-file no-console -- a CLI entry point is where the console belongs
 /**
- * The deploy command line: `deploy <command> [env] [flags]`.
+ * The deploy command line: `deploy <command> [env] [flags]`. The only file of the member that
+ * reads the process environment, the terminal and the working directory; everything else
+ * gets them injected through `runCli`.
  *
  * @module
  */
+import { runCli } from "./cli/run.ts";
+import { COMMAND_TABLE } from "./commands/table.ts";
+import { denoFiles } from "./config/files.ts";
 
-const USAGE = `Usage: deploy <command> [env] [--env E] [--config PATH] [--domain D] [--json] [--yes]
+/** Variables read one by one when the process may not list the whole environment. */
+const KNOWN_ENV = [
+  "DEBUG",
+  "NO_COLOR",
+  "AWS_ACCOUNT_ID",
+  "AWS_REGION",
+  "AWS_PROFILE",
+  "AWS_ENDPOINT_URL",
+] as const;
 
-Commands are added as they land; see docs/cli.md.`;
-
-/**
- * Runs the CLI with `args`; returns the process exit code.
- *
- * @param args command-line arguments without the program name
- */
-export function main(args: string[]): number {
-  if (args.includes("--help") || args.includes("-h")) {
-    console.log(USAGE);
-    return 0;
+function readEnviron(): Record<string, string | undefined> {
+  try {
+    return Deno.env.toObject();
+  } catch {
+    // Narrow --allow-env (e.g. AWS_*,DEBUG,NO_COLOR): read what we may, skip the rest.
+    const env: Record<string, string | undefined> = {};
+    for (const name of KNOWN_ENV) {
+      try {
+        env[name] = Deno.env.get(name);
+      } catch {
+        // not permitted: treated as unset
+      }
+    }
+    return env;
   }
-  console.error(USAGE);
-  return 1;
 }
 
-if (import.meta.main) Deno.exit(main(Deno.args));
+const encoder = new TextEncoder();
+function writeAll(stream: { writeSync(p: Uint8Array): number }, text: string): void {
+  let bytes = encoder.encode(text);
+  while (bytes.length > 0) bytes = bytes.subarray(stream.writeSync(bytes));
+}
+
+/**
+ * Runs the CLI with `args` against the real process; returns the exit code.
+ *
+ * @param args command-line arguments without the program name
+ * @returns 0 on success or `--help`, 1 on any error
+ */
+export function main(args: string[]): Promise<number> {
+  return runCli(args, {
+    commands: COMMAND_TABLE,
+    cwd: Deno.cwd(),
+    environ: readEnviron(),
+    stdout: (text) => writeAll(Deno.stdout, text),
+    stderr: (text) => writeAll(Deno.stderr, text),
+    stdoutIsTty: Deno.stdout.isTerminal(),
+    stdinIsTty: Deno.stdin.isTerminal(),
+    // The default is shown, not pre-filled: Deno's prompt would make typed text append to it.
+    prompt: (question, defaultValue) =>
+      Promise.resolve(globalThis.prompt(defaultValue ? `${question} [${defaultValue}]` : question)),
+    files: denoFiles,
+    schemaUrl: new URL("./config.schema.json", import.meta.url).href,
+  });
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -3,5 +3,26 @@
  * `@org/deploy`: a CLI that builds a static site, syncs it to S3 behind CloudFront,
  * invalidates only what changed and provisions the resources around it. Site repos run it as
  * `deno task deploy [env]`.
+ *
+ * The library surface: the error model, the configuration resolvers and derived names, and
+ * the CLI runner with its command table (for embedding and in-process tests).
+ *
+ * @example
+ * ```ts
+ * import { resolveSiteConfig } from "@org/deploy/mod";
+ * const result = resolveSiteConfig({ siteName: "blog" }, { env: "production", repoDir: "." });
+ * ```
  */
 export { main } from "./main.ts";
+export * from "./errors.ts";
+export * from "./config/site_config.ts";
+export * from "./config/pds_config.ts";
+export * from "./config/analytics_config.ts";
+export * from "./config/names.ts";
+export { type LoadedSite, loadSite, type LoadSiteOptions } from "./config/load.ts";
+export { configCandidates, findConfigFile, findRepoRoot } from "./config/locate.ts";
+export { denoFiles, type Files } from "./config/files.ts";
+export { siteJsonSchema } from "./config/json_schema.ts";
+export type * from "./cli/command.ts";
+export { type CliDeps, runCli } from "./cli/run.ts";
+export { COMMAND_TABLE, COMMANDS, GROUPS, planned } from "./commands/table.ts";

@@ -1,0 +1,124 @@
+/**
+ * What a deploy command is and what it receives. A command is one entry in the command
+ * table (`commands/table.ts`): a name, a summary, the flags it accepts and `run(ctx)`.
+ *
+ * @module
+ */
+import type { Logger } from "@org/shared";
+import type { AnalyticsConfig } from "../config/analytics_config.ts";
+import type { Files } from "../config/files.ts";
+import type { LoadedSite } from "../config/load.ts";
+import type { PdsConfig } from "../config/pds_config.ts";
+import type { Output } from "./output.ts";
+
+/** A flag a command accepts besides the global ones. */
+export interface FlagSpec {
+  /** `boolean` flags take no value; `string` flags take one (`--builder local`). */
+  readonly type: "boolean" | "string";
+  /** One line for help. */
+  readonly description: string;
+  /** For string flags: the only values accepted (`["local", "microvm"]`). */
+  readonly values?: readonly string[];
+  /** Placeholder shown in help (`MODE`). */
+  readonly placeholder?: string;
+}
+
+/** The global flags, parsed. */
+export interface GlobalFlags {
+  /** `--env E` (already folded into `ctx.env`). */
+  readonly env?: string;
+  /** `--config PATH`. */
+  readonly config?: string;
+  /** `--domain D`. */
+  readonly domain?: string;
+  readonly json: boolean;
+  readonly plain: boolean;
+  readonly yes: boolean;
+}
+
+/**
+ * Asks the user one question on the terminal; resolves `null` when input ends (Ctrl-D). An
+ * empty answer means "take `defaultValue`" (the caller applies it).
+ */
+export type Prompt = (question: string, defaultValue?: string) => Promise<string | null>;
+
+/** Everything a command may use; nothing else (no `Deno.*`, no console). */
+export interface CommandContext {
+  /** The command as dispatched, e.g. `config` or `pds login`. */
+  readonly command: string;
+  /** Environment: `--env`, else the positional `[env]`, else `production`. */
+  readonly env: string;
+  /** The command's named positionals (its `args`), e.g. `{ id: "01J…" }` for `logs <id>`. */
+  readonly args: Readonly<Record<string, string>>;
+  /** The command's own flags (`FlagSpec`s), parsed: `true`/string, `undefined` when absent. */
+  readonly flags: Readonly<Record<string, string | boolean | undefined>>;
+  /** The global flags. */
+  readonly global: GlobalFlags;
+  /** Working directory of the invocation. */
+  readonly cwd: string;
+  /** Repository root (nearest `.git`/`.jj` ancestor of `cwd`, else `cwd`). */
+  readonly repoDir: string;
+  /** Environment variables (only those the process may read). */
+  readonly environ: Readonly<Record<string, string | undefined>>;
+  /** Output writer (TTY, plain or JSON mode). */
+  readonly out: Output;
+  /** Structured logger (stderr; `debug` lines only with `DEBUG`). */
+  readonly log: Logger;
+  /** File access. */
+  readonly files: Files;
+  /** Whether stdin and stdout are both terminals (prompts allowed). */
+  readonly interactive: boolean;
+  /** Asks a question (only call when `interactive`). */
+  readonly prompt: Prompt;
+  /** URL of `deploy/config.schema.json`, for `"$schema"` in generated files. */
+  readonly schemaUrl: string;
+  /** The AWS account id: `AWS_ACCOUNT_ID`, else the injected resolver (STS), else undefined. */
+  accountId(): Promise<string | undefined>;
+  /**
+   * The environment's configuration, loaded and validated once (memoized).
+   * @throws {DeployError} config_not_found / config_unreadable / config_syntax / config_invalid
+   */
+  site(): Promise<LoadedSite>;
+  /**
+   * The `pds` section checked now (only `pds` commands call this); `null` when absent.
+   * @throws {DeployError} config_invalid listing every `pds.*` issue
+   */
+  pds(): Promise<PdsConfig | null>;
+  /**
+   * The `analytics` section checked now (only `analytics` commands call this).
+   * @throws {DeployError} config_invalid listing every `analytics.*` issue
+   */
+  analytics(): Promise<AnalyticsConfig>;
+}
+
+/** One deploy command: one entry in the command table. */
+export interface Command {
+  /** `config`, or `<group> <sub>` for group commands (`pds login`). */
+  readonly name: string;
+  /** One line for the usage list. */
+  readonly summary: string;
+  /** Required positionals before `[env]`, by name (`["id"]` for `logs <id> [env]`). */
+  readonly args?: readonly string[];
+  /** Whether `[env]` may follow; default true. */
+  readonly takesEnv?: boolean;
+  /** Flags beyond the global ones. */
+  readonly flags?: Readonly<Record<string, FlagSpec>>;
+  /** Longer help shown by `deploy <command> --help`. */
+  readonly help?: string;
+  /** True for commands registered but not built in this version (shown as such in usage). */
+  readonly planned?: boolean;
+  /** Does the work; resolves to an exit code (default 0) or throws a `DeployError`. */
+  run(ctx: CommandContext): Promise<number | void>;
+}
+
+/** A command group (`preview`, `pds`, `analytics`): dispatches `<group> <sub>` commands. */
+export interface CommandGroup {
+  readonly name: string;
+  readonly summary: string;
+}
+
+/** Every command and group the CLI knows. */
+export interface CommandTable {
+  readonly commands: readonly Command[];
+  readonly groups: readonly CommandGroup[];
+}

@@ -1,0 +1,236 @@
+/**
+ * The CLI runner: parses argv, builds the command context, runs the command, and is the one
+ * place that prints a {@linkcode DeployError} and decides the exit code.
+ *
+ * @module
+ */
+import { createJsonLogger, type Logger } from "@org/shared";
+import { resolveAnalyticsConfig } from "../config/analytics_config.ts";
+import type { Files } from "../config/files.ts";
+import { type LoadedSite, loadSite } from "../config/load.ts";
+import { findRepoRoot } from "../config/locate.ts";
+import { resolvePdsConfig } from "../config/pds_config.ts";
+import { DeployError } from "../errors.ts";
+import { parseInvocation } from "./args.ts";
+import type { CommandContext, CommandTable, Prompt } from "./command.ts";
+import { createOutput, type Output } from "./output.ts";
+import { commandHelp, groupHelp, usageText } from "./usage.ts";
+
+/** Everything the CLI takes from the outside world; `main.ts` supplies the real ones. */
+export interface CliDeps {
+  /** The command table. */
+  commands: CommandTable;
+  /** Working directory. */
+  cwd: string;
+  /** Environment variables the process may read. */
+  environ: Readonly<Record<string, string | undefined>>;
+  /** Writes to standard output. */
+  stdout: (text: string) => void;
+  /** Writes to standard error. */
+  stderr: (text: string) => void;
+  /** Whether standard output is a terminal (colour). */
+  stdoutIsTty: boolean;
+  /** Whether standard input is a terminal (prompts). */
+  stdinIsTty: boolean;
+  /** Asks a question on the terminal. */
+  prompt: Prompt;
+  /** File access. */
+  files: Files;
+  /** URL of `deploy/config.schema.json`. */
+  schemaUrl: string;
+  /**
+   * Looks the account id up when `AWS_ACCOUNT_ID` is not set (STS, added with `bootstrap`).
+   * Absent: the account id stays unknown.
+   */
+  lookupAccountId?: () => Promise<string | undefined>;
+  /** Logger; default JSON lines on `stderr`, `debug` level only with `DEBUG`. */
+  log?: Logger;
+}
+
+/**
+ * Runs one CLI invocation in-process.
+ *
+ * @param argv arguments without the program name
+ * @param deps the outside world
+ * @returns the exit code: 0 on success (and `--help`), 1 on any error
+ *
+ * @example
+ * ```ts
+ * const code = await runCli(["config", "staging", "--json"], deps);
+ * ```
+ */
+export async function runCli(argv: readonly string[], deps: CliDeps): Promise<number> {
+  const debug = isDebug(deps.environ.DEBUG);
+  const wants = (flag: string) => argv.includes(flag);
+  let out = outputFor(deps, wants("--json"), wants("--plain"));
+  try {
+    const invocation = parseInvocation(argv, deps.commands);
+    if (invocation.kind === "help") {
+      const text = invocation.command
+        ? commandHelp(invocation.command)
+        : invocation.group
+        ? groupHelp(deps.commands, invocation.group)
+        : usageText(deps.commands);
+      deps.stdout(text + "\n");
+      return 0;
+    }
+    const { command, env, args, flags, global } = invocation;
+    out = outputFor(deps, global.json, global.plain);
+    const log = deps.log ?? createJsonLogger({
+      level: debug ? "debug" : "warn",
+      write: (line) => deps.stderr(line + "\n"),
+    });
+    const repoDir = (await findRepoRoot(deps.cwd, deps.files)) ?? deps.cwd;
+    const ctx = createContext({
+      deps,
+      out,
+      log,
+      repoDir,
+      command: command.name,
+      env,
+      args,
+      flags,
+      global,
+    });
+    const code = await command.run(ctx);
+    return code ?? 0;
+  } catch (err) {
+    report(err, out, deps, debug);
+    return 1;
+  }
+}
+
+interface ContextParts {
+  deps: CliDeps;
+  out: Output;
+  log: Logger;
+  repoDir: string;
+  command: string;
+  env: string;
+  args: Record<string, string>;
+  flags: Record<string, string | boolean | undefined>;
+  global: CommandContext["global"];
+}
+
+function createContext(p: ContextParts): CommandContext {
+  const { deps, global, env, repoDir } = p;
+  let account: Promise<string | undefined> | undefined;
+  let site: Promise<LoadedSite> | undefined;
+  const ctx: CommandContext = {
+    command: p.command,
+    env,
+    args: p.args,
+    flags: p.flags,
+    global,
+    cwd: deps.cwd,
+    repoDir,
+    environ: deps.environ,
+    out: p.out,
+    log: p.log,
+    files: deps.files,
+    interactive: deps.stdinIsTty && deps.stdoutIsTty,
+    prompt: deps.prompt,
+    schemaUrl: deps.schemaUrl,
+    accountId: () => account ??= resolveAccountId(deps),
+    site: () =>
+      site ??= ctx.accountId().then((accountId) =>
+        loadSite({
+          env,
+          repoDir,
+          cwd: deps.cwd,
+          configFlag: global.config,
+          domainFlag: global.domain,
+          accountId,
+          files: deps.files,
+        })
+      ),
+    pds: async () => {
+      const loaded = await ctx.site();
+      const result = resolvePdsConfig(loaded.config.pds, loaded.config);
+      if ("errors" in result) throw sectionInvalid("pds", loaded.file, result.errors);
+      return result.config;
+    },
+    analytics: async () => {
+      const loaded = await ctx.site();
+      const result = resolveAnalyticsConfig(loaded.config.analytics, {
+        siteName: loaded.config.siteName,
+        env,
+      });
+      if ("errors" in result) throw sectionInvalid("analytics", loaded.file, result.errors);
+      return result.config;
+    },
+  };
+  return ctx;
+}
+
+async function resolveAccountId(deps: CliDeps): Promise<string | undefined> {
+  const fromEnv = deps.environ.AWS_ACCOUNT_ID?.trim();
+  if (fromEnv) {
+    if (!/^\d{12}$/.test(fromEnv)) {
+      throw new DeployError("usage", `AWS_ACCOUNT_ID must be 12 digits (got "${fromEnv}")`, {
+        hint: "unset it to look the account up, or set the right id",
+      });
+    }
+    return fromEnv;
+  }
+  return await deps.lookupAccountId?.();
+}
+
+function sectionInvalid(
+  section: string,
+  file: string,
+  issues: DeployError["issues"],
+): DeployError {
+  return new DeployError("config_invalid", `invalid \`${section}\` section in ${file}`, {
+    issues,
+    hint: "fix the keys listed above (docs/deploy-config.md lists every key and rule)",
+  });
+}
+
+function outputFor(deps: CliDeps, json: boolean, plain: boolean): Output {
+  return createOutput({
+    stdout: deps.stdout,
+    stderr: deps.stderr,
+    isTty: deps.stdoutIsTty,
+    noColor: (deps.environ.NO_COLOR ?? "") !== "",
+    json,
+    plain,
+  });
+}
+
+/** `DEBUG` set to anything but empty, `0` or `false`. */
+function isDebug(value: string | undefined): boolean {
+  return value !== undefined && !["", "0", "false"].includes(value.toLowerCase());
+}
+
+/**
+ * Prints an error: one line for what failed, config issues one per line, then the hint;
+ * with `--json` also `{"error": {...}}` on stdout; the stack only with `DEBUG`.
+ */
+function report(err: unknown, out: Output, deps: CliDeps, debug: boolean): void {
+  const error = err instanceof DeployError
+    ? err
+    : err instanceof Deno.errors.NotCapable
+    ? new DeployError("permission_denied", `not permitted: ${err.message}`, {
+      hint: "run deploy with the permission flags the README gives for the deploy task",
+      cause: err,
+    })
+    : new DeployError(
+      "internal",
+      `unexpected error: ${err instanceof Error ? err.message : String(err)}`,
+      {
+        hint: "this is a bug or an unexpected environment failure; rerun with DEBUG=1 for details",
+        cause: err,
+      },
+    );
+  out.error(`${out.paint.red("error:")} ${error.message}`);
+  for (const issue of error.issues) {
+    out.error(`  - ${issue.path ? `${issue.path}: ` : ""}${issue.message}`);
+  }
+  if (error.hint) out.error(`${out.paint.dim("hint:")} ${error.hint}`);
+  if (out.mode === "json") deps.stdout(JSON.stringify({ error: error.toJSON() }, null, 2) + "\n");
+  if (debug) {
+    const detail = err instanceof DeployError && err.cause !== undefined ? err.cause : err;
+    out.error(detail instanceof Error ? detail.stack ?? String(detail) : String(detail));
+  }
+}

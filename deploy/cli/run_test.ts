@@ -1,0 +1,162 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { CommandTable } from "./command.ts";
+import { runCli } from "./run.ts";
+import { captureCli } from "./test_deps.ts";
+
+async function withSite(
+  text: string | undefined,
+  fn: (root: string) => Promise<void>,
+): Promise<void> {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "deploy-run-" }));
+  try {
+    await Deno.mkdir(join(root, ".git"));
+    if (text !== undefined) {
+      await Deno.mkdir(join(root, "config"));
+      await Deno.writeTextFile(join(root, "config/production.jsonc"), text);
+    }
+    await fn(root);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+Deno.test("runCli(): --help prints usage listing every command and exits 0", async () => {
+  const cli = captureCli();
+  assert.equal(await runCli(["--help"], cli.deps), 0);
+  for (
+    const name of [
+      "init",
+      "config",
+      "plan",
+      "deploy",
+      "bootstrap",
+      "status",
+      "history",
+      "logs",
+      "rollback",
+      "delete",
+      "destroy",
+      "preview",
+      "pds",
+      "analytics",
+    ]
+  ) {
+    assert.match(cli.stdout(), new RegExp(`^ {2}${name}\\b`, "m"), name);
+  }
+});
+
+Deno.test("runCli(): no command prints a usage hint and exits 1", async () => {
+  const cli = captureCli();
+  assert.equal(await runCli([], cli.deps), 1);
+  assert.equal(
+    cli.stderr(),
+    "error: no command given\nhint: run `deploy --help` for the list of commands\n",
+  );
+});
+
+Deno.test("runCli(): a registered but unbuilt command fails honestly in two lines", async () => {
+  const cli = captureCli();
+  assert.equal(await runCli(["bootstrap", "staging"], cli.deps), 1);
+  assert.equal(
+    cli.stderr(),
+    "error: `deploy bootstrap` is not available in this version\nhint: see docs/cli.md for the commands this version supports\n",
+  );
+});
+
+Deno.test("runCli(): --json errors also go to stdout as data", async () => {
+  const cli = captureCli();
+  assert.equal(await runCli(["status", "--json"], cli.deps), 1);
+  assert.equal(JSON.parse(cli.stdout()).error.code, "not_implemented");
+});
+
+Deno.test("runCli(): an unexpected error is one line plus a hint, stack only with DEBUG", async () => {
+  const table: CommandTable = {
+    groups: [],
+    commands: [{ name: "boom", summary: "x", run: () => Promise.reject(new TypeError("kaput")) }],
+  };
+  const quiet = captureCli({ commands: table });
+  assert.equal(await runCli(["boom"], quiet.deps), 1);
+  assert.equal(quiet.stderr().split("\n").filter(Boolean).length, 2);
+  assert.match(quiet.stderr(), /^error: unexpected error: kaput$/m);
+  assert.doesNotMatch(quiet.stderr(), /at /);
+  const loud = captureCli({ commands: table, environ: { DEBUG: "1" } });
+  assert.equal(await runCli(["boom"], loud.deps), 1);
+  assert.match(loud.stderr(), /TypeError: kaput\n\s+at /);
+});
+
+Deno.test("runCli(): colour only on a terminal and never with NO_COLOR or --plain", async () => {
+  const ESC = "\x1b[";
+  const tty = captureCli({ stdoutIsTty: true });
+  await runCli(["bootstrap"], tty.deps);
+  assert.ok(tty.stderr().startsWith(`${ESC}31merror:`));
+  const noColor = captureCli({ stdoutIsTty: true, environ: { NO_COLOR: "1" } });
+  await runCli(["bootstrap"], noColor.deps);
+  assert.ok(!noColor.stderr().includes(ESC));
+  const plain = captureCli({ stdoutIsTty: true });
+  await runCli(["bootstrap", "--plain"], plain.deps);
+  assert.ok(!plain.stderr().includes(ESC));
+  const piped = captureCli({ stdoutIsTty: false });
+  await runCli(["bootstrap"], piped.deps);
+  assert.ok(!piped.stderr().includes(ESC));
+});
+
+Deno.test("runCli() config: prints the resolved config with derived names as JSON", async () => {
+  await withSite('{ "siteName": "blog", "domain": "blog.example.com" }', async (root) => {
+    const cli = captureCli({ cwd: root, environ: { AWS_ACCOUNT_ID: "123456789012" } });
+    assert.equal(await runCli(["config"], cli.deps), 0);
+    const json = JSON.parse(cli.stdout());
+    assert.equal(json.env, "production");
+    assert.equal(json.siteName, "blog");
+    assert.equal(json.app, "blog.example.com");
+    assert.equal(json.microvm.memory, 4);
+    assert.equal(json.names.bucket, "production-blog-123456789012");
+    assert.deepEqual(json.names.tags, { app: "blog.example.com", environment: "production" });
+  });
+});
+
+Deno.test("runCli() config: --domain beats the domain key", async () => {
+  await withSite('{ "siteName": "blog", "domain": "old.example.com" }', async (root) => {
+    const cli = captureCli({ cwd: join(root) });
+    assert.equal(await runCli(["config", "--domain", "new.example.com"], cli.deps), 0);
+    assert.equal(JSON.parse(cli.stdout()).domain, "new.example.com");
+  });
+});
+
+Deno.test("runCli() config: every issue listed, exit 1", async () => {
+  await withSite(
+    '{ "siteName": "Blog", "microvm": { "memory": 3 }, "regoin": "x" }',
+    async (root) => {
+      const cli = captureCli({ cwd: root });
+      assert.equal(await runCli(["config"], cli.deps), 1);
+      assert.equal(cli.stdout(), "");
+      const err = cli.stderr();
+      assert.match(err, /^error: invalid configuration in .*config\/production\.jsonc$/m);
+      assert.match(err, /^ {2}- regoin: unknown key \(did you mean "region"\?\)$/m);
+      assert.match(err, /^ {2}- siteName: must match/m);
+      assert.match(err, /^ {2}- microvm\.memory: must be one of 0\.5, 1, 2, 4, 8 \(got 3\)$/m);
+    },
+  );
+});
+
+Deno.test("runCli(): AWS_ACCOUNT_ID that is not 12 digits is a usage error", async () => {
+  await withSite('{ "siteName": "blog" }', async (root) => {
+    const cli = captureCli({ cwd: root, environ: { AWS_ACCOUNT_ID: "12" } });
+    assert.equal(await runCli(["config"], cli.deps), 1);
+    assert.match(cli.stderr(), /AWS_ACCOUNT_ID must be 12 digits/);
+  });
+});
+
+Deno.test("runCli(): a broken pds block does not block config, but fails a pds command", async () => {
+  await withSite('{ "siteName": "blog", "pds": { "name": "" } }', async (root) => {
+    const cli = captureCli({ cwd: root });
+    assert.equal(await runCli(["config"], cli.deps), 0);
+    const table: CommandTable = {
+      groups: [{ name: "pds", summary: "publishing" }],
+      commands: [{ name: "pds init", summary: "x", run: async (ctx) => void (await ctx.pds()) }],
+    };
+    const pds = captureCli({ cwd: root, commands: table });
+    assert.equal(await runCli(["pds", "init"], pds.deps), 1);
+    assert.match(pds.stderr(), /^ {2}- pds\.name: must be non-empty/m);
+  });
+});

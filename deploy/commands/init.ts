@@ -1,0 +1,157 @@
+/**
+ * `deploy init [env]`: asks a few questions on a terminal and writes a commented
+ * `config/<env>.jsonc` (`config/production.jsonc` by default).
+ *
+ * @module
+ */
+import { basename, dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Command, CommandContext } from "../cli/command.ts";
+import { resolveSiteConfig } from "../config/site_config.ts";
+import { DeployError } from "../errors.ts";
+
+/** The answers `init` collects. */
+export interface InitAnswers {
+  siteName: string;
+  region: string;
+  domain?: string;
+  githubRepo?: string;
+}
+
+/**
+ * The text of a new configuration file: the answers, plus every other key commented out with
+ * its default so the file documents itself.
+ *
+ * @param answers what the user answered
+ * @param schemaRef value for `"$schema"` (relative path or URL)
+ * @returns JSONC text
+ */
+export function renderInitConfig(answers: InitAnswers, schemaRef: string): string {
+  const opt = (key: string, value: string | undefined, comment: string) =>
+    value === undefined
+      ? `  // ${JSON.stringify(key)}: "…", // ${comment}`
+      : `  ${JSON.stringify(key)}: ${JSON.stringify(value)}, // ${comment}`;
+  return [
+    "// Deploy configuration; every key and rule: docs/deploy-config.md.",
+    "// JSONC: comments and trailing commas are fine.",
+    "{",
+    `  "$schema": ${JSON.stringify(schemaRef)},`,
+    "",
+    `  // Slug used in every resource name (lowercase letters, digits, dashes).`,
+    `  "siteName": ${JSON.stringify(answers.siteName)},`,
+    `  // Region for the bucket, builder and logs (CDN and certificates are always us-east-1).`,
+    `  "region": ${JSON.stringify(answers.region)},`,
+    opt("domain", answers.domain, "custom domain; unset serves from the CDN domain"),
+    opt("githubRepo", answers.githubRepo, "owner/repo allowed to assume the deploy role"),
+    "",
+    "  // Defaults, shown for reference:",
+    '  // "microvm": { "memory": 4, "maxDurationSeconds": 1800 },',
+    '  // "retention": { "microvmDays": 365, "cloudfrontDays": 90 },',
+    '  // "sourceIgnore": [".jj/", ".git/", "node_modules/", "dist/", ".astro/"],',
+    '  // "sourceInclude": [],',
+    '  // "invalidationMaxPaths": 1000,',
+    '  // "defaultRootObject": "index.html",',
+    '  // "spa": false,',
+    '  // "seo": { "robots": "auto", "sitemap": "auto" },',
+    '  // "paths": { "app": ".", "dist": "dist", "publicDir": "public" },',
+    "}",
+    "",
+  ].join("\n");
+}
+
+/**
+ * A site-name suggestion from a directory name: lowercased, runs of other characters
+ * turned into single dashes.
+ *
+ * @param dir directory path
+ * @returns a slug matching `^[a-z0-9-]+$` (or `site` when nothing is left)
+ */
+export function slugFromDir(dir: string): string {
+  const slug = basename(dir).toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+  return slug === "" ? "site" : slug;
+}
+
+async function ask(ctx: CommandContext, question: string, fallback?: string): Promise<string> {
+  const answer = await ctx.prompt(question, fallback);
+  if (answer === null) throw new DeployError("aborted", "init cancelled; nothing was written");
+  return answer.trim() === "" ? fallback ?? "" : answer.trim();
+}
+
+function schemaRefFor(schemaUrl: string, file: string): string {
+  if (!schemaUrl.startsWith("file:")) return schemaUrl;
+  return relative(dirname(file), fileURLToPath(schemaUrl)).replaceAll("\\", "/");
+}
+
+/** The `init` command. */
+export const initCommand: Command = {
+  name: "init",
+  summary: "create config/production.jsonc interactively (or config/<env>.jsonc)",
+  help:
+    "Asks for the site name, region, optional domain and optional GitHub repo, then writes a\n" +
+    "commented config/<env>.jsonc at the repository root (--config PATH writes that file).\n" +
+    "Needs a terminal; refuses to overwrite an existing file.",
+  async run(ctx) {
+    const file = ctx.global.config !== undefined
+      ? resolve(ctx.cwd, ctx.global.config)
+      : join(ctx.repoDir, "config", `${ctx.env}.jsonc`);
+    if (!ctx.interactive) {
+      throw new DeployError("not_a_tty", "`deploy init` asks questions and needs a terminal", {
+        hint: `run it in a terminal, or write ${file} by hand (see docs/deploy-config.md)`,
+      });
+    }
+    if (await ctx.files.exists(file)) {
+      throw new DeployError("config_exists", `${file} already exists; nothing was written`, {
+        hint: "edit it, or remove it and run `deploy init` again",
+      });
+    }
+    const siteName = await ask(
+      ctx,
+      "Site name (lowercase letters, digits, dashes)",
+      slugFromDir(ctx.repoDir),
+    );
+    const region = await ask(ctx, "AWS region", "us-east-1");
+    const domain = await ask(ctx, "Custom domain (empty for none)", ctx.global.domain);
+    const githubRepo = await ask(
+      ctx,
+      "GitHub repository owner/repo for deploy roles (empty for none)",
+    );
+    const answers: InitAnswers = {
+      siteName,
+      region,
+      ...(domain !== "" ? { domain } : {}),
+      ...(githubRepo !== "" ? { githubRepo } : {}),
+    };
+    // The same rules as loading, so init never writes a file that `deploy` would reject.
+    const check = resolveSiteConfig(answers, { env: ctx.env, repoDir: ctx.repoDir });
+    if ("errors" in check) {
+      throw new DeployError(
+        "config_invalid",
+        "those answers are not a valid configuration; nothing was written",
+        {
+          issues: check.errors,
+          hint: "run `deploy init` again with corrected answers",
+        },
+      );
+    }
+    await ctx.files.mkdir(dirname(file));
+    try {
+      await ctx.files.createTextFile(
+        file,
+        renderInitConfig(answers, schemaRefFor(ctx.schemaUrl, file)),
+      );
+    } catch (err) {
+      if (err instanceof Deno.errors.AlreadyExists) {
+        throw new DeployError("config_exists", `${file} already exists; nothing was written`, {
+          hint: "edit it, or remove it and run `deploy init` again",
+        });
+      }
+      throw err;
+    }
+    const shown = relative(ctx.cwd, file) || file;
+    if (ctx.out.mode === "json") ctx.out.data({ created: file });
+    else {
+      ctx.out.line(`${ctx.out.paint.green("created")} ${shown}`);
+      ctx.out.line(`next: \`deploy config\` to review it, then \`deploy bootstrap\``);
+    }
+  },
+};

@@ -1,0 +1,94 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { runCli } from "../cli/run.ts";
+import { captureCli } from "../cli/test_deps.ts";
+import { denoFiles } from "../config/files.ts";
+import { loadSite } from "../config/load.ts";
+import { slugFromDir } from "./init.ts";
+
+async function withRepo(fn: (root: string) => Promise<void>): Promise<void> {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "deploy-init-" }));
+  try {
+    await Deno.mkdir(join(root, ".jj"));
+    await fn(root);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+const TTY = { stdinIsTty: true, stdoutIsTty: true };
+
+Deno.test("init writes a commented config/production.jsonc from the answers, and it loads", async () => {
+  await withRepo(async (root) => {
+    const cli = captureCli({
+      ...TTY,
+      cwd: root,
+      answers: ["blog", "eu-west-1", "blog.example.com", "acme/blog"],
+    });
+    assert.equal(await runCli(["init"], cli.deps), 0);
+    assert.equal(cli.questions.length, 4);
+    const file = join(root, "config/production.jsonc");
+    const text = await Deno.readTextFile(file);
+    assert.match(text, /^\/\/ /);
+    assert.match(text, /"\$schema": "\.\.\/.*config\.schema\.json"/);
+    const site = await loadSite({ env: "production", repoDir: root, cwd: root, files: denoFiles });
+    assert.equal(site.config.siteName, "blog");
+    assert.equal(site.config.region, "eu-west-1");
+    assert.equal(site.config.domain, "blog.example.com");
+    assert.equal(site.config.githubRepo, "acme/blog");
+  });
+});
+
+Deno.test("init takes the defaults for empty answers and omits optional keys", async () => {
+  await withRepo(async (root) => {
+    const cli = captureCli({ ...TTY, cwd: root, answers: ["", "", "", ""] });
+    assert.equal(await runCli(["init"], cli.deps), 0);
+    const site = await loadSite({ env: "production", repoDir: root, cwd: root, files: denoFiles });
+    assert.equal(site.config.siteName, slugFromDir(root));
+    assert.equal(site.config.region, "us-east-1");
+    assert.equal(site.config.domain, undefined);
+  });
+});
+
+Deno.test("init refuses without a terminal and writes nothing", async () => {
+  await withRepo(async (root) => {
+    const cli = captureCli({ cwd: root, stdinIsTty: false, stdoutIsTty: true });
+    assert.equal(await runCli(["init"], cli.deps), 1);
+    assert.match(cli.stderr(), /needs a terminal/);
+    assert.equal(await denoFiles.exists(join(root, "config")), false);
+  });
+});
+
+Deno.test("init refuses to overwrite an existing file", async () => {
+  await withRepo(async (root) => {
+    await Deno.mkdir(join(root, "config"));
+    await Deno.writeTextFile(join(root, "config/production.jsonc"), "{}");
+    const cli = captureCli({ ...TTY, cwd: root, answers: ["blog"] });
+    assert.equal(await runCli(["init"], cli.deps), 1);
+    assert.match(cli.stderr(), /already exists/);
+    assert.equal(cli.questions.length, 0);
+    assert.equal(await Deno.readTextFile(join(root, "config/production.jsonc")), "{}");
+  });
+});
+
+Deno.test("init rejects invalid answers with the validator's message and writes nothing", async () => {
+  await withRepo(async (root) => {
+    const cli = captureCli({ ...TTY, cwd: root, answers: ["My Site", "", "", ""] });
+    assert.equal(await runCli(["init"], cli.deps), 1);
+    assert.match(cli.stderr(), /siteName: must match/);
+    assert.equal(await denoFiles.exists(join(root, "config/production.jsonc")), false);
+  });
+});
+
+Deno.test("init stops when input ends", async () => {
+  await withRepo(async (root) => {
+    const cli = captureCli({ ...TTY, cwd: root, answers: [null] });
+    assert.equal(await runCli(["init"], cli.deps), 1);
+    assert.match(cli.stderr(), /cancelled/);
+  });
+});
+
+Deno.test("slugFromDir() turns a directory name into a valid siteName", () => {
+  assert.equal(slugFromDir("/src/My Blog_2"), "my-blog-2");
+  assert.equal(slugFromDir("/src/___"), "site");
+});

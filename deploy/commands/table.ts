@@ -1,0 +1,80 @@
+/**
+ * The command table: every command the CLI knows. To add a command, write a `Command` (a
+ * name, a summary, the flags it accepts, `run(ctx)`) and put it in {@linkcode COMMANDS} in
+ * place of its `planned(...)` entry.
+ *
+ * @module
+ */
+import type { Command, CommandGroup, CommandTable } from "../cli/command.ts";
+import { notImplemented } from "../errors.ts";
+import { configCommand } from "./config.ts";
+import { initCommand } from "./init.ts";
+
+/**
+ * A registered command this version does not implement: listed in help, and running it
+ * fails with `not_implemented` (exit 1).
+ *
+ * @param name the command name
+ * @param summary one line for help
+ * @param extra `args`, `flags` or `takesEnv` as the real command will have them
+ * @returns the placeholder command
+ */
+export function planned(
+  name: string,
+  summary: string,
+  extra: Pick<Command, "args" | "flags" | "takesEnv"> = {},
+): Command {
+  return {
+    name,
+    summary,
+    ...extra,
+    planned: true,
+    run: () => Promise.reject(notImplemented(name)),
+  };
+}
+
+/** Every command, in the order help lists them. */
+export const COMMANDS: readonly Command[] = [
+  initCommand,
+  configCommand,
+  planned("plan", "show what a deploy would upload, delete and invalidate, changing nothing", {
+    flags: {
+      builder: {
+        type: "string",
+        values: ["local", "microvm"],
+        description: "where to build (default microvm)",
+      },
+      "no-build": {
+        type: "boolean",
+        description: "use the existing paths.dist instead of building",
+      },
+    },
+  }),
+  planned("deploy", "build, sync to S3 and invalidate what changed", {
+    flags: {
+      builder: {
+        type: "string",
+        values: ["local", "microvm"],
+        description: "where to build (default microvm)",
+      },
+      refresh: { type: "boolean", description: "re-upload every file (metadata fixes)" },
+    },
+  }),
+  planned("bootstrap", "create or update the AWS resources around the site"),
+  planned("status", "show each resource: present, missing or drifted"),
+  planned("history", "list builds, newest first"),
+  planned("logs", "print a build's log lines", { args: ["id"] }),
+  planned("rollback", "redeploy a stored build", { args: ["id"] }),
+  planned("delete", "empty the live site and invalidate /*; keeps infrastructure and history"),
+  planned("destroy", "tear every resource down (needs --yes)"),
+];
+
+/** Command groups: `deploy <group> <command>`. */
+export const GROUPS: readonly CommandGroup[] = [
+  { name: "preview", summary: "preview deployments" },
+  { name: "pds", summary: "publishing to an AT Protocol PDS (the `pds` section)" },
+  { name: "analytics", summary: "the analytics plugin (the `analytics` section)" },
+];
+
+/** The table the CLI runs with. */
+export const COMMAND_TABLE: CommandTable = { commands: COMMANDS, groups: GROUPS };

@@ -1,0 +1,98 @@
+/**
+ * The small schema language the deploy configuration is written in. One definition per key
+ * drives three things: validation with defaults (`check.ts`), the published JSON Schema
+ * (`json_schema.ts`) and the reference docs, so they cannot drift apart.
+ *
+ * @module
+ */
+
+/** A regular expression a string must match, and the rule as users read it. */
+export interface Pattern {
+  /** ECMAScript regular expression source (also valid in JSON Schema `pattern`). */
+  readonly regex: string;
+  /** The rule in words, used in error messages: `must ${rule}`. */
+  readonly rule: string;
+}
+
+interface Described {
+  /** One sentence for the JSON Schema `description` and editor hovers. */
+  readonly description: string;
+  /** When the default is computed from other values, how (documentation only). */
+  readonly derivedDefault?: string;
+}
+
+/** A string value. */
+export interface StringField extends Described {
+  readonly kind: "string";
+  readonly default?: string;
+  /** Rejects `""` and whitespace-only strings. */
+  readonly nonBlank?: boolean;
+  readonly pattern?: Pattern;
+  /** Must parse as a URL with the `https:` scheme. */
+  readonly httpsUrl?: boolean;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+}
+
+/** A number value. */
+export interface NumberField extends Described {
+  readonly kind: "number";
+  readonly default?: number;
+  readonly integer?: boolean;
+  readonly minimum?: number;
+  readonly maximum?: number;
+  /** The only values allowed. */
+  readonly oneOf?: readonly number[];
+}
+
+/** A boolean value. */
+export interface BooleanField extends Described {
+  readonly kind: "boolean";
+  readonly default?: boolean;
+}
+
+/** One string out of a fixed set. */
+export interface EnumField extends Described {
+  readonly kind: "enum";
+  readonly values: readonly string[];
+  readonly default?: string;
+}
+
+/** An array of strings; a user's array replaces the default outright. */
+export interface ListField extends Described {
+  readonly kind: "list";
+  readonly items: StringField;
+  readonly default: readonly string[];
+}
+
+/** A nested object; merged key by key with its defaults. Unknown keys are rejected. */
+export interface ObjectField extends Described {
+  readonly kind: "object";
+  readonly fields: Readonly<Record<string, Field>>;
+  readonly required?: readonly string[];
+  /**
+   * When true the object is optional and absent stays absent; when false (the default) an
+   * absent object resolves to all its defaults.
+   */
+  readonly optional?: boolean;
+}
+
+/**
+ * An optional section validated only when the commands that use it run (`pds`,
+ * `analytics`): at load time its value is carried through unchecked, so a broken section
+ * never blocks unrelated commands.
+ */
+export interface DeferredField extends Described {
+  readonly kind: "deferred";
+  readonly schema: ObjectField;
+}
+
+/** Any field definition. */
+export type Field =
+  | StringField
+  | NumberField
+  | BooleanField
+  | EnumField
+  | ListField
+  | ObjectField
+  | DeferredField;

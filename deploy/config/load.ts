@@ -1,0 +1,108 @@
+/**
+ * Loading a site's configuration: locate the file, parse JSONC, resolve and validate.
+ *
+ * @module
+ */
+import { ConfigError, parseJsonc } from "@org/shared";
+import { DeployError } from "../errors.ts";
+import type { Files } from "./files.ts";
+import { configCandidates, findConfigFile } from "./locate.ts";
+import { type SiteNames, siteNames } from "./names.ts";
+import { resolveSiteConfig, type SiteConfig } from "./site_config.ts";
+
+/** A loaded, valid site configuration and where it came from. */
+export interface LoadedSite {
+  /** Environment name. */
+  env: string;
+  /** Repository root. */
+  repoDir: string;
+  /** Absolute path of the configuration file used. */
+  file: string;
+  /** The AWS account id, when known (`AWS_ACCOUNT_ID` or a resolver). */
+  accountId: string | null;
+  /** The resolved configuration. */
+  config: SiteConfig;
+  /** Every derived resource name. */
+  names: SiteNames;
+}
+
+/** What {@linkcode loadSite} needs. */
+export interface LoadSiteOptions {
+  env: string;
+  repoDir: string;
+  cwd: string;
+  /** `--config PATH`. */
+  configFlag?: string | undefined;
+  /** `--domain D`. */
+  domainFlag?: string | undefined;
+  /** The account id when known. */
+  accountId?: string | undefined;
+  files: Files;
+}
+
+/**
+ * Locates, parses and resolves the configuration of one environment.
+ *
+ * @param options environment, directories, flags and file access
+ * @returns the loaded site
+ * @throws {DeployError} `config_not_found`, `config_unreadable`, `config_syntax` (naming
+ *   file, line and column) or `config_invalid` (with every issue)
+ *
+ * @example
+ * ```ts
+ * const site = await loadSite({ env: "production", repoDir: "/src/blog", cwd: "/src/blog", files: denoFiles });
+ * site.names.cdnLogGroup; // "/blog/production/cloudfront"
+ * ```
+ */
+export async function loadSite(options: LoadSiteOptions): Promise<LoadedSite> {
+  const { env, repoDir, files } = options;
+  const candidates = configCandidates(repoDir, env, options);
+  const file = await findConfigFile(candidates, env, files);
+  let text: string;
+  try {
+    text = await files.readTextFile(file);
+  } catch (err) {
+    throw new DeployError("config_unreadable", `cannot read ${file}: ${messageOf(err)}`, {
+      hint: "check the file's permissions (and the --allow-read scope)",
+      cause: err,
+    });
+  }
+  let raw: unknown;
+  try {
+    raw = parseJsonc(text, file);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const [first, ...rest] = err.issues;
+    throw new DeployError("config_syntax", `invalid JSONC: ${first?.message ?? file}`, {
+      hint: rest.length > 0
+        ? `${rest.length} more syntax error(s) follow; fix the first and run again`
+        : "fix the syntax at that position and run again",
+      cause: err,
+    });
+  }
+  const accountId = options.accountId ?? undefined;
+  const result = resolveSiteConfig(raw, {
+    env,
+    repoDir,
+    ...(accountId !== undefined ? { accountId } : {}),
+    ...(options.domainFlag !== undefined ? { domainFlag: options.domainFlag } : {}),
+  });
+  if ("errors" in result) {
+    throw new DeployError("config_invalid", `invalid configuration in ${file}`, {
+      issues: result.errors,
+      hint: "fix the keys listed above (docs/deploy-config.md lists every key and rule)",
+    });
+  }
+  return {
+    env,
+    repoDir,
+    file,
+    accountId: accountId ?? null,
+    config: result.config,
+    names: siteNames(result.config, env, accountId),
+  };
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

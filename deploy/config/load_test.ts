@@ -1,0 +1,59 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { DeployError } from "../errors.ts";
+import { denoFiles } from "./files.ts";
+import { loadSite } from "./load.ts";
+
+async function withRepo(text: string, fn: (root: string) => Promise<void>): Promise<void> {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "deploy-load-" }));
+  try {
+    await Deno.mkdir(join(root, "config"));
+    await Deno.writeTextFile(join(root, "config/production.jsonc"), text);
+    await fn(root);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+const load = (root: string, extra: { accountId?: string } = {}) =>
+  loadSite({ env: "production", repoDir: root, cwd: root, files: denoFiles, ...extra });
+
+Deno.test("loadSite() accepts JSONC line and block comments and trailing commas", async () => {
+  const text = `// site config
+{
+  /* the slug */ "siteName": "blog", // trailing comment
+  "microvm": { "memory": 2, },
+}`;
+  await withRepo(text, async (root) => {
+    const site = await load(root, { accountId: "123456789012" });
+    assert.equal(site.config.siteName, "blog");
+    assert.equal(site.config.microvm.memory, 2);
+    assert.equal(site.file, join(root, "config/production.jsonc"));
+    assert.equal(site.names.bucket, "production-blog-123456789012");
+  });
+});
+
+Deno.test("loadSite() names the file, line and column of a syntax error", async () => {
+  await withRepo('{\n  "siteName": "blog"\n  "region": "x"\n}', async (root) => {
+    await assert.rejects(load(root), (err) => {
+      assert.ok(err instanceof DeployError);
+      assert.equal(err.code, "config_syntax");
+      assert.ok(
+        err.message.includes(`${join(root, "config/production.jsonc")}:3:3: comma expected`),
+        err.message,
+      );
+      return true;
+    });
+  });
+});
+
+Deno.test("loadSite() throws config_invalid carrying every issue", async () => {
+  await withRepo('{ "siteName": "Blog", "microvm": { "memory": 3 } }', async (root) => {
+    await assert.rejects(load(root), (err) => {
+      assert.ok(err instanceof DeployError);
+      assert.equal(err.code, "config_invalid");
+      assert.deepEqual(err.issues.map((i) => i.path), ["siteName", "microvm.memory"]);
+      return true;
+    });
+  });
+});

@@ -1,0 +1,205 @@
+/**
+ * Every resource name derived from the configuration, in one pure module: the bucket, log
+ * groups, deploy roles, secret names, analytics defaults and tags. Other modules never build
+ * these strings themselves.
+ *
+ * @module
+ */
+
+/** Length limit of an S3 bucket name. */
+export const MAX_BUCKET_NAME = 63;
+
+/**
+ * Stands in for the AWS account id when it is not known yet (load time without
+ * `AWS_ACCOUNT_ID`): account ids are always 12 digits, so length checks stay exact.
+ */
+export const ACCOUNT_ID_PLACEHOLDER = "000000000000";
+
+/** CloudFront, ACM and the CDN access-log group always live here. */
+export const CDN_REGION = "us-east-1";
+
+/** Log-group path under which the builder's log group is created. */
+export const MICROVM_LOG_PREFIX = "/aws/microvms/";
+
+/**
+ * The site bucket `<env>-<siteName>-<accountId>`.
+ *
+ * @param env environment name
+ * @param siteName the `siteName` key
+ * @param accountId 12-digit AWS account id
+ * @returns the bucket name (may exceed 63 characters; validation rejects that)
+ */
+export function bucketName(env: string, siteName: string, accountId: string): string {
+  return `${env}-${siteName}-${accountId}`;
+}
+
+/**
+ * The builder log group: `/aws/microvms/<env>-<siteName>-builder`, in the site's region.
+ *
+ * @param env environment name
+ * @param siteName the `siteName` key
+ * @returns the log group name
+ */
+export function builderLogGroup(env: string, siteName: string): string {
+  return `${MICROVM_LOG_PREFIX}${env}-${siteName}-builder`;
+}
+
+/**
+ * The CDN access-log group `/<siteName>/<env>/cloudfront`, always in us-east-1.
+ *
+ * @param env environment name
+ * @param siteName the `siteName` key
+ * @returns the log group name
+ */
+export function cdnLogGroup(env: string, siteName: string): string {
+  return `/${siteName}/${env}/cloudfront`;
+}
+
+/**
+ * The deploy role `bootstrap` creates when `githubRepo` is set: `<env>-<siteName>-gh`.
+ *
+ * @param env environment name
+ * @param siteName the `siteName` key
+ * @returns the IAM role name
+ */
+export function deployRoleName(env: string, siteName: string): string {
+  return `${env}-${siteName}-gh`;
+}
+
+/**
+ * The role `preview bootstrap` creates: `preview-<siteName>-gh`.
+ *
+ * @param siteName the `siteName` key
+ * @returns the IAM role name
+ */
+export function previewRoleName(siteName: string): string {
+  return `preview-${siteName}-gh`;
+}
+
+/**
+ * Default `pds.secretName`: `<siteName>/atproto`.
+ *
+ * @param siteName the `siteName` key
+ * @returns the secret name
+ */
+export function pdsSecretName(siteName: string): string {
+  return `${siteName}/atproto`;
+}
+
+/**
+ * Default analytics `tableBucket`: `<env>-<siteName>-analytics`.
+ *
+ * @param env environment name
+ * @param siteName the `siteName` key
+ * @returns the table bucket name
+ */
+export function analyticsTableBucket(env: string, siteName: string): string {
+  return `${env}-${siteName}-analytics`;
+}
+
+/**
+ * Default analytics `saltSecretName`: `<siteName>/<env>/analytics-salt`.
+ *
+ * @param env environment name
+ * @param siteName the `siteName` key
+ * @returns the secret name
+ */
+export function analyticsSaltSecretName(env: string, siteName: string): string {
+  return `${siteName}/${env}/analytics-salt`;
+}
+
+/** Analytics defaults that do not depend on the site or environment. */
+export const ANALYTICS_DEFAULTS = {
+  namespace: "web",
+  table: "page_views",
+  bots: "flag",
+  dashboardPort: 4317,
+} as const;
+
+/** Tags put on every created resource and, as object tags, on every site file. */
+export interface ResourceTags {
+  /** The `app` key (falls back to the domain, then the repo directory name). */
+  readonly app: string;
+  /** The environment name. */
+  readonly environment: string;
+}
+
+/**
+ * The `app` and `environment` tags.
+ *
+ * @param app the resolved `app` value
+ * @param env environment name
+ * @returns the tags
+ */
+export function resourceTags(app: string, env: string): ResourceTags {
+  return { app, environment: env };
+}
+
+/** Every derived name for one site environment, as `deploy config` prints it. */
+export interface SiteNames {
+  /** `<env>-<siteName>-<accountId>`; `null` until the account id is known. */
+  readonly bucket: string | null;
+  /** Builder log group in the site's region. */
+  readonly builderLogGroup: string;
+  /** CDN access-log group (in {@linkcode CDN_REGION}). */
+  readonly cdnLogGroup: string;
+  /** Region of the CDN resources and their log group. */
+  readonly cdnRegion: string;
+  /** Deploy role for this environment. */
+  readonly deployRole: string;
+  /** Deploy role of the preview stack. */
+  readonly previewRole: string;
+  /** Default secret name of the `pds` section. */
+  readonly pdsSecretName: string;
+  /** Default analytics names. */
+  readonly analytics: {
+    readonly tableBucket: string;
+    readonly namespace: string;
+    readonly table: string;
+    readonly bots: "flag";
+    readonly saltSecretName: string;
+    readonly dashboardPort: number;
+  };
+  /** Resource tags. */
+  readonly tags: ResourceTags;
+}
+
+/**
+ * All derived names for a site environment.
+ *
+ * @param site the resolved `siteName` and `app`
+ * @param env environment name
+ * @param accountId the AWS account id when known
+ * @returns every derived name
+ *
+ * @example
+ * ```ts
+ * siteNames({ siteName: "blog", app: "blog.example.com" }, "production", "123456789012").bucket;
+ * // "production-blog-123456789012"
+ * ```
+ */
+export function siteNames(
+  site: { readonly siteName: string; readonly app: string },
+  env: string,
+  accountId?: string,
+): SiteNames {
+  const { siteName } = site;
+  return {
+    bucket: accountId === undefined ? null : bucketName(env, siteName, accountId),
+    builderLogGroup: builderLogGroup(env, siteName),
+    cdnLogGroup: cdnLogGroup(env, siteName),
+    cdnRegion: CDN_REGION,
+    deployRole: deployRoleName(env, siteName),
+    previewRole: previewRoleName(siteName),
+    pdsSecretName: pdsSecretName(siteName),
+    analytics: {
+      tableBucket: analyticsTableBucket(env, siteName),
+      namespace: ANALYTICS_DEFAULTS.namespace,
+      table: ANALYTICS_DEFAULTS.table,
+      bots: ANALYTICS_DEFAULTS.bots,
+      saltSecretName: analyticsSaltSecretName(env, siteName),
+      dashboardPort: ANALYTICS_DEFAULTS.dashboardPort,
+    },
+    tags: resourceTags(site.app, env),
+  };
+}

@@ -1,0 +1,310 @@
+/**
+ * The deploy configuration's schema: every key, its type, default and rule, in one place.
+ * The validator, the published `deploy/config.schema.json` and the docs all come from here.
+ *
+ * @module
+ */
+import type { ObjectField, Pattern, StringField } from "./field.ts";
+import { ANALYTICS_DEFAULTS } from "./names.ts";
+
+/** `siteName`: a slug used in every derived resource name. */
+export const SITE_NAME_PATTERN: Pattern = {
+  regex: "^[a-z0-9-]+$",
+  rule: "match ^[a-z0-9-]+$ (lowercase letters, digits and dashes)",
+};
+
+/** Paths inside the repository: no leading `/`, no `..` segment. */
+export const REPO_RELATIVE_PATTERN: Pattern = {
+  regex: "^(?![/\\\\])(?!(.*[/\\\\])?\\.\\.([/\\\\]|$)).+$",
+  rule: "be a repo-relative path (no leading /, no .. segment)",
+};
+
+/** Secret names: the characters AWS Secrets Manager accepts. */
+export const SECRET_NAME_PATTERN: Pattern = {
+  regex: "^[\\w/+=.@-]+$",
+  rule: "use only the characters A-Z a-z 0-9 _ / + = . @ -",
+};
+
+/** Default `pds.handleResolver`: a public resolver that answers `resolveHandle`. */
+export const DEFAULT_HANDLE_RESOLVER = "https://public.api.bsky.app";
+
+const repoPath = (description: string, fallback: string): StringField => ({
+  kind: "string",
+  description,
+  default: fallback,
+  nonBlank: true,
+  pattern: REPO_RELATIVE_PATTERN,
+});
+
+/** The `pds` section: publishing to an AT Protocol PDS. Checked when a `pds` command runs. */
+export const PDS_SCHEMA: ObjectField = {
+  kind: "object",
+  optional: true,
+  description:
+    "Publishing to a decentralized publishing protocol (AT Protocol); absent means publishing is inert.",
+  required: ["name"],
+  fields: {
+    name: { kind: "string", nonBlank: true, description: "Publication display name." },
+    description: { kind: "string", description: "Publication description." },
+    handleResolver: {
+      kind: "string",
+      default: DEFAULT_HANDLE_RESOLVER,
+      httpsUrl: true,
+      description: "https: URL used by login to turn a handle into a DID; unused with a bare DID.",
+    },
+    secretName: {
+      kind: "string",
+      pattern: SECRET_NAME_PATTERN,
+      derivedDefault: "<siteName>/atproto",
+      description: "Name of the secret holding the OAuth client key and session.",
+    },
+  },
+};
+
+/** The `analytics` section: the analytics plugin. Checked when an `analytics` command runs. */
+export const ANALYTICS_SCHEMA: ObjectField = {
+  kind: "object",
+  optional: true,
+  description: "Analytics plugin settings; an absent block or {} uses the defaults.",
+  fields: {
+    tableBucket: {
+      kind: "string",
+      pattern: {
+        regex: "^[a-z0-9-]{3,63}$",
+        rule: "be 3 to 63 lowercase letters, digits or dashes",
+      },
+      derivedDefault: "<env>-<siteName>-analytics",
+      description: "Table bucket holding the page-view table.",
+    },
+    namespace: {
+      kind: "string",
+      default: ANALYTICS_DEFAULTS.namespace,
+      pattern: { regex: "^[a-z0-9_]+$", rule: "be lowercase letters, digits or underscores" },
+      description: "Table namespace.",
+    },
+    table: {
+      kind: "string",
+      default: ANALYTICS_DEFAULTS.table,
+      pattern: { regex: "^[a-z0-9_]+$", rule: "be lowercase letters, digits or underscores" },
+      description: "Table name.",
+    },
+    bots: {
+      kind: "enum",
+      values: ["flag", "filter"],
+      default: ANALYTICS_DEFAULTS.bots,
+      description: "flag: bots included in queries; filter: excluded by default. Both retain rows.",
+    },
+    saltSecretName: {
+      kind: "string",
+      pattern: SECRET_NAME_PATTERN,
+      derivedDefault: "<siteName>/<env>/analytics-salt",
+      description: "Secret holding the visitor-hash salt.",
+    },
+    dashboard: {
+      kind: "object",
+      description: "The local dashboard.",
+      fields: {
+        port: {
+          kind: "number",
+          integer: true,
+          minimum: 1024,
+          maximum: 65535,
+          default: ANALYTICS_DEFAULTS.dashboardPort,
+          description: "Loopback port of the dashboard server.",
+        },
+      },
+    },
+  },
+};
+
+/** The whole site configuration file (`config/<env>.jsonc` or `ops.config.jsonc`). */
+export const SITE_SCHEMA: ObjectField = {
+  kind: "object",
+  description: "Deploy configuration for one environment of a static site.",
+  required: ["siteName"],
+  fields: {
+    siteName: {
+      kind: "string",
+      pattern: SITE_NAME_PATTERN,
+      description:
+        "Slug used in every derived resource name; the bucket is <env>-<siteName>-<accountId> (at most 63 characters).",
+    },
+    region: {
+      kind: "string",
+      default: "us-east-1",
+      nonBlank: true,
+      description:
+        "Primary region for object storage, builder and logs (certificates and CDN resources are always in us-east-1).",
+    },
+    domain: {
+      kind: "string",
+      nonBlank: true,
+      pattern: {
+        regex: "^[^\\s/:]+$",
+        rule: "be a host name like example.com (no scheme, port or path)",
+      },
+      description:
+        "Custom domain; when set, bootstrap requests a certificate. --domain overrides it.",
+    },
+    app: {
+      kind: "string",
+      nonBlank: true,
+      derivedDefault: "domain, else the repository directory name",
+      description: "Value of the app tag on every created resource and site file.",
+    },
+    githubRepo: {
+      kind: "string",
+      pattern: { regex: "^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$", rule: "be owner/repo" },
+      description:
+        "GitHub owner/repo trusted by the deploy roles <env>-<siteName>-gh and preview-<siteName>-gh.",
+    },
+    microvm: {
+      kind: "object",
+      description: "The MicroVM builder.",
+      fields: {
+        memory: {
+          kind: "number",
+          oneOf: [0.5, 1, 2, 4, 8],
+          default: 4,
+          description: "Builder memory in GB.",
+        },
+        maxDurationSeconds: {
+          kind: "number",
+          integer: true,
+          minimum: 1,
+          maximum: 28800,
+          default: 1800,
+          description: "Maximum build duration; the tool waits this plus 60 seconds from launch.",
+        },
+        idle: {
+          kind: "object",
+          description: "Idle policy passed unchanged to each builder launch.",
+          fields: {
+            autoResumeEnabled: {
+              kind: "boolean",
+              default: false,
+              description: "Whether a suspended MicroVM may resume automatically.",
+            },
+            maxIdleDurationSeconds: {
+              kind: "number",
+              integer: true,
+              minimum: 0,
+              default: 300,
+              description: "Idle time allowed, in seconds.",
+            },
+            suspendedDurationSeconds: {
+              kind: "number",
+              integer: true,
+              minimum: 0,
+              default: 120,
+              description: "Time a MicroVM stays suspended, in seconds.",
+            },
+          },
+        },
+      },
+    },
+    retention: {
+      kind: "object",
+      description: "Log retention in days.",
+      fields: {
+        microvmDays: {
+          kind: "number",
+          integer: true,
+          minimum: 1,
+          default: 365,
+          description: "Retention of the builder log group.",
+        },
+        cloudfrontDays: {
+          kind: "number",
+          integer: true,
+          minimum: 1,
+          default: 90,
+          description: "Retention of the CDN access-log group /<siteName>/<env>/cloudfront.",
+        },
+      },
+    },
+    sourceIgnore: {
+      kind: "list",
+      items: { kind: "string", nonBlank: true, description: "A path prefix." },
+      default: [".jj/", ".git/", "node_modules/", "dist/", ".astro/"],
+      description: "Path prefixes excluded from the source zip; replaces the default list.",
+    },
+    sourceInclude: {
+      kind: "list",
+      items: {
+        kind: "string",
+        description: "A repo-relative path.",
+        nonBlank: true,
+        pattern: REPO_RELATIVE_PATTERN,
+      },
+      default: [],
+      description: "Paths zipped even if ignored; each must exist and be non-empty at deploy time.",
+    },
+    invalidationMaxPaths: {
+      kind: "number",
+      integer: true,
+      minimum: 1,
+      default: 1000,
+      description: "Above this many changed paths a deploy invalidates /* instead.",
+    },
+    defaultRootObject: {
+      kind: "string",
+      default: "index.html",
+      nonBlank: true,
+      pattern: { regex: "^[^/]", rule: "not start with /" },
+      description: "Object served for the bare root.",
+    },
+    spa: {
+      kind: "boolean",
+      default: false,
+      description:
+        "Single-page mode: unknown paths get /index.html with 200 (main distribution, at creation).",
+    },
+    seo: {
+      kind: "object",
+      description: "Search-engine policy.",
+      fields: {
+        robots: {
+          kind: "enum",
+          values: ["auto", "index", "noindex", "off"],
+          default: "auto",
+          description:
+            "robots.txt policy; auto indexes production only; off leaves the file unmanaged.",
+        },
+        robotsContent: {
+          kind: "string",
+          description: "Explicit robots.txt body, published verbatim unless seo.robots is off.",
+        },
+        sitemap: {
+          kind: "enum",
+          values: ["auto", "on", "off"],
+          default: "auto",
+          description: "sitemap.xml from the site's HTML pages; auto is on in production only.",
+        },
+      },
+    },
+    paths: {
+      kind: "object",
+      description: "Site layout, repo-relative.",
+      fields: {
+        app: repoPath("Directory where install and build run.", "."),
+        dist: repoPath("Built output directory, relative to the repo root.", "dist"),
+        publicDir: repoPath("Static-asset directory served at the site root.", "public"),
+        content: repoPath(
+          "Content directory enumerated for posts by publish-sync.",
+          "src/content/blog",
+        ),
+        atprotoJson: repoPath(
+          "JSON file the site imports to render document link tags.",
+          "src/data/atproto.json",
+        ),
+      },
+    },
+    pds: { kind: "deferred", schema: PDS_SCHEMA, description: PDS_SCHEMA.description },
+    analytics: {
+      kind: "deferred",
+      schema: ANALYTICS_SCHEMA,
+      description: ANALYTICS_SCHEMA.description,
+    },
+  },
+};

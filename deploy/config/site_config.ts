@@ -1,0 +1,155 @@
+/**
+ * The site configuration as the file may say it ({@linkcode SiteConfigInput}) and as the
+ * program uses it ({@linkcode SiteConfig}), and the one pure function between them.
+ *
+ * @module
+ */
+import { basename } from "node:path";
+import type { ConfigIssue } from "@org/shared";
+import { checkField, checkObject } from "./check.ts";
+import { ACCOUNT_ID_PLACEHOLDER, bucketName, MAX_BUCKET_NAME } from "./names.ts";
+import { SITE_NAME_PATTERN, SITE_SCHEMA } from "./schema.ts";
+
+/** Allowed builder memory sizes, in GB. */
+export type MicrovmMemory = 0.5 | 1 | 2 | 4 | 8;
+/** `seo.robots` values. */
+export type RobotsPolicy = "auto" | "index" | "noindex" | "off";
+/** `seo.sitemap` values. */
+export type SitemapPolicy = "auto" | "on" | "off";
+
+/** What a configuration file may contain (every key optional; values unchecked). */
+export interface SiteConfigInput {
+  $schema?: string;
+  siteName?: string;
+  region?: string;
+  domain?: string;
+  app?: string;
+  githubRepo?: string;
+  microvm?: {
+    memory?: number;
+    maxDurationSeconds?: number;
+    idle?: {
+      autoResumeEnabled?: boolean;
+      maxIdleDurationSeconds?: number;
+      suspendedDurationSeconds?: number;
+    };
+  };
+  retention?: { microvmDays?: number; cloudfrontDays?: number };
+  sourceIgnore?: string[];
+  sourceInclude?: string[];
+  invalidationMaxPaths?: number;
+  defaultRootObject?: string;
+  spa?: boolean;
+  seo?: { robots?: RobotsPolicy; robotsContent?: string; sitemap?: SitemapPolicy };
+  paths?: {
+    app?: string;
+    dist?: string;
+    publicDir?: string;
+    content?: string;
+    atprotoJson?: string;
+  };
+  pds?: unknown;
+  analytics?: unknown;
+}
+
+/** The builder's idle policy, passed unchanged to every launch. */
+export interface MicrovmIdle {
+  autoResumeEnabled: boolean;
+  maxIdleDurationSeconds: number;
+  suspendedDurationSeconds: number;
+}
+
+/** The site configuration with every default filled and every load-time rule checked. */
+export interface SiteConfig {
+  siteName: string;
+  region: string;
+  /** The custom domain (`--domain` beats the key); absent when serving from the CDN domain. */
+  domain?: string;
+  /** The `app` tag: the key, else the domain, else the repository directory name. */
+  app: string;
+  githubRepo?: string;
+  microvm: { memory: MicrovmMemory; maxDurationSeconds: number; idle: MicrovmIdle };
+  retention: { microvmDays: number; cloudfrontDays: number };
+  sourceIgnore: string[];
+  sourceInclude: string[];
+  invalidationMaxPaths: number;
+  defaultRootObject: string;
+  spa: boolean;
+  seo: { robots: RobotsPolicy; robotsContent?: string; sitemap: SitemapPolicy };
+  paths: { app: string; dist: string; publicDir: string; content: string; atprotoJson: string };
+  /** The raw `pds` section; checked by `resolvePdsConfig` when a `pds` command runs. */
+  pds?: unknown;
+  /** The raw `analytics` section; checked by `resolveAnalyticsConfig` when its commands run. */
+  analytics?: unknown;
+}
+
+/** What {@linkcode resolveSiteConfig} needs besides the file's contents. */
+export interface ResolveSiteOptions {
+  /** Environment name (`production` unless given). */
+  env: string;
+  /** Repository root; its directory name is the last fallback for `app`. */
+  repoDir: string;
+  /** The AWS account id when known; otherwise a 12-digit placeholder sizes the bucket name. */
+  accountId?: string;
+  /** `--domain` from the command line; beats the `domain` key. */
+  domainFlag?: string;
+}
+
+/** Either the resolved configuration or every problem found. */
+export type SiteConfigResult = { config: SiteConfig } | { errors: ConfigIssue[] };
+
+/** Environment names end up in bucket and role names, so they follow the `siteName` rule. */
+const ENV_PATTERN = new RegExp(SITE_NAME_PATTERN.regex);
+
+/**
+ * Merges a configuration file over the defaults and checks every load-time rule, returning
+ * every problem at once, each naming its key path and rule. The `pds` and `analytics`
+ * sections are carried through unchecked.
+ *
+ * @param raw the parsed file
+ * @param options environment, repository root, account id and `--domain`
+ * @returns `{ config }` or `{ errors }`
+ *
+ * @example
+ * ```ts
+ * const result = resolveSiteConfig({ siteName: "blog" }, { env: "production", repoDir: "/src/blog" });
+ * if ("config" in result) result.config.microvm.memory; // 4
+ * ```
+ */
+export function resolveSiteConfig(raw: unknown, options: ResolveSiteOptions): SiteConfigResult {
+  const issues: ConfigIssue[] = [];
+  const { env } = options;
+  if (!ENV_PATTERN.test(env)) {
+    issues.push({
+      path: "",
+      message: `environment name "${env}" must ${SITE_NAME_PATTERN.rule}`,
+    });
+  }
+  const resolved = checkObject(SITE_SCHEMA, raw, "", issues, ["$schema"]);
+  if (resolved === undefined) return { errors: issues };
+
+  if (options.domainFlag !== undefined) {
+    const flag = checkField(SITE_SCHEMA.fields.domain!, options.domainFlag, "--domain", issues);
+    if (flag !== undefined) resolved.domain = flag;
+  }
+  if (resolved.app === undefined) {
+    resolved.app = typeof resolved.domain === "string"
+      ? resolved.domain
+      : basename(options.repoDir);
+  }
+  if (typeof resolved.siteName === "string" && ENV_PATTERN.test(env)) {
+    const known = options.accountId !== undefined;
+    const bucket = bucketName(env, resolved.siteName, options.accountId ?? ACCOUNT_ID_PLACEHOLDER);
+    if (bucket.length > MAX_BUCKET_NAME) {
+      issues.push({
+        path: "siteName",
+        message: `derived bucket name "${bucket}" is ${bucket.length} characters, over the ` +
+          `${MAX_BUCKET_NAME} allowed${known ? "" : " (counting a 12-digit account id)"}; ` +
+          `shorten the environment or site name`,
+      });
+    }
+  }
+  if (issues.length > 0) return { errors: issues };
+  // Every field was checked against SITE_SCHEMA, whose shape SiteConfig mirrors (tested).
+  return { config: resolved as unknown as SiteConfig };
+}

@@ -1,0 +1,352 @@
+import assert from "node:assert/strict";
+import type { ConfigIssue } from "@org/shared";
+import { resolveSiteConfig, type ResolveSiteOptions, type SiteConfig } from "./site_config.ts";
+
+const OPTS: ResolveSiteOptions = { env: "production", repoDir: "/src/my-blog" };
+
+function ok(raw: unknown, opts: Partial<ResolveSiteOptions> = {}): SiteConfig {
+  const result = resolveSiteConfig(raw, { ...OPTS, ...opts });
+  if ("errors" in result) throw new Error(`unexpected errors: ${JSON.stringify(result.errors)}`);
+  return result.config;
+}
+
+function errors(raw: unknown, opts: Partial<ResolveSiteOptions> = {}): ConfigIssue[] {
+  const result = resolveSiteConfig(raw, { ...OPTS, ...opts });
+  if ("config" in result) throw new Error("expected errors, got a config");
+  return result.errors;
+}
+
+Deno.test("resolveSiteConfig() fills every default from the spec for a minimal file", () => {
+  const expected: SiteConfig = {
+    siteName: "blog",
+    region: "us-east-1",
+    app: "my-blog",
+    microvm: {
+      memory: 4,
+      maxDurationSeconds: 1800,
+      idle: {
+        autoResumeEnabled: false,
+        maxIdleDurationSeconds: 300,
+        suspendedDurationSeconds: 120,
+      },
+    },
+    retention: { microvmDays: 365, cloudfrontDays: 90 },
+    sourceIgnore: [".jj/", ".git/", "node_modules/", "dist/", ".astro/"],
+    sourceInclude: [],
+    invalidationMaxPaths: 1000,
+    defaultRootObject: "index.html",
+    spa: false,
+    seo: { robots: "auto", sitemap: "auto" },
+    paths: {
+      app: ".",
+      dist: "dist",
+      publicDir: "public",
+      content: "src/content/blog",
+      atprotoJson: "src/data/atproto.json",
+    },
+  };
+  assert.deepEqual(ok({ siteName: "blog" }), expected);
+});
+
+Deno.test("resolveSiteConfig() merges nested objects key by key, including microvm.idle", () => {
+  const config = ok({
+    siteName: "blog",
+    microvm: { memory: 8, idle: { autoResumeEnabled: true } },
+    retention: { cloudfrontDays: 30 },
+    seo: { sitemap: "off" },
+    paths: { dist: "build" },
+  });
+  assert.deepEqual(config.microvm, {
+    memory: 8,
+    maxDurationSeconds: 1800,
+    idle: { autoResumeEnabled: true, maxIdleDurationSeconds: 300, suspendedDurationSeconds: 120 },
+  });
+  assert.deepEqual(config.retention, { microvmDays: 365, cloudfrontDays: 30 });
+  assert.deepEqual(config.seo, { robots: "auto", sitemap: "off" });
+  assert.equal(config.paths.dist, "build");
+  assert.equal(config.paths.app, ".");
+});
+
+Deno.test("resolveSiteConfig() replaces arrays outright: sourceIgnore drops the default list", () => {
+  assert.deepEqual(ok({ siteName: "blog", sourceIgnore: ["tmp/"] }).sourceIgnore, ["tmp/"]);
+  assert.deepEqual(ok({ siteName: "blog", sourceIgnore: [] }).sourceIgnore, []);
+  assert.deepEqual(ok({ siteName: "blog", sourceInclude: ["src/gen"] }).sourceInclude, ["src/gen"]);
+});
+
+Deno.test("resolveSiteConfig() never shares default arrays between results", () => {
+  const a = ok({ siteName: "blog" });
+  a.sourceIgnore.push("x/");
+  assert.equal(ok({ siteName: "blog" }).sourceIgnore.length, 5);
+});
+
+// One row per rule of the spec's validation table (and the type rules around it): a valid
+// value, then an invalid one with the exact message the user sees.
+const ROWS: { key: string; valid: unknown[]; invalid: [unknown, string][] }[] = [
+  {
+    key: "siteName",
+    valid: ["blog", "my-site-2", "a"],
+    invalid: [
+      [
+        "My_Site",
+        'siteName: must match ^[a-z0-9-]+$ (lowercase letters, digits and dashes) (got "My_Site")',
+      ],
+      ["", 'siteName: must match ^[a-z0-9-]+$ (lowercase letters, digits and dashes) (got "")'],
+      [42, "siteName: must be a string (got 42)"],
+    ],
+  },
+  {
+    key: "region",
+    valid: ["eu-west-1"],
+    invalid: [["", 'region: must be non-empty (got "")'], [
+      "  ",
+      'region: must be non-empty (got "  ")',
+    ]],
+  },
+  {
+    key: "microvm.memory",
+    valid: [0.5, 1, 2, 4, 8],
+    invalid: [
+      [3, "microvm.memory: must be one of 0.5, 1, 2, 4, 8 (got 3)"],
+      [16, "microvm.memory: must be one of 0.5, 1, 2, 4, 8 (got 16)"],
+      ["4", 'microvm.memory: must be one of 0.5, 1, 2, 4, 8 (got "4")'],
+    ],
+  },
+  {
+    key: "microvm.maxDurationSeconds",
+    valid: [1, 1800, 28800],
+    invalid: [
+      [0, "microvm.maxDurationSeconds: must be an integer from 1 to 28800 (got 0)"],
+      [28801, "microvm.maxDurationSeconds: must be an integer from 1 to 28800 (got 28801)"],
+      [1.5, "microvm.maxDurationSeconds: must be an integer from 1 to 28800 (got 1.5)"],
+    ],
+  },
+  {
+    key: "microvm.idle.autoResumeEnabled",
+    valid: [true, false],
+    invalid: [["yes", 'microvm.idle.autoResumeEnabled: must be true or false (got "yes")']],
+  },
+  {
+    key: "microvm.idle.maxIdleDurationSeconds",
+    valid: [0, 600],
+    invalid: [[-1, "microvm.idle.maxIdleDurationSeconds: must be a non-negative integer (got -1)"]],
+  },
+  {
+    key: "retention.microvmDays",
+    valid: [1, 3653],
+    invalid: [
+      [0, "retention.microvmDays: must be a positive integer (got 0)"],
+      [-5, "retention.microvmDays: must be a positive integer (got -5)"],
+      [2.5, "retention.microvmDays: must be a positive integer (got 2.5)"],
+    ],
+  },
+  {
+    key: "retention.cloudfrontDays",
+    valid: [1, 90],
+    invalid: [[0, "retention.cloudfrontDays: must be a positive integer (got 0)"]],
+  },
+  {
+    key: "seo.robots",
+    valid: ["auto", "index", "noindex", "off"],
+    invalid: [["yes", 'seo.robots: must be one of auto, index, noindex, off (got "yes")']],
+  },
+  {
+    key: "seo.sitemap",
+    valid: ["auto", "on", "off"],
+    invalid: [["always", 'seo.sitemap: must be one of auto, on, off (got "always")']],
+  },
+  {
+    key: "sourceInclude",
+    valid: [[], ["src/generated", "a/b/c.txt", "..hidden"]],
+    invalid: [
+      [
+        ["/etc/passwd"],
+        'sourceInclude[0]: must be a repo-relative path (no leading /, no .. segment) (got "/etc/passwd")',
+      ],
+      [
+        ["ok", "a/../../b"],
+        'sourceInclude[1]: must be a repo-relative path (no leading /, no .. segment) (got "a/../../b")',
+      ],
+      [
+        [".."],
+        'sourceInclude[0]: must be a repo-relative path (no leading /, no .. segment) (got "..")',
+      ],
+      ["src", 'sourceInclude: must be an array of strings (got "src")'],
+    ],
+  },
+  {
+    key: "sourceIgnore",
+    valid: [["tmp/"]],
+    invalid: [[[1], "sourceIgnore[0]: must be a string (got 1)"]],
+  },
+  {
+    key: "paths.app",
+    valid: [".", "site", "apps/web"],
+    invalid: [
+      ["", 'paths.app: must be non-empty (got "")'],
+      [
+        "/abs",
+        'paths.app: must be a repo-relative path (no leading /, no .. segment) (got "/abs")',
+      ],
+      [
+        "../other",
+        'paths.app: must be a repo-relative path (no leading /, no .. segment) (got "../other")',
+      ],
+    ],
+  },
+  {
+    key: "paths.dist",
+    valid: ["dist", "apps/web/dist"],
+    invalid: [
+      ["", 'paths.dist: must be non-empty (got "")'],
+      [
+        "dist/..",
+        'paths.dist: must be a repo-relative path (no leading /, no .. segment) (got "dist/..")',
+      ],
+    ],
+  },
+  {
+    key: "invalidationMaxPaths",
+    valid: [1, 3000],
+    invalid: [[0, "invalidationMaxPaths: must be a positive integer (got 0)"]],
+  },
+  {
+    key: "spa",
+    valid: [true],
+    invalid: [["true", 'spa: must be true or false (got "true")']],
+  },
+  {
+    key: "defaultRootObject",
+    valid: ["home.html"],
+    invalid: [["/index.html", 'defaultRootObject: must not start with / (got "/index.html")']],
+  },
+  {
+    key: "githubRepo",
+    valid: ["acme/blog"],
+    invalid: [["acme", 'githubRepo: must be owner/repo (got "acme")']],
+  },
+  {
+    key: "domain",
+    valid: ["blog.example.com"],
+    invalid: [[
+      "https://blog.example.com",
+      'domain: must be a host name like example.com (no scheme, port or path) (got "https://blog.example.com")',
+    ]],
+  },
+  {
+    key: "microvm",
+    valid: [{}],
+    invalid: [[[], "microvm: must be an object (got an array)"], [
+      null,
+      "microvm: must be an object (got null)",
+    ]],
+  },
+];
+
+function withKey(path: string, value: unknown): Record<string, unknown> {
+  const root: Record<string, unknown> = path === "siteName" ? {} : { siteName: "blog" };
+  const parts = path.split(".");
+  let node = root;
+  for (const part of parts.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
+  node[parts.at(-1)!] = value;
+  return root;
+}
+
+for (const row of ROWS) {
+  Deno.test(`resolveSiteConfig() accepts valid ${row.key} values`, () => {
+    for (const value of row.valid) ok(withKey(row.key, value));
+  });
+  Deno.test(`resolveSiteConfig() rejects invalid ${row.key} values naming the key and rule`, () => {
+    for (const [value, message] of row.invalid) {
+      const found = errors(withKey(row.key, value)).map((e) => `${e.path}: ${e.message}`);
+      assert.deepEqual(found, [message]);
+    }
+  });
+}
+
+Deno.test("resolveSiteConfig() requires siteName", () => {
+  assert.deepEqual(errors({ region: "us-east-1" }), [{ path: "siteName", message: "is required" }]);
+});
+
+Deno.test("resolveSiteConfig() rejects a file that is not an object", () => {
+  assert.deepEqual(errors([1, 2]), [{ path: "", message: "must be an object (got an array)" }]);
+});
+
+Deno.test("resolveSiteConfig() reports every failure at once", () => {
+  const found = errors({
+    siteName: "Bad Name",
+    region: "",
+    microvm: { memory: 3, maxDurationSeconds: 0 },
+    retention: { microvmDays: 0 },
+    seo: { robots: "x" },
+  }).map((e) => e.path);
+  assert.deepEqual(found, [
+    "siteName",
+    "region",
+    "microvm.memory",
+    "microvm.maxDurationSeconds",
+    "retention.microvmDays",
+    "seo.robots",
+  ]);
+});
+
+Deno.test("resolveSiteConfig() rejects unknown keys with a did-you-mean suggestion", () => {
+  assert.deepEqual(errors({ siteName: "blog", regoin: "eu-west-1", zzz: 1 }), [
+    { path: "regoin", message: 'unknown key (did you mean "region"?)' },
+    { path: "zzz", message: "unknown key" },
+  ]);
+  assert.deepEqual(errors({ siteName: "blog", microvm: { memroy: 2 } }), [
+    { path: "microvm.memroy", message: 'unknown key (did you mean "memory"?)' },
+  ]);
+});
+
+Deno.test("resolveSiteConfig() allows $schema and leaves it out of the result", () => {
+  const config = ok({ $schema: "../deploy/config.schema.json", siteName: "blog" });
+  assert.equal("$schema" in config, false);
+});
+
+Deno.test("resolveSiteConfig() rejects a bucket name over 63 characters, advising to shorten", () => {
+  // "production-" (11) + 39 + "-" + 12 digits = 63: fits exactly.
+  const fits = "a".repeat(39);
+  ok({ siteName: fits });
+  const [issue, ...rest] = errors({ siteName: fits + "b" });
+  assert.equal(rest.length, 0);
+  assert.equal(issue?.path, "siteName");
+  assert.match(issue!.message, /is 64 characters, over the 63 allowed/);
+  assert.match(issue!.message, /shorten the environment or site name/);
+  // The environment counts too.
+  assert.equal(errors({ siteName: fits }, { env: "production2" }).length, 1);
+});
+
+Deno.test("resolveSiteConfig() checks the bucket length with the real account id when known", () => {
+  const [issue] = errors({ siteName: "a".repeat(40) }, { accountId: "123456789012" });
+  assert.match(issue!.message, /"production-a+-123456789012" is 64 characters/);
+  assert.doesNotMatch(issue!.message, /counting a 12-digit/);
+});
+
+Deno.test("resolveSiteConfig() rejects an environment name unfit for resource names", () => {
+  const [issue] = errors({ siteName: "blog" }, { env: "Prod" });
+  assert.match(issue!.message, /environment name "Prod" must match/);
+});
+
+Deno.test("resolveSiteConfig(): app falls back to domain, then the repo directory name", () => {
+  assert.equal(ok({ siteName: "blog", app: "marketing" }).app, "marketing");
+  assert.equal(ok({ siteName: "blog", domain: "blog.example.com" }).app, "blog.example.com");
+  assert.equal(ok({ siteName: "blog" }).app, "my-blog");
+});
+
+Deno.test("resolveSiteConfig(): --domain beats the domain key (and feeds the app fallback)", () => {
+  const config = ok({ siteName: "blog", domain: "old.example.com" }, {
+    domainFlag: "new.example.com",
+  });
+  assert.equal(config.domain, "new.example.com");
+  assert.equal(config.app, "new.example.com");
+  assert.deepEqual(errors({ siteName: "blog" }, { domainFlag: "http://x" }).map((e) => e.path), [
+    "--domain",
+  ]);
+});
+
+Deno.test("resolveSiteConfig() carries pds and analytics through unchecked", () => {
+  const config = ok({ siteName: "blog", pds: { name: "", bogus: 1 }, analytics: { nope: true } });
+  assert.deepEqual(config.pds, { name: "", bogus: 1 });
+  assert.deepEqual(config.analytics, { nope: true });
+});

@@ -1,0 +1,110 @@
+/**
+ * The deploy CLI's one error model: a stable machine-readable `code`, a one-line `message`
+ * saying what failed, and a `hint` saying what to do. The CLI runner (`cli/run.ts`) is the
+ * only place that prints one and turns it into an exit code.
+ *
+ * @module
+ */
+import type { ConfigIssue } from "@org/shared";
+
+/**
+ * Every error code the deploy CLI reports. Stable: scripts match on them (`--json` prints
+ * `{"error": {"code": …}}`), so add codes but never rename one.
+ */
+export type DeployErrorCode =
+  /** The command line itself is wrong (missing argument, too many positionals, bad value). */
+  | "usage"
+  /** The command word is not a deploy command. */
+  | "unknown_command"
+  /** A flag the command does not accept. */
+  | "unknown_flag"
+  /** A registered command that this version does not implement yet. */
+  | "not_implemented"
+  /** No configuration file exists at any candidate path. */
+  | "config_not_found"
+  /** The configuration file exists but cannot be read. */
+  | "config_unreadable"
+  /** The configuration file is not valid JSONC. */
+  | "config_syntax"
+  /** The configuration parsed but breaks one or more rules (all are listed in `issues`). */
+  | "config_invalid"
+  /** `init` would overwrite an existing configuration file. */
+  | "config_exists"
+  /** An interactive command was run without a terminal. */
+  | "not_a_tty"
+  /** The user cancelled an interactive prompt. */
+  | "aborted"
+  /** The Deno sandbox refused an operation (a path or variable outside the granted flags). */
+  | "permission_denied"
+  /** Anything thrown that is not a `DeployError`: a bug or an unexpected environment failure. */
+  | "internal";
+
+/** Options for {@linkcode DeployError}. */
+export interface DeployErrorOptions {
+  /** What the user should do about it; printed on a second line. */
+  hint?: string;
+  /** Individual configuration problems, printed one per line under the message. */
+  issues?: readonly ConfigIssue[];
+  /** The underlying error, kept for `DEBUG` output only. */
+  cause?: unknown;
+}
+
+/**
+ * An error the deploy CLI shows its user: `code` for scripts, `message` for what failed and
+ * `hint` for what to do.
+ *
+ * @example
+ * ```ts
+ * throw new DeployError("config_not_found", "no configuration for production", {
+ *   hint: "run `deploy init` to create config/production.jsonc",
+ * });
+ * ```
+ */
+export class DeployError extends Error {
+  override name = "DeployError";
+  /** What to do about it (may be empty). */
+  readonly hint: string;
+  /** Configuration problems behind a `config_invalid` error (empty otherwise). */
+  readonly issues: readonly ConfigIssue[];
+
+  /**
+   * @param code stable error code
+   * @param message one line: what failed
+   * @param options hint, config issues and cause
+   */
+  constructor(
+    readonly code: DeployErrorCode,
+    message: string,
+    options: DeployErrorOptions = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.hint = options.hint ?? "";
+    this.issues = options.issues ?? [];
+  }
+
+  /** The error as data, as `--json` prints it. */
+  toJSON(): { code: DeployErrorCode; message: string; hint: string; issues?: ConfigIssue[] } {
+    return {
+      code: this.code,
+      message: this.message,
+      hint: this.hint,
+      ...(this.issues.length > 0 ? { issues: [...this.issues] } : {}),
+    };
+  }
+}
+
+/**
+ * The error a registered but not yet built command throws.
+ *
+ * @param command the full command as typed, e.g. `bootstrap` or `pds login`
+ * @returns a `not_implemented` error
+ */
+export function notImplemented(command: string): DeployError {
+  return new DeployError(
+    "not_implemented",
+    `\`deploy ${command}\` is not available in this version`,
+    {
+      hint: "see docs/cli.md for the commands this version supports",
+    },
+  );
+}
