@@ -5,3 +5,9 @@
  * `deno task deploy [env]`.
  */
 export { main } from "./main.ts";
+export * from "./pipeline/deploy.ts";
+export { syncSite } from "./sync/engine.ts";
+export type { SyncOptions, SyncProgress, SyncResult } from "./sync/engine.ts";
+export { createLocalBuilder } from "./build/local_builder.ts";
+export type { Builder, BuildJob, BuildOutput, BuildPaths } from "./build/builder.ts";
+export { planInvalidation } from "./cdn/invalidation.ts";
