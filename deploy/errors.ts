@@ -36,6 +36,28 @@ export type DeployErrorCode =
   | "aborted"
   /** The Deno sandbox refused an operation (a path or variable outside the granted flags). */
   | "permission_denied"
+  /** A `sourceInclude` entry is not repo-relative (leading `/` or a `..` segment). */
+  | "source_include_invalid"
+  /** A `sourceInclude` path does not exist at deploy time. */
+  | "source_include_missing"
+  /** A `sourceInclude` path exists but holds no file. */
+  | "source_include_empty"
+  /** The source zip handed to a builder is corrupt or has an unsafe entry name. */
+  | "source_zip_invalid"
+  /** The build cannot be named: no git/jj, or the repository has no commit yet. */
+  | "revision_unavailable"
+  /** No lockfile or package.json tells which package manager builds the site. */
+  | "package_manager_unknown"
+  /** The site's package manager is not installed on this machine. */
+  | "package_manager_missing"
+  /** The install or build step exited non-zero. */
+  | "build_failed"
+  /** The build ran past `microvm.maxDurationSeconds` + 60 s. */
+  | "build_timeout"
+  /** The build (or `--no-build`) left no `paths.dist` directory. */
+  | "dist_missing"
+  /** `plan` was asked of a builder that syncs as it builds. */
+  | "plan_unsupported"
   /** Anything thrown that is not a `DeployError`: a bug or an unexpected environment failure. */
   | "internal";
 

@@ -1,0 +1,124 @@
+import assert from "node:assert/strict";
+import { listSourceFiles, underPrefix } from "./select.ts";
+import { DeployError } from "../errors.ts";
+import { makeTree } from "./_test_tree.ts";
+
+const DEFAULT_IGNORE = [".jj/", ".git/", "node_modules/", "dist/", ".astro/"];
+
+Deno.test("listSourceFiles() honours .gitignore at every level, with re-includes", async () => {
+  const root = await makeTree({
+    ".gitignore": "*.log\nsecret/\n",
+    "a.ts": "a",
+    "debug.log": "x",
+    "secret/key": "k",
+    "pkg/.gitignore": "gen/\n!keep.log\n",
+    "pkg/gen/out.js": "g",
+    "pkg/keep.log": "kept",
+    "pkg/other.log": "dropped",
+    "pkg/src/x.ts": "x",
+    ".git/HEAD": "ref",
+  });
+  try {
+    const files = await listSourceFiles({
+      repoRoot: root,
+      sourceIgnore: DEFAULT_IGNORE,
+      sourceInclude: [],
+    });
+    assert.deepEqual(files, [
+      ".gitignore",
+      "a.ts",
+      "pkg/.gitignore",
+      "pkg/keep.log",
+      "pkg/src/x.ts",
+    ]);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("listSourceFiles() drops sourceIgnore prefixes segment-wise", async () => {
+  const root = await makeTree({
+    "dist/index.html": "d",
+    "distribution.txt": "kept",
+    "node_modules/x/index.js": "n",
+    "docs/drafts/a.md": "dropped",
+    "docs/b.md": "kept",
+  });
+  try {
+    const files = await listSourceFiles({
+      repoRoot: root,
+      sourceIgnore: [...DEFAULT_IGNORE, "docs/drafts"],
+      sourceInclude: [],
+    });
+    assert.deepEqual(files, ["distribution.txt", "docs/b.md"]);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("listSourceFiles() adds sourceInclude paths back even when ignored", async () => {
+  const root = await makeTree({
+    ".gitignore": ".env.production\ngenerated/\n",
+    ".env.production": "API=1",
+    "generated/a.json": "{}",
+    "generated/deep/b.json": "{}",
+    "dist/keep/x.txt": "x",
+    "src.ts": "s",
+  });
+  try {
+    const files = await listSourceFiles({
+      repoRoot: root,
+      sourceIgnore: DEFAULT_IGNORE,
+      sourceInclude: [".env.production", "generated/", "dist/keep"],
+    });
+    assert.deepEqual(files, [
+      ".env.production",
+      ".gitignore",
+      "dist/keep/x.txt",
+      "generated/a.json",
+      "generated/deep/b.json",
+      "src.ts",
+    ]);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("listSourceFiles() fails naming a missing sourceInclude path", async () => {
+  const root = await makeTree({ "a.ts": "a" });
+  try {
+    await assert.rejects(
+      listSourceFiles({ repoRoot: root, sourceIgnore: [], sourceInclude: ["config/prod.json"] }),
+      (err) =>
+        err instanceof DeployError && err.code === "source_include_missing" &&
+        err.message.includes("config/prod.json"),
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("listSourceFiles() fails on an empty sourceInclude file or directory", async () => {
+  const root = await makeTree({ "empty.txt": "" });
+  await Deno.mkdir(`${root}/emptydir`);
+  try {
+    for (const path of ["empty.txt", "emptydir"]) {
+      await assert.rejects(
+        listSourceFiles({ repoRoot: root, sourceIgnore: [], sourceInclude: [path] }),
+        (err) => err instanceof DeployError && err.code === "source_include_empty",
+      );
+    }
+    await assert.rejects(
+      listSourceFiles({ repoRoot: root, sourceIgnore: [], sourceInclude: ["../x"] }),
+      (err) => err instanceof DeployError && err.code === "source_include_invalid",
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("underPrefix() matches whole segments only", () => {
+  assert.equal(underPrefix("dist", ["dist"]), true);
+  assert.equal(underPrefix("dist/a", ["dist"]), true);
+  assert.equal(underPrefix("distribution", ["dist"]), false);
+});

@@ -1,0 +1,228 @@
+/**
+ * The sync engine: makes the live site under a bucket prefix equal to a built directory,
+ * uploading only what changed. One module, used by the local deploy path and by the MicroVM
+ * build agent alike.
+ *
+ * @module
+ */
+import { DeleteObjectsCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+import type { Logger } from "@org/shared";
+import { cacheControlFor } from "./cache_control.ts";
+import { contentTypeFor } from "./content_type.ts";
+import { scanSite } from "./local_files.ts";
+import { changedKeys, type LocalFile, planSync, type SyncPlan } from "./plan.ts";
+import { listSite, MD5_METADATA_KEY, normalizePrefix, type SiteLocation } from "./remote.ts";
+import { forEachLimited, type RetryOptions, withRetry } from "./retry.ts";
+
+/** Progress of a running sync, for a progress bar. */
+export interface SyncProgress {
+  /** Which step is running. */
+  readonly phase: "upload" | "delete";
+  /** Items done in this phase. */
+  readonly done: number;
+  /** Items in this phase. */
+  readonly total: number;
+  /** Bytes uploaded so far. */
+  readonly bytes: number;
+  /** Bytes to upload in all. */
+  readonly totalBytes: number;
+}
+
+/** Inputs of {@linkcode syncSite}. */
+export interface SyncOptions extends SiteLocation {
+  /** The built site. */
+  readonly distDir: string;
+  /** Generated files laid over `distDir` by key (see `scanSite`). */
+  readonly overlay?: ReadonlyMap<string, Uint8Array>;
+  /** Object tags on every uploaded file, e.g. `{ app: "example.com", environment: "production" }`. */
+  readonly tags: Readonly<Record<string, string>>;
+  /** Re-upload every file (fixes metadata); only real changes count for invalidation. */
+  readonly refresh?: boolean;
+  /** Plan only: list and compare, change nothing. */
+  readonly dryRun?: boolean;
+  /** Uploads (and hashes) in flight at once. Default 16. */
+  readonly concurrency?: number;
+  /** Backoff for 503 SlowDown and 5xx. */
+  readonly retry?: RetryOptions;
+  /** Called as uploads and deletions progress. */
+  readonly onProgress?: (progress: SyncProgress) => void;
+  /** Structured log lines. */
+  readonly logger?: Logger;
+}
+
+/** What a sync did (or, for a dry run, would do). */
+export interface SyncResult {
+  /** The decision it carried out. */
+  readonly plan: SyncPlan;
+  /** Site-relative keys uploaded, in plan order (assets, then HTML). */
+  readonly uploaded: readonly string[];
+  /** Site-relative keys deleted. */
+  readonly deleted: readonly string[];
+  /** Files already live with the same content. */
+  readonly unchanged: number;
+  /** Bytes uploaded. */
+  readonly bytesUploaded: number;
+  /** Keys whose content changed or that were deleted: the input to the invalidation planner. */
+  readonly changedKeys: readonly string[];
+  /** Whether this was a dry run. */
+  readonly dryRun: boolean;
+  /** Milliseconds spent on each step (scan and list run concurrently). */
+  readonly timings: { readonly scanMs: number; readonly listMs: number; readonly applyMs: number };
+}
+
+/** S3 `DeleteObjects` takes at most this many keys per call. */
+const DELETE_BATCH = 1000;
+
+/**
+ * Syncs `distDir` to `s3://bucket/prefix`: scans and hashes the local files while listing the
+ * live prefix, plans with {@linkcode planSync}, then uploads assets, then HTML pages, then
+ * deletes what is gone, with bounded parallelism and retry on 503 SlowDown / 5xx.
+ *
+ * Each upload sets `Content-Type`, `Cache-Control`, the tags, `Content-MD5` (S3 verifies the
+ * bytes) and an `md5` metadata entry (so a later multipart copy can still be compared).
+ *
+ * @param options where, what and how
+ * @returns the plan and what was done
+ * @throws the S3 error of a call that still fails after its retries
+ *
+ * @example
+ * ```ts
+ * const result = await syncSite({ s3, bucket, prefix: "site/", distDir: "dist", tags: { app: "x", environment: "production" } });
+ * planInvalidation(result.changedKeys, 1000);
+ * ```
+ */
+export async function syncSite(options: SyncOptions): Promise<SyncResult> {
+  const t0 = performance.now();
+  let scanMs = 0;
+  let listMs = 0;
+  const [local, remote] = await Promise.all([
+    scanSite(options.distDir, {
+      ...(options.overlay ? { overlay: options.overlay } : {}),
+      concurrency: 8,
+    }).finally(() => scanMs = performance.now() - t0),
+    listSite(options, options.retry).finally(() => listMs = performance.now() - t0),
+  ]);
+  const plan = planSync(local, remote, { refresh: options.refresh ?? false });
+  const t1 = performance.now();
+  options.logger?.info("sync planned", {
+    uploads: plan.uploads.length,
+    deletes: plan.deletes.length,
+    unchanged: plan.unchanged,
+  });
+  if (options.dryRun) {
+    return result(plan, [], [], 0, true, { scanMs, listMs, applyMs: 0 });
+  }
+  const { uploaded, bytes } = await applyUploads(options, plan);
+  const deleted = await applyDeletes(options, plan.deletes);
+  return result(plan, uploaded, deleted, bytes, false, {
+    scanMs,
+    listMs,
+    applyMs: performance.now() - t1,
+  });
+}
+
+function result(
+  plan: SyncPlan,
+  uploaded: string[],
+  deleted: string[],
+  bytesUploaded: number,
+  dryRun: boolean,
+  timings: SyncResult["timings"],
+): SyncResult {
+  return {
+    plan,
+    uploaded,
+    deleted,
+    unchanged: plan.unchanged,
+    bytesUploaded,
+    changedKeys: changedKeys(plan),
+    dryRun,
+    timings,
+  };
+}
+
+/**
+ * Uploads in two waves, assets then HTML, so no page goes live before its assets.
+ */
+async function applyUploads(options: SyncOptions, plan: SyncPlan) {
+  const prefix = normalizePrefix(options.prefix);
+  const tagging = new URLSearchParams(Object.entries(options.tags)).toString();
+  const total = plan.uploads.length;
+  const totalBytes = plan.uploads.reduce((n, u) => n + u.file.size, 0);
+  const uploaded: string[] = [];
+  let bytes = 0;
+  const report = () =>
+    options.onProgress?.({ phase: "upload", done: uploaded.length, total, bytes, totalBytes });
+  const put = async (file: LocalFile) => {
+    const body = "bytes" in file.source ? file.source.bytes : await Deno.readFile(file.source.path);
+    await withRetry(
+      () =>
+        options.s3.send(
+          new PutObjectCommand({
+            Bucket: options.bucket,
+            Key: prefix + file.key,
+            Body: body,
+            ContentLength: body.byteLength,
+            ContentType: contentTypeFor(file.key),
+            CacheControl: cacheControlFor(file.key),
+            ContentMD5: hexToBase64(file.md5),
+            Metadata: { [MD5_METADATA_KEY]: file.md5 },
+            ...(tagging === "" ? {} : { Tagging: tagging }),
+          }),
+        ),
+      options.retry,
+    );
+    uploaded.push(file.key);
+    bytes += body.byteLength;
+    report();
+  };
+  const assets = plan.uploads.filter((u) => !/\.html?$/i.test(u.file.key)).map((u) => u.file);
+  const pages = plan.uploads.filter((u) => /\.html?$/i.test(u.file.key)).map((u) => u.file);
+  const limit = options.concurrency ?? 16;
+  await forEachLimited(assets, limit, put);
+  await forEachLimited(pages, limit, put);
+  return { uploaded: plan.uploads.map((u) => u.file.key), bytes };
+}
+
+async function applyDeletes(options: SyncOptions, keys: readonly string[]): Promise<string[]> {
+  const prefix = normalizePrefix(options.prefix);
+  const deleted: string[] = [];
+  for (let i = 0; i < keys.length; i += DELETE_BATCH) {
+    const batch = keys.slice(i, i + DELETE_BATCH);
+    const out = await withRetry(
+      () =>
+        options.s3.send(
+          new DeleteObjectsCommand({
+            Bucket: options.bucket,
+            Delete: { Objects: batch.map((k) => ({ Key: prefix + k })), Quiet: true },
+          }),
+        ),
+      options.retry,
+    );
+    const failed = out.Errors ?? [];
+    if (failed.length > 0) {
+      const first = failed[0]!;
+      throw Object.assign(
+        new Error(`could not delete ${first.Key}: ${first.Code} ${first.Message}`),
+        {
+          name: first.Code ?? "DeleteFailed",
+        },
+      );
+    }
+    deleted.push(...batch);
+    options.onProgress?.({
+      phase: "delete",
+      done: deleted.length,
+      total: keys.length,
+      bytes: 0,
+      totalBytes: 0,
+    });
+  }
+  return deleted;
+}
+
+function hexToBase64(hex: string): string {
+  const bytes = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return btoa(String.fromCharCode(...bytes));
+}

@@ -1,0 +1,64 @@
+import assert from "node:assert/strict";
+import { cacheControlFor, IMMUTABLE, isFingerprinted, REVALIDATE } from "./cache_control.ts";
+import { contentTypeFor } from "./content_type.ts";
+
+Deno.test("contentTypeFor() adds charset=utf-8 to every text type", () => {
+  assert.equal(contentTypeFor("index.html"), "text/html; charset=utf-8");
+  assert.equal(contentTypeFor("a/style.css"), "text/css; charset=utf-8");
+  assert.equal(contentTypeFor("app.js"), "text/javascript; charset=utf-8");
+  assert.equal(contentTypeFor("data.json"), "application/json; charset=utf-8");
+  assert.equal(contentTypeFor("logo.svg"), "image/svg+xml; charset=utf-8");
+  assert.equal(contentTypeFor("sitemap.xml"), "application/xml; charset=utf-8");
+  assert.equal(contentTypeFor("robots.txt"), "text/plain; charset=utf-8");
+  assert.equal(contentTypeFor("site.webmanifest"), "application/manifest+json; charset=utf-8");
+  assert.equal(contentTypeFor("feed.rss"), "application/rss+xml; charset=utf-8");
+});
+
+Deno.test("contentTypeFor() leaves binary types without a charset", () => {
+  assert.equal(contentTypeFor("a.png"), "image/png");
+  assert.equal(contentTypeFor("f/a.woff2"), "font/woff2");
+  assert.equal(contentTypeFor("a.wasm"), "application/wasm");
+  assert.equal(contentTypeFor("a.avif"), "image/avif");
+  assert.equal(contentTypeFor("doc.pdf"), "application/pdf");
+});
+
+Deno.test("contentTypeFor() falls back to application/octet-stream", () => {
+  assert.equal(contentTypeFor("LICENSE"), "application/octet-stream");
+  assert.equal(contentTypeFor("a.unknownext"), "application/octet-stream");
+});
+
+Deno.test("cacheControlFor() makes HTML revalidate even with a hash-like name", () => {
+  assert.equal(cacheControlFor("index.html"), REVALIDATE);
+  assert.equal(cacheControlFor("page.3f2a1b9c.html"), REVALIDATE);
+});
+
+Deno.test("cacheControlFor() caches fingerprinted assets for a year, immutable", () => {
+  for (
+    const key of [
+      "_astro/index.BcD3fG7h.css",
+      "assets/index-4f3a2b1c.js",
+      "main.3f2a1b9c8d.js",
+      "_next/static/chunks/main-a1b2c3d4e5f6.js",
+      "img/hero.a1b2c3d4.webp",
+    ]
+  ) assert.equal(cacheControlFor(key), IMMUTABLE, key);
+});
+
+Deno.test("cacheControlFor() makes un-fingerprinted files revalidate", () => {
+  for (
+    const key of [
+      "favicon.ico",
+      "robots.txt",
+      "sitemap.xml",
+      "js/bootstrap-standalone.js",
+      "jquery-3.7.1.min.js",
+      "fonts/Inter-Variable.woff2",
+      "img/logo.png",
+    ]
+  ) assert.equal(cacheControlFor(key), REVALIDATE, key);
+});
+
+Deno.test("isFingerprinted() accepts mixed-case hashes only inside build-output folders", () => {
+  assert.equal(isFingerprinted("_astro/Layout.DiwrgTda.css"), true);
+  assert.equal(isFingerprinted("css/Layout.DiwrgTda.css"), false);
+});

@@ -1,0 +1,91 @@
+/**
+ * The live site's inventory: every object under the site prefix in the bucket.
+ *
+ * @module
+ */
+import { HeadObjectCommand, ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
+import type { RemoteObject } from "./plan.ts";
+import { forEachLimited, type RetryOptions, withRetry } from "./retry.ts";
+
+/** Object metadata key (`x-amz-meta-md5`) holding the hex MD5 the sync engine uploaded. */
+export const MD5_METADATA_KEY = "md5";
+
+/** Where a site lives: a bucket and a key prefix such as `site/`. */
+export interface SiteLocation {
+  /** The S3 client. */
+  readonly s3: S3Client;
+  /** Bucket name. */
+  readonly bucket: string;
+  /** Key prefix, normally `site/`; `""` for the bucket root. */
+  readonly prefix: string;
+}
+
+/**
+ * Normalises a key prefix: no leading slash, exactly one trailing slash, `""` stays `""`.
+ *
+ * @param prefix e.g. `site`, `/site/`
+ * @returns e.g. `site/`
+ */
+export function normalizePrefix(prefix: string): string {
+  const trimmed = prefix.replace(/^\/+|\/+$/g, "");
+  return trimmed === "" ? "" : `${trimmed}/`;
+}
+
+/**
+ * Lists every object under the prefix with `ListObjectsV2`, page by page and without a
+ * delimiter (so nested keys are all seen), and returns them site-relative with their MD5.
+ *
+ * A single-part upload's ETag is its MD5. A multipart ETag (`"<hash>-<parts>"`) is not, so
+ * for those the MD5 is read from the object's `md5` metadata with `HeadObject`; when that is
+ * missing too the MD5 is unknown and the file will be re-uploaded.
+ *
+ * @param site bucket, prefix and client
+ * @param retry backoff options for each call
+ * @returns the live objects, site-relative
+ */
+export async function listSite(
+  site: SiteLocation,
+  retry: RetryOptions = {},
+): Promise<RemoteObject[]> {
+  const prefix = normalizePrefix(site.prefix);
+  const objects: RemoteObject[] = [];
+  const multipart: { key: string; size: number }[] = [];
+  let token: string | undefined;
+  do {
+    const page = await withRetry(
+      () =>
+        site.s3.send(
+          new ListObjectsV2Command({
+            Bucket: site.bucket,
+            Prefix: prefix === "" ? undefined : prefix,
+            ContinuationToken: token,
+            MaxKeys: 1000,
+          }),
+        ),
+      retry,
+    );
+    for (const item of page.Contents ?? []) {
+      if (item.Key === undefined || !item.Key.startsWith(prefix)) continue;
+      const key = item.Key.slice(prefix.length);
+      if (key === "" || key.endsWith("/")) continue; // console-made "folder" markers
+      const etag = (item.ETag ?? "").replaceAll('"', "").toLowerCase();
+      const size = item.Size ?? 0;
+      if (/^[0-9a-f]{32}$/.test(etag)) objects.push({ key, size, md5: etag });
+      else multipart.push({ key, size });
+    }
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token !== undefined);
+  await forEachLimited(multipart, 8, async ({ key, size }) => {
+    const head = await withRetry(
+      () => site.s3.send(new HeadObjectCommand({ Bucket: site.bucket, Key: prefix + key })),
+      retry,
+    );
+    const stored = head.Metadata?.[MD5_METADATA_KEY]?.toLowerCase();
+    objects.push({
+      key,
+      size,
+      md5: stored !== undefined && /^[0-9a-f]{32}$/.test(stored) ? stored : undefined,
+    });
+  });
+  return objects;
+}
