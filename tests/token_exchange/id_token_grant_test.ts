@@ -31,8 +31,10 @@ function mintIdToken(
   idp: OidcFixture,
   claims: Record<string, unknown>,
   clock?: FixedClock,
+  kid?: string,
 ): Promise<string> {
   return idp.server.issuer.buildToken({
+    ...(kid === undefined ? {} : { kid }),
     scopesOrTransform: (_header, payload) => {
       const now = Math.floor((clock?.now() ?? Date.now()) / 1000);
       Object.assign(payload, {
@@ -217,6 +219,23 @@ Deno.test("id_token grant: the same ID token is never redeemed twice", async (t)
       await ok.body?.cancel();
     },
   );
+});
+
+Deno.test("id_token grant: a token signed with the provider's new key re-fetches its JWKS", async () => {
+  await using idp = await startOidcProvider();
+  const clock = new FixedClock(Date.now());
+  await using te = await start(idp, clock);
+  const first = await redeem(te, {
+    id_token: await mintIdToken(idp, { nonce: await getNonce(te) }),
+  });
+  assert.equal(first.status, 200);
+  await first.body?.cancel();
+  const rotated = await idp.server.issuer.keys.generate("RS256");
+  clock.advance(31_000); // past the re-fetch cooldown, well inside the JWKS cache's max age
+  const idToken = await mintIdToken(idp, { nonce: await getNonce(te) }, clock, rotated.kid);
+  const res = await redeem(te, { id_token: idToken });
+  assert.equal(res.status, 200, JSON.stringify(await res.clone().json()));
+  await res.body?.cancel();
 });
 
 Deno.test("id_token grant: ID tokens failing verification → invalid_grant", async (t) => {
