@@ -1,9 +1,9 @@
 import { invalidRequest, serverError } from "../http/errors.ts";
 import { IdTokenInvalid } from "../providers/id_token.ts";
 import type { GrantContext } from "./grant.ts";
-import { startSession, type TokenResponse } from "./issue_tokens.ts";
+import type { TokenResponse } from "./issue_tokens.ts";
 import { requireParam } from "./params.ts";
-import { provisionUser } from "./provision_user.ts";
+import { signIn } from "./sign_in.ts";
 
 /**
  * `grant_type=authorization_code` (`code`, `provider`, `redirect_uri`): exchanges the code at
@@ -34,8 +34,5 @@ export async function authorizationCodeGrant(
     }
     throw err;
   }
-  const user = await provisionUser(ctx, ctx.ids, providerName, claims);
-  const response = await startSession(ctx, user, ctx.ids.next("ses"));
-  ctx.log.info("code exchanged", { provider: providerName, user: user.id });
-  return response;
+  return await signIn(ctx, providerName, claims, "code exchanged");
 }

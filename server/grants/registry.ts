@@ -1,6 +1,7 @@
 import type { Config } from "../config/schema.ts";
 import { authorizationCodeGrant } from "./authorization_code.ts";
 import type { Grant } from "./grant.ts";
+import { idTokenGrant } from "./id_token.ts";
 
 /**
  * The `grant_type`s `POST /token` serves under `config`, in discovery order. Adding a grant
@@ -15,7 +16,7 @@ export function enabledGrants(config: Config): ReadonlyMap<string, Grant> {
     ["authorization_code", authorizationCodeGrant],
   ]);
   if (config.grants.id_token) {
-    // grants.set("id_token", idTokenGrant);  (the ID-token grant issue)
+    grants.set("id_token", idTokenGrant);
   }
   return grants;
 }

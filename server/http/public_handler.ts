@@ -2,6 +2,7 @@ import type { ServiceDeps } from "../deps.ts";
 import { enabledGrants } from "../grants/registry.ts";
 import { createIdFactory } from "../store/ids.ts";
 import { errorResponse } from "./errors.ts";
+import { createNonceEndpoint } from "./nonce_endpoint.ts";
 import { createRouter, type RequestInfo, type Route } from "./router.ts";
 import { createTokenEndpoint } from "./token_endpoint.ts";
 
@@ -11,7 +12,8 @@ export function jwksMaxAge(accessTokenTtl: number): number {
 }
 
 /**
- * Builds the public listener's handler: `/token`, `/keys`, discovery and `/health`; unknown
+ * Builds the public listener's handler: `/token`, `/keys`, discovery, `/health` and, with
+ * the `id_token` grant on, `/nonce`; unknown
  * paths 404 and wrong methods 405 with `Allow`, every error as `{error, error_description}`.
  *
  * @param deps the service dependencies
@@ -57,6 +59,9 @@ export function createPublicHandler(
       handler: () => Response.json(discovery, { headers: cache(300) }),
     },
     { method: "GET", path: "/health", handler: () => health(deps) },
+    ...(grants.has("id_token")
+      ? [{ method: "POST", path: "/nonce", handler: createNonceEndpoint(deps) }]
+      : []),
   ];
   const route = createRouter(routes);
   return async (req, info) => {

@@ -21,6 +21,9 @@ export const PROVIDER_ALGORITHMS = [
   "Ed25519",
 ];
 
+/** Default clock skew (seconds) allowed on `exp`, `iat` and `nbf` of provider ID tokens. */
+export const ID_TOKEN_CLOCK_SKEW = 60;
+
 /** What an ID token must satisfy. */
 export interface IdTokenExpectations {
   readonly issuer: string;
@@ -55,7 +58,7 @@ export async function verifyIdToken(
   getKey: JWTVerifyGetKey,
   expect: IdTokenExpectations,
 ): Promise<IdTokenClaims> {
-  const skew = expect.clockSkew ?? 60;
+  const skew = expect.clockSkew ?? ID_TOKEN_CLOCK_SKEW;
   let payload: JWTPayload;
   try {
     ({ payload } = await jwtVerify(token, getKey, {

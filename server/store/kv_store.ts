@@ -3,6 +3,7 @@ import type { KeyRing, KeyRingStore, StatsStore, Store } from "./store.ts";
 import { K } from "./kv_keys.ts";
 import { KvUserStore } from "./kv_users.ts";
 import { KvSessionStore } from "./kv_sessions.ts";
+import { KvNonceStore } from "./kv_nonces.ts";
 
 /**
  * The whole {@linkcode Store} on one opened Deno KV (a local file, `:memory:` or a KV Connect
@@ -25,6 +26,7 @@ export function createKvStore(kv: Deno.Kv, clock: Clock): Store {
     sessions: new KvSessionStore(kv, clock),
     keyring: new KvKeyRingStore(kv),
     stats: new KvStatsStore(kv),
+    nonces: new KvNonceStore(kv, clock),
     async ping() {
       await kv.get(["health"]);
     },

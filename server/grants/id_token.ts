@@ -1,0 +1,97 @@
+import { decodeProtectedHeader } from "jose";
+import { invalidGrant, invalidRequest } from "../http/errors.ts";
+import { ID_TOKEN_CLOCK_SKEW, type IdTokenClaims, IdTokenInvalid } from "../providers/id_token.ts";
+import { tokenHash } from "../store/ids.ts";
+import type { AssertionMark, RedeemOutcome } from "../store/store.ts";
+import { atHashMatches } from "./at_hash.ts";
+import type { GrantContext } from "./grant.ts";
+import type { TokenResponse } from "./issue_tokens.ts";
+import { nonceLookupHashes } from "./nonce.ts";
+import { requireParam } from "./params.ts";
+import { signIn } from "./sign_in.ts";
+
+/**
+ * `grant_type=id_token` (`provider`, `id_token`, optional `provider_access_token`), served only
+ * when `grants.id_token` is true: signs a user in from a provider ID token presented directly.
+ *
+ * Order: verify the token (provider JWKS, `iss`, `aud`, `azp`, `exp`, `iat` not in the future
+ * and not older than `grants.id_token_max_age`); when `provider_access_token` is given, require
+ * a matching `at_hash`; then, in one atomic store step, refuse an ID token already redeemed,
+ * consume the nonce its `nonce` claim names (see {@linkcode nonceLookupHashes}) and mark the
+ * token redeemed until its `exp`; then the same provisioning, registration policy and session
+ * start as the code exchange.
+ *
+ * Errors: missing parameter, empty `provider_access_token` or unknown provider →
+ * `invalid_request`; any check on the token, its `at_hash` or its nonce failing →
+ * `invalid_grant`; policy → `access_denied`; provider keys unavailable → 502/504
+ * `server_error`.
+ *
+ * @param params the request parameters
+ * @param ctx the grant context
+ * @returns the full token response
+ */
+export async function idTokenGrant(
+  params: ReadonlyMap<string, string>,
+  ctx: GrantContext,
+): Promise<TokenResponse> {
+  const providerName = requireParam(params, "provider");
+  const idToken = requireParam(params, "id_token");
+  const accessToken = params.get("provider_access_token");
+  if (accessToken === "") throw invalidRequest("Parameter provider_access_token is empty");
+  const provider = ctx.providers.get(providerName);
+  if (!provider) throw invalidRequest(`Unknown provider ${providerName}`);
+
+  let claims: IdTokenClaims;
+  try {
+    claims = await provider.verifyIdToken(idToken, ctx.config.grants.id_token_max_age);
+  } catch (err) {
+    if (err instanceof IdTokenInvalid) {
+      ctx.log.info("id token refused", { provider: providerName, reason: err.message });
+      throw invalidGrant(`The ID token failed verification (${err.message})`);
+    }
+    throw err;
+  }
+  if (accessToken !== undefined) {
+    // The signature is verified, so the header's alg is the one the provider signed with.
+    const alg = decodeProtectedHeader(idToken).alg ?? "";
+    if (!atHashMatches(claims.at_hash, accessToken, alg)) {
+      throw invalidGrant(
+        claims.at_hash === undefined
+          ? "The ID token has no at_hash to bind provider_access_token"
+          : "The ID token's at_hash does not match provider_access_token",
+      );
+    }
+  }
+  if (typeof claims.nonce !== "string" || claims.nonce === "") {
+    throw invalidGrant("The ID token carries no nonce; get one from POST /nonce");
+  }
+  const outcome = await ctx.store.nonces.redeem(
+    nonceLookupHashes(claims.nonce),
+    assertionMark(claims, idToken),
+  );
+  if (outcome !== "redeemed") throw invalidGrant(REFUSALS[outcome]);
+  return await signIn(ctx, providerName, claims, "id token redeemed");
+}
+
+const REFUSALS: Readonly<Record<Exclude<RedeemOutcome, "redeemed">, string>> = {
+  nonce_unknown: "The ID token's nonce was not issued by this service or was already used",
+  nonce_expired: "The ID token's nonce has expired",
+  assertion_used: "This ID token has already been redeemed",
+};
+
+/**
+ * The single-use marker of a verified ID token: keyed on `jti` when present, else on the
+ * token's SHA-256, and kept while the token could still verify (`exp` plus the clock skew).
+ *
+ * @param claims the verified claims (`iss` and `exp` are present)
+ * @param idToken the compact token
+ * @returns the marker
+ */
+export function assertionMark(claims: IdTokenClaims, idToken: string): AssertionMark {
+  const jti = typeof claims.jti === "string" && claims.jti !== "" ? claims.jti : undefined;
+  return {
+    issuer: String(claims.iss),
+    id: jti === undefined ? `sha256:${tokenHash(idToken)}` : `jti:${jti}`,
+    expires_at: (Number(claims.exp) + ID_TOKEN_CLOCK_SKEW) * 1000,
+  };
+}

@@ -1,0 +1,28 @@
+import type { IdTokenClaims } from "../providers/id_token.ts";
+import type { GrantContext } from "./grant.ts";
+import { startSession, type TokenResponse } from "./issue_tokens.ts";
+import { provisionUser } from "./provision_user.ts";
+
+/**
+ * Signs in a verified provider identity: finds or creates the user under the registration
+ * policy and starts a session. The common tail of every grant that starts from an ID token
+ * (code exchange, direct ID-token grant).
+ *
+ * @param ctx the grant context
+ * @param provider the provider name
+ * @param claims the verified ID-token claims
+ * @param event the log message naming how the identity arrived
+ * @returns the full token response
+ * @throws {OAuthError} 403 `access_denied` when the policy refuses
+ */
+export async function signIn(
+  ctx: GrantContext,
+  provider: string,
+  claims: IdTokenClaims,
+  event: string,
+): Promise<TokenResponse> {
+  const user = await provisionUser(ctx, ctx.ids, provider, claims);
+  const response = await startSession(ctx, user, ctx.ids.next("ses"));
+  ctx.log.info(event, { provider, user: user.id });
+  return response;
+}

@@ -1,0 +1,31 @@
+import type { ServiceDeps } from "../deps.ts";
+import { mintNonce } from "../grants/nonce.ts";
+import { readCapped } from "./body.ts";
+import { invalidRequest } from "./errors.ts";
+
+/** Largest body read before refusing: anything non-empty is refused anyway. */
+const MAX_NONCE_BODY_BYTES = 1024;
+
+/**
+ * `POST /nonce` (mounted only when `grants.id_token` is true): mints a single-use nonce for the
+ * direct ID-token grant. The request takes no body: an empty one is accepted whatever its
+ * `Content-Type`, a non-empty one is `invalid_request`.
+ *
+ * @param deps store, clock and randomness
+ * @returns the route handler answering `{nonce, expires_in}` with `Cache-Control: no-store`
+ */
+export function createNonceEndpoint(
+  deps: Pick<ServiceDeps, "store" | "clock" | "random">,
+): (req: Request) => Promise<Response> {
+  return async (req) => {
+    if ((await readCapped(req, MAX_NONCE_BODY_BYTES)) !== "") {
+      throw invalidRequest("POST /nonce takes no request body");
+    }
+    const body = await mintNonce({
+      random: deps.random,
+      clock: deps.clock,
+      nonces: deps.store.nonces,
+    });
+    return Response.json(body, { headers: { "Cache-Control": "no-store", Pragma: "no-cache" } });
+  };
+}
