@@ -58,6 +58,20 @@ export type DeployErrorCode =
   | "dist_missing"
   /** `plan` was asked of a builder that syncs as it builds. */
   | "plan_unsupported"
+  /** No build record `builds/<id>.json` for the id given to `logs` or `rollback`. */
+  | "build_not_found"
+  /** The stored source `build/<id>.zip` of a build is gone, so it cannot be rebuilt. */
+  | "build_source_missing"
+  /** The MicroVM builder cannot run: no builder image settings in the environment state. */
+  | "builder_not_configured"
+  /** The builder image failed to build (`CREATE_FAILED`/`UPDATE_FAILED`) or never got ready. */
+  | "builder_image_failed"
+  /** The MicroVM could not be launched (an API error that outlived its retries). */
+  | "microvm_launch_failed"
+  /** The environment state names no distribution, so nothing can be invalidated. */
+  | "distribution_unknown"
+  /** The site bucket name cannot be derived (the AWS account id is unknown). */
+  | "account_unknown"
   /** Anything thrown that is not a `DeployError`: a bug or an unexpected environment failure. */
   | "internal";
 

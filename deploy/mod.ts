@@ -32,3 +32,12 @@ export type { SyncOptions, SyncProgress, SyncResult } from "./sync/engine.ts";
 export { createLocalBuilder } from "./build/local_builder.ts";
 export type { Builder, BuildJob, BuildOutput, BuildPaths } from "./build/builder.ts";
 export { planInvalidation } from "./cdn/invalidation.ts";
+export {
+  createMicrovmBuilder,
+  type MicrovmBuilder,
+  type MicrovmBuilderOptions,
+} from "./microvm/builder.ts";
+export { type BuildClients, createBuildClients } from "./microvm/clients.ts";
+export type { BuilderImageSettings } from "./microvm/image.ts";
+export type { BuildRecord, BuildStatus, ChangedManifest } from "./builds/record.ts";
+export type { AgentJob } from "./agent/job.ts";

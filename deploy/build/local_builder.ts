@@ -4,9 +4,8 @@
  *
  * @module
  */
-import { DeployError } from "../errors.ts";
 import { buildDeadlineMs, type Builder, type BuildJob, type BuildOutput } from "./builder.ts";
-import { detectPackageManager, type Step } from "./package_manager.ts";
+import { runBuildSteps } from "./run_steps.ts";
 import { extractZip } from "./unzip.ts";
 
 /** Options for {@linkcode createLocalBuilder}. */
@@ -44,28 +43,14 @@ export function createLocalBuilder(options: LocalBuilderOptions = {}): Builder {
       });
       const dispose = () => Deno.remove(root, { recursive: true }).catch(() => {});
       try {
-        const deadline = options.deadlineMs ?? buildDeadlineMs(job.maxDurationSeconds);
-        const controller = new AbortController();
-        const timer = setTimeout(() => controller.abort(), deadline);
-        try {
-          await extractZip(job.sourceZip, root);
-          const appDir = job.paths.app === "." ? root : `${root}/${strip(job.paths.app)}`;
-          const { steps } = await detectPackageManager(appDir, root);
-          for (const step of steps) {
-            await runStep(step, appDir, controller.signal, job, options.env, deadline);
-          }
-        } finally {
-          clearTimeout(timer);
-        }
-        const distDir = `${root}/${strip(job.paths.dist)}`;
-        const info = await Deno.stat(distDir).catch(() => undefined);
-        if (!info?.isDirectory) {
-          throw new DeployError(
-            "dist_missing",
-            `the build finished but produced no ${job.paths.dist} directory`,
-            { hint: "check paths.dist: it is relative to the repository root, not to paths.app" },
-          );
-        }
+        await extractZip(job.sourceZip, root);
+        const distDir = await runBuildSteps({
+          rootDir: root,
+          paths: job.paths,
+          deadlineMs: options.deadlineMs ?? buildDeadlineMs(job.maxDurationSeconds),
+          ...(job.onOutput ? { onOutput: job.onOutput } : {}),
+          ...(options.env ? { env: options.env } : {}),
+        });
         return { kind: "directory", distDir, dispose };
       } catch (err) {
         await dispose();
@@ -73,72 +58,4 @@ export function createLocalBuilder(options: LocalBuilderOptions = {}): Builder {
       }
     },
   };
-}
-
-function strip(path: string): string {
-  return path.replace(/^\.\/+/, "").replace(/\/+$/, "");
-}
-
-async function runStep(
-  step: Step,
-  cwd: string,
-  signal: AbortSignal,
-  job: BuildJob,
-  env: Readonly<Record<string, string>> | undefined,
-  deadlineMs: number,
-): Promise<void> {
-  const label = `${step.cmd} ${step.args.join(" ")}`;
-  if (signal.aborted) throw timeout(label, deadlineMs);
-  let child: Deno.ChildProcess;
-  try {
-    child = new Deno.Command(step.cmd, {
-      args: [...step.args],
-      cwd,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-      signal,
-      env: { CI: "true", ...env },
-    }).spawn();
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) {
-      throw new DeployError(
-        "package_manager_missing",
-        `${step.cmd} is not installed on this machine`,
-        { hint: `install ${step.cmd}, or build with --builder microvm` },
-      );
-    }
-    throw err;
-  }
-  const pump = async (stream: ReadableStream<Uint8Array>, name: "stdout" | "stderr") => {
-    let buffered = "";
-    for await (const text of stream.pipeThrough(new TextDecoderStream())) {
-      buffered += text;
-      const lines = buffered.split(/\r?\n/);
-      buffered = lines.pop()!;
-      for (const line of lines) job.onOutput?.(line, name);
-    }
-    if (buffered !== "") job.onOutput?.(buffered, name);
-  };
-  const [status] = await Promise.all([
-    child.status,
-    pump(child.stdout, "stdout"),
-    pump(child.stderr, "stderr"),
-  ]);
-  if (signal.aborted) throw timeout(label, deadlineMs);
-  if (!status.success) {
-    throw new DeployError(
-      "build_failed",
-      `${label} failed with exit code ${status.code}`,
-      { hint: "the build output above shows why" },
-    );
-  }
-}
-
-function timeout(label: string, deadlineMs: number): DeployError {
-  return new DeployError(
-    "build_timeout",
-    `the build did not finish within ${Math.round(deadlineMs / 1000)} s (stopped during ${label})`,
-    { hint: "raise microvm.maxDurationSeconds or speed up the build" },
-  );
 }

@@ -8,6 +8,9 @@
 import type { Command, CommandGroup, CommandTable } from "../cli/command.ts";
 import { notImplemented } from "../errors.ts";
 import { configCommand } from "./config.ts";
+import { historyCommand } from "./history.ts";
+import { logsCommand } from "./logs.ts";
+import { rollbackCommand } from "./rollback.ts";
 import { initCommand } from "./init.ts";
 
 /**
@@ -62,9 +65,9 @@ export const COMMANDS: readonly Command[] = [
   }),
   planned("bootstrap", "create or update the AWS resources around the site"),
   planned("status", "show each resource: present, missing or drifted"),
-  planned("history", "list builds, newest first"),
-  planned("logs", "print a build's log lines", { args: ["id"] }),
-  planned("rollback", "redeploy a stored build", { args: ["id"] }),
+  historyCommand,
+  logsCommand,
+  rollbackCommand,
   planned("delete", "empty the live site and invalidate /*; keeps infrastructure and history"),
   planned("destroy", "tear every resource down (needs --yes)"),
 ];

@@ -1,0 +1,34 @@
+/**
+ * Test helper: a tiny site repository whose build is a real `deno task build` that copies
+ * `public/` into `dist/`, zipped like a deploy zips it.
+ *
+ * @module
+ */
+import { createSourceZip } from "../source/zip.ts";
+
+/**
+ * Writes the fixture repo into a temp dir and zips it.
+ *
+ * @param build the `build` task (default: copy `public/` to `dist/`)
+ * @returns the zip path and a cleanup function
+ */
+export async function fixtureSiteZip(
+  build = "mkdir -p dist && cp -r public/. dist/",
+): Promise<{ zip: string; dispose: () => Promise<void> }> {
+  const dir = await Deno.makeTempDir({ prefix: "fixture-site-" });
+  await Deno.mkdir(`${dir}/repo/public/blog`, { recursive: true });
+  await Deno.writeTextFile(
+    `${dir}/repo/deno.json`,
+    JSON.stringify({ tasks: { build } }, null, 2),
+  );
+  await Deno.writeTextFile(`${dir}/repo/public/index.html`, "<h1>home</h1>\n");
+  await Deno.writeTextFile(`${dir}/repo/public/blog/index.html`, "<h1>blog</h1>\n");
+  await Deno.writeTextFile(`${dir}/repo/public/app.css`, "body{}\n");
+  const zip = await createSourceZip({
+    repoRoot: `${dir}/repo`,
+    sourceIgnore: ["dist/", "node_modules/"],
+    sourceInclude: [],
+    outPath: `${dir}/source.zip`,
+  });
+  return { zip: zip.path, dispose: () => Deno.remove(dir, { recursive: true }) };
+}

@@ -1,0 +1,122 @@
+/**
+ * The agent bundle: the agent's source files (its module graph inside this workspace) plus a
+ * generated `deno.json` import map, zipped deterministically. Its content hash decides whether
+ * the builder image must be rebuilt.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { zipSync } from "fflate";
+
+/** The agent bundle. */
+export interface AgentBundle {
+  /** Files by bundle-relative path (`deploy/agent/main.ts`, `shared/mod.ts`, `deno.json`). */
+  readonly files: ReadonlyMap<string, Uint8Array>;
+  /** SHA-256 (hex) over every path and body, in path order. */
+  readonly hash: string;
+  /** The zip (fixed timestamps, so equal files give equal bytes). */
+  readonly zip: Uint8Array;
+  /** The command the image runs: the agent's entry point in the bundle. */
+  readonly entry: string;
+}
+
+/** Where the workspace root is relative to this file. */
+const ROOT = new URL("../../", import.meta.url);
+const ENTRY = "deploy/agent/main.ts";
+/** Workspace packages the agent imports by name, and their entry inside the bundle. */
+const WORKSPACE_PACKAGES: Readonly<Record<string, string>> = { "@org/shared": "shared/mod.ts" };
+
+/**
+ * The import specifiers of a TypeScript module (static, re-export and literal dynamic imports),
+ * ignoring JSDoc blocks, whose examples are not code.
+ *
+ * @param source module text
+ * @returns specifiers in order of appearance, deduplicated
+ */
+export function importSpecifiers(source: string): string[] {
+  const code = source.replace(/\/\*\*[\s\S]*?\*\//g, "");
+  const found = new Set<string>();
+  const patterns = [
+    /\b(?:import|export)\s+(?:type\s+)?[^'";]*?\bfrom\s*["']([^"']+)["']/g,
+    /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g,
+    /\bimport\s+["']([^"']+)["']/g,
+  ];
+  for (const re of patterns) for (const m of code.matchAll(re)) found.add(m[1]!);
+  return [...found];
+}
+
+/**
+ * Hashes a set of files: path and body of each, in path order.
+ *
+ * @param files bundle-relative path → bytes
+ * @returns hex SHA-256
+ */
+export function hashFiles(files: ReadonlyMap<string, Uint8Array>): string {
+  const h = createHash("sha256");
+  for (const path of [...files.keys()].sort()) {
+    h.update(path).update("\0").update(files.get(path)!).update("\0");
+  }
+  return h.digest("hex");
+}
+
+/**
+ * Collects the agent's module graph from this workspace (read through `fetch`, so it works
+ * from a checkout and from a published copy) and zips it with a `deno.json` that maps the npm
+ * packages it imports to the versions the workspace pins.
+ *
+ * @param read reads a URL's text; default `fetch`
+ * @returns the bundle
+ * @throws Error when a module or the workspace `deno.json` cannot be read
+ */
+export async function buildAgentBundle(
+  read: (url: URL) => Promise<string> = fetchText,
+): Promise<AgentBundle> {
+  const enc = new TextEncoder();
+  const files = new Map<string, Uint8Array>();
+  const bare = new Set<string>();
+  const queue = [ENTRY];
+  while (queue.length > 0) {
+    const path = queue.shift()!;
+    if (files.has(path)) continue;
+    const text = await read(new URL(path, ROOT));
+    files.set(path, enc.encode(text));
+    for (const spec of importSpecifiers(text)) {
+      if (spec.startsWith("./") || spec.startsWith("../")) {
+        queue.push(new URL(spec, new URL(path, "file:///")).pathname.slice(1));
+      } else if (spec in WORKSPACE_PACKAGES) {
+        bare.add(spec);
+        queue.push(WORKSPACE_PACKAGES[spec]!);
+      } else if (!spec.startsWith("node:") && !spec.startsWith("npm:")) {
+        bare.add(spec);
+      }
+    }
+  }
+  const rootConfig = JSON.parse(await read(new URL("deno.json", ROOT))) as {
+    imports?: Record<string, string>;
+  };
+  const imports: Record<string, string> = {};
+  for (const spec of [...bare].sort()) {
+    const pkg = spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0]!;
+    const target = WORKSPACE_PACKAGES[pkg]
+      ? `./${WORKSPACE_PACKAGES[pkg]}`
+      : rootConfig.imports?.[pkg];
+    if (target === undefined) {
+      throw new Error(`the agent imports ${spec}, which deno.json does not pin`);
+    }
+    imports[pkg] = target;
+  }
+  files.set(
+    "deno.json",
+    enc.encode(JSON.stringify({ imports, nodeModulesDir: "auto" }, null, 2) + "\n"),
+  );
+  const entries: Record<string, [Uint8Array, { mtime: Date }]> = {};
+  const mtime = new Date("1980-01-01T00:00:00Z");
+  for (const path of [...files.keys()].sort()) entries[path] = [files.get(path)!, { mtime }];
+  return { files, hash: hashFiles(files), zip: zipSync(entries, { level: 9 }), entry: ENTRY };
+}
+
+async function fetchText(url: URL): Promise<string> {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`cannot read ${url.href}: ${res.status}`);
+  return await res.text();
+}

@@ -1,0 +1,59 @@
+// deno-lint-ignore-file no-console -- the agent's log is its stdout, which the MicroVM ships to CloudWatch
+/**
+ * The build agent baked into the builder image. Two modes:
+ *
+ * - `deno run -A main.ts serve [--port 8080]`: the hook listener inside the MicroVM; the run
+ *   hook (`POST /run`) carries the job.
+ * - `deno run -A main.ts run --job job.json`: runs one job and exits 0 (done) or 1 (failed),
+ *   for debugging an image by hand.
+ *
+ * Every log line goes to stdout; the last line of a job is its marker
+ * (`build:done:<id>` / `build:failed:<id>:<reason>`).
+ *
+ * @module
+ */
+import { S3Client } from "@aws-sdk/client-s3";
+import { parseArgs } from "node:util";
+import { AGENT_HOOK_PORT, createHookHandler } from "./hooks.ts";
+import { type AgentJob, parseAgentJob } from "./job.ts";
+import { runAgentJob } from "./run_job.ts";
+
+function s3For(job: AgentJob): S3Client {
+  const endpoint = Deno.env.get("AWS_ENDPOINT_URL_S3") ?? Deno.env.get("AWS_ENDPOINT_URL");
+  return new S3Client({
+    region: job.region,
+    ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
+  });
+}
+
+const log = (line: string) => console.log(line);
+
+if (import.meta.main) {
+  const { positionals, values } = parseArgs({
+    args: Deno.args,
+    allowPositionals: true,
+    options: { port: { type: "string" }, job: { type: "string" } },
+  });
+  const mode = positionals[0] ?? "serve";
+  if (mode === "run") {
+    if (!values.job) {
+      console.error("usage: main.ts run --job job.json");
+      Deno.exit(2);
+    }
+    const parsed = parseAgentJob(await Deno.readTextFile(values.job));
+    if ("error" in parsed) {
+      log(`build:failed:unknown:${parsed.error}`);
+      Deno.exit(1);
+    }
+    const outcome = await runAgentJob(parsed.job, { s3: s3For(parsed.job), log });
+    Deno.exit(outcome.ok ? 0 : 1);
+  }
+  const port = Number(values.port ?? AGENT_HOOK_PORT);
+  Deno.serve(
+    { port, onListen: () => log(`agent: hook listener on port ${port}`) },
+    createHookHandler(
+      (job) => runAgentJob(job, { s3: s3For(job), log }),
+      (reason) => log(`build:failed:unknown:${reason}`),
+    ),
+  );
+}

@@ -1,0 +1,214 @@
+/**
+ * Build records: what a build stored in the site bucket, where it stored it, and how
+ * `history` orders them. Pure: parsing, keys, sorting.
+ *
+ * Layout in the bucket:
+ * - `build/<id>.zip`: the source the build ran on (kept for `rollback`)
+ * - `builds/<id>.json`: the {@linkcode BuildRecord}
+ * - `builds/<id>.changed.json`: the {@linkcode ChangedManifest}
+ *
+ * @module
+ */
+
+/** A build's state: launched, finished well, failed, or past its deadline. */
+export type BuildStatus = "running" | "done" | "failed" | "timeout";
+
+const STATUSES: ReadonlySet<string> = new Set(["running", "done", "failed", "timeout"]);
+
+/** One build, as `builds/<id>.json` holds it. */
+export interface BuildRecord {
+  /** Record format version (1). */
+  readonly version: 1;
+  /** The build id (the revision, e.g. `3f2a1b9c8d7e` or `3f2a1b9c8d7e-dirty`). */
+  readonly id: string;
+  /** Where the build is. */
+  readonly status: BuildStatus;
+  /** Launch time, ISO 8601. */
+  readonly startedAt: string;
+  /** End time, ISO 8601; null while running. */
+  readonly finishedAt: string | null;
+  /** `finishedAt - startedAt` in ms; null while running. */
+  readonly durationMs: number | null;
+  /** Key of the source zip (`build/<id>.zip`). */
+  readonly source: string;
+  /** CloudWatch log group of the build's lines. */
+  readonly logGroup: string;
+  /** CloudWatch log stream of the build's lines. */
+  readonly logStream: string;
+  /** Why it failed (failed and timeout only). */
+  readonly reason?: string;
+  /** Files uploaded (done only). */
+  readonly uploaded?: number;
+  /** Files deleted (done only). */
+  readonly deleted?: number;
+  /** Files already live (done only). */
+  readonly unchanged?: number;
+  /** Bytes uploaded (done only). */
+  readonly bytesUploaded?: number;
+}
+
+/** What a finished build changed, as `builds/<id>.changed.json` holds it. */
+export interface ChangedManifest {
+  /** Manifest format version (1). */
+  readonly version: 1;
+  /** The build id. */
+  readonly id: string;
+  /** Site-relative keys uploaded with new content or deleted: the invalidation input. */
+  readonly changedKeys: readonly string[];
+  /** Files uploaded. */
+  readonly uploaded: number;
+  /** Files deleted. */
+  readonly deleted: number;
+  /** Files already live. */
+  readonly unchanged: number;
+  /** Bytes uploaded. */
+  readonly bytesUploaded: number;
+}
+
+/** Key prefix of the build records and manifests. */
+export const RECORDS_PREFIX = "builds/";
+
+/**
+ * Key of a build's source zip.
+ *
+ * @param id build id
+ * @returns `build/<id>.zip`
+ */
+export function sourceKey(id: string): string {
+  return `build/${id}.zip`;
+}
+
+/**
+ * Key of a build's record.
+ *
+ * @param id build id
+ * @returns `builds/<id>.json`
+ */
+export function recordKey(id: string): string {
+  return `${RECORDS_PREFIX}${id}.json`;
+}
+
+/**
+ * Key of a build's changed-keys manifest.
+ *
+ * @param id build id
+ * @returns `builds/<id>.changed.json`
+ */
+export function manifestKey(id: string): string {
+  return `${RECORDS_PREFIX}${id}.changed.json`;
+}
+
+/**
+ * Whether a key under `builds/` is a record (not a manifest).
+ *
+ * @param key an object key
+ * @returns true for `builds/<id>.json`
+ */
+export function isRecordKey(key: string): boolean {
+  return key.startsWith(RECORDS_PREFIX) && key.endsWith(".json") &&
+    !key.endsWith(".changed.json") && !key.slice(RECORDS_PREFIX.length).includes("/");
+}
+
+/**
+ * Checks a stored record's shape.
+ *
+ * @param text the object's body
+ * @returns the record, or a reason why it is not one
+ */
+export function parseBuildRecord(text: string): { record: BuildRecord } | { error: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return { error: "not JSON" };
+  }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    return { error: "not an object" };
+  }
+  const r = raw as Record<string, unknown>;
+  if (typeof r.id !== "string" || r.id === "") return { error: "no id" };
+  if (typeof r.status !== "string" || !STATUSES.has(r.status)) {
+    return { error: `unknown status ${JSON.stringify(r.status)}` };
+  }
+  if (typeof r.startedAt !== "string" || Number.isNaN(Date.parse(r.startedAt))) {
+    return { error: "no valid startedAt" };
+  }
+  if (r.finishedAt !== null && r.finishedAt !== undefined) {
+    if (typeof r.finishedAt !== "string" || Number.isNaN(Date.parse(r.finishedAt))) {
+      return { error: "finishedAt is not a time" };
+    }
+  }
+  if (r.durationMs !== null && r.durationMs !== undefined && typeof r.durationMs !== "number") {
+    return { error: "durationMs is not a number" };
+  }
+  for (const k of ["source", "logGroup", "logStream"]) {
+    if (typeof r[k] !== "string") return { error: `no ${k}` };
+  }
+  return {
+    record: {
+      ...(r as unknown as BuildRecord),
+      finishedAt: (r.finishedAt as string | undefined) ?? null,
+      durationMs: (r.durationMs as number | undefined) ?? null,
+    },
+  };
+}
+
+/**
+ * Checks a stored manifest's shape.
+ *
+ * @param text the object's body
+ * @returns the manifest, or undefined when it is not one
+ */
+export function parseChangedManifest(text: string): ChangedManifest | undefined {
+  try {
+    const m = JSON.parse(text) as Partial<ChangedManifest>;
+    if (
+      typeof m !== "object" || m === null || !Array.isArray(m.changedKeys) ||
+      !m.changedKeys.every((k) => typeof k === "string")
+    ) return undefined;
+    return {
+      version: 1,
+      id: String(m.id ?? ""),
+      changedKeys: m.changedKeys,
+      uploaded: Number(m.uploaded ?? 0),
+      deleted: Number(m.deleted ?? 0),
+      unchanged: Number(m.unchanged ?? 0),
+      bytesUploaded: Number(m.bytesUploaded ?? 0),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Orders records newest first: by `startedAt`, then by id for a stable order.
+ *
+ * @param records any order
+ * @returns a new array, newest first
+ */
+export function newestFirst(records: readonly BuildRecord[]): BuildRecord[] {
+  return [...records].sort((a, b) =>
+    Date.parse(b.startedAt) - Date.parse(a.startedAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  );
+}
+
+/**
+ * A finished record from a running one (or a rewrite of a finished one).
+ *
+ * @param record the record so far
+ * @param finishedAtMs end time
+ * @param change the new status and what goes with it
+ * @returns the finished record
+ */
+export function finishRecord(
+  record: BuildRecord,
+  finishedAtMs: number,
+  change: Pick<BuildRecord, "status"> & Partial<BuildRecord>,
+): BuildRecord {
+  return {
+    ...record,
+    ...change,
+    finishedAt: new Date(finishedAtMs).toISOString(),
+    durationMs: Math.max(0, finishedAtMs - Date.parse(record.startedAt)),
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * What `history`, `logs` and `rollback` share: the site bucket, the AWS clients, and the
+ * environment state fields they read from `state/<env>.json` (written by `bootstrap`).
+ *
+ * @module
+ */
+import type { CommandContext } from "../cli/command.ts";
+import type { LoadedSite } from "../config/load.ts";
+import { type BuildStoreLocation, getText } from "../builds/store.ts";
+import { DeployError } from "../errors.ts";
+import { type BuildClients, createBuildClients } from "../microvm/clients.ts";
+import type { BuilderImageSettings } from "../microvm/image.ts";
+
+/** The site, its bucket and clients. */
+export interface BuildContext {
+  /** The loaded configuration. */
+  readonly site: LoadedSite;
+  /** The site bucket. */
+  readonly bucket: string;
+  /** AWS clients in the site's region. */
+  readonly clients: BuildClients;
+  /** Bucket and S3 client together. */
+  readonly store: BuildStoreLocation;
+}
+
+/**
+ * Loads the site and creates the clients.
+ *
+ * @param ctx the command context
+ * @returns the build context
+ * @throws DeployError `account_unknown` when the bucket name cannot be derived
+ */
+export async function buildContext(ctx: CommandContext): Promise<BuildContext> {
+  const site = await ctx.site();
+  const bucket = site.names.bucket;
+  if (bucket === null) {
+    throw new DeployError("account_unknown", "the AWS account id is unknown, so is the bucket", {
+      hint: "set AWS_ACCOUNT_ID, or configure AWS credentials",
+    });
+  }
+  const clients = createBuildClients(site.config.region, ctx.environ);
+  return { site, bucket, clients, store: { s3: clients.s3, bucket } };
+}
+
+/**
+ * The fields of `state/<env>.json` this module reads. `bootstrap` owns the file; these names
+ * are the contract: `distributionId` and `distributionDomain` for the CDN, `builder` for the
+ * MicroVM builder image.
+ */
+export interface EnvironmentStateView {
+  /** The CloudFront distribution id. */
+  readonly distributionId?: string;
+  /** The CloudFront domain (`d111.cloudfront.net`), the origin when no `domain` is set. */
+  readonly distributionDomain?: string;
+  /** Builder image settings. */
+  readonly builder?: Partial<BuilderImageSettings>;
+}
+
+/**
+ * Reads `state/<env>.json` as plain JSON.
+ *
+ * @param store bucket and client
+ * @param env environment name
+ * @returns the fields, or `{}` when there is no state yet
+ */
+export async function readEnvironmentState(
+  store: BuildStoreLocation,
+  env: string,
+): Promise<EnvironmentStateView> {
+  const text = await getText(store, `state/${env}.json`);
+  if (text === undefined) return {};
+  try {
+    const raw = JSON.parse(text) as Record<string, unknown>;
+    const str = (v: unknown) => typeof v === "string" && v !== "" ? v : undefined;
+    const b = (raw.builder ?? {}) as Record<string, unknown>;
+    const builder: Partial<BuilderImageSettings> = {
+      ...(str(b.baseImageArn) ? { baseImageArn: str(b.baseImageArn)! } : {}),
+      ...(str(b.buildRoleArn) ? { buildRoleArn: str(b.buildRoleArn)! } : {}),
+      ...(str(b.executionRoleArn) ? { executionRoleArn: str(b.executionRoleArn)! } : {}),
+    };
+    return {
+      ...(str(raw.distributionId) ? { distributionId: str(raw.distributionId)! } : {}),
+      ...(str(raw.distributionDomain) ? { distributionDomain: str(raw.distributionDomain)! } : {}),
+      builder,
+    };
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Formats milliseconds for people: `850 ms`, `42 s`, `3m 05s`, `1h 02m`.
+ *
+ * @param ms a duration
+ * @returns the text
+ */
+export function humanDuration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, "0")}m`;
+}

@@ -1,0 +1,80 @@
+/**
+ * `deploy history [env]`: the environment's builds, newest first, from the build records in
+ * the site bucket.
+ *
+ * @module
+ */
+import type { Command } from "../cli/command.ts";
+import { type BuildRecord, newestFirst } from "../builds/record.ts";
+import { listBuildRecords } from "../builds/store.ts";
+import { buildContext, humanDuration } from "./build_context.ts";
+
+/**
+ * The history as a terminal table: a header, then one aligned row per build.
+ *
+ * @param records newest first
+ * @returns lines
+ */
+export function historyTable(records: readonly BuildRecord[]): string[] {
+  const rows = [
+    ["ID", "STATUS", "FINISHED", "DURATION"],
+    ...records.map((r) => [
+      r.id,
+      r.status,
+      r.finishedAt ? r.finishedAt.replace("T", " ").replace(/\.\d+Z$/, "Z") : "-",
+      r.durationMs === null ? "-" : humanDuration(r.durationMs),
+    ]),
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  return rows.map((row) => row.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd());
+}
+
+/**
+ * The history for scripts: one tab-separated line per build, no header, fixed columns
+ * `id status finishedAt durationMs` (`-` when unknown).
+ *
+ * @param records newest first
+ * @returns lines
+ */
+export function historyPlain(records: readonly BuildRecord[]): string[] {
+  return records.map((r) =>
+    [r.id, r.status, r.finishedAt ?? "-", r.durationMs === null ? "-" : String(r.durationMs)]
+      .join("\t")
+  );
+}
+
+/** The `history` command. */
+export const historyCommand: Command = {
+  name: "history",
+  summary: "list builds, newest first",
+  help: "Lists the builds recorded in the site bucket (builds/<id>.json), newest first: id,\n" +
+    "status (running, done, failed, timeout), finish time and duration. A record that cannot\n" +
+    "be read is skipped with a warning. Piped output is tab-separated: id, status, finishedAt\n" +
+    "(ISO 8601), durationMs. --json prints the records.",
+  async run(ctx) {
+    const { store } = await buildContext(ctx);
+    const { records, skipped } = await listBuildRecords(store);
+    for (const s of skipped) ctx.out.warn(`skipped ${s.key}: ${s.reason}`);
+    const sorted = newestFirst(records);
+    if (ctx.out.mode === "json") {
+      ctx.out.data(sorted.map((r) => ({
+        id: r.id,
+        status: r.status,
+        startedAt: r.startedAt,
+        finishedAt: r.finishedAt,
+        durationMs: r.durationMs,
+        ...(r.reason === undefined ? {} : { reason: r.reason }),
+      })));
+      return;
+    }
+    if (ctx.out.mode === "plain") {
+      for (const line of historyPlain(sorted)) ctx.out.line(line);
+      return;
+    }
+    if (sorted.length === 0) {
+      ctx.out.line(`no builds recorded for ${ctx.env} yet`);
+      return;
+    }
+    for (const line of historyTable(sorted)) ctx.out.line(line);
+  },
+};

@@ -1,0 +1,38 @@
+/**
+ * `deploy logs <id> [env]`: a build's log lines from CloudWatch Logs, each with its time.
+ *
+ * @module
+ */
+import type { Command } from "../cli/command.ts";
+import { getBuildRecord } from "../builds/store.ts";
+import { DeployError } from "../errors.ts";
+import { readLogStream } from "../microvm/log_tail.ts";
+import { buildContext } from "./build_context.ts";
+
+/** The `logs` command. */
+export const logsCommand: Command = {
+  name: "logs",
+  summary: "print a build's log lines",
+  args: ["id"],
+  help: "Prints the log lines of build <id> from the builder log group, oldest first, each\n" +
+    "prefixed with its ISO 8601 time. The stream is named in the build record\n" +
+    "(builds/<id>.json). --json prints [{timestamp, message}].",
+  async run(ctx) {
+    const id = ctx.args.id ?? "";
+    const { store, clients } = await buildContext(ctx);
+    const record = await getBuildRecord(store, id);
+    if (!record) {
+      throw new DeployError("build_not_found", `no build ${id} is recorded for ${ctx.env}`, {
+        hint: "`deploy history` lists the builds",
+      });
+    }
+    const lines = await readLogStream(clients.logs, record.logGroup, record.logStream);
+    const at = (ms: number) => new Date(ms).toISOString();
+    if (ctx.out.mode === "json") {
+      ctx.out.data(lines.map((l) => ({ timestamp: at(l.timestamp), message: l.message })));
+      return;
+    }
+    if (lines.length === 0) ctx.out.warn(`no log lines for build ${id} (they may have expired)`);
+    for (const l of lines) ctx.out.line(`${at(l.timestamp)} ${l.message}`);
+  },
+};

@@ -1,0 +1,120 @@
+/**
+ * `deploy rollback <id> [env]`: rebuilds a stored build's source (`build/<id>.zip`) in the
+ * MicroVM builder, which syncs it live, then invalidates what changed.
+ *
+ * @module
+ */
+import type { Command } from "../cli/command.ts";
+import { createInvalidation } from "../cdn/invalidate.ts";
+import { planInvalidation } from "../cdn/invalidation.ts";
+import { DeployError } from "../errors.ts";
+import { createMicrovmBuilder, type MicrovmBuilderOptions } from "../microvm/builder.ts";
+import { buildContext, readEnvironmentState } from "./build_context.ts";
+
+/** Test seams passed through to the MicroVM builder (clock, sleep, keep-alive, bundle). */
+export type RollbackSeams = Pick<
+  MicrovmBuilderOptions,
+  "clock" | "sleep" | "keepAlive" | "bundle" | "newToken" | "pollIntervalMs"
+>;
+
+/**
+ * Creates the `rollback` command.
+ *
+ * @param seams builder overrides for tests; none in the CLI
+ * @returns the command
+ */
+export function createRollbackCommand(seams: RollbackSeams = {}): Command {
+  return {
+    name: "rollback",
+    summary: "redeploy a stored build",
+    args: ["id"],
+    help:
+      "Rebuilds build <id> from its stored source (build/<id>.zip) in the MicroVM builder, which\n" +
+      "syncs the result live, then invalidates the changed paths. Reads the distribution id and\n" +
+      "the builder image settings from state/<env>.json (written by bootstrap).",
+    async run(ctx) {
+      const id = ctx.args.id ?? "";
+      const { site, bucket, clients, store } = await buildContext(ctx);
+      const state = await readEnvironmentState(store, ctx.env);
+      const distributionId = state.distributionId;
+      if (!distributionId) {
+        throw new DeployError(
+          "distribution_unknown",
+          `state/${ctx.env}.json names no distribution`,
+          { hint: "run `deploy bootstrap` first" },
+        );
+      }
+      const b = state.builder ?? {};
+      if (!b.baseImageArn || !b.buildRoleArn) {
+        throw new DeployError(
+          "builder_not_configured",
+          `state/${ctx.env}.json has no builder.baseImageArn/builder.buildRoleArn`,
+          { hint: "run `deploy bootstrap` to set up the MicroVM builder" },
+        );
+      }
+      const config = site.config;
+      const origin = config.domain
+        ? `https://${config.domain}`
+        : state.distributionDomain
+        ? `https://${state.distributionDomain}`
+        : undefined;
+      const builder = createMicrovmBuilder({
+        clients,
+        env: ctx.env,
+        siteName: config.siteName,
+        region: config.region,
+        bucket,
+        prefix: "site/",
+        microvm: config.microvm,
+        image: {
+          baseImageArn: b.baseImageArn,
+          buildRoleArn: b.buildRoleArn,
+          ...(b.executionRoleArn ? { executionRoleArn: b.executionRoleArn } : {}),
+        },
+        seo: config.seo,
+        isProduction: ctx.env === "production",
+        origin,
+        tags: site.names.tags as unknown as Record<string, string>,
+        onStatus: (s) => ctx.out.step(s),
+        onWarning: (w) => ctx.out.warn(w),
+        ...seams,
+      });
+      ctx.out.step(`rolling back ${ctx.env} to build ${id}`);
+      const out = await builder.buildStored({
+        buildId: id,
+        paths: { app: config.paths.app, dist: config.paths.dist },
+        maxDurationSeconds: config.microvm.maxDurationSeconds,
+        onOutput: (line) => {
+          if (ctx.out.mode !== "json") ctx.out.line(line);
+        },
+      });
+      const paths = planInvalidation(
+        out.changedKeys,
+        config.invalidationMaxPaths,
+        config.defaultRootObject,
+      );
+      const sent = await createInvalidation(clients.cloudfront, distributionId, paths, id);
+      const summary = {
+        id,
+        uploaded: out.uploaded,
+        deleted: out.deleted,
+        unchanged: out.unchanged,
+        changedKeys: out.changedKeys,
+        invalidation: sent ? { id: sent.id, paths: sent.paths } : null,
+      };
+      if (ctx.out.mode === "json") {
+        ctx.out.data(summary);
+        return;
+      }
+      ctx.out.line(
+        `rolled back to ${id}: ${out.uploaded} uploaded, ${out.deleted} deleted, ${out.unchanged} unchanged`,
+      );
+      ctx.out.line(
+        sent ? `invalidated ${sent.paths.length} path(s) (${sent.id})` : "nothing to invalidate",
+      );
+    },
+  };
+}
+
+/** The `rollback` command. */
+export const rollbackCommand: Command = createRollbackCommand();
