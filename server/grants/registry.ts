@@ -1,6 +1,7 @@
 import type { Config } from "../config/schema.ts";
 import { authorizationCodeGrant } from "./authorization_code.ts";
 import type { Grant } from "./grant.ts";
+import { refreshTokenGrant } from "./refresh_token.ts";
 
 /**
  * The `grant_type`s `POST /token` serves under `config`, in discovery order. Adding a grant
@@ -13,6 +14,7 @@ import type { Grant } from "./grant.ts";
 export function enabledGrants(config: Config): ReadonlyMap<string, Grant> {
   const grants = new Map<string, Grant>([
     ["authorization_code", authorizationCodeGrant],
+    ["refresh_token", refreshTokenGrant],
   ]);
   if (config.grants.id_token) {
     // grants.set("id_token", idTokenGrant);  (the ID-token grant issue)
