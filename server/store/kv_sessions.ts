@@ -1,15 +1,19 @@
 import type { Clock } from "@org/shared";
 import type { RefreshRecord, RefreshSnapshot, SessionFamily, SessionStore } from "./store.ts";
 import { expireIn, K, MINUS_ONE, ONE } from "./kv_keys.ts";
-import { commitRotation, readRefreshSnapshot } from "./kv_rotation.ts";
+import { KvRotation } from "./kv_rotation.ts";
 
 /**
  * {@linkcode SessionStore} on Deno KV. A family, its index entry under the user and its
  * refresh tokens all carry `expireIn` up to the family's absolute end.
  */
 export class KvSessionStore implements SessionStore {
+  readonly #rotation: KvRotation;
+
   /** @param kv an opened Deno KV @param clock the time source for `expireIn` */
-  constructor(private readonly kv: Deno.Kv, private readonly clock: Clock) {}
+  constructor(private readonly kv: Deno.Kv, private readonly clock: Clock) {
+    this.#rotation = new KvRotation(kv, clock);
+  }
 
   /** @inheritdoc */
   async create(family: SessionFamily, refresh: RefreshRecord): Promise<void> {
@@ -26,6 +30,7 @@ export class KvSessionStore implements SessionStore {
       .commit();
     // Ids are ULIDs and hashes are of 256 random bits: a clash means a broken random source.
     if (!res.ok) throw new Error(`session ${family.id} or its refresh token already exists`);
+    this.#rotation.remember(refresh);
   }
 
   /** @inheritdoc */
@@ -74,11 +79,11 @@ export class KvSessionStore implements SessionStore {
 
   /** @inheritdoc */
   readForRefresh(hash: string): Promise<RefreshSnapshot | undefined> {
-    return readRefreshSnapshot(this.kv, hash);
+    return this.#rotation.read(hash);
   }
 
   /** @inheritdoc */
   rotate(snapshot: RefreshSnapshot, retired: RefreshRecord, next: RefreshRecord): Promise<boolean> {
-    return commitRotation(this.kv, this.clock, snapshot, retired, next);
+    return this.#rotation.rotate(snapshot, retired, next);
   }
 }
