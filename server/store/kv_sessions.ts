@@ -1,14 +1,19 @@
 import type { Clock } from "@org/shared";
-import type { RefreshRecord, SessionFamily, SessionStore } from "./store.ts";
+import type { RefreshRecord, RefreshSnapshot, SessionFamily, SessionStore } from "./store.ts";
 import { expireIn, K, MINUS_ONE, ONE } from "./kv_keys.ts";
+import { KvRotation } from "./kv_rotation.ts";
 
 /**
  * {@linkcode SessionStore} on Deno KV. A family, its index entry under the user and its
  * refresh tokens all carry `expireIn` up to the family's absolute end.
  */
 export class KvSessionStore implements SessionStore {
+  readonly #rotation: KvRotation;
+
   /** @param kv an opened Deno KV @param clock the time source for `expireIn` */
-  constructor(private readonly kv: Deno.Kv, private readonly clock: Clock) {}
+  constructor(private readonly kv: Deno.Kv, private readonly clock: Clock) {
+    this.#rotation = new KvRotation(kv, clock);
+  }
 
   /** @inheritdoc */
   async create(family: SessionFamily, refresh: RefreshRecord): Promise<void> {
@@ -25,6 +30,7 @@ export class KvSessionStore implements SessionStore {
       .commit();
     // Ids are ULIDs and hashes are of 256 random bits: a clash means a broken random source.
     if (!res.ok) throw new Error(`session ${family.id} or its refresh token already exists`);
+    this.#rotation.remember(refresh);
   }
 
   /** @inheritdoc */
@@ -69,5 +75,15 @@ export class KvSessionStore implements SessionStore {
       if (await this.revokeFamily(id, at)) n++;
     }
     return n;
+  }
+
+  /** @inheritdoc */
+  readForRefresh(hash: string): Promise<RefreshSnapshot | undefined> {
+    return this.#rotation.read(hash);
+  }
+
+  /** @inheritdoc */
+  rotate(snapshot: RefreshSnapshot, retired: RefreshRecord, next: RefreshRecord): Promise<boolean> {
+    return this.#rotation.rotate(snapshot, retired, next);
   }
 }

@@ -1,0 +1,189 @@
+// deno-lint-ignore-file no-console -- a benchmark prints its figures
+/**
+ * Refresh-token rotation over HTTP, against the floor it stands on.
+ *
+ * For each store (`:memory:` KV, then a KV file in a temp dir) it starts the real service on
+ * loopback (`startServer`, as `serve` does), seeds sessions through the store, measures the
+ * floor in-process (one Ed25519 JWT signature, one SHA-256, one KV atomic commit on that
+ * store), then drives rotations with 64 concurrent keep-alive clients from a worker thread
+ * (each client follows its own session's rotation chain) for a bounded count.
+ *
+ * Prints `name: value unit` lines: rate, p50, p99, errors, process CPU per refresh (server,
+ * KV thread and load generator together), the floor and the ratio of the HTTP rate to the
+ * floor rate (1 / floor time); `refresh_overhead_over_floor` is the time per refresh beyond
+ * the floor, as a share of the floor.
+ *
+ * Options: `--clients N` (64), `--per-client N` (400), `--seed N` extra idle sessions (2000).
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { cpuUsage } from "node:process";
+import { parseArgs } from "node:util";
+import { createJsonLogger } from "@org/shared";
+import { resolveConfig } from "../server/config/resolve.ts";
+import type { ServiceDeps } from "../server/deps.ts";
+import { mintAccessToken, startSession } from "../server/grants/issue_tokens.ts";
+import { startServer } from "../server/main.ts";
+import { createIdFactory, newOpaqueToken, tokenHash } from "../server/store/ids.ts";
+import type { RefreshRecord, UserRecord } from "../server/store/store.ts";
+import type { LoadRequest, LoadResult } from "./support/refresh_load_worker.ts";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    clients: { type: "string", default: "64" },
+    "per-client": { type: "string", default: "400" },
+    seed: { type: "string", default: "2000" },
+    store: { type: "string", default: "memory,file" },
+  },
+});
+const CLIENTS = Number(values.clients);
+const PER_CLIENT = Number(values["per-client"]);
+const IDLE_SESSIONS = Number(values.seed);
+const WARMUP_PER_CLIENT = 25;
+
+function line(name: string, value: number, unit: string, digits = 1): void {
+  console.log(`${name}: ${value.toFixed(digits)} ${unit}`);
+}
+
+/** Mean µs per call of `fn` over `n` calls after a warm-up. */
+async function perCallUs(n: number, fn: (i: number) => unknown): Promise<number> {
+  for (let i = 0; i < Math.min(200, n); i++) await fn(-1 - i);
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) await fn(i);
+  return (performance.now() - t0) * 1000 / n;
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
+}
+
+async function seedSessions(deps: ServiceDeps, n: number): Promise<string[]> {
+  const ids = createIdFactory(deps.clock, deps.random);
+  const tokens: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const now = deps.clock.now();
+    const user: UserRecord = {
+      id: ids.next("usr"),
+      provider: "bench",
+      external_id: `user-${i}`,
+      email: `user-${i}@example.com`,
+      display_name: `User ${i}`,
+      status: "active",
+      metadata: {},
+      claims: { tier: "pro" },
+      created_at: now,
+      updated_at: now,
+    };
+    await deps.store.users.create(user);
+    tokens.push((await startSession(deps, user, ids.next("ses"))).refresh_token!);
+  }
+  return tokens;
+}
+
+function drive(req: LoadRequest): Promise<LoadResult> {
+  const worker = new Worker(new URL("./support/refresh_load_worker.ts", import.meta.url), {
+    type: "module",
+  });
+  return new Promise<LoadResult>((resolve, reject) => {
+    worker.onmessage = (e: MessageEvent<LoadResult>) => resolve(e.data);
+    worker.onerror = (e) => {
+      e.preventDefault();
+      reject(new Error(e.message));
+    };
+    worker.postMessage(req);
+  }).finally(() => worker.terminate());
+}
+
+async function floor(deps: ServiceDeps, kv: Deno.Kv): Promise<{
+  sign: number;
+  sha: number;
+  commit: number;
+}> {
+  const user = (await deps.store.users.list(undefined, 1))[0]!;
+  const claims = JSON.parse(
+    atob(
+      mintAccessToken(deps, user, "ses_x").token.split(".")[1]!.replace(/-/g, "+")
+        .replace(/_/g, "/"),
+    ),
+  );
+  const token = newOpaqueToken(deps.random);
+  const record: RefreshRecord = {
+    hash: tokenHash(token),
+    family_id: "ses_01JBENCHBENCHBENCHBENCHBENC",
+    user_id: user.id,
+    issued_at: Date.now(),
+    expires_at: Date.now() + 86_400_000,
+  };
+  const sign = await perCallUs(5000, () => deps.keys.sign(claims));
+  const sha = await perCallUs(20000, () => tokenHash(token));
+  const commit = await perCallUs(
+    3000,
+    (i) =>
+      kv.atomic().check({ key: ["bench_floor", i], versionstamp: null })
+        .set(["bench_floor", i], record, { expireIn: 60_000 }).commit(),
+  );
+  return { sign, sha, commit };
+}
+
+async function run(kind: "memory" | "file"): Promise<void> {
+  const dir = kind === "file" ? await Deno.makeTempDir({ prefix: "bench-refresh-" }) : undefined;
+  const path = dir ? join(dir, "token-exchange.kv") : ":memory:";
+  const resolved = resolveConfig({ server: { port: 0 }, storage: { kv_path: path } }, {});
+  if ("errors" in resolved) throw new Error(JSON.stringify(resolved.errors));
+  const kv = await Deno.openKv(path);
+  const server = await startServer({
+    config: resolved.config,
+    kv,
+    log: createJsonLogger({ level: "warn" }),
+  });
+  try {
+    const port = new URL(server.publicUrl!).port;
+    const tokens = await seedSessions(server.deps, 2 * CLIENTS + IDLE_SESSIONS);
+    const f = await floor(server.deps, kv);
+    const floorUs = f.sign + f.sha + f.commit;
+    line(`floor_ed25519_jwt_sign_${kind}`, f.sign, "µs");
+    line(`floor_sha256_${kind}`, f.sha, "µs", 2);
+    line(`floor_kv_atomic_commit_${kind}`, f.commit, "µs");
+    line(`floor_total_${kind}`, floorUs, "µs");
+    line(`floor_rate_${kind}`, 1e6 / floorUs, "refreshes/s", 0);
+
+    await drive({
+      port: Number(port),
+      tokens: tokens.slice(0, CLIENTS),
+      perClient: WARMUP_PER_CLIENT,
+    });
+    const cpu0 = cpuUsage();
+    const r = await drive({
+      port: Number(port),
+      tokens: tokens.slice(CLIENTS, 2 * CLIENTS),
+      perClient: PER_CLIENT,
+    });
+    const cpu = cpuUsage(cpu0);
+    const sorted = r.latenciesMs.sort((a, b) => a - b);
+    const rate = sorted.length / (r.elapsedMs / 1000);
+    const perRefreshUs = 1e6 / rate;
+    line(`refresh_count_${kind}`, sorted.length, "refreshes", 0);
+    line(`refresh_errors_${kind}`, r.errors, "responses", 0);
+    if (r.firstError) console.error(`first error: ${r.firstError}`);
+    line(`refresh_rate_${kind}`, rate, "refreshes/s", 0);
+    line(`refresh_p50_${kind}`, percentile(sorted, 0.5), "ms", 2);
+    line(`refresh_p99_${kind}`, percentile(sorted, 0.99), "ms", 2);
+    // All threads of this process (server, KV, load worker): what a refresh costs when the
+    // machine is shared and wall-clock rates are noisy.
+    line(`refresh_process_cpu_${kind}`, (cpu.user + cpu.system) / sorted.length, "µs/refresh");
+    line(`refresh_rate_to_floor_ratio_${kind}`, rate / (1e6 / floorUs), "x", 2);
+    line(`refresh_overhead_over_floor_${kind}`, (perRefreshUs - floorUs) / floorUs * 100, "%", 0);
+  } finally {
+    await server.shutdown();
+    kv.close();
+    if (dir) await Deno.remove(dir, { recursive: true });
+  }
+}
+
+console.log(`# ${CLIENTS} clients x ${PER_CLIENT} rotations, ${IDLE_SESSIONS} idle sessions`);
+for (const kind of String(values.store).split(",")) {
+  if (kind !== "memory" && kind !== "file") throw new Error(`unknown store ${kind}`);
+  await run(kind);
+}

@@ -1,0 +1,115 @@
+import assert from "node:assert/strict";
+import { FixedClock } from "@org/shared";
+import { KvSessionStore } from "./kv_sessions.ts";
+import type { RefreshRecord, RefreshSnapshot, SessionFamily } from "./store.ts";
+
+const NOW = 1_700_000_000_000;
+
+async function withSessions(
+  n: number,
+  fn: (store: KvSessionStore, records: RefreshRecord[], kv: Deno.Kv) => Promise<void>,
+): Promise<void> {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new KvSessionStore(kv, new FixedClock(NOW));
+    const records: RefreshRecord[] = [];
+    for (let i = 0; i < n; i++) {
+      const family: SessionFamily = {
+        id: `ses_${i}`,
+        user_id: "usr_1",
+        created_at: NOW,
+        expires_at: NOW + 3_600_000,
+        revoked: false,
+      };
+      const record: RefreshRecord = {
+        hash: `h${i}`,
+        family_id: family.id,
+        user_id: "usr_1",
+        issued_at: NOW,
+        expires_at: family.expires_at,
+      };
+      await store.create(family, record);
+      records.push(record);
+    }
+    await fn(store, records, kv);
+  } finally {
+    kv.close();
+  }
+}
+
+function successorOf(r: RefreshRecord, tag: string): [RefreshRecord, RefreshRecord] {
+  const next = { ...r, hash: `${r.hash}-${tag}` };
+  return [{ ...r, retired_at: NOW, successor: { hash: next.hash, sealed: tag } }, next];
+}
+
+function rotate(store: KvSessionStore, snap: RefreshSnapshot, tag: string): Promise<boolean> {
+  const [retired, next] = successorOf(snap.record, tag);
+  return store.rotate(snap, retired, next);
+}
+
+Deno.test("rotate(): concurrent rotations of different tokens all commit", async () => {
+  await withSessions(40, async (store, records) => {
+    const snaps = await Promise.all(records.map((r) => store.readForRefresh(r.hash)));
+    const oks = await Promise.all(snaps.map((s) => rotate(store, s!, "a")));
+    assert.deepEqual(oks, Array(40).fill(true));
+    for (const r of records) {
+      const after = await store.readForRefresh(r.hash);
+      assert.equal(after?.record.retired_at, NOW);
+      assert.equal(after?.successorLive, true);
+    }
+  });
+});
+
+Deno.test("rotate(): two rotations of one token at once: exactly one wins", async () => {
+  await withSessions(3, async (store, records) => {
+    const snap = (await store.readForRefresh(records[0]!.hash))!;
+    const others = await Promise.all(records.slice(1).map((r) => store.readForRefresh(r.hash)));
+    const oks = await Promise.all([
+      rotate(store, snap, "a"),
+      rotate(store, snap, "b"),
+      rotate(store, snap, "c"),
+      ...others.map((s) => rotate(store, s!, "x")),
+    ]);
+    assert.equal(oks.slice(0, 3).filter(Boolean).length, 1);
+    assert.deepEqual(oks.slice(3), [true, true]);
+    const after = (await store.readForRefresh(records[0]!.hash))!;
+    const winner = ["a", "b", "c"][oks.indexOf(true)];
+    assert.equal(after.record.successor?.sealed, winner);
+  });
+});
+
+Deno.test("rotate(): a stale snapshot fails alone; its batch mates still commit", async () => {
+  await withSessions(4, async (store, records) => {
+    const stale = (await store.readForRefresh(records[0]!.hash))!;
+    assert.equal(await rotate(store, stale, "first"), true);
+    const fresh = await Promise.all(records.slice(1).map((r) => store.readForRefresh(r.hash)));
+    const oks = await Promise.all([
+      ...fresh.map((s) => rotate(store, s!, "y")),
+      rotate(store, stale, "second"),
+    ]);
+    assert.deepEqual(oks, [true, true, true, false]);
+  });
+});
+
+Deno.test("rotate(): a family revoked after the read makes the rotation fail", async () => {
+  await withSessions(1, async (store, records) => {
+    const snap = (await store.readForRefresh(records[0]!.hash))!;
+    await store.revokeFamily("ses_0", NOW);
+    assert.equal(await rotate(store, snap, "a"), false);
+  });
+});
+
+Deno.test("readForRefresh(): a store that did not issue the token reads it all the same", async () => {
+  await withSessions(1, async (store, records, kv) => {
+    // A second store object on the same KV has no hints: the two-round-trip path.
+    const other = new KvSessionStore(kv, new FixedClock(NOW));
+    const snap = await other.readForRefresh(records[0]!.hash);
+    assert.equal(snap?.family?.id, "ses_0");
+    assert.equal(await other.readForRefresh("nope"), undefined);
+    assert.equal(await rotate(other, snap!, "a"), true);
+    const retired = await other.readForRefresh(records[0]!.hash);
+    assert.equal(retired?.successorLive, true);
+    const retiredViaHint = await store.readForRefresh(records[0]!.hash);
+    assert.equal(retiredViaHint?.successorLive, true);
+  });
+});
