@@ -57,16 +57,16 @@ Deno.test("runCli(): no command prints a usage hint and exits 1", async () => {
 
 Deno.test("runCli(): a registered but unbuilt command fails honestly in two lines", async () => {
   const cli = captureCli();
-  assert.equal(await runCli(["bootstrap", "staging"], cli.deps), 1);
+  assert.equal(await runCli(["history", "staging"], cli.deps), 1);
   assert.equal(
     cli.stderr(),
-    "error: `deploy bootstrap` is not available in this version\nhint: see docs/cli.md for the commands this version supports\n",
+    "error: `deploy history` is not available in this version\nhint: see docs/cli.md for the commands this version supports\n",
   );
 });
 
 Deno.test("runCli(): --json errors also go to stdout as data", async () => {
   const cli = captureCli();
-  assert.equal(await runCli(["status", "--json"], cli.deps), 1);
+  assert.equal(await runCli(["history", "--json"], cli.deps), 1);
   assert.equal(JSON.parse(cli.stdout()).error.code, "not_implemented");
 });
 

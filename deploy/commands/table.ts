@@ -7,8 +7,12 @@
  */
 import type { Command, CommandGroup, CommandTable } from "../cli/command.ts";
 import { notImplemented } from "../errors.ts";
+import { bootstrapCommand } from "./bootstrap.ts";
 import { configCommand } from "./config.ts";
+import { deleteCommand } from "./delete.ts";
+import { destroyCommand } from "./destroy.ts";
 import { initCommand } from "./init.ts";
+import { statusCommand } from "./status.ts";
 
 /**
  * A registered command this version does not implement: listed in help, and running it
@@ -60,13 +64,13 @@ export const COMMANDS: readonly Command[] = [
       refresh: { type: "boolean", description: "re-upload every file (metadata fixes)" },
     },
   }),
-  planned("bootstrap", "create or update the AWS resources around the site"),
-  planned("status", "show each resource: present, missing or drifted"),
+  bootstrapCommand,
+  statusCommand,
   planned("history", "list builds, newest first"),
   planned("logs", "print a build's log lines", { args: ["id"] }),
   planned("rollback", "redeploy a stored build", { args: ["id"] }),
-  planned("delete", "empty the live site and invalidate /*; keeps infrastructure and history"),
-  planned("destroy", "tear every resource down (needs --yes)"),
+  deleteCommand,
+  destroyCommand,
 ];
 
 /** Command groups: `deploy <group> <command>`. */
