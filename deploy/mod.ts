@@ -26,3 +26,12 @@ export { siteJsonSchema } from "./config/json_schema.ts";
 export type * from "./cli/command.ts";
 export { type CliDeps, runCli } from "./cli/run.ts";
 export { COMMAND_TABLE, COMMANDS, GROUPS, planned } from "./commands/table.ts";
+export * from "./state/env_state.ts";
+export * from "./state/bucket_layout.ts";
+export {
+  type AwsClients,
+  createAwsClients,
+  destroyAwsClients,
+  lookupAccountIdWithSts,
+} from "./infra/aws_clients.ts";
+export { aws, awsFailure, awsMaybe } from "./infra/aws_errors.ts";
