@@ -96,10 +96,16 @@ export const bootstrapCommand: Command = {
       );
     }
     ctx.out.line();
+    const count = (a: string) => result.nodes.filter((n) => n.action === a).length;
     if (!result.changed) {
-      ctx.out.line("No changes: every resource is up to date.");
+      ctx.out.line(
+        count("adopted") > 0
+          ? `No changes to AWS resources; ${
+            count("adopted")
+          } existing resource(s) adopted into the state.`
+          : "No changes: every resource is up to date.",
+      );
     } else {
-      const count = (a: string) => result.nodes.filter((n) => n.action === a).length;
       ctx.out.line(
         `Bootstrap complete: ${count("created")} created, ${count("updated")} updated, ` +
           `${count("adopted")} adopted, ${count("unchanged")} unchanged.`,

@@ -164,6 +164,7 @@ Deno.test("bootstrap: resources a run created but never recorded are adopted, no
   assert.equal(rerun.code, 0, rerun.stderr);
   assert.match(rerun.stdout, /adopted +distribution/);
   assert.match(rerun.stdout, /adopted +role production-blog-gh/);
+  assert.match(rerun.stdout, /No changes to AWS resources; 8 existing resource\(s\) adopted/);
   assert.equal(world.aws.cloudfront.state.distributions.size, 1);
   assert.equal(world.aws.cloudfront.state.originAccessControls.size, 1);
   assert.equal(typeof (await readState(world))?.distributionId, "string");
