@@ -70,8 +70,26 @@ export type DeployErrorCode =
   | "microvm_launch_failed"
   /** The environment state names no distribution, so nothing can be invalidated. */
   | "distribution_unknown"
-  /** The site bucket name cannot be derived (the AWS account id is unknown). */
+  /** No AWS account id: `AWS_ACCOUNT_ID` unset and the STS look-up unavailable. */
   | "account_unknown"
+  /** No usable AWS credentials (none found, expired, or rejected). */
+  | "aws_credentials_missing"
+  /** AWS refused an action; the message names the action and the resource. */
+  | "aws_access_denied"
+  /** Any other AWS failure; the message names the action, the resource and AWS's code. */
+  | "aws_request_failed"
+  /** The site bucket name belongs to another AWS account. */
+  | "bucket_name_taken"
+  /** A custom-domain certificate is not issued yet (DNS validation pending). */
+  | "certificate_pending_validation"
+  /** `state/<env>.json` does not exist: the environment was never bootstrapped. */
+  | "state_missing"
+  /** `state/<env>.json` exists but is not a state file this version understands. */
+  | "state_invalid"
+  /** A destructive command was run without `--yes`. */
+  | "confirmation_required"
+  /** An AWS resource did not reach the awaited status in time. */
+  | "wait_timeout"
   /** Anything thrown that is not a `DeployError`: a bug or an unexpected environment failure. */
   | "internal";
 

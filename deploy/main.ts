@@ -8,15 +8,14 @@
 import { runCli } from "./cli/run.ts";
 import { COMMAND_TABLE } from "./commands/table.ts";
 import { denoFiles } from "./config/files.ts";
+import { AWS_ENV_VARS, lookupAccountIdWithSts } from "./infra/aws_clients.ts";
 
 /** Variables read one by one when the process may not list the whole environment. */
 const KNOWN_ENV = [
   "DEBUG",
   "NO_COLOR",
   "AWS_ACCOUNT_ID",
-  "AWS_REGION",
-  "AWS_PROFILE",
-  "AWS_ENDPOINT_URL",
+  ...AWS_ENV_VARS,
 ] as const;
 
 function readEnviron(): Record<string, string | undefined> {
@@ -49,10 +48,12 @@ function writeAll(stream: { writeSync(p: Uint8Array): number }, text: string): v
  * @returns 0 on success or `--help`, 1 on any error
  */
 export function main(args: string[]): Promise<number> {
+  const environ = readEnviron();
   return runCli(args, {
     commands: COMMAND_TABLE,
     cwd: Deno.cwd(),
-    environ: readEnviron(),
+    environ,
+    lookupAccountId: () => lookupAccountIdWithSts(environ),
     stdout: (text) => writeAll(Deno.stdout, text),
     stderr: (text) => writeAll(Deno.stderr, text),
     stdoutIsTty: Deno.stdout.isTerminal(),

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Logger } from "@org/shared";
+import type { Clock, Logger } from "@org/shared";
 import type { AnalyticsConfig } from "../config/analytics_config.ts";
 import type { Files } from "../config/files.ts";
 import type { LoadedSite } from "../config/load.ts";
@@ -72,7 +72,15 @@ export interface CommandContext {
   readonly prompt: Prompt;
   /** URL of `deploy/config.schema.json`, for `"$schema"` in generated files. */
   readonly schemaUrl: string;
-  /** The AWS account id: `AWS_ACCOUNT_ID`, else the injected resolver (STS), else undefined. */
+  /** Waits `ms` milliseconds (injected so tests of polling commands do not sleep). */
+  sleep(ms: number): Promise<void>;
+  /** Wall clock (timestamps, wait deadlines). */
+  readonly clock: Clock;
+  /**
+   * The AWS account id: `AWS_ACCOUNT_ID`, else the injected resolver (STS), else undefined.
+   * Commands that talk to AWS call this before `site()`, so the site's bucket name is known;
+   * other commands skip the look-up.
+   */
   accountId(): Promise<string | undefined>;
   /**
    * The environment's configuration, loaded and validated once (memoized).

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { createJsonLogger, type Logger } from "@org/shared";
+import { type Clock, createJsonLogger, type Logger, systemClock } from "@org/shared";
 import { resolveAnalyticsConfig } from "../config/analytics_config.ts";
 import type { Files } from "../config/files.ts";
 import { type LoadedSite, loadSite } from "../config/load.ts";
@@ -39,12 +39,16 @@ export interface CliDeps {
   /** URL of `deploy/config.schema.json`. */
   schemaUrl: string;
   /**
-   * Looks the account id up when `AWS_ACCOUNT_ID` is not set (STS, added with `bootstrap`).
-   * Absent: the account id stays unknown.
+   * Looks the account id up when `AWS_ACCOUNT_ID` is not set (`main.ts` passes STS
+   * `GetCallerIdentity`). Absent: the account id stays unknown.
    */
   lookupAccountId?: () => Promise<string | undefined>;
   /** Logger; default JSON lines on `stderr`, `debug` level only with `DEBUG`. */
   log?: Logger;
+  /** Waits; default a real timer. Tests pass one that returns at once. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Clock; default the system clock. */
+  clock?: Clock;
 }
 
 /**
@@ -131,9 +135,13 @@ function createContext(p: ContextParts): CommandContext {
     interactive: deps.stdinIsTty && deps.stdoutIsTty,
     prompt: deps.prompt,
     schemaUrl: deps.schemaUrl,
+    sleep: deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    clock: deps.clock ?? systemClock,
     accountId: () => account ??= resolveAccountId(deps),
     site: () =>
-      site ??= ctx.accountId().then((accountId) =>
+      // Only commands that talk to AWS pay for the STS look-up: they call accountId() first;
+      // every other command sees AWS_ACCOUNT_ID or an unknown account.
+      site ??= (account ?? Promise.resolve(accountFromEnv(deps))).then((accountId) =>
         loadSite({
           env,
           repoDir,
@@ -164,16 +172,18 @@ function createContext(p: ContextParts): CommandContext {
 }
 
 async function resolveAccountId(deps: CliDeps): Promise<string | undefined> {
+  return accountFromEnv(deps) ?? await deps.lookupAccountId?.();
+}
+
+function accountFromEnv(deps: CliDeps): string | undefined {
   const fromEnv = deps.environ.AWS_ACCOUNT_ID?.trim();
-  if (fromEnv) {
-    if (!/^\d{12}$/.test(fromEnv)) {
-      throw new DeployError("usage", `AWS_ACCOUNT_ID must be 12 digits (got "${fromEnv}")`, {
-        hint: "unset it to look the account up, or set the right id",
-      });
-    }
-    return fromEnv;
+  if (!fromEnv) return undefined;
+  if (!/^\d{12}$/.test(fromEnv)) {
+    throw new DeployError("usage", `AWS_ACCOUNT_ID must be 12 digits (got "${fromEnv}")`, {
+      hint: "unset it to look the account up, or set the right id",
+    });
   }
-  return await deps.lookupAccountId?.();
+  return fromEnv;
 }
 
 function sectionInvalid(

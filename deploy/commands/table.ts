@@ -7,11 +7,15 @@
  */
 import type { Command, CommandGroup, CommandTable } from "../cli/command.ts";
 import { notImplemented } from "../errors.ts";
+import { bootstrapCommand } from "./bootstrap.ts";
 import { configCommand } from "./config.ts";
 import { historyCommand } from "./history.ts";
 import { logsCommand } from "./logs.ts";
 import { rollbackCommand } from "./rollback.ts";
+import { deleteCommand } from "./delete.ts";
+import { destroyCommand } from "./destroy.ts";
 import { initCommand } from "./init.ts";
+import { statusCommand } from "./status.ts";
 
 /**
  * A registered command this version does not implement: listed in help, and running it
@@ -63,13 +67,13 @@ export const COMMANDS: readonly Command[] = [
       refresh: { type: "boolean", description: "re-upload every file (metadata fixes)" },
     },
   }),
-  planned("bootstrap", "create or update the AWS resources around the site"),
-  planned("status", "show each resource: present, missing or drifted"),
+  bootstrapCommand,
+  statusCommand,
   historyCommand,
   logsCommand,
   rollbackCommand,
-  planned("delete", "empty the live site and invalidate /*; keeps infrastructure and history"),
-  planned("destroy", "tear every resource down (needs --yes)"),
+  deleteCommand,
+  destroyCommand,
 ];
 
 /** Command groups: `deploy <group> <command>`. */

@@ -1,0 +1,56 @@
+/**
+ * `deploy destroy [env] --yes`: tears every resource of the environment down in reverse
+ * dependency order (the role, the bucket policy, the distribution — disabled, then deleted
+ * once CloudFront has deployed that — the certificate, the OAC, the log groups, the bucket with
+ * its contents and the state). The account-wide OIDC provider is kept.
+ *
+ * @module
+ */
+import type { Command } from "../cli/command.ts";
+import { DeployError } from "../errors.ts";
+import { teardown } from "../infra/reconcile.ts";
+import { readEnvState } from "../state/env_state.ts";
+import { openAwsSite } from "./aws_site.ts";
+
+/** The `destroy` command. */
+export const destroyCommand: Command = {
+  name: "destroy",
+  summary: "tear every resource down (needs --yes)",
+  help:
+    "Deletes, in reverse order, every resource bootstrap created for the environment, then the\n" +
+    "bucket with all its contents (site, builds, history, state). Disabling and deleting the\n" +
+    "distribution waits for CloudFront (minutes). The GitHub OIDC provider is kept (shared by\n" +
+    "the account). Refuses to run without --yes. Safe to re-run after a failure.",
+  async run(ctx) {
+    if (!ctx.global.yes) {
+      throw new DeployError(
+        "confirmation_required",
+        `\`deploy destroy ${ctx.env}\` deletes every resource of ${ctx.env}, including the bucket and its contents`,
+        { hint: `run \`deploy destroy ${ctx.env} --yes\` to confirm` },
+      );
+    }
+    using aws = await openAwsSite(ctx);
+    const { facts, clients } = aws;
+    const state = await readEnvState(clients.s3, facts.bucket, facts.env).catch(() => null);
+    if (ctx.out.mode !== "json") ctx.out.line(`Destroying ${facts.env} (${facts.bucket}):`);
+    const results = await teardown(aws.graphRun(state), (r) => {
+      if (ctx.out.mode === "json") return;
+      const tag = r.action === "deleted"
+        ? ctx.out.paint.red("deleted")
+        : ctx.out.paint.dim(r.action.padEnd(7));
+      ctx.out.line(`  ${tag}  ${r.label}${r.reason ? ` (${r.reason})` : ""}`);
+    });
+    if (ctx.out.mode === "json") {
+      ctx.out.data({ env: facts.env, bucket: facts.bucket, nodes: results });
+      return 0;
+    }
+    const deleted = results.filter((r) => r.action === "deleted").length;
+    ctx.out.line();
+    ctx.out.line(
+      deleted === 0
+        ? "Nothing to destroy."
+        : `Destroyed ${deleted} resource(s); the state is gone with the bucket.`,
+    );
+    return 0;
+  },
+};

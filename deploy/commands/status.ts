@@ -1,0 +1,75 @@
+/**
+ * `deploy status [env]`: every resource of the environment read live and shown as present,
+ * missing or drifted, with what the state recorded. A resource whose read fails is reported
+ * as `error` without stopping the others.
+ *
+ * @module
+ */
+import type { Command } from "../cli/command.ts";
+import { inspect, type NodeReport } from "../infra/reconcile.ts";
+import { type EnvState, readEnvState } from "../state/env_state.ts";
+import { stateKey } from "../state/bucket_layout.ts";
+import { openAwsSite } from "./aws_site.ts";
+import { DeployError } from "../errors.ts";
+
+/** The one-line summary of a node's recorded outputs (pure): ids and names, not lists. */
+export function outputSummary(report: NodeReport): string {
+  const o = report.live ?? report.recorded ?? {};
+  return ["id", "arn", "domainName", "name", "status", "retentionDays"]
+    .filter((k) => o[k] !== undefined && o[k] !== null && o[k] !== "")
+    .map((k) => `${k}=${String(o[k])}`)
+    .join(" ");
+}
+
+/** The `status` command. */
+export const statusCommand: Command = {
+  name: "status",
+  summary: "show each resource: present, missing or drifted",
+  help: "Reads every resource of the environment live and compares it with what bootstrap would\n" +
+    "create: present, missing, drifted (with the differences) or error (the read failed; the\n" +
+    "others are still shown). Exit code 0 whatever the findings; --json for scripts.",
+  async run(ctx) {
+    using aws = await openAwsSite(ctx);
+    const { facts, clients } = aws;
+    let state: EnvState | null = null;
+    let stateError: string | undefined;
+    try {
+      state = await readEnvState(clients.s3, facts.bucket, facts.env);
+    } catch (err) {
+      stateError = err instanceof DeployError ? err.message : String(err);
+    }
+    const reports = await inspect(aws.graphRun(state));
+    if (ctx.out.mode === "json") {
+      ctx.out.data({
+        env: facts.env,
+        bucket: facts.bucket,
+        state: state === null ? null : { key: stateKey(facts.env), updatedAt: state.updatedAt },
+        ...(stateError ? { stateError } : {}),
+        ok: reports.every((r) => r.status === "present"),
+        nodes: reports,
+      });
+      return 0;
+    }
+    const { paint } = ctx.out;
+    ctx.out.line(`Status of ${facts.env} (${facts.bucket}, ${facts.config.region}):`);
+    ctx.out.line(
+      state
+        ? `  state     s3://${facts.bucket}/${stateKey(facts.env)} (updated ${state.updatedAt})`
+        : `  state     ${stateError ?? "missing: run `deploy bootstrap`"}`,
+    );
+    for (const r of reports) {
+      const tag = r.status === "present"
+        ? paint.green("present ")
+        : r.status === "drifted"
+        ? paint.yellow("drifted ")
+        : paint.red(r.status.padEnd(8));
+      const detail = r.status === "error"
+        ? r.error?.message ?? ""
+        : r.status === "drifted"
+        ? r.drift.join("; ")
+        : outputSummary(r);
+      ctx.out.line(`  ${tag}  ${r.label}${detail ? `: ${detail}` : ""}`);
+    }
+    return 0;
+  },
+};

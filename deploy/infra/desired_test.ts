@@ -1,0 +1,194 @@
+import assert from "node:assert/strict";
+import { resolveSiteConfig, type SiteConfig } from "../config/site_config.ts";
+import { bucketDrift, PUBLIC_ACCESS_BLOCK } from "./nodes/bucket.ts";
+import { bucketPolicy } from "./nodes/bucket_policy.ts";
+import { deployPolicy, trustPolicy } from "./nodes/deploy_role.ts";
+import {
+  applyManaged,
+  distributionConfig,
+  distributionDrift,
+  distributionSpec,
+} from "./nodes/distribution.ts";
+import { logRetentionDays } from "./nodes/log_group.ts";
+import { oidcProviderArn } from "./nodes/oidc_provider.ts";
+import { canonicalJson, samePolicy } from "./policy_document.ts";
+import type { SiteFacts } from "./resource.ts";
+
+const ACCOUNT = "123456789012";
+const BUCKET = `production-blog-${ACCOUNT}`;
+const DIST_ARN = `arn:aws:cloudfront::${ACCOUNT}:distribution/E1`;
+
+function facts(raw: Record<string, unknown>): SiteFacts {
+  const result = resolveSiteConfig({ siteName: "blog", ...raw }, {
+    env: "production",
+    repoDir: "/src/blog",
+    accountId: ACCOUNT,
+  });
+  if (!("config" in result)) throw new Error(JSON.stringify(result.errors));
+  const config: SiteConfig = result.config;
+  return {
+    env: "production",
+    accountId: ACCOUNT,
+    config,
+    bucket: BUCKET,
+    builderLogGroup: "/aws/microvms/production-blog-builder",
+    cdnLogGroup: "/blog/production/cloudfront",
+    deployRole: "production-blog-gh",
+    tags: { app: config.app, environment: "production" },
+  };
+}
+
+Deno.test("bucketPolicy() lets only the distribution read site/*, via the CloudFront principal", () => {
+  const policy = bucketPolicy(BUCKET, DIST_ARN);
+  const read = policy.Statement.find((s) => s.Action === "s3:GetObject")!;
+  assert.equal(read.Effect, "Allow");
+  assert.deepEqual(read.Principal, { Service: "cloudfront.amazonaws.com" });
+  assert.equal(read.Resource, `arn:aws:s3:::${BUCKET}/site/*`);
+  assert.deepEqual(read.Condition, { StringEquals: { "AWS:SourceArn": DIST_ARN } });
+  // Every Allow is conditioned on the distribution; nothing is granted to "*".
+  for (const s of policy.Statement.filter((s) => s.Effect === "Allow")) {
+    assert.deepEqual(s.Condition, { StringEquals: { "AWS:SourceArn": DIST_ARN } });
+  }
+  const deny = policy.Statement.find((s) => s.Effect === "Deny")!;
+  assert.deepEqual(deny.Condition, { Bool: { "aws:SecureTransport": "false" } });
+});
+
+Deno.test("samePolicy() compares documents as data, whatever the key order or URL encoding", () => {
+  const policy = bucketPolicy(BUCKET, DIST_ARN);
+  const reordered = JSON.stringify(JSON.parse(canonicalJson(policy)));
+  assert.ok(samePolicy(reordered, policy));
+  assert.ok(samePolicy(encodeURIComponent(JSON.stringify(policy)), policy));
+  assert.ok(!samePolicy(JSON.stringify(bucketPolicy(BUCKET, DIST_ARN + "X")), policy));
+  assert.ok(!samePolicy(undefined, policy));
+});
+
+Deno.test("distributionConfig() without a domain serves the bucket's site/ prefix on the CDN domain", () => {
+  const config = distributionConfig(distributionSpec(facts({ region: "eu-west-1" }), "EOAC"));
+  const origin = config.Origins!.Items![0]!;
+  assert.equal(origin.DomainName, `${BUCKET}.s3.eu-west-1.amazonaws.com`);
+  assert.equal(origin.OriginPath, "/site");
+  assert.equal(origin.OriginAccessControlId, "EOAC");
+  assert.deepEqual(origin.S3OriginConfig, { OriginAccessIdentity: "" });
+  assert.equal(config.DefaultRootObject, "index.html");
+  assert.equal(config.DefaultCacheBehavior!.ViewerProtocolPolicy, "redirect-to-https");
+  assert.equal(config.DefaultCacheBehavior!.Compress, true);
+  assert.deepEqual(config.Aliases, { Quantity: 0 });
+  assert.equal(config.ViewerCertificate!.CloudFrontDefaultCertificate, true);
+  assert.deepEqual(config.CustomErrorResponses!.Items, [{
+    ErrorCode: 404,
+    ResponsePagePath: "/404.html",
+    ResponseCode: "404",
+    ErrorCachingMinTTL: 10,
+  }]);
+  assert.equal(config.Enabled, true);
+});
+
+Deno.test("distributionConfig() with an issued certificate sets the domain alias and SNI certificate", () => {
+  const f = facts({ domain: "blog.example.com", defaultRootObject: "home.html" });
+  const config = distributionConfig(
+    distributionSpec(f, "EOAC", { arn: "arn:aws:acm:us-east-1:1:certificate/x", status: "ISSUED" }),
+  );
+  assert.deepEqual(config.Aliases, { Quantity: 1, Items: ["blog.example.com"] });
+  assert.equal(
+    config.ViewerCertificate!.ACMCertificateArn,
+    "arn:aws:acm:us-east-1:1:certificate/x",
+  );
+  assert.equal(config.ViewerCertificate!.SSLSupportMethod, "sni-only");
+  assert.equal(config.DefaultRootObject, "home.html");
+});
+
+Deno.test("distributionSpec() leaves the alias off while the certificate is pending validation", () => {
+  const spec = distributionSpec(facts({ domain: "blog.example.com" }), "EOAC", {
+    arn: "arn:aws:acm:us-east-1:1:certificate/x",
+    status: "PENDING_VALIDATION",
+  });
+  assert.deepEqual(spec.aliases, []);
+  assert.equal(spec.certificateArn, undefined);
+});
+
+Deno.test("distributionConfig() with spa answers unknown paths with /index.html and 200", () => {
+  const config = distributionConfig(distributionSpec(facts({ spa: true }), "EOAC"));
+  assert.deepEqual(config.CustomErrorResponses!.Items, [{
+    ErrorCode: 404,
+    ResponsePagePath: "/index.html",
+    ResponseCode: "200",
+    ErrorCachingMinTTL: 10,
+  }]);
+});
+
+Deno.test("distributionDrift() names each managed setting that differs; applyManaged() fixes them", () => {
+  const spec = distributionSpec(facts({}), "EOAC");
+  const live = { ...distributionConfig(spec), DefaultRootObject: "old.html", Enabled: false };
+  assert.deepEqual(distributionDrift(live, spec), [
+    "default root object old.html, want index.html",
+    "enabled false, want true",
+  ]);
+  assert.deepEqual(distributionDrift(applyManaged(live, spec), spec), []);
+  // spa applies at creation only: the error pages are not managed afterwards.
+  const spaSpec = distributionSpec(facts({ spa: true }), "EOAC");
+  assert.deepEqual(distributionDrift(distributionConfig(spec), spaSpec), []);
+});
+
+Deno.test("trustPolicy() trusts only web identities of the configured repository", () => {
+  const provider = oidcProviderArn(ACCOUNT);
+  const policy = trustPolicy(provider, "acme/blog");
+  assert.equal(policy.Statement.length, 1);
+  const s = policy.Statement[0]!;
+  assert.deepEqual(s.Principal, {
+    Federated: `arn:aws:iam::${ACCOUNT}:oidc-provider/token.actions.githubusercontent.com`,
+  });
+  assert.equal(s.Action, "sts:AssumeRoleWithWebIdentity");
+  assert.deepEqual(s.Condition, {
+    StringEquals: { "token.actions.githubusercontent.com:aud": "sts.amazonaws.com" },
+    StringLike: { "token.actions.githubusercontent.com:sub": "repo:acme/blog:*" },
+  });
+});
+
+Deno.test("deployPolicy() grants objects of this bucket and invalidations of this distribution only", () => {
+  const policy = deployPolicy({
+    accountId: ACCOUNT,
+    region: "eu-west-1",
+    bucket: BUCKET,
+    distributionArn: DIST_ARN,
+    builderLogGroup: "/aws/microvms/production-blog-builder",
+    builderPrefix: "production-blog-",
+  });
+  const resources = policy.Statement.flatMap((s) => [s.Resource ?? []].flat());
+  assert.ok(!resources.includes("*"), "no wildcard resource");
+  const cf = policy.Statement.find((s) => s.Sid === "InvalidateDistribution")!;
+  assert.equal(cf.Resource, DIST_ARN);
+  const objects = policy.Statement.find((s) => s.Sid === "SiteObjects")!;
+  assert.equal(objects.Resource, `arn:aws:s3:::${BUCKET}/*`);
+  assert.ok(!JSON.stringify(policy).includes("s3:DeleteBucket"));
+  assert.ok(!JSON.stringify(policy).includes("iam:"));
+});
+
+Deno.test("bucketDrift() reports open public access, ACL ownership and missing tags", () => {
+  const tags = { app: "blog", environment: "production" };
+  assert.deepEqual(
+    bucketDrift(
+      { publicAccessBlock: PUBLIC_ACCESS_BLOCK, ownership: "BucketOwnerEnforced", tags },
+      tags,
+    ),
+    [],
+  );
+  assert.deepEqual(
+    bucketDrift({
+      publicAccessBlock: { ...PUBLIC_ACCESS_BLOCK, BlockPublicPolicy: false },
+      ownership: "ObjectWriter",
+      tags: { app: "blog" },
+    }, tags),
+    [
+      "public access not blocked (BlockPublicPolicy off)",
+      "object ownership ObjectWriter, want BucketOwnerEnforced",
+      "tag environment=(missing), want production",
+    ],
+  );
+});
+
+Deno.test("logRetentionDays() rounds up to a retention CloudWatch accepts", () => {
+  assert.equal(logRetentionDays(90), 90);
+  assert.equal(logRetentionDays(100), 120);
+  assert.equal(logRetentionDays(2), 3);
+  assert.equal(logRetentionDays(99999), 3653);
+});

@@ -1,0 +1,57 @@
+/**
+ * The resource graph of one site environment: every node, and the order they are created in
+ * (dependencies first) and torn down in (the reverse).
+ *
+ * @module
+ */
+import { bucketNode } from "./nodes/bucket.ts";
+import { bucketPolicyNode } from "./nodes/bucket_policy.ts";
+import { certificateNode } from "./nodes/certificate.ts";
+import { deployRoleNode } from "./nodes/deploy_role.ts";
+import { distributionNode } from "./nodes/distribution.ts";
+import { builderLogGroupNode, cdnLogGroupNode } from "./nodes/log_group.ts";
+import { oacNode } from "./nodes/oac.ts";
+import { oidcProviderNode } from "./nodes/oidc_provider.ts";
+import type { NodeId, ResourceNode } from "./resource.ts";
+
+/** Every node of a site environment. */
+export const SITE_GRAPH: readonly ResourceNode[] = [
+  bucketNode,
+  builderLogGroupNode,
+  cdnLogGroupNode,
+  oacNode,
+  certificateNode,
+  distributionNode,
+  bucketPolicyNode,
+  oidcProviderNode,
+  deployRoleNode,
+];
+
+/**
+ * Orders nodes so every node comes after the nodes it depends on (pure; stable: ties keep
+ * the given order).
+ *
+ * @param nodes the nodes
+ * @returns the nodes in dependency order
+ * @throws {Error} on a dependency cycle (a programming error)
+ */
+export function dependencyOrder(nodes: readonly ResourceNode[]): ResourceNode[] {
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const done = new Set<NodeId>();
+  const visiting = new Set<NodeId>();
+  const order: ResourceNode[] = [];
+  const visit = (node: ResourceNode) => {
+    if (done.has(node.id)) return;
+    if (visiting.has(node.id)) throw new Error(`dependency cycle through ${node.id}`);
+    visiting.add(node.id);
+    for (const dep of node.dependsOn) {
+      const d = byId.get(dep);
+      if (d) visit(d);
+    }
+    visiting.delete(node.id);
+    done.add(node.id);
+    order.push(node);
+  };
+  for (const n of nodes) visit(n);
+  return order;
+}

@@ -1,0 +1,257 @@
+/**
+ * The site bucket `<env>-<siteName>-<accountId>`: private, every public-access block on,
+ * object ownership enforced (ACLs disabled), tagged `app`/`environment`. Its policy is a
+ * separate node (`bucket_policy.ts`) because it names the distribution, which needs the bucket.
+ *
+ * @module
+ */
+import {
+  CreateBucketCommand,
+  DeleteBucketCommand,
+  DeleteObjectsCommand,
+  GetBucketOwnershipControlsCommand,
+  GetBucketTaggingCommand,
+  GetPublicAccessBlockCommand,
+  HeadBucketCommand,
+  ListObjectsV2Command,
+  PutBucketOwnershipControlsCommand,
+  PutBucketTaggingCommand,
+  PutPublicAccessBlockCommand,
+  type S3Client,
+} from "@aws-sdk/client-s3";
+import { DeployError } from "../../errors.ts";
+import { aws, awsErrorCode, awsFailure, awsHttpStatus, awsMaybe } from "../aws_errors.ts";
+import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
+
+/** The public-access block the bucket must have: everything blocked. */
+export const PUBLIC_ACCESS_BLOCK = {
+  BlockPublicAcls: true,
+  IgnorePublicAcls: true,
+  BlockPublicPolicy: true,
+  RestrictPublicBuckets: true,
+} as const;
+
+/** Object ownership: the bucket owner owns every object; ACLs are disabled. */
+export const OBJECT_OWNERSHIP = "BucketOwnerEnforced";
+
+/**
+ * The S3 domain CloudFront uses as the bucket's origin (regional, so no redirect).
+ *
+ * @param bucket bucket name
+ * @param region bucket region
+ * @returns e.g. `prod-blog-123456789012.s3.eu-west-1.amazonaws.com`
+ */
+export function bucketOriginDomain(bucket: string, region: string): string {
+  return `${bucket}.s3.${region}.amazonaws.com`;
+}
+
+/**
+ * The bucket settings that differ from the desired ones (pure).
+ *
+ * @param live what the bucket has (`undefined` for a missing configuration)
+ * @param tags the desired tags
+ * @returns one line per difference
+ */
+export function bucketDrift(
+  live: {
+    publicAccessBlock: Readonly<Record<string, boolean | undefined>> | undefined;
+    ownership: string | undefined;
+    tags: Readonly<Record<string, string>>;
+  },
+  tags: Readonly<Record<string, string>>,
+): string[] {
+  const drift: string[] = [];
+  const open = Object.entries(PUBLIC_ACCESS_BLOCK)
+    .filter(([k]) => live.publicAccessBlock?.[k] !== true)
+    .map(([k]) => k);
+  if (open.length > 0) drift.push(`public access not blocked (${open.join(", ")} off)`);
+  if (live.ownership !== OBJECT_OWNERSHIP) {
+    drift.push(`object ownership ${live.ownership ?? "unset"}, want ${OBJECT_OWNERSHIP}`);
+  }
+  for (const [k, v] of Object.entries(tags)) {
+    if (live.tags[k] !== v) drift.push(`tag ${k}=${live.tags[k] ?? "(missing)"}, want ${v}`);
+  }
+  return drift;
+}
+
+function outputsOf(facts: SiteFacts) {
+  return {
+    name: facts.bucket,
+    region: facts.config.region,
+    arn: `arn:aws:s3:::${facts.bucket}`,
+  };
+}
+
+async function liveTags(s3: S3Client, bucket: string): Promise<Record<string, string>> {
+  const out = await awsMaybe(
+    { resource: `bucket ${bucket}`, action: "s3:GetBucketTagging" },
+    () => s3.send(new GetBucketTaggingCommand({ Bucket: bucket })),
+    "NoSuchTagSet",
+  );
+  return Object.fromEntries((out?.TagSet ?? []).map((t) => [t.Key ?? "", t.Value ?? ""]));
+}
+
+async function configure(ctx: NodeContext, existingTags: Record<string, string>): Promise<void> {
+  const { s3 } = ctx.clients;
+  const Bucket = ctx.facts.bucket;
+  const resource = `bucket ${Bucket}`;
+  await aws(
+    { resource, action: "s3:PutBucketPublicAccessBlock" },
+    () =>
+      s3.send(
+        new PutPublicAccessBlockCommand({
+          Bucket,
+          PublicAccessBlockConfiguration: { ...PUBLIC_ACCESS_BLOCK },
+        }),
+      ),
+  );
+  await aws(
+    { resource, action: "s3:PutBucketOwnershipControls" },
+    () =>
+      s3.send(
+        new PutBucketOwnershipControlsCommand({
+          Bucket,
+          OwnershipControls: { Rules: [{ ObjectOwnership: OBJECT_OWNERSHIP }] },
+        }),
+      ),
+  );
+  // PutBucketTagging replaces the whole set: keep tags others put on the bucket.
+  const tags = { ...existingTags, ...ctx.facts.tags };
+  await aws({ resource, action: "s3:PutBucketTagging" }, () =>
+    s3.send(
+      new PutBucketTaggingCommand({
+        Bucket,
+        Tagging: { TagSet: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) },
+      }),
+    ));
+}
+
+/**
+ * Deletes every object under `prefix` (all of the bucket for `""`), 1,000 keys per request.
+ *
+ * @param s3 S3 client
+ * @param bucket bucket name
+ * @param prefix key prefix
+ * @returns how many objects were deleted
+ * @throws {DeployError} an AWS failure
+ */
+export async function emptyPrefix(s3: S3Client, bucket: string, prefix: string): Promise<number> {
+  const resource = `s3://${bucket}/${prefix}`;
+  let deleted = 0;
+  // Always list from the start: the previous page's keys are gone, so tokens would skip keys.
+  for (;;) {
+    const page = await aws(
+      { resource, action: "s3:ListBucket" },
+      () => s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, MaxKeys: 1000 })),
+    );
+    const keys = (page.Contents ?? []).map((o) => o.Key).filter((k): k is string => !!k);
+    if (keys.length === 0) return deleted;
+    const out = await aws(
+      { resource, action: "s3:DeleteObject" },
+      () =>
+        s3.send(
+          new DeleteObjectsCommand({
+            Bucket: bucket,
+            Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true },
+          }),
+        ),
+    );
+    const failed = out.Errors ?? [];
+    if (failed.length > 0) {
+      const first = failed[0]!;
+      throw new DeployError(
+        first.Code === "AccessDenied" ? "aws_access_denied" : "aws_request_failed",
+        `could not delete s3://${bucket}/${first.Key}: ${first.Code}: ${first.Message}`,
+        { hint: "grant s3:DeleteObject on the bucket and run the command again" },
+      );
+    }
+    deleted += keys.length;
+  }
+}
+
+/** The site bucket node. */
+export const bucketNode: ResourceNode = {
+  id: "bucket",
+  dependsOn: [],
+  wanted: () => true,
+  label: (facts) => `bucket ${facts.bucket}`,
+  async read(ctx) {
+    const { s3 } = ctx.clients;
+    const Bucket = ctx.facts.bucket;
+    const resource = `bucket ${Bucket}`;
+    try {
+      await s3.send(new HeadBucketCommand({ Bucket }));
+    } catch (err) {
+      const status = awsHttpStatus(err);
+      if (status === 404 || awsErrorCode(err) === "NotFound") return null;
+      if (status === 403) {
+        throw new DeployError(
+          "bucket_name_taken",
+          `${resource} exists but this identity cannot use it`,
+          {
+            hint: "it belongs to another AWS account (change siteName or the environment), " +
+              "or this identity lacks s3:ListBucket on it",
+            cause: err,
+          },
+        );
+      }
+      throw awsFailure(err, { resource, action: "s3:ListBucket" });
+    }
+    const pab = await awsMaybe(
+      { resource, action: "s3:GetBucketPublicAccessBlock" },
+      () => s3.send(new GetPublicAccessBlockCommand({ Bucket })),
+      "NoSuchPublicAccessBlockConfiguration",
+    );
+    const ownership = await awsMaybe(
+      { resource, action: "s3:GetBucketOwnershipControls" },
+      () => s3.send(new GetBucketOwnershipControlsCommand({ Bucket })),
+      "OwnershipControlsNotFoundError",
+    );
+    const tags = await liveTags(s3, Bucket);
+    const drift = bucketDrift({
+      publicAccessBlock: pab?.PublicAccessBlockConfiguration as
+        | Record<string, boolean | undefined>
+        | undefined,
+      ownership: ownership?.OwnershipControls?.Rules?.[0]?.ObjectOwnership,
+      tags,
+    }, ctx.facts.tags);
+    return { outputs: outputsOf(ctx.facts), drift };
+  },
+  async create(ctx) {
+    const { s3, region } = ctx.clients;
+    const Bucket = ctx.facts.bucket;
+    try {
+      await s3.send(
+        new CreateBucketCommand({
+          Bucket,
+          ObjectOwnership: OBJECT_OWNERSHIP,
+          // us-east-1 is the one region that rejects an explicit location constraint.
+          ...(region === "us-east-1"
+            ? {}
+            : { CreateBucketConfiguration: { LocationConstraint: region as never } }),
+        }),
+      );
+    } catch (err) {
+      // Ours already (a crashed run created it): carry on configuring it.
+      if (awsErrorCode(err) !== "BucketAlreadyOwnedByYou") {
+        throw awsFailure(err, { resource: `bucket ${Bucket}`, action: "s3:CreateBucket" });
+      }
+    }
+    await configure(ctx, {});
+    return outputsOf(ctx.facts);
+  },
+  async update(ctx) {
+    await configure(ctx, await liveTags(ctx.clients.s3, ctx.facts.bucket));
+    return outputsOf(ctx.facts);
+  },
+  async delete(ctx) {
+    const { s3 } = ctx.clients;
+    const Bucket = ctx.facts.bucket;
+    const removed = await emptyPrefix(s3, Bucket, "");
+    if (removed > 0) ctx.note(`deleted ${removed} object(s) from bucket ${Bucket}`);
+    await awsMaybe(
+      { resource: `bucket ${Bucket}`, action: "s3:DeleteBucket" },
+      () => s3.send(new DeleteBucketCommand({ Bucket })),
+    );
+  },
+};

@@ -1,0 +1,417 @@
+/**
+ * The CloudFront distribution: origin = the bucket's `site/` prefix through the OAC, HTTPS
+ * only (HTTP redirects), compressed, the default root object, the custom domain as alias with
+ * its certificate once issued, and the 404 page (or, with `spa`, unknown paths answered with
+ * `/index.html` and 200, set at creation).
+ *
+ * @module
+ */
+import {
+  type CloudFrontClient,
+  CreateDistributionWithTagsCommand,
+  type CustomErrorResponses,
+  DeleteDistributionCommand,
+  type Distribution,
+  type DistributionConfig,
+  GetDistributionCommand,
+  GetDistributionConfigCommand,
+  ListDistributionsCommand,
+  UpdateDistributionCommand,
+} from "@aws-sdk/client-cloudfront";
+import { DeployError } from "../../errors.ts";
+import type { NodeOutputs } from "../../state/env_state.ts";
+import { SITE_ORIGIN_PATH } from "../../state/bucket_layout.ts";
+import { aws, awsErrorCode, awsMaybe } from "../aws_errors.ts";
+import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
+import { bucketOriginDomain } from "./bucket.ts";
+import { optionalOutput, requireOutput } from "./outputs.ts";
+
+/** The origin id inside the distribution. */
+export const SITE_ORIGIN_ID = "site-bucket";
+
+/** AWS managed cache policy "CachingOptimized" (gzip/brotli keys, long TTLs). */
+export const CACHING_OPTIMIZED_POLICY_ID = "658327ea-f89d-4fab-a63d-7e88639e58f6";
+
+/** The page shown for unknown paths when `spa` is off. */
+export const NOT_FOUND_PAGE = "/404.html";
+
+/** How long CloudFront caches an error answer, in seconds. */
+const ERROR_CACHING_SECONDS = 10;
+
+/** Everything the distribution's description depends on. */
+export interface DistributionSpec {
+  /** Unique per site environment; CloudFront refuses a second distribution with it. */
+  callerReference: string;
+  /** Marks the distribution as this site's, to find it again without state. */
+  comment: string;
+  /** The bucket's regional S3 domain. */
+  originDomain: string;
+  /** `/site`. */
+  originPath: string;
+  /** The OAC id. */
+  oacId: string;
+  /** `defaultRootObject`. */
+  defaultRootObject: string;
+  /** The custom domain, once its certificate is issued; empty otherwise. */
+  aliases: string[];
+  /** The issued certificate for `aliases`. */
+  certificateArn?: string;
+  /** Single-page mode. */
+  spa: boolean;
+}
+
+/**
+ * The distribution spec for a site (pure). The domain is attached only with an issued
+ * certificate; until then the site is served from its CDN domain.
+ *
+ * @param facts the site
+ * @param oacId the OAC id
+ * @param certificate the certificate's ARN and status, when a domain is set
+ * @returns the spec
+ */
+export function distributionSpec(
+  facts: SiteFacts,
+  oacId: string,
+  certificate?: { arn: string; status: string },
+): DistributionSpec {
+  const issued = facts.config.domain !== undefined && certificate?.status === "ISSUED";
+  return {
+    callerReference: `deploy-${facts.bucket}`,
+    comment: `deploy ${facts.bucket}`,
+    originDomain: bucketOriginDomain(facts.bucket, facts.config.region),
+    originPath: SITE_ORIGIN_PATH,
+    oacId,
+    defaultRootObject: facts.config.defaultRootObject,
+    aliases: issued ? [facts.config.domain!] : [],
+    ...(issued ? { certificateArn: certificate!.arn } : {}),
+    spa: facts.config.spa,
+  };
+}
+
+/**
+ * The error pages (pure): with `spa`, a 404 becomes `/index.html` with 200; otherwise the
+ * 404 page with 404.
+ *
+ * @param spa single-page mode
+ * @returns the custom error responses
+ */
+export function errorResponses(spa: boolean): CustomErrorResponses {
+  return {
+    Quantity: 1,
+    Items: [{
+      ErrorCode: 404,
+      ResponsePagePath: spa ? "/index.html" : NOT_FOUND_PAGE,
+      ResponseCode: spa ? "200" : "404",
+      ErrorCachingMinTTL: ERROR_CACHING_SECONDS,
+    }],
+  };
+}
+
+/**
+ * The full `DistributionConfig` to create (pure).
+ *
+ * @param spec the spec
+ * @returns the configuration
+ *
+ * @example
+ * ```ts
+ * distributionConfig(distributionSpec(facts, "E2OAC")).ViewerCertificate;
+ * // { CloudFrontDefaultCertificate: true } without a domain
+ * ```
+ */
+export function distributionConfig(spec: DistributionSpec): DistributionConfig {
+  return applyManaged({
+    CallerReference: spec.callerReference,
+    Comment: spec.comment,
+    Enabled: true,
+    Origins: { Quantity: 0, Items: [] },
+    DefaultCacheBehavior: {
+      TargetOriginId: SITE_ORIGIN_ID,
+      ViewerProtocolPolicy: "redirect-to-https",
+      AllowedMethods: {
+        Quantity: 2,
+        Items: ["GET", "HEAD"],
+        CachedMethods: { Quantity: 2, Items: ["GET", "HEAD"] },
+      },
+      Compress: true,
+      CachePolicyId: CACHING_OPTIMIZED_POLICY_ID,
+    },
+    CustomErrorResponses: errorResponses(spec.spa),
+    HttpVersion: "http2and3",
+    IsIPV6Enabled: true,
+    PriceClass: "PriceClass_All",
+  }, spec);
+}
+
+/**
+ * Sets the settings bootstrap manages on a configuration, keeping everything else (pure).
+ * The error pages are not managed after creation (`spa` applies at creation).
+ *
+ * @param config the current configuration
+ * @param spec the spec
+ * @returns the updated configuration
+ */
+export function applyManaged(
+  config: DistributionConfig,
+  spec: DistributionSpec,
+): DistributionConfig {
+  const others = (config.Origins?.Items ?? []).filter((o) => o.Id !== SITE_ORIGIN_ID);
+  const origins = [...others, {
+    Id: SITE_ORIGIN_ID,
+    DomainName: spec.originDomain,
+    OriginPath: spec.originPath,
+    CustomHeaders: { Quantity: 0 },
+    S3OriginConfig: { OriginAccessIdentity: "" },
+    OriginAccessControlId: spec.oacId,
+  }];
+  return {
+    ...config,
+    Comment: spec.comment,
+    Enabled: true,
+    DefaultRootObject: spec.defaultRootObject,
+    Origins: { Quantity: origins.length, Items: origins },
+    DefaultCacheBehavior: {
+      ...config.DefaultCacheBehavior!,
+      TargetOriginId: SITE_ORIGIN_ID,
+      ViewerProtocolPolicy: "redirect-to-https",
+      Compress: true,
+    },
+    Aliases: spec.aliases.length > 0
+      ? { Quantity: spec.aliases.length, Items: [...spec.aliases] }
+      : { Quantity: 0 },
+    ViewerCertificate: spec.certificateArn
+      ? {
+        ACMCertificateArn: spec.certificateArn,
+        SSLSupportMethod: "sni-only",
+        MinimumProtocolVersion: "TLSv1.2_2021",
+      }
+      : { CloudFrontDefaultCertificate: true, MinimumProtocolVersion: "TLSv1" },
+  };
+}
+
+/**
+ * How a live configuration differs from the spec in the managed settings (pure).
+ *
+ * @param config the live configuration
+ * @param spec the spec
+ * @returns one line per difference
+ */
+export function distributionDrift(config: DistributionConfig, spec: DistributionSpec): string[] {
+  const origin = config.Origins?.Items?.find((o) => o.Id === SITE_ORIGIN_ID);
+  const cb = config.DefaultCacheBehavior;
+  const checks: [string, unknown, unknown][] = [
+    ["origin", origin?.DomainName, spec.originDomain],
+    ["origin path", origin?.OriginPath ?? "", spec.originPath],
+    ["origin access control", origin?.OriginAccessControlId, spec.oacId],
+    ["default root object", config.DefaultRootObject ?? "", spec.defaultRootObject],
+    [
+      "aliases",
+      (config.Aliases?.Items ?? []).join(",") || "(none)",
+      spec.aliases.join(",") || "(none)",
+    ],
+    [
+      "certificate",
+      config.ViewerCertificate?.ACMCertificateArn ?? "(default)",
+      spec.certificateArn ?? "(default)",
+    ],
+    ["viewer protocol policy", cb?.ViewerProtocolPolicy, "redirect-to-https"],
+    ["target origin", cb?.TargetOriginId, SITE_ORIGIN_ID],
+    ["compression", cb?.Compress, true],
+    ["enabled", config.Enabled, true],
+  ];
+  return checks.filter(([, live, want]) => live !== want).map(([what, live, want]) =>
+    `${what} ${String(live)}, want ${String(want)}`
+  );
+}
+
+function specFor(ctx: NodeContext): DistributionSpec {
+  const arn = optionalOutput(ctx, "certificate", "arn");
+  const status = optionalOutput(ctx, "certificate", "status");
+  return distributionSpec(
+    ctx.facts,
+    requireOutput(ctx, "oac", "id"),
+    arn && status ? { arn, status } : undefined,
+  );
+}
+
+function outputsOf(d: Distribution): NodeOutputs {
+  return {
+    id: d.Id ?? "",
+    arn: d.ARN ?? "",
+    domainName: d.DomainName ?? "",
+    enabled: d.DistributionConfig?.Enabled ?? false,
+    aliases: [...(d.DistributionConfig?.Aliases?.Items ?? [])],
+  };
+}
+
+async function get(cf: CloudFrontClient, id: string) {
+  return await awsMaybe(
+    { resource: `distribution ${id}`, action: "cloudfront:GetDistribution" },
+    () => cf.send(new GetDistributionCommand({ Id: id })),
+    "NoSuchDistribution",
+  );
+}
+
+async function findByComment(cf: CloudFrontClient, comment: string): Promise<string | undefined> {
+  let Marker: string | undefined;
+  do {
+    const page = await aws({
+      resource: `distribution "${comment}"`,
+      action: "cloudfront:ListDistributions",
+    }, () => cf.send(new ListDistributionsCommand({ ...(Marker ? { Marker } : {}) })));
+    const hit = page.DistributionList?.Items?.find((d) => d.Comment === comment);
+    if (hit?.Id) return hit.Id;
+    Marker = page.DistributionList?.IsTruncated ? page.DistributionList.NextMarker : undefined;
+  } while (Marker);
+  return undefined;
+}
+
+async function findLive(ctx: NodeContext) {
+  const cf = ctx.clients.cloudfront;
+  const recorded = typeof ctx.recorded?.id === "string" ? ctx.recorded.id : undefined;
+  const byId = recorded ? await get(cf, recorded) : undefined;
+  if (byId?.Distribution) return byId.Distribution;
+  const id = await findByComment(cf, distributionComment(ctx.facts));
+  return id ? (await get(cf, id))?.Distribution : undefined;
+}
+
+/**
+ * The comment marking a site's distribution.
+ *
+ * @param facts the site
+ * @returns `deploy <bucket>`
+ */
+export function distributionComment(facts: SiteFacts): string {
+  return `deploy ${facts.bucket}`;
+}
+
+/**
+ * Polls until the distribution is `Deployed` (CloudFront's precondition for deleting it).
+ *
+ * @param ctx node context (sleep, clock)
+ * @param id distribution id
+ * @param timeoutMs give up after this long (default 45 minutes)
+ * @param intervalMs between polls (default 20 s)
+ * @throws {DeployError} `wait_timeout`
+ */
+export async function waitDeployed(
+  ctx: NodeContext,
+  id: string,
+  timeoutMs = 45 * 60_000,
+  intervalMs = 20_000,
+): Promise<void> {
+  const deadline = ctx.clock.now() + timeoutMs;
+  for (;;) {
+    const out = await get(ctx.clients.cloudfront, id);
+    if (!out || out.Distribution?.Status === "Deployed") return;
+    if (ctx.clock.now() >= deadline) {
+      throw new DeployError(
+        "wait_timeout",
+        `distribution ${id} is still ${out.Distribution?.Status}`,
+        {
+          hint: "CloudFront is slow to propagate; run `deploy destroy --yes` again later",
+        },
+      );
+    }
+    await ctx.sleep(intervalMs);
+  }
+}
+
+/** The distribution node. */
+export const distributionNode: ResourceNode = {
+  id: "distribution",
+  dependsOn: ["bucket", "oac", "certificate"],
+  wanted: () => true,
+  label: (facts) => `distribution for ${facts.bucket}`,
+  async read(ctx) {
+    const d = await findLive(ctx);
+    if (!d?.DistributionConfig) return null;
+    const drift = ctx.outputs.oac?.id === undefined
+      ? ["origin access control missing"]
+      : distributionDrift(d.DistributionConfig, specFor(ctx));
+    return { outputs: outputsOf(d), drift };
+  },
+  async create(ctx) {
+    const spec = specFor(ctx);
+    const cf = ctx.clients.cloudfront;
+    try {
+      const out = await cf.send(
+        new CreateDistributionWithTagsCommand({
+          DistributionConfigWithTags: {
+            DistributionConfig: distributionConfig(spec),
+            Tags: { Items: Object.entries(ctx.facts.tags).map(([Key, Value]) => ({ Key, Value })) },
+          },
+        }),
+      );
+      return outputsOf(out.Distribution!);
+    } catch (err) {
+      if (awsErrorCode(err) === "DistributionAlreadyExists") {
+        // Same caller reference: a crashed run created it; adopt it.
+        const id = await findByComment(cf, spec.comment);
+        const found = id ? await get(cf, id) : undefined;
+        if (found?.Distribution) return outputsOf(found.Distribution);
+      }
+      return await aws(
+        {
+          resource: `distribution for ${ctx.facts.bucket}`,
+          action: "cloudfront:CreateDistributionWithTags",
+        },
+        () => Promise.reject(err),
+      );
+    }
+  },
+  async update(ctx, live) {
+    const id = String(live.outputs.id);
+    const cf = ctx.clients.cloudfront;
+    const current = await aws({
+      resource: `distribution ${id}`,
+      action: "cloudfront:GetDistributionConfig",
+    }, () => cf.send(new GetDistributionConfigCommand({ Id: id })));
+    const out = await aws({
+      resource: `distribution ${id}`,
+      action: "cloudfront:UpdateDistribution",
+    }, () =>
+      cf.send(
+        new UpdateDistributionCommand({
+          Id: id,
+          IfMatch: current.ETag,
+          DistributionConfig: applyManaged(current.DistributionConfig!, specFor(ctx)),
+        }),
+      ));
+    return outputsOf(out.Distribution!);
+  },
+  async delete(ctx, live) {
+    const id = String(live.outputs.id);
+    const cf = ctx.clients.cloudfront;
+    const current = await awsMaybe(
+      { resource: `distribution ${id}`, action: "cloudfront:GetDistributionConfig" },
+      () => cf.send(new GetDistributionConfigCommand({ Id: id })),
+      "NoSuchDistribution",
+    );
+    if (!current) return;
+    if (current.DistributionConfig?.Enabled) {
+      ctx.note(`disabling distribution ${id}`);
+      await aws(
+        { resource: `distribution ${id}`, action: "cloudfront:UpdateDistribution" },
+        () =>
+          cf.send(
+            new UpdateDistributionCommand({
+              Id: id,
+              IfMatch: current.ETag,
+              DistributionConfig: { ...current.DistributionConfig!, Enabled: false },
+            }),
+          ),
+      );
+    }
+    ctx.note(
+      `waiting for distribution ${id} to deploy (CloudFront deletes only deployed, disabled distributions)`,
+    );
+    await waitDeployed(ctx, id);
+    const latest = await get(cf, id);
+    if (!latest) return;
+    await aws(
+      { resource: `distribution ${id}`, action: "cloudfront:DeleteDistribution" },
+      () => cf.send(new DeleteDistributionCommand({ Id: id, IfMatch: latest.ETag })),
+    );
+  },
+};

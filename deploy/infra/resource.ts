@@ -1,0 +1,94 @@
+/**
+ * What a resource node is: one AWS resource around a site, with a pure description of what
+ * it should be, a live read, and create/update/delete. The graph (`graph.ts`) lists the nodes;
+ * `reconcile.ts` walks them.
+ *
+ * @module
+ */
+import type { Clock } from "@org/shared";
+import type { SiteConfig } from "../config/site_config.ts";
+import type { NodeOutputs } from "../state/env_state.ts";
+import type { AwsClients } from "./aws_clients.ts";
+
+/** Node ids, in dependency order. Stable: they key `nodes` in the state file. */
+export type NodeId =
+  | "bucket"
+  | "builderLogGroup"
+  | "cdnLogGroup"
+  | "oac"
+  | "certificate"
+  | "distribution"
+  | "bucketPolicy"
+  | "oidcProvider"
+  | "deployRole";
+
+/** Everything a desired description may depend on (pure data). */
+export interface SiteFacts {
+  /** Environment name. */
+  readonly env: string;
+  /** AWS account id. */
+  readonly accountId: string;
+  /** The resolved configuration. */
+  readonly config: SiteConfig;
+  /** The site bucket. */
+  readonly bucket: string;
+  /** Builder log group name (in `config.region`). */
+  readonly builderLogGroup: string;
+  /** CDN access-log group name (in us-east-1). */
+  readonly cdnLogGroup: string;
+  /** Deploy role name. */
+  readonly deployRole: string;
+  /** `app` / `environment` tags. */
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+/** A resource as read live: its outputs and how it differs from the desired description. */
+export interface LiveResource {
+  /** Outputs to record (ids, ARNs, statuses). */
+  readonly outputs: NodeOutputs;
+  /** One line per differing setting (`retention 30 days, want 90`); empty when in sync. */
+  readonly drift: readonly string[];
+}
+
+/** What a node's operations get. */
+export interface NodeContext {
+  /** AWS clients. */
+  readonly clients: AwsClients;
+  /** The site. */
+  readonly facts: SiteFacts;
+  /** Outputs of every node so far (recorded, then refreshed by this run), by id. */
+  readonly outputs: Readonly<Partial<Record<NodeId, NodeOutputs>>>;
+  /** This node's recorded outputs, if the state has them. */
+  readonly recorded: NodeOutputs | undefined;
+  /** Tells the user something (a table, a pending step); one call per line. */
+  note(text: string): void;
+  /** Waits (injected so tests do not sleep). */
+  sleep(ms: number): Promise<void>;
+  /** Clock for deadlines. */
+  readonly clock: Clock;
+}
+
+/** One resource around a site. */
+export interface ResourceNode {
+  /** Stable id. */
+  readonly id: NodeId;
+  /** Nodes whose outputs this one needs (only those `wanted` count). */
+  readonly dependsOn: readonly NodeId[];
+  /** Whether this site wants the resource (a certificate only with a domain, …). */
+  wanted(facts: SiteFacts): boolean;
+  /** The resource as the user knows it: `bucket production-blog-123456789012`. */
+  label(facts: SiteFacts): string;
+  /**
+   * Reads the live resource: by recorded id, else by name, tag or caller reference (so a run
+   * that crashed before recording it adopts it). `null` when it does not exist.
+   */
+  read(ctx: NodeContext): Promise<LiveResource | null>;
+  /** Creates it; resolves to its outputs. */
+  create(ctx: NodeContext): Promise<NodeOutputs>;
+  /** Brings a drifted resource back to the desired description; resolves to its outputs. */
+  update(ctx: NodeContext, live: LiveResource): Promise<NodeOutputs>;
+  /** Deletes it (`destroy`); `keep` nodes are never deleted. */
+  delete(ctx: NodeContext, live: LiveResource): Promise<void>;
+  /** Why `destroy` leaves this resource in place, when it does (shared by other sites). */
+  readonly keep?: string;
+}

@@ -1,0 +1,26 @@
+/**
+ * Where things live in the site bucket: the live site under `site/` (the distribution's
+ * origin path), the environment state under `state/`. Other prefixes (builds, history) belong
+ * to the deploy pipeline; `delete` empties only `site/`.
+ *
+ * @module
+ */
+
+/** Key prefix of the live site; the distribution's origin path is `/site`. */
+export const SITE_PREFIX = "site/";
+
+/** The CloudFront origin path matching {@linkcode SITE_PREFIX}. */
+export const SITE_ORIGIN_PATH = "/site";
+
+/** Key prefix of environment state files. */
+export const STATE_PREFIX = "state/";
+
+/**
+ * The state object's key: `state/<env>.json`.
+ *
+ * @param env environment name
+ * @returns the S3 key
+ */
+export function stateKey(env: string): string {
+  return `${STATE_PREFIX}${env}.json`;
+}

@@ -1,0 +1,311 @@
+/**
+ * End to end: `bootstrap`, `status`, `delete` and `destroy` run in-process against s3rver (with
+ * the bucket-configuration proxy) and the loopback CloudFront, ACM, IAM, Logs and STS fakes,
+ * through the real AWS SDK clients.
+ */
+import assert from "node:assert/strict";
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  PutObjectCommand,
+  S3Client,
+} from "@aws-sdk/client-s3";
+import { logRetentionDays } from "../../deploy/infra/nodes/log_group.ts";
+import { ACCOUNT, type InfraWorld, mutatingCalls, startInfraWorld } from "./infra_world.ts";
+
+const BUCKET = `production-blog-${ACCOUNT}`;
+const BASE = {
+  siteName: "blog",
+  region: "eu-west-1",
+  app: "blog",
+  githubRepo: "acme/blog",
+  retention: { microvmDays: 30, cloudfrontDays: 100 },
+};
+
+function s3Client(world: InfraWorld): S3Client {
+  return new S3Client({
+    region: "eu-west-1",
+    endpoint: world.s3.endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
+  });
+}
+
+async function readState(world: InfraWorld): Promise<Record<string, unknown> | null> {
+  const s3 = s3Client(world);
+  try {
+    const out = await s3.send(
+      new GetObjectCommand({ Bucket: BUCKET, Key: "state/production.json" }),
+    );
+    return JSON.parse(await out.Body!.transformToString());
+  } catch {
+    return null;
+  } finally {
+    s3.destroy();
+  }
+}
+
+Deno.test("bootstrap: a first run creates every node and records them; a second changes nothing", async () => {
+  await using world = await startInfraWorld(BASE);
+  const first = await world.run(["bootstrap"]);
+  assert.equal(first.code, 0, first.stderr);
+  for (
+    const label of [
+      `created   bucket ${BUCKET}`,
+      "created   log group /aws/microvms/production-blog-builder (eu-west-1)",
+      "created   log group /blog/production/cloudfront (us-east-1)",
+      `created   origin access control ${BUCKET}`,
+      `created   distribution for ${BUCKET}`,
+      `created   bucket policy of ${BUCKET}`,
+      "created   OIDC provider token.actions.githubusercontent.com",
+      "created   role production-blog-gh",
+    ]
+  ) assert.ok(first.stdout.includes(label), `missing "${label}" in:\n${first.stdout}`);
+
+  // The bucket: private, owner-enforced, tagged, readable only by the distribution.
+  assert.ok(await world.s3.bucketExists(BUCKET));
+  const cfg = world.s3.state.configs.get(BUCKET)!;
+  assert.match(cfg.get("publicAccessBlock")!, /<BlockPublicPolicy>true<\/BlockPublicPolicy>/);
+  assert.match(cfg.get("ownershipControls")!, /BucketOwnerEnforced/);
+  assert.match(cfg.get("tagging")!, /<Key>app<\/Key><Value>blog<\/Value>/);
+  assert.match(cfg.get("tagging")!, /<Key>environment<\/Key><Value>production<\/Value>/);
+  const [dist] = [...world.aws.cloudfront.state.distributions.values()];
+  assert.ok(dist);
+  const policy = JSON.parse(cfg.get("policy")!);
+  assert.equal(policy.Statement[0].Condition.StringEquals["AWS:SourceArn"], dist.arn);
+
+  // The distribution: bucket's site/ prefix through the OAC, HTTPS, compressed, 404 page.
+  const cf = world.aws.cloudfront.state;
+  assert.equal(cf.originAccessControls.size, 1);
+  const [oacId] = [...cf.originAccessControls.keys()];
+  assert.equal(cf.configText(dist.id, "Origins/Items/Origin/OriginPath"), "/site");
+  assert.equal(cf.configText(dist.id, "Origins/Items/Origin/OriginAccessControlId"), oacId);
+  assert.equal(
+    cf.configText(dist.id, "Origins/Items/Origin/DomainName"),
+    `${BUCKET}.s3.eu-west-1.amazonaws.com`,
+  );
+  assert.equal(cf.configText(dist.id, "DefaultRootObject"), "index.html");
+  assert.equal(
+    cf.configText(dist.id, "DefaultCacheBehavior/ViewerProtocolPolicy"),
+    "redirect-to-https",
+  );
+  assert.equal(cf.configText(dist.id, "DefaultCacheBehavior/Compress"), "true");
+  assert.equal(
+    cf.configText(dist.id, "CustomErrorResponses/Items/CustomErrorResponse/ResponsePagePath"),
+    "/404.html",
+  );
+  assert.deepEqual(cf.configTexts(dist.id, "Aliases/Items"), []);
+  assert.equal(cf.tags.get(dist.arn)?.get("environment"), "production");
+
+  // Log groups with their retention, role scoped to the repo.
+  const logs = world.aws.logs.state.groups;
+  assert.equal(logs.get("/aws/microvms/production-blog-builder")?.retentionInDays, 30);
+  assert.equal(logs.get("/blog/production/cloudfront")?.retentionInDays, logRetentionDays(100));
+  assert.equal(logs.get("/blog/production/cloudfront")?.tags.get("app"), "blog");
+  const role = world.aws.iam.state.roles.get("production-blog-gh")!;
+  assert.match(role.assumeRolePolicyDocument, /repo:acme\/blog:\*/);
+  assert.match(role.inlinePolicies.get("deploy")!, new RegExp(dist.arn));
+  assert.equal(role.tags.get("environment"), "production");
+
+  // The state, in the bucket.
+  const state = await readState(world);
+  assert.equal(state?.distributionId, dist.id);
+  assert.equal(state?.oacId, oacId);
+  assert.equal(state?.roleArn, role.arn);
+  assert.equal(state?.bucket, BUCKET);
+
+  const before = mutatingCalls(world).length;
+  const second = await world.run(["bootstrap"]);
+  assert.equal(second.code, 0, second.stderr);
+  assert.match(second.stdout, /No changes: every resource is up to date\./);
+  assert.deepEqual(mutatingCalls(world).slice(before), []);
+  assert.equal((await readState(world))?.updatedAt, state?.updatedAt);
+});
+
+Deno.test("bootstrap: a failure midway leaves a state that a re-run completes without duplicates", async () => {
+  await using world = await startInfraWorld(BASE);
+  world.aws.cloudfront.fail("CreateDistributionWithTags", {
+    code: "AccessDenied",
+    status: 403,
+    message: "User is not authorized to perform cloudfront:CreateDistributionWithTags",
+  });
+  const failed = await world.run(["bootstrap"]);
+  assert.equal(failed.code, 1);
+  assert.match(
+    failed.stderr,
+    new RegExp(
+      `error: access denied: cloudfront:CreateDistributionWithTags on distribution for ${BUCKET}`,
+    ),
+  );
+  assert.match(failed.stderr, /hint: grant cloudfront:CreateDistributionWithTags/);
+  const partial = await readState(world);
+  assert.ok(partial, "state written before the failure");
+  assert.equal(typeof partial.oacId, "string");
+  assert.equal(partial.distributionId, undefined);
+
+  const again = await world.run(["bootstrap"]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /unchanged origin access control/);
+  assert.match(again.stdout, /created +distribution/);
+  assert.equal(world.aws.cloudfront.state.distributions.size, 1);
+  assert.equal(world.aws.cloudfront.state.originAccessControls.size, 1);
+  assert.equal(world.aws.cloudfront.callsOf("CreateOriginAccessControl").length, 1);
+});
+
+Deno.test("bootstrap: resources a run created but never recorded are adopted, not duplicated", async () => {
+  await using world = await startInfraWorld(BASE);
+  assert.equal((await world.run(["bootstrap"])).code, 0);
+  // Lose the state, as if the run had crashed before writing it.
+  const s3 = s3Client(world);
+  await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: "state/production.json" }))
+    .finally(() => s3.destroy());
+
+  const rerun = await world.run(["bootstrap"]);
+  assert.equal(rerun.code, 0, rerun.stderr);
+  assert.match(rerun.stdout, /adopted +distribution/);
+  assert.match(rerun.stdout, /adopted +role production-blog-gh/);
+  assert.match(rerun.stdout, /No changes to AWS resources; 8 existing resource\(s\) adopted/);
+  assert.equal(world.aws.cloudfront.state.distributions.size, 1);
+  assert.equal(world.aws.cloudfront.state.originAccessControls.size, 1);
+  assert.equal(typeof (await readState(world))?.distributionId, "string");
+});
+
+Deno.test("bootstrap: with a domain, prints the validation CNAMEs and attaches the alias once issued", async () => {
+  await using world = await startInfraWorld(
+    { ...BASE, domain: "blog.example.com", githubRepo: undefined, spa: true },
+    { acm: { issueAfterDescribes: Infinity } },
+  );
+  const first = await world.run(["bootstrap"]);
+  assert.equal(first.code, 0, first.stderr);
+  const record = world.aws.acm.state.validationRecord("blog.example.com");
+  assert.match(first.stdout, /Certificate for blog\.example\.com is PENDING_VALIDATION/);
+  assert.ok(first.stdout.includes(`${record.name}  CNAME  ${record.value}`), first.stdout);
+  assert.match(first.stderr, /served from .*cloudfront\.net until the certificate is issued/);
+  const [dist] = [...world.aws.cloudfront.state.distributions.values()];
+  const cf = world.aws.cloudfront.state;
+  assert.deepEqual(cf.configTexts(dist!.id, "Aliases/Items"), []);
+  // spa: unknown paths get /index.html with 200.
+  assert.equal(
+    cf.configText(dist!.id, "CustomErrorResponses/Items/CustomErrorResponse/ResponsePagePath"),
+    "/index.html",
+  );
+  assert.equal(
+    cf.configText(dist!.id, "CustomErrorResponses/Items/CustomErrorResponse/ResponseCode"),
+    "200",
+  );
+  assert.equal(
+    world.aws.acm.state.certificates.get([...world.aws.acm.state.certificates.keys()][0]!)?.tags
+      .get("app"),
+    "blog",
+  );
+
+  const [arn] = [...world.aws.acm.state.certificates.keys()];
+  world.aws.acm.state.issue(arn!);
+  const second = await world.run(["bootstrap"]);
+  assert.equal(second.code, 0, second.stderr);
+  assert.match(second.stdout, /updated +distribution .*aliases/);
+  assert.deepEqual(cf.configTexts(dist!.id, "Aliases/Items"), ["blog.example.com"]);
+  assert.equal(cf.configText(dist!.id, "ViewerCertificate/ACMCertificateArn"), arn);
+  assert.match(second.stdout, /Site: https:\/\/blog\.example\.com/);
+  assert.equal(world.aws.acm.state.certificates.size, 1);
+
+  const third = await world.run(["bootstrap"]);
+  assert.match(third.stdout, /No changes/);
+});
+
+Deno.test("bootstrap: a bucket name owned by another account is a one-line bucket_name_taken error", async () => {
+  await using world = await startInfraWorld(BASE);
+  world.s3.state.foreign.add(BUCKET);
+  const run = await world.run(["bootstrap", "--json"]);
+  assert.equal(run.code, 1);
+  assert.equal(JSON.parse(run.stdout).error.code, "bucket_name_taken");
+});
+
+Deno.test("status: reports a node deleted behind its back, drift, and a failing read without aborting", async () => {
+  await using world = await startInfraWorld(BASE);
+  assert.equal((await world.run(["bootstrap"])).code, 0);
+  world.aws.logs.state.groups.delete("/blog/production/cloudfront");
+  world.aws.logs.state.groups.get("/aws/microvms/production-blog-builder")!.retentionInDays = 7;
+  world.aws.iam.fail("GetRole", { code: "AccessDenied", status: 403, message: "not allowed" });
+  const run = await world.run(["status", "--json"]);
+  assert.equal(run.code, 0, run.stderr);
+  const report = JSON.parse(run.stdout);
+  const by = Object.fromEntries(report.nodes.map((n: { id: string }) => [n.id, n]));
+  assert.equal(by.cdnLogGroup.status, "missing");
+  assert.equal(by.cdnLogGroup.recorded.name, "/blog/production/cloudfront");
+  assert.equal(by.builderLogGroup.status, "drifted");
+  assert.deepEqual(by.builderLogGroup.drift, ["retention 7, want 30 days"]);
+  assert.equal(by.deployRole.status, "error");
+  assert.equal(by.deployRole.error.code, "aws_access_denied");
+  assert.equal(by.distribution.status, "present");
+  assert.equal(by.bucket.status, "present");
+  assert.equal(report.ok, false);
+
+  const text = await world.run(["status"]);
+  assert.match(text.stdout, /missing +log group \/blog\/production\/cloudfront \(us-east-1\)/);
+  assert.match(text.stdout, /present +distribution for .*: id=EDFAKE/);
+});
+
+Deno.test("delete: empties site/ and invalidates /*, keeping builds, state and infrastructure", async () => {
+  await using world = await startInfraWorld(BASE);
+  const missing = await world.run(["delete", "--json"]);
+  assert.equal(JSON.parse(missing.stdout).error.code, "state_missing");
+
+  assert.equal((await world.run(["bootstrap"])).code, 0);
+  const s3 = s3Client(world);
+  try {
+    for (const Key of ["site/index.html", "site/a/b.css", "builds/01J/site.zip"]) {
+      await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key, Body: "x" }));
+    }
+  } finally {
+    s3.destroy();
+  }
+  const run = await world.run(["delete"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(
+    run.stdout,
+    /Deleted 2 object\(s\) from s3:\/\/production-blog-123456789012\/site\//,
+  );
+  const [dist] = [...world.aws.cloudfront.state.distributions.values()];
+  assert.deepEqual(world.aws.cloudfront.state.invalidatedPaths(dist!.id), ["/*"]);
+  assert.ok(await readState(world));
+  const check = s3Client(world);
+  try {
+    await check.send(new GetObjectCommand({ Bucket: BUCKET, Key: "builds/01J/site.zip" }));
+  } finally {
+    check.destroy();
+  }
+});
+
+Deno.test("destroy: refuses without --yes; with --yes removes every resource in reverse order", async () => {
+  await using world = await startInfraWorld({ ...BASE, domain: "blog.example.com" }, {
+    acm: { issueAfterDescribes: 0 },
+  });
+  assert.equal((await world.run(["bootstrap"])).code, 0);
+  const refused = await world.run(["destroy", "--json"]);
+  assert.equal(refused.code, 1);
+  assert.equal(JSON.parse(refused.stdout).error.code, "confirmation_required");
+  assert.equal(world.aws.cloudfront.state.distributions.size, 1);
+
+  const run = await world.run(["destroy", "--yes"]);
+  assert.equal(run.code, 0, run.stderr);
+  const cf = world.aws.cloudfront.state;
+  assert.equal(cf.distributions.size, 0);
+  assert.equal(cf.originAccessControls.size, 0);
+  assert.equal(world.aws.acm.state.certificates.size, 0);
+  assert.equal(world.aws.logs.state.groups.size, 0);
+  assert.equal(world.aws.iam.state.roles.size, 0);
+  assert.equal(await world.s3.bucketExists(BUCKET), false);
+  // The account-wide OIDC provider stays for other sites.
+  assert.equal(world.aws.iam.state.oidcProviders.size, 1);
+  assert.match(run.stdout, /kept +OIDC provider/);
+  // The distribution was disabled, then deleted after CloudFront deployed the change.
+  const ops = world.aws.cloudfront.calls.map((c) => c.operation);
+  const disable = ops.lastIndexOf("UpdateDistribution");
+  assert.ok(disable >= 0 && disable < ops.indexOf("DeleteDistribution"));
+  assert.ok(ops.indexOf("DeleteDistribution") < ops.indexOf("DeleteOriginAccessControl"));
+
+  const again = await world.run(["destroy", "--yes"]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /Nothing to destroy\./);
+});

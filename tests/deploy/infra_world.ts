@@ -1,0 +1,88 @@
+/**
+ * A site repo plus every AWS fake for the infrastructure commands' end-to-end tests: s3rver
+ * behind the bucket-configuration proxy, the CloudFront/ACM/IAM/Logs/STS fakes, and a runner
+ * that executes the CLI in-process with their environment (no real sleeping).
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { runCli } from "../../deploy/cli/run.ts";
+import { captureCli } from "../../deploy/cli/test_deps.ts";
+import { lookupAccountIdWithSts } from "../../deploy/infra/aws_clients.ts";
+import { type AwsFakes, type AwsFakesOptions, startAwsFakes } from "../fakes/aws.ts";
+import { S3RVER_CREDENTIALS, type SiteS3, startSiteS3 } from "../fakes/s3_bucket_config.ts";
+
+/** The account every fake reports. */
+export const ACCOUNT = "123456789012";
+
+/** A running world. */
+export interface InfraWorld extends AsyncDisposable {
+  readonly s3: SiteS3;
+  readonly aws: AwsFakes;
+  /** The site repo (temp dir with `.git` and `config/<env>.jsonc`). */
+  readonly root: string;
+  /** The environment a CLI run gets. */
+  readonly env: Record<string, string>;
+  /** Runs `deploy <argv>` in-process. */
+  run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** Rewrites the site's configuration. */
+  configure(config: Record<string, unknown>, env?: string): Promise<void>;
+}
+
+/**
+ * Starts the fakes and writes a site repo with `config`.
+ *
+ * @param config the `config/production.jsonc` contents
+ * @param options fake options (e.g. ACM issuance timing)
+ * @returns the world; `await using` stops it
+ */
+export async function startInfraWorld(
+  config: Record<string, unknown>,
+  options: AwsFakesOptions = {},
+): Promise<InfraWorld> {
+  const s3 = await startSiteS3();
+  const aws = startAwsFakes({
+    accountId: ACCOUNT,
+    region: "eu-west-1",
+    s3Endpoint: s3.endpoint,
+    ...options,
+  });
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "deploy-infra-" }));
+  await Deno.mkdir(join(root, ".git"));
+  await Deno.mkdir(join(root, "config"));
+  const env: Record<string, string> = { ...aws.env, ...S3RVER_CREDENTIALS, NO_COLOR: "1" };
+  const configure = async (c: Record<string, unknown>, name = "production") => {
+    await Deno.writeTextFile(join(root, "config", `${name}.jsonc`), JSON.stringify(c, null, 2));
+  };
+  await configure(config);
+  const close = async () => {
+    await aws.close();
+    await s3.close();
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+  };
+  return {
+    s3,
+    aws,
+    root,
+    env,
+    configure,
+    async run(argv) {
+      const cli = captureCli({
+        cwd: root,
+        environ: env,
+        lookupAccountId: () => lookupAccountIdWithSts(env),
+        sleep: () => Promise.resolve(),
+      });
+      const code = await runCli(argv, cli.deps);
+      return { code, stdout: cli.stdout(), stderr: cli.stderr() };
+    },
+    close,
+    [Symbol.asyncDispose]: close,
+  } as InfraWorld & { close(): Promise<void> };
+}
+
+/** AWS operations that change something (for "a second run changes nothing"). */
+export function mutatingCalls(world: InfraWorld): string[] {
+  const names = [...world.aws.allCalls(), ...world.s3.calls].map((c) => c.operation);
+  return names.filter((n) => /^(Create|Put|Update|Delete|Tag|Untag|Request|Add|Remove)/.test(n));
+}
