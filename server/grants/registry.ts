@@ -2,6 +2,7 @@ import type { Config } from "../config/schema.ts";
 import { authorizationCodeGrant } from "./authorization_code.ts";
 import type { Grant } from "./grant.ts";
 import { idTokenGrant } from "./id_token.ts";
+import { refreshTokenGrant } from "./refresh_token.ts";
 
 /**
  * The `grant_type`s `POST /token` serves under `config`, in discovery order. Adding a grant
@@ -14,6 +15,7 @@ import { idTokenGrant } from "./id_token.ts";
 export function enabledGrants(config: Config): ReadonlyMap<string, Grant> {
   const grants = new Map<string, Grant>([
     ["authorization_code", authorizationCodeGrant],
+    ["refresh_token", refreshTokenGrant],
   ]);
   if (config.grants.id_token) {
     grants.set("id_token", idTokenGrant);

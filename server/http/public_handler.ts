@@ -3,6 +3,7 @@ import { enabledGrants } from "../grants/registry.ts";
 import { createIdFactory } from "../store/ids.ts";
 import { errorResponse } from "./errors.ts";
 import { createNonceEndpoint } from "./nonce_endpoint.ts";
+import { createRevokeEndpoint } from "./revoke_endpoint.ts";
 import { createRouter, type RequestInfo, type Route } from "./router.ts";
 import { createTokenEndpoint } from "./token_endpoint.ts";
 
@@ -12,8 +13,8 @@ export function jwksMaxAge(accessTokenTtl: number): number {
 }
 
 /**
- * Builds the public listener's handler: `/token`, `/keys`, discovery, `/health` and, with
- * the `id_token` grant on, `/nonce`; unknown
+ * Builds the public listener's handler: `/token`, `/revoke`, `/keys`, discovery, `/health`
+ * and, with the `id_token` grant on, `/nonce`; unknown
  * paths 404 and wrong methods 405 with `Allow`, every error as `{error, error_description}`.
  *
  * @param deps the service dependencies
@@ -45,6 +46,7 @@ export function createPublicHandler(
   const cache = (seconds: number) => ({ "Cache-Control": `public, max-age=${seconds}` });
   const routes: Route[] = [
     { method: "POST", path: "/token", handler: createTokenEndpoint(grants, ctx) },
+    { method: "POST", path: "/revoke", handler: createRevokeEndpoint(deps) },
     {
       method: "GET",
       path: "/keys",

@@ -1,6 +1,7 @@
 import type { Clock } from "@org/shared";
-import type { RefreshRecord, SessionFamily, SessionStore } from "./store.ts";
+import type { RefreshRecord, RefreshSnapshot, SessionFamily, SessionStore } from "./store.ts";
 import { expireIn, K, MINUS_ONE, ONE } from "./kv_keys.ts";
+import { commitRotation, readRefreshSnapshot } from "./kv_rotation.ts";
 
 /**
  * {@linkcode SessionStore} on Deno KV. A family, its index entry under the user and its
@@ -69,5 +70,15 @@ export class KvSessionStore implements SessionStore {
       if (await this.revokeFamily(id, at)) n++;
     }
     return n;
+  }
+
+  /** @inheritdoc */
+  readForRefresh(hash: string): Promise<RefreshSnapshot | undefined> {
+    return readRefreshSnapshot(this.kv, hash);
+  }
+
+  /** @inheritdoc */
+  rotate(snapshot: RefreshSnapshot, retired: RefreshRecord, next: RefreshRecord): Promise<boolean> {
+    return commitRotation(this.kv, this.clock, snapshot, retired, next);
   }
 }

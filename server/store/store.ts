@@ -46,6 +46,33 @@ export interface RefreshRecord {
   readonly user_id: string;
   readonly issued_at: number;
   readonly expires_at: number;
+  /** Set once the token was rotated (ms); a retired token is only good for a retry in grace. */
+  readonly retired_at?: number;
+  /** The token that replaced this one, sealed so only a holder of this token can open it. */
+  readonly successor?: SealedSuccessor;
+}
+
+/** The successor of a retired refresh token, kept so a retry gets the same token back. */
+export interface SealedSuccessor {
+  /** base64url SHA-256 of the successor token (its record's key). */
+  readonly hash: string;
+  /** base64url `iv ‖ ciphertext ‖ tag`: AES-256-GCM under HKDF(presented token). */
+  readonly sealed: string;
+}
+
+/**
+ * Everything a refresh decides on, read for one presented token hash: its record, its family,
+ * its user and, for a retired token, whether its successor is still the live token.
+ */
+export interface RefreshSnapshot {
+  readonly record: RefreshRecord;
+  /** The family as stored (also when past its end: the caller decides expiry). */
+  readonly family: SessionFamily | undefined;
+  readonly user: UserRecord | undefined;
+  /** For a retired record: whether its successor is stored and not retired itself. */
+  readonly successorLive: boolean | undefined;
+  /** Opaque versions {@linkcode SessionStore.rotate} checks. */
+  readonly versions: { readonly record: string; readonly family: string | null };
 }
 
 /** One key of the signing key ring. */
@@ -102,6 +129,18 @@ export interface SessionStore {
   familiesOfUser(userId: string): Promise<string[]>;
   /** Revokes every family of the user; returns how many changed. */
   revokeAllOfUser(userId: string, at: number): Promise<number>;
+  /**
+   * Reads what a refresh of the token with `hash` decides on (record, family, user, successor)
+   * in as few round trips as the store allows; `undefined` when no record has that hash.
+   */
+  readForRefresh(hash: string): Promise<RefreshSnapshot | undefined>;
+  /**
+   * Rotates in one atomic step: replaces the snapshot's record by `retired` and stores `next`,
+   * only if neither the record nor its family changed since `snapshot` was read.
+   *
+   * @returns false when it lost a race (the caller re-reads and decides again)
+   */
+  rotate(snapshot: RefreshSnapshot, retired: RefreshRecord, next: RefreshRecord): Promise<boolean>;
 }
 
 /** Where the signing key ring is kept. */

@@ -304,7 +304,7 @@ Deno.test("discovery: every spec field, URLs from the issuer, EdDSA", async () =
     jwks_uri: "https://auth.example/keys",
     token_endpoint: "https://auth.example/token",
     revocation_endpoint: "https://auth.example/revoke",
-    grant_types_supported: ["authorization_code"],
+    grant_types_supported: ["authorization_code", "refresh_token"],
     response_types_supported: ["code"],
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: ["EdDSA"],

@@ -375,7 +375,7 @@ Deno.test("id_token grant on: discovery lists id_token", async () => {
   await using idp = await startOidcProvider();
   await using te = await start(idp);
   const doc = await (await fetch(`${te.url}/.well-known/openid-configuration`)).json();
-  assert.deepEqual(doc.grant_types_supported, ["authorization_code", "id_token"]);
+  assert.deepEqual(doc.grant_types_supported, ["authorization_code", "refresh_token", "id_token"]);
 });
 
 Deno.test("id_token grant off (default): /nonce is 404, id_token fields unsupported_grant_type", async () => {
@@ -396,5 +396,5 @@ Deno.test("id_token grant off (default): /nonce is 404, id_token fields unsuppor
     "unsupported_grant_type",
   );
   const doc = await (await fetch(`${te.url}/.well-known/openid-configuration`)).json();
-  assert.deepEqual(doc.grant_types_supported, ["authorization_code"]);
+  assert.deepEqual(doc.grant_types_supported, ["authorization_code", "refresh_token"]);
 });

@@ -1,0 +1,138 @@
+import { accessDenied, invalidGrant, serverError } from "../http/errors.ts";
+import { classifyRefresh } from "../sessions/classify_refresh.ts";
+import { openSuccessor, sealSuccessor } from "../sessions/successor_seal.ts";
+import type { RefreshRecord, RefreshSnapshot } from "../store/store.ts";
+import { tokenHash } from "../store/ids.ts";
+import type { GrantContext } from "./grant.ts";
+import { mintAccessToken, newRefreshToken, type TokenResponse } from "./issue_tokens.ts";
+import { requireParam } from "./params.ts";
+
+/** The shape of every refresh token we issue: 256 bits, base64url, no padding. */
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+/** One description for every refused refresh token, so a reuse alarm is indistinguishable. */
+const INVALID = "The refresh token is invalid, expired or revoked";
+
+/**
+ * Rounds of read-decide-commit before giving up. A lost compare-and-swap always leaves the
+ * token retired or its family revoked, so the second round settles; the rest is headroom.
+ */
+const MAX_ROUNDS = 4;
+
+/**
+ * `grant_type=refresh_token` (`refresh_token`): a fresh access token for a live session.
+ *
+ * - Rotation on (`token.refresh_rotation`, default): the presented token is retired and a new
+ *   one returned, in one compare-and-swap commit. Concurrent refreshes of one token produce
+ *   exactly one successor; the losers of the race, and retries within `token.refresh_grace`,
+ *   get that same successor back (opened from its sealed copy).
+ * - Rotation off: no `refresh_token` in the response; the presented token stays valid.
+ * - A retired token outside the grace window, or older than the live token's predecessor, is
+ *   reuse: the whole family is revoked and the answer is the same `invalid_grant` as for any
+ *   unknown token. An audit line names user, family and reason (never the token).
+ * - The user is re-read on every refresh (claims changes show up; a user who is not `active`
+ *   gets `access_denied` and the family is revoked). The family's absolute end never moves.
+ *
+ * Errors: missing parameter → `invalid_request`; unknown, expired, revoked or reused token →
+ * `invalid_grant`; user not active → `access_denied`.
+ */
+export async function refreshTokenGrant(
+  params: ReadonlyMap<string, string>,
+  ctx: GrantContext,
+): Promise<TokenResponse> {
+  const presented = requireParam(params, "refresh_token");
+  if (!TOKEN_SHAPE.test(presented)) throw invalidGrant(INVALID);
+  const hash = tokenHash(presented);
+  const { sessions } = ctx.store;
+  let sawLive = false;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const snapshot = await sessions.readForRefresh(hash);
+    const now = ctx.clock.now();
+    const state = classifyRefresh({
+      snapshot,
+      now,
+      graceMs: ctx.config.token.refresh_grace * 1000,
+      sawLive,
+    });
+    switch (state.kind) {
+      case "unknown":
+      case "expired":
+      case "revoked":
+      case "stale":
+        throw invalidGrant(INVALID);
+      case "reuse": {
+        const { record } = snapshot!;
+        await sessions.revokeFamily(record.family_id, now);
+        ctx.log.warn("refresh token reuse: session revoked", {
+          user: record.user_id,
+          family: record.family_id,
+          reason: state.reason,
+        });
+        throw invalidGrant(INVALID);
+      }
+      case "retry":
+      case "live": {
+        const { record, user, family } = snapshot!;
+        if (user === undefined || user.status !== "active") {
+          await sessions.revokeFamily(record.family_id, now);
+          ctx.log.info("refresh refused: user not active; session revoked", {
+            user: record.user_id,
+            family: record.family_id,
+            status: user?.status ?? "missing",
+          });
+          throw accessDenied("The user may not sign in");
+        }
+        const access = mintAccessToken(ctx, user, family!.id);
+        const body = {
+          access_token: access.token,
+          token_type: "Bearer",
+          expires_in: access.expiresIn,
+        } as const;
+        if (state.kind === "retry") {
+          return { ...body, refresh_token: successorOf(presented, record) };
+        }
+        if (!ctx.config.token.refresh_rotation) return body;
+        const next = await rotate(ctx, snapshot!, presented, now);
+        if (next !== undefined) return { ...body, refresh_token: next };
+        // Lost the race to a concurrent refresh of the same token: re-read and take the retry
+        // path, which hands back the winner's successor.
+        sawLive = true;
+      }
+    }
+  }
+  throw serverError(500, { msg: "refresh did not settle", rounds: MAX_ROUNDS });
+}
+
+/** Retires the snapshot's token; returns the successor, or `undefined` on a lost race. */
+async function rotate(
+  ctx: GrantContext,
+  snapshot: RefreshSnapshot,
+  presented: string,
+  now: number,
+): Promise<string | undefined> {
+  const { record } = snapshot;
+  // Never past the family's absolute end: refresh does not extend the session.
+  const next = newRefreshToken(
+    ctx,
+    { id: record.family_id, user_id: record.user_id },
+    record.expires_at,
+  );
+  const retired: RefreshRecord = {
+    ...record,
+    retired_at: now,
+    successor: {
+      hash: next.record.hash,
+      sealed: sealSuccessor(presented, record.hash, next.token, ctx.random),
+    },
+  };
+  return await ctx.store.sessions.rotate(snapshot, retired, next.record) ? next.token : undefined;
+}
+
+function successorOf(presented: string, record: RefreshRecord): string {
+  const token = record.successor && openSuccessor(presented, record.hash, record.successor.sealed);
+  // Only reachable with a tampered store: the hash matched, so the key is right.
+  if (token === undefined || tokenHash(token) !== record.successor?.hash) {
+    throw serverError(500, { msg: "sealed successor does not open", family: record.family_id });
+  }
+  return token;
+}

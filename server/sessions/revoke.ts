@@ -1,0 +1,87 @@
+import { decodeJwt } from "jose";
+import type { ServiceDeps } from "../deps.ts";
+import { tokenHash } from "../store/ids.ts";
+
+/** What revocation depends on. */
+export type RevokeDeps = Pick<ServiceDeps, "config" | "store" | "keys" | "clock" | "log">;
+
+/** The kinds of token `POST /revoke` understands (RFC 7009 `token_type_hint` values). */
+export type RevocableType = "refresh_token" | "access_token";
+
+/**
+ * Revokes the session (family) a token belongs to, per RFC 7009: a refresh token revokes its
+ * own family; an access token we signed (expired ones included) revokes the family named by
+ * its `sid`. Other sessions of the same user are untouched. The hint only decides which
+ * interpretation is tried first; the other one is tried too.
+ *
+ * @param deps store, keys, clock, config and logger
+ * @param token the presented token (anything: garbage is simply not found)
+ * @param hint `token_type_hint`, if any (unknown values are ignored)
+ * @returns the revoked family's id, or `undefined` when the token named no live session
+ *
+ * @example
+ * ```ts
+ * await revokeToken(deps, refreshToken, "refresh_token"); // "ses_01H…"
+ * await revokeToken(deps, "garbage", undefined);          // undefined
+ * ```
+ */
+export async function revokeToken(
+  deps: RevokeDeps,
+  token: string,
+  hint: string | undefined,
+): Promise<string | undefined> {
+  const order: RevocableType[] = hint === "access_token"
+    ? ["access_token", "refresh_token"]
+    : ["refresh_token", "access_token"];
+  for (const type of order) {
+    const family = type === "refresh_token"
+      ? await familyOfRefreshToken(deps, token)
+      : await familyOfAccessToken(deps, token);
+    if (family === undefined) continue;
+    const now = deps.clock.now();
+    if (await deps.store.sessions.revokeFamily(family.id, now)) {
+      deps.log.info("session revoked", { family: family.id, user: family.user, via: type });
+      return family.id;
+    }
+    return undefined; // already revoked (or gone): nothing more to do
+  }
+  return undefined;
+}
+
+type FamilyRef = { id: string; user: string | undefined };
+
+async function familyOfRefreshToken(
+  deps: RevokeDeps,
+  token: string,
+): Promise<FamilyRef | undefined> {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
+  const record = await deps.store.sessions.getRefresh(tokenHash(token));
+  return record && { id: record.family_id, user: record.user_id };
+}
+
+async function familyOfAccessToken(
+  deps: RevokeDeps,
+  token: string,
+): Promise<FamilyRef | undefined> {
+  if (token.split(".").length !== 3) return undefined;
+  let iat: unknown;
+  try {
+    iat = decodeJwt(token).iat;
+  } catch {
+    return undefined;
+  }
+  try {
+    // Expired tokens may be revoked too: check the signature and issuer as of when it was
+    // issued. Tokens of keys no longer published cannot be checked and are ignored.
+    const at = typeof iat === "number" ? iat * 1000 : deps.clock.now();
+    const payload = await deps.keys.verify(token, {
+      issuer: deps.config.server.issuer,
+      currentDate: new Date(at),
+    });
+    return typeof payload.sid === "string"
+      ? { id: payload.sid, user: typeof payload.sub === "string" ? payload.sub : undefined }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
