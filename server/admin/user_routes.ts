@@ -69,9 +69,13 @@ export function userRoutes(deps: UserRouteDeps): Record<string, OperatorHandler>
     if (!user) throw resourceNotFound("user");
     return user;
   };
-  /** A user who may not sign in keeps no session: revokes them all; returns how many. */
-  const revokeUnlessActive = async (user: UserRecord): Promise<number> =>
-    user.status === "active" ? 0 : await sessions.revokeAllOfUser(user.id, deps.clock.now());
+  /**
+   * A deleted user keeps no session: revokes them all; returns how many. A suspension keeps
+   * them stored: a refresh while suspended is refused with `access_denied` (and revokes that
+   * session), and sessions not used meanwhile work again after reactivation.
+   */
+  const revokeIfDeleted = async (user: UserRecord): Promise<number> =>
+    user.status === "Deleted" ? await sessions.revokeAllOfUser(user.id, deps.clock.now()) : 0;
   const body = async (req: Request) => parseJsonObject(await readCapped(req, MAX_JSON_BYTES));
 
   return {
@@ -115,7 +119,7 @@ export function userRoutes(deps: UserRouteDeps): Record<string, OperatorHandler>
         before = u.status;
         return { ...u, ...patch };
       });
-      const revoked = await revokeUnlessActive(user);
+      const revoked = await revokeIfDeleted(user);
       audit(r, "user.update", {
         user: user.id,
         fields: Object.keys(patch),
