@@ -1,6 +1,7 @@
 import type { Clock, Logger, Random } from "@org/shared";
 import type { Config } from "./config/schema.ts";
 import type { KeyManager } from "./keys/key_manager.ts";
+import type { Metrics } from "./metrics/metrics.ts";
 import type { ProviderClient } from "./providers/provider_client.ts";
 import type { Store } from "./store/store.ts";
 
@@ -19,4 +20,6 @@ export interface ServiceDeps {
   readonly clock: Clock;
   readonly random: Random;
   readonly log: Logger;
+  /** This process's counters and histograms (`GET /internal/metrics`). */
+  readonly metrics: Metrics;
 }

@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-console -- a CLI entry point is where the console belongs
 /**
- * The token-exchange command line: `serve`, `keys generate`, `keys rotate`.
+ * The token-exchange command line: `serve`, `keys generate`, `keys rotate`, `operator-token`.
  *
  * This is the only file of the member that reads the environment, opens KV, takes the KV
  * lock, prints, and calls `Deno.serve`. Tests start the service in-process with
@@ -15,7 +15,10 @@ import {
   ConfigError,
   createJsonLogger,
   cryptoRandom,
+  epochSeconds,
+  formatDuration,
   type Logger,
+  parseDuration,
   type Random,
   systemClock,
 } from "@org/shared";
@@ -26,7 +29,16 @@ import type { ServiceDeps } from "./deps.ts";
 import { createInternalHandler } from "./http/internal_handler.ts";
 import { createPublicHandler } from "./http/public_handler.ts";
 import type { RequestInfo } from "./http/router.ts";
-import { exportPkcs8Pem, generateEd25519, thumbprint } from "./keys/ed25519.ts";
+import {
+  exportPkcs8Pem,
+  generateEd25519,
+  importPkcs8Der,
+  importPkcs8Pem,
+  jwtSigner,
+  thumbprint,
+} from "./keys/ed25519.ts";
+import { mintOperatorToken } from "./auth/operator_token.ts";
+import { KvKeyRingStore } from "./store/kv_store.ts";
 import { rotateStoreKey } from "./keys/key_manager.ts";
 import type { Fetch } from "./providers/provider_fetch.ts";
 import { buildService, keyManagerOptions, listenersFor } from "./service.ts";
@@ -54,12 +66,17 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     summary: "make a new store key the signer; the old one stays in /keys until its tokens expire",
     run: keysRotateCommand,
   },
+  "operator-token": {
+    usage: "operator-token --sub NAME [--ttl 1h] [--config PATH]",
+    summary: "print an operator JWT for the internal API, signed with the service's key",
+    run: operatorTokenCommand,
+  },
 };
 
 const USAGE = `Usage: token-exchange <command> [options]
 
 Commands:
-${Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(30)} ${c.summary}`).join("\n")}
+${Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(54)} ${c.summary}`).join("\n")}
 
 Options:
   --config PATH   config file (default: ./token-exchange.toml when present, else built-in defaults)
@@ -329,6 +346,95 @@ async function keysRotateCommand(args: string[]): Promise<number> {
     return 0;
   } finally {
     opened.close();
+  }
+}
+
+/** Longest lifetime `operator-token --ttl` accepts. */
+const MAX_OPERATOR_TTL = 30 * 86400;
+
+async function operatorTokenCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: {
+      config: { type: "string" },
+      sub: { type: "string" },
+      ttl: { type: "string", default: "1h" },
+    },
+    allowPositionals: true,
+  });
+  if (positionals.length > 0) throw new Error(`unexpected argument "${positionals[0]}"`);
+  const sub = values.sub?.trim();
+  if (!sub) throw new Error("operator-token needs --sub NAME (the operator, shown in audit logs)");
+  let ttl: number;
+  try {
+    ttl = parseDuration(values.ttl);
+  } catch (err) {
+    throw new Error(`--ttl: ${(err as Error).message}`);
+  }
+  if (ttl < 1 || ttl > MAX_OPERATOR_TTL) {
+    throw new Error(`--ttl must be from 1s to ${formatDuration(MAX_OPERATOR_TTL)}`);
+  }
+  const config = await loadFromCli(values.config);
+  const sign = await activeSigner(config);
+  const ia = config.internal_api;
+  if (!ia.auth_methods.includes("operator_token")) {
+    console.error(
+      'token-exchange: note: internal_api.auth_methods does not list "operator_token"; ' +
+        "the service will not accept this token until it does",
+    );
+  }
+  const token = mintOperatorToken(
+    sign,
+    {
+      issuer: config.server.issuer ?? defaultIssuer(config.server.host, config.server.port),
+      audience: ia.operator_token.audience,
+      requiredClaim: ia.operator_token.required_claim,
+    },
+    sub,
+    ttl,
+    epochSeconds(systemClock),
+    cryptoRandom,
+  );
+  console.error(`token-exchange: operator token for ${sub}, valid ${formatDuration(ttl)}`);
+  console.log(token);
+  return 0;
+}
+
+/**
+ * The signer of the active key, read without writing anything: the PEM file when configured,
+ * else the store key. The KV is opened without the serve lock, so this also works while the
+ * server runs on a local file (it only reads the key ring).
+ */
+async function activeSigner(config: Config): Promise<(claims: object) => string> {
+  if (config.keys.private_key_path !== undefined) {
+    const key = importPkcs8Pem(await Deno.readTextFile(config.keys.private_key_path));
+    return jwtSigner(key, config.keys.kid ?? thumbprint(key.x));
+  }
+  if (config.storage.kv_path === ":memory:") {
+    throw new Error(
+      "an in-memory store has no signing key to mint with; use keys.private_key_path",
+    );
+  }
+  const path = config.storage.kv_path;
+  if (!/^https?:\/\//.test(path)) {
+    try {
+      await Deno.stat(path);
+    } catch {
+      throw new Error(`no store at ${path} yet; start the service once first`);
+    }
+  }
+  const kv = await Deno.openKv(path);
+  try {
+    const { ring } = await new KvKeyRingStore(kv).load();
+    const active = ring?.keys.find((k) => k.kid === ring.active_kid);
+    if (!active?.pkcs8) {
+      throw new Error(
+        `no signing key in the store at ${config.storage.kv_path} yet; start the service once first`,
+      );
+    }
+    return jwtSigner(importPkcs8Der(active.pkcs8), active.kid);
+  } finally {
+    kv.close();
   }
 }
 

@@ -5,6 +5,7 @@ import { type KeyManagerOptions, type KeySource, loadKeyManager } from "./keys/k
 import { createProviderClients } from "./providers/provider_client.ts";
 import type { Fetch } from "./providers/provider_fetch.ts";
 import { createKvStore } from "./store/kv_store.ts";
+import { Metrics } from "./metrics/metrics.ts";
 
 /** What the process provides to the service: the opened KV and the outside world. */
 export interface Runtime {
@@ -84,5 +85,6 @@ export async function buildService(
     clock: runtime.clock,
     random: runtime.random,
     log: runtime.log,
+    metrics: new Metrics(),
   };
 }

@@ -154,6 +154,7 @@ export function resolveConfig(
       threshold: lo.int("threshold", 5, 1, 1_000_000),
       window: lo.duration("window", 15 * 60, 1),
     },
+    client_ip_header: ia.string("client_ip_header", undefined)?.toLowerCase(),
   };
   ot.done();
   mt.done();

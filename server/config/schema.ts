@@ -84,6 +84,11 @@ export interface Config {
       readonly allowed_subjects: readonly string[];
     };
     readonly lockout: { readonly threshold: number; readonly window: number };
+    /**
+     * Header carrying the operator's address, believed only from `mtls.trusted_proxies`; the
+     * lockout counts against that address instead of the proxy's.
+     */
+    readonly client_ip_header: string | undefined;
   };
   readonly rate_limit: {
     readonly enabled: boolean;

@@ -63,6 +63,7 @@ export async function refreshTokenGrant(
       case "reuse": {
         const { record } = snapshot!;
         await sessions.revokeFamily(record.family_id, now);
+        ctx.metrics.refreshReuse();
         ctx.log.warn("refresh token reuse: session revoked", {
           user: record.user_id,
           family: record.family_id,

@@ -11,6 +11,7 @@ export type OAuthErrorCode =
   | "slow_down"
   | "server_error"
   | "not_found"
+  | "conflict"
   | "method_not_allowed";
 
 /**
@@ -49,6 +50,14 @@ export const unsupportedGrantType = (why: string): OAuthError =>
 export const accessDenied = (why: string): OAuthError => new OAuthError("access_denied", 403, why);
 /** 404 for an unknown path. */
 export const notFound = (): OAuthError => new OAuthError("not_found", 404, "No such endpoint");
+/** 404 `not_found` for an internal-API resource that does not exist. */
+export const resourceNotFound = (what: string): OAuthError =>
+  new OAuthError("not_found", 404, `No such ${what}`);
+/** 409 `conflict`: the resource would duplicate an existing one. */
+export const conflict = (why: string): OAuthError => new OAuthError("conflict", 409, why);
+/** 429 `slow_down` with `Retry-After` in whole seconds (at least 1). */
+export const slowDown = (why: string, retryAfterSeconds: number): OAuthError =>
+  new OAuthError("slow_down", 429, why, { "Retry-After": String(Math.max(1, retryAfterSeconds)) });
 /** 405 naming the allowed methods in `Allow`. */
 export const methodNotAllowed = (allow: readonly string[]): OAuthError =>
   new OAuthError("method_not_allowed", 405, `Use ${allow.join(" or ")} on this path`, {

@@ -1,25 +1,68 @@
+import { opsRoutes } from "../admin/ops_routes.ts";
+import { type OperatorHandler, userRoutes } from "../admin/user_routes.ts";
+import { createOperatorGate } from "../auth/operator_gate.ts";
 import type { ServiceDeps } from "../deps.ts";
+import { createIdFactory } from "../store/ids.ts";
 import { errorResponse } from "./errors.ts";
-import { createRouter, type RequestInfo, type Route } from "./router.ts";
+import { createRouter, type RequestInfo, type Route, UNMATCHED } from "./router.ts";
 
 /**
  * Builds the internal (admin) listener's handler. It is only served when `server.role` is
- * `admin` or `all` and `internal_api.enabled` is true (see `listenersFor`); the operator
- * authentication gate and the `/internal/*` routes are added by the internal-API issue.
+ * `admin` or `all` and `internal_api.enabled` is true (see `listenersFor`), so the routes
+ * exist nowhere else.
+ *
+ * Every request passes the operator gate first (lockout check, then the configured
+ * mechanisms in order), unknown paths included: an unauthenticated caller learns nothing about
+ * which routes exist. The authenticated principal is handed to the route and named in the
+ * audit log line of every change.
  *
  * @param deps the service dependencies
  * @returns a `fetch`-style handler for `Deno.serve`
+ *
+ * @example
+ * ```ts
+ * const handler = createInternalHandler(deps);
+ * const res = await handler(new Request("http://127.0.0.1/internal/stats", {
+ *   headers: { authorization: `Bearer ${operatorToken}` },
+ * }), { remoteAddr: { hostname: "127.0.0.1", port: 50000 } });
+ * ```
  */
 export function createInternalHandler(
   deps: ServiceDeps,
 ): (req: Request, info: RequestInfo) => Promise<Response> {
-  const routes: Route[] = [];
-  const route = createRouter(routes);
+  const gate = createOperatorGate(deps);
+  const handlers: Record<string, OperatorHandler> = {
+    ...userRoutes({ ...deps, ids: createIdFactory(deps.clock, deps.random) }),
+    ...opsRoutes(deps),
+  };
+  const operators = new WeakMap<Request, Awaited<ReturnType<typeof gate>>>();
+  const routes: Route[] = Object.entries(handlers).map(([key, handler]) => {
+    const [method, path] = key.split(" ") as [string, string];
+    return {
+      method,
+      path,
+      handler: (req, _info, params) => handler({ req, params, operator: operators.get(req)! }),
+    };
+  });
+  const match = createRouter(routes);
   return async (req, info) => {
+    const started = performance.now();
+    let route = UNMATCHED;
+    let res: Response;
     try {
-      return await route(req, info);
+      const m = match(req);
+      route = m.route;
+      operators.set(req, await gate(req, info));
+      res = await m.handler(req, info, m.params);
     } catch (err) {
-      return errorResponse(err, deps.log);
+      res = errorResponse(err, deps.log);
     }
+    deps.metrics.observeRequest(
+      "internal",
+      route,
+      res.status,
+      (performance.now() - started) / 1000,
+    );
+    return res;
   };
 }

@@ -1,10 +1,12 @@
 import type { ServiceDeps } from "../deps.ts";
 import { enabledGrants } from "../grants/registry.ts";
 import { createIdFactory } from "../store/ids.ts";
-import { errorResponse } from "./errors.ts";
+import { errorResponse, slowDown } from "./errors.ts";
 import { createNonceEndpoint } from "./nonce_endpoint.ts";
 import { createRevokeEndpoint } from "./revoke_endpoint.ts";
-import { createRouter, type RequestInfo, type Route } from "./router.ts";
+import { createRouter, pathOf, type RequestInfo, type Route, UNMATCHED } from "./router.ts";
+import { clientAddress, type ForwardedRule, normalizeAddress } from "../limits/client_address.ts";
+import { RateLimiter } from "../limits/rate_limiter.ts";
 import { createTokenEndpoint } from "./token_endpoint.ts";
 
 /** Seconds `/keys` may be cached: well below the shortest time a retired key stays published. */
@@ -65,12 +67,52 @@ export function createPublicHandler(
       ? [{ method: "POST", path: "/nonce", handler: createNonceEndpoint(deps) }]
       : []),
   ];
-  const route = createRouter(routes);
+  const match = createRouter(routes);
+  const limit = rateLimit(deps);
   return async (req, info) => {
+    const started = performance.now();
+    let route = UNMATCHED;
+    let res: Response;
     try {
-      return await route(req, info);
+      const m = match(req);
+      route = m.route;
+      limit?.(req, info);
+      res = await m.handler(req, info, m.params);
     } catch (err) {
-      return errorResponse(err, deps.log);
+      res = errorResponse(err, deps.log);
+    }
+    deps.metrics.observeRequest("public", route, res.status, (performance.now() - started) / 1000);
+    return res;
+  };
+}
+
+/** Paths `rate_limit` applies to, whatever the method. */
+const LIMITED_PATHS: ReadonlySet<string> = new Set(["/token", "/revoke", "/nonce"]);
+
+/**
+ * The public rate limit (`rate_limit.*`): a check that throws 429 `slow_down` with
+ * `Retry-After` once a client address used up its window on `/token`, `/revoke` or `/nonce`;
+ * `undefined` when `rate_limit.enabled` is false.
+ */
+function rateLimit(
+  deps: Pick<ServiceDeps, "config" | "clock" | "metrics">,
+): ((req: Request, info: RequestInfo) => void) | undefined {
+  const rl = deps.config.rate_limit;
+  if (!rl.enabled) return undefined;
+  const limiter = new RateLimiter(deps.clock, rl.requests, rl.window * 1000);
+  const rule: ForwardedRule = {
+    header: rl.client_ip_header,
+    trustedProxies: rl.trusted_proxies.map(normalizeAddress),
+  };
+  return (req, info) => {
+    if (!LIMITED_PATHS.has(pathOf(req.url))) return;
+    const d = limiter.take(clientAddress(info.remoteAddr.hostname, req.headers, rule));
+    if (!d.allowed) {
+      deps.metrics.rateLimited();
+      throw slowDown(
+        "Too many requests from this client; retry after the delay in Retry-After",
+        d.retryAfterSeconds,
+      );
     }
   };
 }

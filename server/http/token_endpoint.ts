@@ -27,6 +27,7 @@ export function createTokenEndpoint(
       );
     }
     const body = await grant(params, ctx);
+    ctx.metrics.tokenIssued(type);
     return Response.json(body, {
       headers: { "Cache-Control": "no-store", Pragma: "no-cache" },
     });

@@ -3,6 +3,9 @@ import type { RefreshRecord, RefreshSnapshot, SessionFamily, SessionStore } from
 import { expireIn, K, MINUS_ONE, ONE } from "./kv_keys.ts";
 import { KvRotation } from "./kv_rotation.ts";
 
+/** Refresh-record deletions per atomic commit in the sweep (KV allows 100 checks per commit). */
+const SWEEP_BATCH = 100;
+
 /**
  * {@linkcode SessionStore} on Deno KV. A family, its index entry under the user and its
  * refresh tokens all carry `expireIn` up to the family's absolute end.
@@ -80,6 +83,37 @@ export class KvSessionStore implements SessionStore {
   /** @inheritdoc */
   readForRefresh(hash: string): Promise<RefreshSnapshot | undefined> {
     return this.#rotation.read(hash);
+  }
+
+  /** @inheritdoc */
+  async sweepExpired(now: number): Promise<number> {
+    let deleted = 0;
+    for await (const e of this.kv.list<SessionFamily>({ prefix: K.familiesPrefix })) {
+      const family = e.value;
+      if (family.expires_at > now) continue;
+      const op = this.kv.atomic().check(e)
+        .delete(e.key)
+        .delete(K.familyOfUser(family.user_id, family.id));
+      // A revoked family already left the live count when it was revoked.
+      if (!family.revoked) op.sum(K.liveSessions, MINUS_ONE.value);
+      // A concurrent revocation changed it: the next sweep deletes it.
+      if ((await op.commit()).ok) deleted++;
+    }
+    // Refresh records end no later than their family; they are keyed by token hash, so they
+    // are found by a scan here rather than by an index the hot path would have to maintain.
+    let batch = this.kv.atomic();
+    let size = 0;
+    for await (const e of this.kv.list<RefreshRecord>({ prefix: K.refreshPrefix })) {
+      if (e.value.expires_at > now) continue;
+      batch.check(e).delete(e.key);
+      if (++size === SWEEP_BATCH) {
+        await batch.commit();
+        batch = this.kv.atomic();
+        size = 0;
+      }
+    }
+    if (size > 0) await batch.commit();
+    return deleted;
   }
 
   /** @inheritdoc */

@@ -4,6 +4,7 @@ import { K } from "./kv_keys.ts";
 import { KvUserStore } from "./kv_users.ts";
 import { KvSessionStore } from "./kv_sessions.ts";
 import { KvNonceStore } from "./kv_nonces.ts";
+import { KvLockoutStore } from "./kv_lockout.ts";
 
 /**
  * The whole {@linkcode Store} on one opened Deno KV (a local file, `:memory:` or a KV Connect
@@ -27,6 +28,7 @@ export function createKvStore(kv: Deno.Kv, clock: Clock): Store {
     keyring: new KvKeyRingStore(kv),
     stats: new KvStatsStore(kv),
     nonces: new KvNonceStore(kv, clock),
+    lockouts: new KvLockoutStore(kv, clock),
     async ping() {
       await kv.get(["health"]);
     },

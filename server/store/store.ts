@@ -141,6 +141,14 @@ export interface SessionStore {
    * @returns false when it lost a race (the caller re-reads and decides again)
    */
   rotate(snapshot: RefreshSnapshot, retired: RefreshRecord, next: RefreshRecord): Promise<boolean>;
+  /**
+   * The cleanup sweep: deletes every family whose absolute end is at or before `now` (revoked
+   * or not) with its user-index entry, lowers the live-session counter for those not already
+   * revoked, and deletes refresh records past their own end.
+   *
+   * @returns how many families were deleted
+   */
+  sweepExpired(now: number): Promise<number>;
 }
 
 /** Where the signing key ring is kept. */
@@ -198,6 +206,33 @@ export interface NonceStore {
   redeem(nonceHashes: readonly string[], assertion: AssertionMark): Promise<RedeemOutcome>;
 }
 
+/** Failed operator authentications of one peer address (see `auth/lockout.ts`). */
+export interface LockoutState {
+  /** Failures counted in the current window. */
+  readonly failures: number;
+  /** Start of the current window (ms): the first failure counted in it. */
+  readonly window_start: number;
+  /** Set once the threshold was reached: no attempt is evaluated before this time (ms). */
+  readonly locked_until?: number;
+}
+
+/** Per-peer failure records of the internal API, shared by every instance on the store. */
+export interface LockoutStore {
+  /** The peer's record, or `undefined`. */
+  get(peer: string): Promise<LockoutState | undefined>;
+  /**
+   * Replaces the peer's record by `change(current)` atomically (retried on a concurrent
+   * write); the record is kept until `forgetAt(next)` (ms).
+   *
+   * @returns the record written
+   */
+  update(
+    peer: string,
+    change: (current: LockoutState | undefined) => LockoutState,
+    forgetAt: (next: LockoutState) => number,
+  ): Promise<LockoutState>;
+}
+
 /** Everything the service stores. */
 export interface Store {
   readonly users: UserStore;
@@ -205,6 +240,7 @@ export interface Store {
   readonly keyring: KeyRingStore;
   readonly stats: StatsStore;
   readonly nonces: NonceStore;
+  readonly lockouts: LockoutStore;
   /** Resolves when the store answers a read; rejects otherwise (used by `/health`). */
   ping(): Promise<void>;
 }

@@ -82,5 +82,7 @@ Deno.test("serve refuses a bad config, listing every issue, exit code 1", async 
 Deno.test("--help lists the subcommands", async () => {
   const out = await runTokenCli(Deno.cwd(), ["--help"]);
   assert.equal(out.code, 0);
-  for (const c of ["serve", "keys generate", "keys rotate"]) assert.ok(out.stdout.includes(c));
+  for (const c of ["serve", "keys generate", "keys rotate", "operator-token --sub NAME"]) {
+    assert.ok(out.stdout.includes(c));
+  }
 });

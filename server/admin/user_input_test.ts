@@ -1,0 +1,41 @@
+import assert from "node:assert/strict";
+import type { OAuthError } from "../http/errors.ts";
+import {
+  encodeCursor,
+  mergeClaims,
+  parseClaims,
+  parseListQuery,
+  parseNewUser,
+} from "./user_input.ts";
+
+const invalid = (re: RegExp) => (e: OAuthError) =>
+  e.code === "invalid_request" && e.status === 400 && re.test(e.description);
+
+Deno.test("parseListQuery() defaults to 50, clamps to 200 and round-trips the cursor", () => {
+  assert.deepEqual(parseListQuery(new URLSearchParams()), { after: undefined, limit: 50 });
+  assert.equal(parseListQuery(new URLSearchParams("limit=1000")).limit, 200);
+  const cursor = encodeCursor("usr_01HZZ");
+  assert.equal(parseListQuery(new URLSearchParams({ cursor })).after, "usr_01HZZ");
+  assert.throws(() => parseListQuery(new URLSearchParams("limit=0")), invalid(/"limit"/));
+  assert.throws(() => parseListQuery(new URLSearchParams("limit=2.5")), invalid(/"limit"/));
+  assert.throws(() => parseListQuery(new URLSearchParams("cursor=usr_1")), invalid(/"cursor"/));
+});
+
+Deno.test("parseNewUser() requires external_id, provider and email; display_name defaults to the email", () => {
+  const u = parseNewUser({ external_id: "e", provider: "p", email: "a@b.c" });
+  assert.equal(u.display_name, "a@b.c");
+  assert.throws(
+    () => parseNewUser({ external_id: "", provider: "p", email: "a@b.c" }),
+    invalid(/"external_id" must not be empty/),
+  );
+  assert.throws(
+    () => parseNewUser({ external_id: "e", provider: ["p"], email: "a@b.c" }),
+    invalid(/"provider" must be a string/),
+  );
+});
+
+Deno.test("parseClaims() refuses reserved names; mergeClaims() removes null values", () => {
+  assert.throws(() => parseClaims({ sid: "x" }), invalid(/"sid" is a reserved JWT claim/));
+  assert.throws(() => parseClaims(null), invalid(/JSON object/));
+  assert.deepEqual(mergeClaims({ a: 1, b: 2 }, { a: null, c: 3 }), { b: 2, c: 3 });
+});

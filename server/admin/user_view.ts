@@ -1,0 +1,38 @@
+import type { UserRecord } from "../store/store.ts";
+
+/** The full user object the internal API answers with (see `docs/http-api.md`). */
+export interface UserView {
+  readonly id: string;
+  readonly external_id: string;
+  readonly provider: string;
+  readonly email: string;
+  readonly display_name: string;
+  readonly status: string;
+  readonly metadata: Readonly<Record<string, unknown>>;
+  readonly claims: Readonly<Record<string, unknown>>;
+  /** ISO 8601 (UTC). */
+  readonly created_at: string;
+  /** ISO 8601 (UTC). */
+  readonly updated_at: string;
+}
+
+/**
+ * The JSON shape of a stored user: every field, timestamps as ISO 8601 strings.
+ *
+ * @param user the stored record
+ * @returns the user object
+ */
+export function userView(user: UserRecord): UserView {
+  return {
+    id: user.id,
+    external_id: user.external_id,
+    provider: user.provider,
+    email: user.email,
+    display_name: user.display_name,
+    status: user.status,
+    metadata: user.metadata,
+    claims: user.claims,
+    created_at: new Date(user.created_at).toISOString(),
+    updated_at: new Date(user.updated_at).toISOString(),
+  };
+}

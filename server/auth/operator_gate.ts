@@ -1,0 +1,153 @@
+/**
+ * The operator-authentication gate of the internal listener: the per-peer lockout first, then
+ * each configured mechanism in order; the first that accepts names the operator.
+ *
+ * @module
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { InternalAuthMethod } from "../config/schema.ts";
+import type { ServiceDeps } from "../deps.ts";
+import { OAuthError, slowDown } from "../http/errors.ts";
+import type { RequestInfo } from "../http/router.ts";
+import { clientAddress, normalizeAddress } from "../limits/client_address.ts";
+import { afterFailure, forgetAt, lockedForMs, type LockoutPolicy } from "./lockout.ts";
+import { type OperatorTokenRules, verifyOperatorToken } from "./operator_token.ts";
+
+/** Who is calling the internal API, attached to the request once authenticated. */
+export interface OperatorPrincipal {
+  /** The mechanism that accepted the request. */
+  readonly method: InternalAuthMethod;
+  /** `sub` of the operator token, the certificate subject, or `shared-secret`. */
+  readonly subject: string;
+  /** The address failures would have counted against. */
+  readonly peer: string;
+}
+
+/** The one description of every refused operator authentication. */
+export const UNAUTHORIZED_DESCRIPTION = "Operator authentication is required";
+
+/** What the gate depends on. */
+export type GateDeps = Pick<
+  ServiceDeps,
+  "config" | "keys" | "store" | "clock" | "log" | "metrics"
+>;
+
+/** One mechanism: the operator's subject, or `undefined` when it does not accept. */
+type Mechanism = (
+  req: Request,
+  socketPeer: string,
+) => Promise<string | undefined> | string | undefined;
+
+/**
+ * Builds the gate for the configured `internal_api`.
+ *
+ * @param deps config, key manager, store, clock, logger and metrics
+ * @returns `authenticate`, which resolves to the principal or throws
+ *
+ * @example
+ * ```ts
+ * const gate = createOperatorGate(deps);
+ * const principal = await gate(req, info); // throws 401 unauthorized or 429 slow_down
+ * ```
+ */
+export function createOperatorGate(
+  deps: GateDeps,
+): (req: Request, info: RequestInfo) => Promise<OperatorPrincipal> {
+  const ia = deps.config.internal_api;
+  const policy: LockoutPolicy = {
+    threshold: ia.lockout.threshold,
+    windowMs: ia.lockout.window * 1000,
+  };
+  const forwarded = {
+    header: ia.client_ip_header,
+    trustedProxies: ia.mtls.trusted_proxies.map(normalizeAddress),
+  };
+  const mechanisms: Record<InternalAuthMethod, Mechanism> = {
+    operator_token: operatorTokenMechanism(deps),
+    mtls: mtlsMechanism(ia.mtls.header, forwarded.trustedProxies, ia.mtls.allowed_subjects),
+    shared_secret: sharedSecretMechanism(ia.shared_secret),
+  };
+  const order = ia.auth_methods.map((m) => [m, mechanisms[m]] as const);
+  return async (req, info) => {
+    const socketPeer = normalizeAddress(info.remoteAddr.hostname);
+    const peer = clientAddress(socketPeer, req.headers, forwarded);
+    // The throttle comes first: a locked-out peer learns nothing about its credentials.
+    const locked = lockedForMs(await deps.store.lockouts.get(peer), deps.clock.now());
+    if (locked > 0) {
+      deps.metrics.lockedOutRequest();
+      throw slowDown(
+        "Too many failed authentication attempts; retry after the delay in Retry-After",
+        Math.ceil(locked / 1000),
+      );
+    }
+    for (const [method, accept] of order) {
+      const subject = await accept(req, socketPeer);
+      if (subject !== undefined) return { method, subject, peer };
+    }
+    deps.metrics.operatorAuthFailure();
+    const now = deps.clock.now();
+    const next = await deps.store.lockouts.update(
+      peer,
+      (s) => afterFailure(s, now, policy),
+      (s) => forgetAt(s, policy),
+    );
+    if (next.failures === policy.threshold && lockedForMs(next, now) > 0) {
+      deps.metrics.lockout();
+      deps.log.warn("operator lockout", { peer, failures: next.failures });
+    } else {
+      deps.log.info("operator authentication failed", { peer, failures: next.failures });
+    }
+    throw new OAuthError("unauthorized", 401, UNAUTHORIZED_DESCRIPTION, {
+      "WWW-Authenticate": "Bearer",
+    });
+  };
+}
+
+function bearer(req: Request): string | undefined {
+  const h = req.headers.get("authorization");
+  if (h === null) return undefined;
+  const m = /^Bearer +(\S+) *$/i.exec(h);
+  return m?.[1];
+}
+
+function operatorTokenMechanism(deps: GateDeps): Mechanism {
+  const rules: OperatorTokenRules = {
+    issuer: deps.config.server.issuer,
+    audience: deps.config.internal_api.operator_token.audience,
+    requiredClaim: deps.config.internal_api.operator_token.required_claim,
+  };
+  return async (req) => {
+    const token = bearer(req);
+    if (token === undefined) return undefined;
+    return await verifyOperatorToken(deps.keys, token, rules, deps.clock.now());
+  };
+}
+
+function mtlsMechanism(
+  header: string,
+  trustedProxies: readonly string[],
+  allowedSubjects: readonly string[],
+): Mechanism {
+  const allowed = new Set(allowedSubjects);
+  return (req, socketPeer) => {
+    // Anyone can send the header; only a proxy that terminated the TLS session may assert it.
+    if (!trustedProxies.includes(socketPeer)) return undefined;
+    const subject = req.headers.get(header)?.trim();
+    return subject !== undefined && allowed.has(subject) ? subject : undefined;
+  };
+}
+
+function sharedSecretMechanism(secret: string | undefined): Mechanism {
+  if (secret === undefined || secret === "") return () => undefined;
+  // Comparing fixed-length digests keeps the comparison constant-time whatever was presented.
+  const expected = sha256(secret);
+  return (req) => {
+    const presented = bearer(req);
+    if (presented === undefined) return undefined;
+    return timingSafeEqual(sha256(presented), expected) ? "shared-secret" : undefined;
+  };
+}
+
+function sha256(text: string): Uint8Array {
+  return createHash("sha256").update(text).digest();
+}

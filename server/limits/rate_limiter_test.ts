@@ -1,0 +1,17 @@
+import assert from "node:assert/strict";
+import { FixedClock } from "@org/shared";
+import { RateLimiter } from "./rate_limiter.ts";
+
+Deno.test("RateLimiter.take() allows `limit` per client per window, then says how long to wait", () => {
+  const clock = new FixedClock(120_000);
+  const rl = new RateLimiter(clock, 2, 60_000);
+  assert.equal(rl.take("a").allowed, true);
+  assert.equal(rl.take("a").allowed, true);
+  assert.equal(rl.take("b").allowed, true, "another client has its own budget");
+  clock.advance(20_500);
+  assert.deepEqual(rl.take("a"), { allowed: false, retryAfterSeconds: 40 });
+  clock.advance(39_499);
+  assert.deepEqual(rl.take("a"), { allowed: false, retryAfterSeconds: 1 });
+  clock.advance(1);
+  assert.equal(rl.take("a").allowed, true, "a new window");
+});

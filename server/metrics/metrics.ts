@@ -1,0 +1,206 @@
+/**
+ * The in-process metrics registry of one service instance, rendered in the Prometheus text
+ * exposition format (version 0.0.4) by `GET /internal/metrics`.
+ *
+ * Recording is a few map lookups and additions, no allocation on the steady path: the public
+ * listener records every request, including the benchmarked refresh path. Values are per
+ * process; a scraper sums instances.
+ *
+ * @module
+ */
+
+/** Which listener served a request. */
+export type Listener = "public" | "internal";
+
+/** Upper bounds (seconds) of the request-latency histogram buckets. */
+export const LATENCY_BUCKETS: readonly number[] = [
+  0.001,
+  0.0025,
+  0.005,
+  0.01,
+  0.025,
+  0.05,
+  0.1,
+  0.25,
+  0.5,
+  1,
+  2.5,
+  5,
+  10,
+];
+
+interface RouteSeries {
+  readonly listener: Listener;
+  readonly route: string;
+  /** Requests by HTTP status. */
+  readonly statuses: Map<number, number>;
+  /** Non-cumulative bucket counts; the last slot is +Inf. */
+  readonly buckets: number[];
+  sum: number;
+  count: number;
+}
+
+/**
+ * Counters and histograms of one process.
+ *
+ * @example
+ * ```ts
+ * const metrics = new Metrics();
+ * metrics.observeRequest("public", "POST /token", 200, 0.004);
+ * metrics.tokenIssued("refresh_token");
+ * metrics.render(); // "# HELP token_exchange_http_requests_total …"
+ * ```
+ */
+export class Metrics {
+  readonly #routes = new Map<string, RouteSeries>();
+  readonly #issued = new Map<string, number>();
+  #reuse = 0;
+  #authFailures = 0;
+  #lockouts = 0;
+  #lockedOut = 0;
+  #rateLimited = 0;
+
+  /**
+   * Records one answered request.
+   *
+   * @param listener the listener that served it
+   * @param route the matched `METHOD pattern` (or `unmatched`): never a raw path, so the
+   *   number of series stays bounded
+   * @param status the HTTP status answered
+   * @param seconds time from arrival to response
+   */
+  observeRequest(listener: Listener, route: string, status: number, seconds: number): void {
+    const key = listener === "public" ? route : `internal ${route}`;
+    let s = this.#routes.get(key);
+    if (s === undefined) {
+      s = {
+        listener,
+        route,
+        statuses: new Map(),
+        buckets: new Array<number>(LATENCY_BUCKETS.length + 1).fill(0),
+        sum: 0,
+        count: 0,
+      };
+      this.#routes.set(key, s);
+    }
+    s.statuses.set(status, (s.statuses.get(status) ?? 0) + 1);
+    let i = 0;
+    while (i < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[i]!) i++;
+    s.buckets[i]!++;
+    s.sum += seconds;
+    s.count++;
+  }
+
+  /** Records one successful token response of `grant` (the `grant_type`). */
+  tokenIssued(grant: string): void {
+    this.#issued.set(grant, (this.#issued.get(grant) ?? 0) + 1);
+  }
+
+  /** Records one detected refresh-token reuse (its session was revoked). */
+  refreshReuse(): void {
+    this.#reuse++;
+  }
+
+  /** Records one failed operator authentication on the internal listener. */
+  operatorAuthFailure(): void {
+    this.#authFailures++;
+  }
+
+  /** Records a peer being locked out (its failure count reached the threshold). */
+  lockout(): void {
+    this.#lockouts++;
+  }
+
+  /** Records one request refused with 429 because its peer is locked out. */
+  lockedOutRequest(): void {
+    this.#lockedOut++;
+  }
+
+  /** Records one public request refused with 429 by the rate limit. */
+  rateLimited(): void {
+    this.#rateLimited++;
+  }
+
+  /** Everything recorded so far, in the Prometheus text format. */
+  render(): string {
+    const out: string[] = [];
+    const series = [...this.#routes.values()];
+    out.push(
+      "# HELP token_exchange_http_requests_total HTTP requests answered, by listener, route and status.",
+      "# TYPE token_exchange_http_requests_total counter",
+    );
+    for (const s of series) {
+      for (const [status, n] of s.statuses) {
+        out.push(
+          `token_exchange_http_requests_total{${labels(s)},status="${status}"} ${n}`,
+        );
+      }
+    }
+    out.push(
+      "# HELP token_exchange_http_request_duration_seconds Time from request to response.",
+      "# TYPE token_exchange_http_request_duration_seconds histogram",
+    );
+    for (const s of series) {
+      let cumulative = 0;
+      for (let i = 0; i <= LATENCY_BUCKETS.length; i++) {
+        cumulative += s.buckets[i]!;
+        const le = i < LATENCY_BUCKETS.length ? String(LATENCY_BUCKETS[i]) : "+Inf";
+        out.push(
+          `token_exchange_http_request_duration_seconds_bucket{${
+            labels(s)
+          },le="${le}"} ${cumulative}`,
+        );
+      }
+      out.push(`token_exchange_http_request_duration_seconds_sum{${labels(s)}} ${s.sum}`);
+      out.push(`token_exchange_http_request_duration_seconds_count{${labels(s)}} ${s.count}`);
+    }
+    out.push(
+      "# HELP token_exchange_tokens_issued_total Successful token responses, by grant_type.",
+      "# TYPE token_exchange_tokens_issued_total counter",
+    );
+    for (const [grant, n] of this.#issued) {
+      out.push(`token_exchange_tokens_issued_total{grant="${escape(grant)}"} ${n}`);
+    }
+    const single = (name: string, help: string, value: number) =>
+      out.push(`# HELP ${name} ${help}`, `# TYPE ${name} counter`, `${name} ${value}`);
+    single(
+      "token_exchange_refresh_reuse_detected_total",
+      "Refresh tokens presented again outside the grace window (session revoked).",
+      this.#reuse,
+    );
+    single(
+      "token_exchange_operator_auth_failures_total",
+      "Failed operator authentications on the internal listener.",
+      this.#authFailures,
+    );
+    single(
+      "token_exchange_operator_lockouts_total",
+      "Peers locked out after reaching internal_api.lockout.threshold failures.",
+      this.#lockouts,
+    );
+    single(
+      "token_exchange_operator_lockout_rejections_total",
+      "Internal requests refused with 429 because their peer is locked out.",
+      this.#lockedOut,
+    );
+    single(
+      "token_exchange_rate_limited_total",
+      "Public requests refused with 429 by rate_limit.",
+      this.#rateLimited,
+    );
+    return out.join("\n") + "\n";
+  }
+}
+
+function labels(s: RouteSeries): string {
+  const space = s.route.indexOf(" ");
+  const [method, path] = space < 0
+    ? ["", s.route]
+    : [s.route.slice(0, space), s.route.slice(space + 1)];
+  return `listener="${s.listener}",method="${escape(method)}",route="${escape(path)}"`;
+}
+
+/** Escapes a label value (`\`, `"` and newlines) per the exposition format. */
+function escape(value: string): string {
+  return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+}

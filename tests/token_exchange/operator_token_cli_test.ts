@@ -1,0 +1,61 @@
+import assert from "node:assert/strict";
+import { decodeJwt } from "jose";
+import { runTokenCli, spawnTokenServer } from "../support/token_server.ts";
+
+async function internalUrlOf(stdout: string[]): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const m = stdout.join("\n").match(/listening on (\S+) \(internal\)/);
+    if (m) return m[1]!;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no internal listener in: ${stdout.join("\n")}`);
+}
+
+Deno.test("operator-token mints a JWT the running service accepts on the internal API", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "te-op-" });
+  const toml = `[server]\nport = 0\nissuer = "https://auth.example"\n` +
+    `[internal_api]\nenabled = true\nport = 0\nauth_methods = ["operator_token"]\n`;
+  try {
+    await using server = await spawnTokenServer({ dir, toml });
+    const internal = await internalUrlOf(server.stdout);
+    // The KV file is locked by the server: minting only reads the key ring.
+    const out = await runTokenCli(dir, ["operator-token", "--sub", "alice", "--ttl", "10m"]);
+    assert.equal(out.code, 0, out.stderr);
+    const token = out.stdout.trim().split("\n").at(-1)!;
+    const claims = decodeJwt(token);
+    assert.equal(claims.sub, "alice");
+    assert.equal(claims.aud, "token-exchange-internal");
+    assert.equal(claims.operator, true);
+    assert.equal(claims.iss, "https://auth.example");
+    assert.equal(Number(claims.exp) - Number(claims.iat), 600);
+    const ok = await fetch(`${internal}/internal/stats`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(ok.status, 200, await ok.clone().text());
+    assert.deepEqual((await ok.json()).sessions, { live: 0 });
+    const tampered = await fetch(`${internal}/internal/stats`, {
+      headers: { authorization: `Bearer ${token.slice(0, -2)}AA` },
+    });
+    assert.equal(tampered.status, 401);
+    await tampered.body?.cancel();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("operator-token refuses a missing --sub or a bad --ttl with exit code 1", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "te-op-" });
+  try {
+    const noSub = await runTokenCli(dir, ["operator-token"]);
+    assert.equal(noSub.code, 1);
+    assert.match(noSub.stderr, /needs --sub NAME/);
+    const badTtl = await runTokenCli(dir, ["operator-token", "--sub", "a", "--ttl", "soon"]);
+    assert.equal(badTtl.code, 1);
+    assert.match(badTtl.stderr, /--ttl: "soon" is not a duration/);
+    const noStore = await runTokenCli(dir, ["operator-token", "--sub", "a"]);
+    assert.equal(noStore.code, 1);
+    assert.match(noStore.stderr, /no store at .* yet; start the service once first/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
