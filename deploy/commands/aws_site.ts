@@ -9,6 +9,7 @@ import type { CommandContext } from "../cli/command.ts";
 import type { LoadedSite } from "../config/load.ts";
 import { DeployError } from "../errors.ts";
 import { type AwsClients, createAwsClients, destroyAwsClients } from "../infra/aws_clients.ts";
+import { BUILDER_BASE_IMAGE_ENV } from "../infra/nodes/builder_base_image.ts";
 import type { GraphRun } from "../infra/reconcile.ts";
 import type { SiteFacts } from "../infra/resource.ts";
 import type { EnvState } from "../state/env_state.ts";
@@ -46,6 +47,9 @@ export async function openAwsSite(ctx: CommandContext): Promise<AwsSite> {
     cdnLogGroup: site.names.cdnLogGroup,
     deployRole: site.names.deployRole,
     tags: { ...site.names.tags },
+    ...(ctx.environ[BUILDER_BASE_IMAGE_ENV]
+      ? { builderBaseImage: ctx.environ[BUILDER_BASE_IMAGE_ENV] }
+      : {}),
   };
   const clients = createAwsClients(ctx.environ, site.config.region);
   return {

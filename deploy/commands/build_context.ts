@@ -10,6 +10,7 @@ import { type BuildStoreLocation, getText } from "../builds/store.ts";
 import { DeployError } from "../errors.ts";
 import { type BuildClients, createBuildClients } from "../microvm/clients.ts";
 import type { BuilderImageSettings } from "../microvm/image.ts";
+import { stateKey } from "../state/bucket_layout.ts";
 
 /** The site, its bucket and clients. */
 export interface BuildContext {
@@ -43,9 +44,9 @@ export async function buildContext(ctx: CommandContext): Promise<BuildContext> {
 }
 
 /**
- * The fields of `state/<env>.json` this module reads. `bootstrap` owns the file; these names
- * are the contract: `distributionId` and `distributionDomain` for the CDN, `builder` for the
- * MicroVM builder image.
+ * The fields of `state/<env>.json` the build commands read. `bootstrap` owns the file
+ * (`EnvState`, whose `builder` section `buildEnvState` derives); these names are the contract: `distributionId` and
+ * `distributionDomain` for the CDN, `builder` for the MicroVM builder image.
  */
 export interface EnvironmentStateView {
   /** The CloudFront distribution id. */
@@ -57,35 +58,78 @@ export interface EnvironmentStateView {
 }
 
 /**
- * Reads `state/<env>.json` as plain JSON.
+ * Reads `state/<env>.json` as plain JSON, field by field. Deliberately lenient (unlike
+ * `readEnvState`, which insists on a full version-1 state): these commands need only the few
+ * fields below, so a hand-written or partial state that names them is enough.
  *
  * @param store bucket and client
  * @param env environment name
- * @returns the fields, or `{}` when there is no state yet
+ * @returns the fields, or `{}` when there is no state yet (or it is not JSON)
  */
 export async function readEnvironmentState(
   store: BuildStoreLocation,
   env: string,
 ): Promise<EnvironmentStateView> {
-  const text = await getText(store, `state/${env}.json`);
+  const text = await getText(store, stateKey(env));
   if (text === undefined) return {};
   try {
-    const raw = JSON.parse(text) as Record<string, unknown>;
-    const str = (v: unknown) => typeof v === "string" && v !== "" ? v : undefined;
-    const b = (raw.builder ?? {}) as Record<string, unknown>;
-    const builder: Partial<BuilderImageSettings> = {
-      ...(str(b.baseImageArn) ? { baseImageArn: str(b.baseImageArn)! } : {}),
-      ...(str(b.buildRoleArn) ? { buildRoleArn: str(b.buildRoleArn)! } : {}),
-      ...(str(b.executionRoleArn) ? { executionRoleArn: str(b.executionRoleArn)! } : {}),
-    };
-    return {
-      ...(str(raw.distributionId) ? { distributionId: str(raw.distributionId)! } : {}),
-      ...(str(raw.distributionDomain) ? { distributionDomain: str(raw.distributionDomain)! } : {}),
-      builder,
-    };
+    return environmentStateView(JSON.parse(text));
   } catch {
     return {};
   }
+}
+
+/**
+ * The build commands' view of a parsed state file (pure): the non-empty string fields among
+ * `distributionId`, `distributionDomain` and `builder.{baseImageArn, buildRoleArn,
+ * executionRoleArn}` (the fields `buildEnvState` derives for `EnvState`).
+ *
+ * @param raw the parsed state (an `EnvState`, or any JSON)
+ * @returns its distribution and builder fields
+ */
+export function environmentStateView(raw: unknown): EnvironmentStateView {
+  const obj = (v: unknown): Record<string, unknown> =>
+    v !== null && typeof v === "object" ? v as Record<string, unknown> : {};
+  const str = (v: unknown) => typeof v === "string" && v !== "" ? v : undefined;
+  const top = obj(raw);
+  const b = obj(top.builder);
+  const builder: Partial<BuilderImageSettings> = {
+    ...(str(b.baseImageArn) ? { baseImageArn: str(b.baseImageArn)! } : {}),
+    ...(str(b.buildRoleArn) ? { buildRoleArn: str(b.buildRoleArn)! } : {}),
+    ...(str(b.executionRoleArn) ? { executionRoleArn: str(b.executionRoleArn)! } : {}),
+  };
+  return {
+    ...(str(top.distributionId) ? { distributionId: str(top.distributionId)! } : {}),
+    ...(str(top.distributionDomain) ? { distributionDomain: str(top.distributionDomain)! } : {}),
+    builder,
+  };
+}
+
+/**
+ * The builder image settings a MicroVM build needs, from the state (pure).
+ *
+ * @param view the state's fields
+ * @param env environment name (for the message)
+ * @returns base image and roles
+ * @throws DeployError `builder_not_configured` when bootstrap has not recorded them
+ */
+export function requireBuilderSettings(
+  view: EnvironmentStateView,
+  env: string,
+): BuilderImageSettings {
+  const b = view.builder ?? {};
+  if (!b.baseImageArn || !b.buildRoleArn) {
+    throw new DeployError(
+      "builder_not_configured",
+      `state/${env}.json has no builder.baseImageArn/builder.buildRoleArn`,
+      { hint: `run \`deploy bootstrap ${env}\` to set up the MicroVM builder` },
+    );
+  }
+  return {
+    baseImageArn: b.baseImageArn,
+    buildRoleArn: b.buildRoleArn,
+    ...(b.executionRoleArn ? { executionRoleArn: b.executionRoleArn } : {}),
+  };
 }
 
 /**

@@ -9,7 +9,7 @@ import { createInvalidation } from "../cdn/invalidate.ts";
 import { planInvalidation } from "../cdn/invalidation.ts";
 import { DeployError } from "../errors.ts";
 import { createMicrovmBuilder, type MicrovmBuilderOptions } from "../microvm/builder.ts";
-import { buildContext, readEnvironmentState } from "./build_context.ts";
+import { buildContext, readEnvironmentState, requireBuilderSettings } from "./build_context.ts";
 
 /** Test seams passed through to the MicroVM builder (clock, sleep, keep-alive, bundle). */
 export type RollbackSeams = Pick<
@@ -44,14 +44,7 @@ export function createRollbackCommand(seams: RollbackSeams = {}): Command {
           { hint: "run `deploy bootstrap` first" },
         );
       }
-      const b = state.builder ?? {};
-      if (!b.baseImageArn || !b.buildRoleArn) {
-        throw new DeployError(
-          "builder_not_configured",
-          `state/${ctx.env}.json has no builder.baseImageArn/builder.buildRoleArn`,
-          { hint: "run `deploy bootstrap` to set up the MicroVM builder" },
-        );
-      }
+      const image = requireBuilderSettings(state, ctx.env);
       const config = site.config;
       const origin = config.domain
         ? `https://${config.domain}`
@@ -66,11 +59,7 @@ export function createRollbackCommand(seams: RollbackSeams = {}): Command {
         bucket,
         prefix: "site/",
         microvm: config.microvm,
-        image: {
-          baseImageArn: b.baseImageArn,
-          buildRoleArn: b.buildRoleArn,
-          ...(b.executionRoleArn ? { executionRoleArn: b.executionRoleArn } : {}),
-        },
+        image,
         seo: config.seo,
         isProduction: ctx.env === "production",
         origin,

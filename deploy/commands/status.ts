@@ -27,7 +27,8 @@ export const statusCommand: Command = {
   summary: "show each resource: present, missing or drifted",
   help: "Reads every resource of the environment live and compares it with what bootstrap would\n" +
     "create: present, missing, drifted (with the differences) or error (the read failed; the\n" +
-    "others are still shown). Exit code 0 whatever the findings; --json for scripts.",
+    "others are still shown). The builder image is made by the first MicroVM deploy, so it is\n" +
+    "missing until then. Exit code 0 whatever the findings; --json for scripts.",
   async run(ctx) {
     using aws = await openAwsSite(ctx);
     const { facts, clients } = aws;
@@ -45,7 +46,7 @@ export const statusCommand: Command = {
         bucket: facts.bucket,
         state: state === null ? null : { key: stateKey(facts.env), updatedAt: state.updatedAt },
         ...(stateError ? { stateError } : {}),
-        ok: reports.every((r) => r.status === "present"),
+        ok: reports.every((r) => r.status === "present" || (r.optional && r.status === "missing")),
         nodes: reports,
       });
       return 0;
@@ -65,6 +66,8 @@ export const statusCommand: Command = {
         : paint.red(r.status.padEnd(8));
       const detail = r.status === "error"
         ? r.error?.message ?? ""
+        : r.status === "missing" && r.optional
+        ? "not built yet (the first MicroVM deploy makes it)"
         : r.status === "drifted"
         ? r.drift.join("; ")
         : outputSummary(r);

@@ -67,6 +67,30 @@ export function deployRoleName(env: string, siteName: string): string {
 }
 
 /**
+ * The MicroVM builder's IAM role `<env>-<siteName>-builder`, created by `bootstrap`: the role
+ * the service builds the builder image with and the builder MicroVM runs as.
+ *
+ * @param env environment name
+ * @param siteName the `siteName` key
+ * @returns the IAM role name
+ */
+export function builderRoleName(env: string, siteName: string): string {
+  return `${env}-${siteName}-builder`;
+}
+
+/**
+ * The MicroVM builder image `<env>-<siteName>-builder`, created by the first MicroVM build and
+ * deleted by `destroy`.
+ *
+ * @param env environment name
+ * @param siteName the `siteName` key
+ * @returns the MicroVM image name
+ */
+export function builderImageName(env: string, siteName: string): string {
+  return `${env}-${siteName}-builder`;
+}
+
+/**
  * The role `preview bootstrap` creates: `preview-<siteName>-gh`.
  *
  * @param siteName the `siteName` key
@@ -147,6 +171,10 @@ export interface SiteNames {
   readonly cdnRegion: string;
   /** Deploy role for this environment. */
   readonly deployRole: string;
+  /** The MicroVM builder's role (build and execution role of the builder image). */
+  readonly builderRole: string;
+  /** The MicroVM builder image. */
+  readonly builderImage: string;
   /** Deploy role of the preview stack. */
   readonly previewRole: string;
   /** Default secret name of the `pds` section. */
@@ -190,6 +218,8 @@ export function siteNames(
     cdnLogGroup: cdnLogGroup(env, siteName),
     cdnRegion: CDN_REGION,
     deployRole: deployRoleName(env, siteName),
+    builderRole: builderRoleName(env, siteName),
+    builderImage: builderImageName(env, siteName),
     previewRole: previewRoleName(siteName),
     pdsSecretName: pdsSecretName(siteName),
     analytics: {

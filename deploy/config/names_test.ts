@@ -10,6 +10,8 @@ Deno.test("siteNames() derives every resource name from siteName and env", () =>
       cdnLogGroup: "/blog/staging/cloudfront",
       cdnRegion: "us-east-1",
       deployRole: "staging-blog-gh",
+      builderRole: "staging-blog-builder",
+      builderImage: "staging-blog-builder",
       previewRole: "preview-blog-gh",
       pdsSecretName: "blog/atproto",
       analytics: {

@@ -15,6 +15,7 @@ import { ACMClient } from "@aws-sdk/client-acm";
 import { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
 import { IAMClient } from "@aws-sdk/client-iam";
+import { LambdaMicrovmsClient } from "@aws-sdk/client-lambda-microvms";
 import { S3Client } from "@aws-sdk/client-s3";
 import { GetCallerIdentityCommand, STSClient } from "@aws-sdk/client-sts";
 import { CDN_REGION } from "../config/names.ts";
@@ -37,6 +38,8 @@ export interface AwsClients {
   readonly logs: CloudWatchLogsClient;
   /** CloudWatch Logs in us-east-1 (CDN access-log group). */
   readonly cdnLogs: CloudWatchLogsClient;
+  /** Lambda MicroVMs in the site's region (builder base image and builder image). */
+  readonly microvms: LambdaMicrovmsClient;
   /** The region of `s3` and `logs`. */
   readonly region: string;
 }
@@ -49,13 +52,13 @@ const ENDPOINT_VARS = {
   iam: "AWS_ENDPOINT_URL_IAM",
   logs: "AWS_ENDPOINT_URL_CLOUDWATCH_LOGS",
   sts: "AWS_ENDPOINT_URL_STS",
+  microvms: "AWS_ENDPOINT_URL_LAMBDA_MICROVMS",
 } as const;
 
 /** Every environment variable this module reads (main.ts reads them one by one under narrow flags). */
 export const AWS_ENV_VARS: readonly string[] = [
   ...Object.values(ENDPOINT_VARS),
   "AWS_ENDPOINT_URL",
-  "AWS_ENDPOINT_URL_LAMBDA_MICROVMS",
   "AWS_ENDPOINT_URL_SECRETS_MANAGER",
   "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS",
   "AWS_ACCESS_KEY_ID",
@@ -137,6 +140,9 @@ export function createAwsClients(environ: Environ, region: string): AwsClients {
     cdnLogs: new CloudWatchLogsClient(
       withEndpoint({ ...base, region: CDN_REGION }, endpointFor(environ, "logs")),
     ),
+    microvms: new LambdaMicrovmsClient(
+      withEndpoint({ ...base, region }, endpointFor(environ, "microvms")),
+    ),
   };
 }
 
@@ -178,6 +184,7 @@ export function destroyAwsClients(clients: AwsClients): void {
       clients.iam,
       clients.logs,
       clients.cdnLogs,
+      clients.microvms,
     ]
   ) {
     c.destroy();

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { resolveSiteConfig, type SiteConfig } from "../config/site_config.ts";
 import { bucketDrift, PUBLIC_ACCESS_BLOCK } from "./nodes/bucket.ts";
+import * as MicrovmsSdk from "@aws-sdk/client-lambda-microvms";
 import { bucketPolicy } from "./nodes/bucket_policy.ts";
+import { builderPolicy, builderTrustPolicy } from "./nodes/builder_role.ts";
 import { deployPolicy, trustPolicy } from "./nodes/deploy_role.ts";
 import {
   applyManaged,
@@ -151,7 +153,8 @@ Deno.test("deployPolicy() grants objects of this bucket and invalidations of thi
     bucket: BUCKET,
     distributionArn: DIST_ARN,
     builderLogGroup: "/aws/microvms/production-blog-builder",
-    builderPrefix: "production-blog-",
+    builderImage: "production-blog-builder",
+    builderRole: "production-blog-builder",
   });
   const resources = policy.Statement.flatMap((s) => [s.Resource ?? []].flat());
   assert.ok(!resources.includes("*"), "no wildcard resource");
@@ -160,7 +163,104 @@ Deno.test("deployPolicy() grants objects of this bucket and invalidations of thi
   const objects = policy.Statement.find((s) => s.Sid === "SiteObjects")!;
   assert.equal(objects.Resource, `arn:aws:s3:::${BUCKET}/*`);
   assert.ok(!JSON.stringify(policy).includes("s3:DeleteBucket"));
-  assert.ok(!JSON.stringify(policy).includes("iam:"));
+  // The only IAM permission: passing the builder role, and only to the MicroVMs service.
+  const iamStatements = policy.Statement.filter((s) =>
+    [s.Action].flat().some((a) => a.startsWith("iam:"))
+  );
+  assert.deepEqual(iamStatements, [{
+    Sid: "PassBuilderRole",
+    Effect: "Allow",
+    Action: "iam:PassRole",
+    Resource: `arn:aws:iam::${ACCOUNT}:role/production-blog-builder`,
+    Condition: { StringEquals: { "iam:PassedToService": "lambda.amazonaws.com" } },
+  }]);
+});
+
+Deno.test("deployPolicy() allows exactly the MicroVM operations a build runs, on this site's builder image", () => {
+  const policy = deployPolicy({
+    accountId: ACCOUNT,
+    region: "eu-west-1",
+    bucket: BUCKET,
+    distributionArn: DIST_ARN,
+    builderLogGroup: "/aws/microvms/production-blog-builder",
+    builderImage: "production-blog-builder",
+    builderRole: "production-blog-builder",
+  });
+  const builder = policy.Statement.find((s) => s.Sid === "Builder")!;
+  const actions = [builder.Action].flat();
+  // Every action is an operation of the SDK client (IAM prefix = signing name "lambda").
+  for (const action of actions) {
+    const op = action.replace(/^lambda:/, "");
+    assert.ok(
+      `${op}Command` in MicrovmsSdk,
+      `${action} is not a Lambda MicroVMs operation`,
+    );
+  }
+  for (
+    const needed of [
+      "CreateMicrovmImage",
+      "UpdateMicrovmImage",
+      "GetMicrovmImage",
+      "RunMicrovm",
+      "GetMicrovm",
+      "TerminateMicrovm",
+      "CreateMicrovmAuthToken",
+    ]
+  ) assert.ok(actions.includes(`lambda:${needed}`), `missing lambda:${needed}`);
+  assert.ok(!actions.includes("lambda:DeleteMicrovmImage"), "deploys never delete the image");
+  const lambda = `arn:aws:lambda:eu-west-1:${ACCOUNT}`;
+  assert.deepEqual(builder.Resource, [
+    `${lambda}:microvm-image:production-blog-builder`,
+    `${lambda}:microvm-image:production-blog-builder:*`,
+    `${lambda}:microvm:*`,
+    "arn:aws:lambda:eu-west-1:aws:microvm-image:*",
+  ]);
+});
+
+Deno.test("builderTrustPolicy() lets only the Lambda service, for this account, assume the builder role", () => {
+  const trust = builderTrustPolicy(ACCOUNT);
+  assert.equal(trust.Statement.length, 1);
+  const [s] = trust.Statement;
+  assert.equal(s!.Effect, "Allow");
+  assert.deepEqual(s!.Principal, { Service: "lambda.amazonaws.com" });
+  assert.deepEqual(s!.Action, ["sts:AssumeRole", "sts:TagSession"]);
+  assert.deepEqual(s!.Condition, { StringEquals: { "aws:SourceAccount": ACCOUNT } });
+});
+
+Deno.test("builderPolicy() reads build/ and builder/, writes site/ and builds/, logs to the builder group only", () => {
+  const policy = builderPolicy({
+    accountId: ACCOUNT,
+    region: "eu-west-1",
+    bucket: BUCKET,
+    builderLogGroup: "/aws/microvms/production-blog-builder",
+  });
+  const bucketArn = `arn:aws:s3:::${BUCKET}`;
+  const allowed = (action: string) =>
+    policy.Statement.filter((s) => s.Effect === "Allow" && [s.Action].flat().includes(action))
+      .flatMap((s) => [s.Resource ?? []].flat()).sort();
+  assert.deepEqual(allowed("s3:GetObject"), [
+    `${bucketArn}/build/*`,
+    `${bucketArn}/builder/*`,
+    `${bucketArn}/builds/*`,
+    `${bucketArn}/site/*`,
+  ]);
+  assert.deepEqual(allowed("s3:PutObject"), [`${bucketArn}/builds/*`, `${bucketArn}/site/*`]);
+  assert.deepEqual(allowed("s3:DeleteObject"), [`${bucketArn}/builds/*`, `${bucketArn}/site/*`]);
+  assert.deepEqual(allowed("s3:ListBucket"), [bucketArn]);
+  const group = `arn:aws:logs:eu-west-1:${ACCOUNT}:log-group:/aws/microvms/production-blog-builder`;
+  assert.deepEqual(allowed("logs:PutLogEvents"), [group, `${group}:*`]);
+  assert.deepEqual(allowed("logs:CreateLogStream"), [group, `${group}:*`]);
+  // Nothing beyond: no bucket administration, no state file, no other service.
+  const actions = new Set(policy.Statement.flatMap((s) => [s.Action].flat()));
+  assert.deepEqual(
+    [...actions].filter((a) =>
+      !/^(s3:(Get|Put|Delete)Object(Tagging)?|s3:ListBucket|logs:(CreateLogStream|PutLogEvents))$/
+        .test(a)
+    ),
+    [],
+  );
+  const resources = policy.Statement.flatMap((s) => [s.Resource ?? []].flat());
+  assert.ok(!resources.some((r) => r.includes("state/") || r === `${bucketArn}/*` || r === "*"));
 });
 
 Deno.test("bucketDrift() reports open public access, ACL ownership and missing tags", () => {

@@ -6,6 +6,9 @@
  */
 import { bucketNode } from "./nodes/bucket.ts";
 import { bucketPolicyNode } from "./nodes/bucket_policy.ts";
+import { builderBaseImageNode } from "./nodes/builder_base_image.ts";
+import { builderImageNode } from "./nodes/builder_image.ts";
+import { builderRoleNode } from "./nodes/builder_role.ts";
 import { certificateNode } from "./nodes/certificate.ts";
 import { deployRoleNode } from "./nodes/deploy_role.ts";
 import { distributionNode } from "./nodes/distribution.ts";
@@ -23,6 +26,9 @@ export const SITE_GRAPH: readonly ResourceNode[] = [
   certificateNode,
   distributionNode,
   bucketPolicyNode,
+  builderBaseImageNode,
+  builderRoleNode,
+  builderImageNode,
   oidcProviderNode,
   deployRoleNode,
 ];

@@ -108,7 +108,8 @@ export async function reconcile(
   run: GraphRun,
   onNode: (result: NodeResult) => void = () => {},
 ): Promise<ReconcileResult> {
-  const nodes = dependencyOrder(run.nodes ?? SITE_GRAPH).filter((n) => n.wanted(run.facts));
+  const nodes = dependencyOrder(run.nodes ?? SITE_GRAPH)
+    .filter((n) => n.wanted(run.facts) && n.observed !== true);
   const records: Record<string, NodeRecord> = { ...(run.previous?.nodes ?? {}) };
   const outputs = outputsFrom(records);
   const results: NodeResult[] = [];
@@ -128,7 +129,7 @@ export async function reconcile(
       action = "updated";
     } else {
       out = live.outputs;
-      action = recorded === undefined ? "adopted" : "unchanged";
+      action = recorded === undefined && node.readOnly !== true ? "adopted" : "unchanged";
     }
     outputs[node.id] = out;
     if (node.id === "bucket") bucketReady = true;
@@ -173,6 +174,11 @@ export interface NodeReport {
   live: NodeOutputs | null;
   /** The read's failure (for `error`). */
   error?: { code: string; message: string };
+  /**
+   * Present for resources another command makes (the builder image, made by the first MicroVM
+   * deploy): `missing` is then expected until that happens, not a fault.
+   */
+  optional?: true;
 }
 
 /**
@@ -185,12 +191,17 @@ export interface NodeReport {
 export async function inspect(run: GraphRun): Promise<NodeReport[]> {
   const records = run.previous?.nodes ?? {};
   const nodes = dependencyOrder(run.nodes ?? SITE_GRAPH)
-    .filter((n) => n.wanted(run.facts) || records[n.id] !== undefined);
+    .filter((n) => n.wanted(run.facts) || n.observed === true || records[n.id] !== undefined);
   const outputs = outputsFrom(records);
   const reports: NodeReport[] = [];
   for (const node of nodes) {
     const recorded = records[node.id]?.outputs ?? null;
-    const base = { id: node.id, label: node.label(run.facts), recorded };
+    const base = {
+      id: node.id,
+      label: node.label(run.facts),
+      recorded,
+      ...(node.observed === true ? { optional: true as const } : {}),
+    };
     try {
       const live = await node.read(contextFor(run, outputs, recorded ?? undefined));
       if (live) outputs[node.id] = live.outputs;
@@ -241,7 +252,7 @@ export async function teardown(
 ): Promise<TeardownResult[]> {
   const records: Record<string, NodeRecord> = { ...(run.previous?.nodes ?? {}) };
   const nodes = dependencyOrder(run.nodes ?? SITE_GRAPH)
-    .filter((n) => n.wanted(run.facts) || records[n.id] !== undefined)
+    .filter((n) => n.wanted(run.facts) || n.observed === true || records[n.id] !== undefined)
     .reverse();
   const outputs = outputsFrom(records);
   const results: TeardownResult[] = [];

@@ -19,6 +19,9 @@ export type NodeId =
   | "certificate"
   | "distribution"
   | "bucketPolicy"
+  | "builderBaseImage"
+  | "builderRole"
+  | "builderImage"
   | "oidcProvider"
   | "deployRole";
 
@@ -40,6 +43,11 @@ export interface SiteFacts {
   readonly deployRole: string;
   /** `app` / `environment` tags. */
   readonly tags: Readonly<Record<string, string>>;
+  /**
+   * The managed MicroVM base image to build the builder on (name or ARN), when the operator
+   * overrides the default choice (`DEPLOY_BUILDER_BASE_IMAGE`).
+   */
+  readonly builderBaseImage?: string;
 }
 
 /** A resource as read live: its outputs and how it differs from the desired description. */
@@ -91,4 +99,14 @@ export interface ResourceNode {
   delete(ctx: NodeContext, live: LiveResource): Promise<void>;
   /** Why `destroy` leaves this resource in place, when it does (shared by other sites). */
   readonly keep?: string;
+  /**
+   * A resource another command creates (the builder image, made by the first MicroVM build):
+   * `bootstrap` neither creates nor records it; `status` reports it; `destroy` deletes it.
+   */
+  readonly observed?: boolean;
+  /**
+   * A "data" node: it only looks something up (the managed base image) and never changes AWS,
+   * so bootstrap reports it `unchanged`, never `adopted`.
+   */
+  readonly readOnly?: boolean;
 }

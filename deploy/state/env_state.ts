@@ -68,12 +68,28 @@ export interface EnvState {
   roleArn?: string;
   /** Log group names. */
   logGroups: { builder?: string; cdn?: string };
+  /**
+   * What the MicroVM builder needs (once bootstrap resolved the base image and created the
+   * builder role): the managed base image, and the role used both to build the builder image
+   * and to run the builder MicroVM.
+   */
+  builder?: EnvBuilderState;
   /** Every node's record, by node id. */
   nodes: Record<string, NodeRecord>;
   /** When the state was first written (ISO 8601). */
   createdAt: string;
   /** When it was last written (ISO 8601). */
   updatedAt: string;
+}
+
+/** The `builder` section of the state (the field names `deploy/microvm/image.ts` reads). */
+export interface EnvBuilderState {
+  /** ARN of the managed MicroVM base image. */
+  baseImageArn: string;
+  /** Role the service builds the builder image with. */
+  buildRoleArn: string;
+  /** Role the builder MicroVM runs as (the same role). */
+  executionRoleArn: string;
 }
 
 /** The identity part of a state, fixed for an environment. */
@@ -115,6 +131,15 @@ export function buildEnvState(
   set("oacId", out("oac", "id"));
   set("certificateArn", out("certificate", "arn"));
   set("roleArn", out("deployRole", "arn"));
+  const baseImageArn = out("builderBaseImage", "arn");
+  const builderRoleArn = out("builderRole", "arn");
+  if (baseImageArn && builderRoleArn) {
+    set("builder", {
+      baseImageArn,
+      buildRoleArn: builderRoleArn,
+      executionRoleArn: builderRoleArn,
+    });
+  }
   const logGroups: EnvState["logGroups"] = {};
   const builder = out("builderLogGroup", "name");
   const cdn = out("cdnLogGroup", "name");

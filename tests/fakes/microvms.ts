@@ -6,7 +6,9 @@
  * Routes (all under `/2025-09-09`): `POST /microvm-images` (201), `GET|PUT|DELETE
  * /microvm-images/{imageIdentifier}`, `GET /microvm-images`, `POST /microvms` (RunMicrovm),
  * `GET /microvms?maxResults=&nextToken=&imageIdentifier=&imageVersion=`, `GET|DELETE
- * /microvms/{microvmIdentifier}`, `POST /microvms/{microvmIdentifier}/auth-token`. Timestamps
+ * /microvms/{microvmIdentifier}`, `POST /microvms/{microvmIdentifier}/auth-token`, `GET
+ * /managed-microvm-images?maxResults=&nextToken=` (ListManagedMicrovmImages), `GET
+ * /managed-microvm-images/{imageIdentifier}/versions` (ListManagedMicrovmImageVersions). Timestamps
  * are epoch seconds; errors carry `x-amzn-errortype` and `{message, resourceType, resourceId}`.
  *
  * @module
@@ -90,10 +92,22 @@ export interface MicrovmRunContext {
   state: MicrovmsFakeState;
 }
 
+/** An AWS-managed base image the fake lists. */
+export interface FakeManagedImage {
+  /** `arn:aws:lambda:<region>:aws:microvm-image:<name>`. */
+  arn: string;
+  /** Creation time. */
+  createdAt: Date;
+  /** Its versions, oldest first. */
+  versions: { imageVersion: string; status: "AVAILABLE" | "DEPRECATED"; createdAt: Date }[];
+}
+
 /** The MicroVMs fake's state and controls. */
 export interface MicrovmsFakeState {
   /** Images by name. */
   readonly images: Map<string, FakeMicrovmImage>;
+  /** AWS-managed base images, in listing order (tests may add or remove some). */
+  readonly managedImages: FakeManagedImage[];
   /** VMs by id, in launch order. */
   readonly microvms: Map<string, FakeMicrovm>;
   /** Finishes an image build successfully now. */
@@ -125,6 +139,11 @@ export interface MicrovmsFakeOptions {
   onRun?: (ctx: MicrovmRunContext) => void | Promise<void>;
   /** Clock in ms; VMs past `maximumDurationInSeconds` read as `TERMINATED` (default `Date.now`). */
   now?: () => number;
+  /**
+   * Names of the AWS-managed base images to list (default `["al2023-1"]`), each with one
+   * `AVAILABLE` version `"1"`.
+   */
+  managedImages?: readonly string[];
 }
 
 /**
@@ -153,6 +172,11 @@ export function startMicrovmsFake(options: MicrovmsFakeOptions = {}): AwsFake<Mi
   const readyAfter = options.imageReadyAfterReads ?? 1;
   const runningAfter = options.runningAfterReads ?? 1;
   const images = new Map<string, FakeMicrovmImage>();
+  const managedImages: FakeManagedImage[] = (options.managedImages ?? ["al2023-1"]).map((n) => ({
+    arn: `arn:aws:lambda:${region}:aws:microvm-image:${n}`,
+    createdAt: now(),
+    versions: [{ imageVersion: "1", status: "AVAILABLE", createdAt: now() }],
+  }));
   const microvms = new Map<string, FakeMicrovm>();
   const byClientToken = new Map<string, { body: string; vmId: string }>();
   const imageTokens = new Map<string, string>();
@@ -210,6 +234,7 @@ export function startMicrovmsFake(options: MicrovmsFakeOptions = {}): AwsFake<Mi
   };
   const state: MicrovmsFakeState = {
     images,
+    managedImages,
     microvms,
     completeImageBuild: (name) => finishBuild(image(name), true),
     failImageBuild: (name) => finishBuild(image(name), false),
@@ -409,6 +434,45 @@ export function startMicrovmsFake(options: MicrovmsFakeOptions = {}): AwsFake<Mi
       handle,
     });
 
+    if (kind === "managed-microvm-images" && m === "GET") {
+      const page = <T>(all: T[]) => {
+        const max = Number(q.get("maxResults") ?? 50);
+        if (!(Number.isInteger(max) && max >= 1 && max <= 50)) {
+          throw new FakeAwsError("ValidationException", 400, "maxResults must be within 1..50");
+        }
+        const start = Number(q.get("nextToken") ?? 0);
+        return {
+          items: all.slice(start, start + max),
+          ...(start + max < all.length ? { nextToken: String(start + max) } : {}),
+        };
+      };
+      if (id === undefined) {
+        return call("ListManagedMicrovmImages", {}, () =>
+          json(page(managedImages.map((i) => ({
+            imageArn: i.arn,
+            createdAt: seconds(i.createdAt),
+          })))));
+      }
+      if (sub === "versions") {
+        return call("ListManagedMicrovmImageVersions", { imageIdentifier: id }, () => {
+          const img = managedImages.find((i) => i.arn === id || i.arn.endsWith(`:${id}`));
+          if (!img) {
+            throw new FakeAwsError(
+              "ResourceNotFoundException",
+              404,
+              `managed MicroVM image ${id} not found`,
+              { resourceType: "MicrovmImage", resourceId: id },
+            );
+          }
+          return json(page(img.versions.map((v) => ({
+            imageArn: img.arn,
+            imageVersion: v.imageVersion,
+            status: v.status,
+            createdAt: seconds(v.createdAt),
+          }))));
+        });
+      }
+    }
     if (kind === "microvm-images" && id === undefined && m === "POST") {
       return call("CreateMicrovmImage", {}, () => createImage(body));
     }

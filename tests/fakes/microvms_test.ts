@@ -2,9 +2,12 @@ import assert from "node:assert/strict";
 import {
   CreateMicrovmAuthTokenCommand,
   CreateMicrovmImageCommand,
+  DeleteMicrovmImageCommand,
   GetMicrovmCommand,
   GetMicrovmImageCommand,
   LambdaMicrovmsClient,
+  ListManagedMicrovmImagesCommand,
+  ListManagedMicrovmImageVersionsCommand,
   ListMicrovmsCommand,
   RunMicrovmCommand,
   TerminateMicrovmCommand,
@@ -207,6 +210,72 @@ Deno.test("microvms fake: a VM past its maximum duration reads as terminated", a
     assert.ok(
       (await client.send(new RunMicrovmCommand({ imageIdentifier: "prod-site-builder" })))
         .microvmId,
+    );
+  } finally {
+    client.destroy();
+  }
+});
+
+Deno.test("microvms fake: managed base images list in pages, with their versions", async () => {
+  await using vms = startMicrovmsFake({
+    region: "eu-west-1",
+    managedImages: ["al2023-1", "al2023-2", "ubuntu-24"],
+  });
+  const client = new LambdaMicrovmsClient({
+    ...testAwsConfig,
+    endpoint: vms.endpoint,
+    maxAttempts: 1,
+  });
+  try {
+    const first = await client.send(new ListManagedMicrovmImagesCommand({ maxResults: 2 }));
+    assert.deepEqual(first.items?.map((i) => i.imageArn), [
+      "arn:aws:lambda:eu-west-1:aws:microvm-image:al2023-1",
+      "arn:aws:lambda:eu-west-1:aws:microvm-image:al2023-2",
+    ]);
+    assert.ok(first.items?.[0]?.createdAt instanceof Date);
+    assert.ok(first.nextToken);
+    const second = await client.send(
+      new ListManagedMicrovmImagesCommand({ maxResults: 2, nextToken: first.nextToken }),
+    );
+    assert.deepEqual(second.items?.map((i) => i.imageArn), [
+      "arn:aws:lambda:eu-west-1:aws:microvm-image:ubuntu-24",
+    ]);
+    assert.equal(second.nextToken, undefined);
+    const versions = await client.send(
+      new ListManagedMicrovmImageVersionsCommand({
+        imageIdentifier: "arn:aws:lambda:eu-west-1:aws:microvm-image:al2023-2",
+      }),
+    );
+    assert.deepEqual(versions.items?.map((v) => [v.imageVersion, v.status]), [["1", "AVAILABLE"]]);
+    await assert.rejects(
+      client.send(new ListManagedMicrovmImageVersionsCommand({ imageIdentifier: "debian-12" })),
+      { name: "ResourceNotFoundException" },
+    );
+    assert.deepEqual(vms.calls.map((c) => c.operation), [
+      "ListManagedMicrovmImages",
+      "ListManagedMicrovmImages",
+      "ListManagedMicrovmImageVersions",
+      "ListManagedMicrovmImageVersions",
+    ]);
+  } finally {
+    client.destroy();
+  }
+});
+
+Deno.test("microvms fake: DeleteMicrovmImage removes the image; a second delete is not found", async () => {
+  await using vms = startMicrovmsFake({ imageReadyAfterReads: 0 });
+  const client = new LambdaMicrovmsClient({
+    ...testAwsConfig,
+    endpoint: vms.endpoint,
+    maxAttempts: 1,
+  });
+  try {
+    await client.send(new CreateMicrovmImageCommand(imageInput));
+    await client.send(new DeleteMicrovmImageCommand({ imageIdentifier: imageInput.name }));
+    assert.equal(vms.state.images.size, 0);
+    await assert.rejects(
+      client.send(new DeleteMicrovmImageCommand({ imageIdentifier: imageInput.name })),
+      { name: "ResourceNotFoundException" },
     );
   } finally {
     client.destroy();

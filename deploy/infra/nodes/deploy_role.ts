@@ -17,7 +17,7 @@ import {
   TagRoleCommand,
   UpdateAssumeRolePolicyCommand,
 } from "@aws-sdk/client-iam";
-import { MICROVM_LOG_PREFIX } from "../../config/names.ts";
+import { builderImageName, builderRoleName } from "../../config/names.ts";
 import { aws, awsErrorCode, awsMaybe } from "../aws_errors.ts";
 import type { PolicyDocument } from "../policy_document.ts";
 import { samePolicy } from "../policy_document.ts";
@@ -63,13 +63,34 @@ export interface DeployPolicyInput {
   bucket: string;
   distributionArn: string;
   builderLogGroup: string;
-  /** Prefix shared by the builder's MicroVM image names: `<env>-<siteName>-`. */
-  builderPrefix: string;
+  /** The builder image's name, `<env>-<siteName>-builder`. */
+  builderImage: string;
+  /** The builder role's name (passed to the MicroVMs service), `<env>-<siteName>-builder`. */
+  builderRole: string;
 }
 
 /**
+ * The MicroVMs actions a deploy runs (IAM prefix `lambda:`, the service's signing name; names
+ * are the SDK's operation names): keep the builder image current, launch, watch, keep alive and
+ * terminate the builder MicroVM.
+ */
+export const DEPLOY_MICROVM_ACTIONS: readonly string[] = [
+  "lambda:GetMicrovmImage",
+  "lambda:CreateMicrovmImage",
+  "lambda:UpdateMicrovmImage",
+  "lambda:TagResource",
+  "lambda:RunMicrovm",
+  "lambda:GetMicrovm",
+  "lambda:ListMicrovms",
+  "lambda:CreateMicrovmAuthToken",
+  "lambda:TerminateMicrovm",
+];
+
+/**
  * The deploy role's inline policy (pure): objects in this bucket (no bucket administration),
- * invalidations of this distribution, the builder's MicroVMs and their log group.
+ * invalidations of this distribution, the builder image and its MicroVMs (built on an
+ * AWS-managed base image), passing the builder role to the MicroVMs service, and the builder
+ * log group.
  *
  * @param input account, region and resource names
  * @returns the policy document
@@ -114,15 +135,21 @@ export function deployPolicy(input: DeployPolicyInput): PolicyDocument {
       {
         Sid: "Builder",
         Effect: "Allow",
-        Action: [
-          "lambda:RunMicrovm",
-          "lambda:GetMicrovm",
-          "lambda:ListMicrovms",
-          "lambda:TerminateMicrovm",
-          "lambda:GetMicrovmImage",
-          "lambda:GetMicrovmImageVersion",
+        Action: [...DEPLOY_MICROVM_ACTIONS],
+        Resource: [
+          `${lambda}:microvm-image:${input.builderImage}`,
+          `${lambda}:microvm-image:${input.builderImage}:*`,
+          `${lambda}:microvm:*`,
+          // AWS-managed base images live in the "aws" account of the region.
+          `arn:aws:lambda:${input.region}:aws:microvm-image:*`,
         ],
-        Resource: [`${lambda}:microvm-image:${input.builderPrefix}*`, `${lambda}:microvm:*`],
+      },
+      {
+        Sid: "PassBuilderRole",
+        Effect: "Allow",
+        Action: "iam:PassRole",
+        Resource: `arn:aws:iam::${input.accountId}:role/${input.builderRole}`,
+        Condition: { StringEquals: { "iam:PassedToService": "lambda.amazonaws.com" } },
       },
       {
         Sid: "BuilderLogs",
@@ -148,12 +175,9 @@ function policyInput(ctx: NodeContext): DeployPolicyInput {
     bucket: f.bucket,
     distributionArn: requireOutput(ctx, "distribution", "arn"),
     builderLogGroup: f.builderLogGroup,
-    builderPrefix: builderPrefix(f),
+    builderImage: builderImageName(f.env, f.config.siteName),
+    builderRole: builderRoleName(f.env, f.config.siteName),
   };
-}
-
-function builderPrefix(f: SiteFacts): string {
-  return f.builderLogGroup.slice(MICROVM_LOG_PREFIX.length).replace(/builder$/, "");
 }
 
 async function putPolicies(ctx: NodeContext, exists: boolean): Promise<void> {
@@ -198,7 +222,7 @@ async function inlinePolicy(iam: IAMClient, RoleName: string): Promise<string | 
 /** The deploy role node. */
 export const deployRoleNode: ResourceNode = {
   id: "deployRole",
-  dependsOn: ["oidcProvider", "bucket", "distribution", "builderLogGroup"],
+  dependsOn: ["oidcProvider", "bucket", "distribution", "builderLogGroup", "builderRole"],
   wanted: (facts) => facts.config.githubRepo !== undefined,
   label: (facts) => `role ${facts.deployRole}`,
   async read(ctx) {
