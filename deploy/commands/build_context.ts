@@ -32,6 +32,9 @@ export interface BuildContext {
  * @throws DeployError `account_unknown` when the bucket name cannot be derived
  */
 export async function buildContext(ctx: CommandContext): Promise<BuildContext> {
+  // The account id (AWS_ACCOUNT_ID, else STS) must be known before the site, or its bucket
+  // name cannot be derived.
+  await ctx.accountId();
   const site = await ctx.site();
   const bucket = site.names.bucket;
   if (bucket === null) {
