@@ -42,7 +42,9 @@ export const bootstrapCommand: Command = {
   help: "Creates what is missing and fixes what drifted, in dependency order: the bucket\n" +
     "<env>-<siteName>-<accountId>, the builder and CDN log groups, the origin access control,\n" +
     "the certificate (with `domain`; its DNS validation records are printed), the CloudFront\n" +
-    "distribution, the bucket policy, and with `githubRepo` the OIDC provider and the role\n" +
+    "distribution, the bucket policy, the MicroVM builder's managed base image (looked up;\n" +
+    "DEPLOY_BUILDER_BASE_IMAGE overrides) and role <env>-<siteName>-builder, and with\n" +
+    "`githubRepo` the OIDC provider and the role\n" +
     "<env>-<siteName>-gh. Records everything in s3://<bucket>/state/<env>.json after every step.\n" +
     "Re-running changes nothing when all is in place; a run that stopped part-way resumes.",
   async run(ctx) {

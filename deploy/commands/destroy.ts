@@ -17,7 +17,8 @@ export const destroyCommand: Command = {
   name: "destroy",
   summary: "tear every resource down (needs --yes)",
   help:
-    "Deletes, in reverse order, every resource bootstrap created for the environment, then the\n" +
+    "Deletes, in reverse order, every resource bootstrap created for the environment (and the\n" +
+    "MicroVM builder image deploys made), then the\n" +
     "bucket with all its contents (site, builds, history, state). Disabling and deleting the\n" +
     "distribution waits for CloudFront (minutes). The GitHub OIDC provider is kept (shared by\n" +
     "the account). Refuses to run without --yes. Safe to re-run after a failure.",
