@@ -1,16 +1,21 @@
 /**
- * The agent bundle: the agent's source files (its module graph inside this workspace) plus a
- * generated `deno.json` import map, zipped deterministically. Its content hash decides whether
- * the builder image must be rebuilt.
+ * The agent bundle: the agent's source files (its module graph inside this workspace), a
+ * generated `deno.json` import map and the image's `Dockerfile`, zipped deterministically. Its
+ * content hash decides whether the builder image must be rebuilt.
  *
  * @module
  */
 import { createHash } from "node:crypto";
 import { zipSync } from "fflate";
+import { AGENT_DENO_VERSION, agentDockerfile } from "./dockerfile.ts";
+import { AGENT_HOOK_PORT } from "./hooks.ts";
 
 /** The agent bundle. */
 export interface AgentBundle {
-  /** Files by bundle-relative path (`deploy/agent/main.ts`, `shared/mod.ts`, `deno.json`). */
+  /**
+   * Files by bundle-relative path (`deploy/agent/main.ts`, `shared/mod.ts`, `deno.json`,
+   * `Dockerfile`).
+   */
   readonly files: ReadonlyMap<string, Uint8Array>;
   /** SHA-256 (hex) over every path and body, in path order. */
   readonly hash: string;
@@ -59,18 +64,32 @@ export function hashFiles(files: ReadonlyMap<string, Uint8Array>): string {
   return h.digest("hex");
 }
 
+/** Options of {@linkcode buildAgentBundle}. */
+export interface AgentBundleOptions {
+  /** Reads a URL's text. Default `fetch`. */
+  readonly read?: (url: URL) => Promise<string>;
+  /** The Deno the image installs. Default {@linkcode AGENT_DENO_VERSION}. */
+  readonly denoVersion?: string;
+}
+
 /**
  * Collects the agent's module graph from this workspace (read through `fetch`, so it works
  * from a checkout and from a published copy) and zips it with a `deno.json` that maps the npm
- * packages it imports to the versions the workspace pins.
+ * packages it imports to the versions the workspace pins, and the `Dockerfile` that turns the
+ * managed base image into one running the agent (`agentDockerfile`).
  *
- * @param read reads a URL's text; default `fetch`
+ * @param options reader and Deno version (defaults suit the real image)
  * @returns the bundle
  * @throws Error when a module or the workspace `deno.json` cannot be read
+ *
+ * @example
+ * ```ts
+ * const bundle = await buildAgentBundle();
+ * bundle.files.has("Dockerfile"); // true
+ * ```
  */
-export async function buildAgentBundle(
-  read: (url: URL) => Promise<string> = fetchText,
-): Promise<AgentBundle> {
+export async function buildAgentBundle(options: AgentBundleOptions = {}): Promise<AgentBundle> {
+  const read = options.read ?? fetchText;
   const enc = new TextEncoder();
   const files = new Map<string, Uint8Array>();
   const bare = new Set<string>();
@@ -108,6 +127,14 @@ export async function buildAgentBundle(
   files.set(
     "deno.json",
     enc.encode(JSON.stringify({ imports, nodeModulesDir: "auto" }, null, 2) + "\n"),
+  );
+  files.set(
+    "Dockerfile",
+    enc.encode(agentDockerfile({
+      denoVersion: options.denoVersion ?? AGENT_DENO_VERSION,
+      entry: ENTRY,
+      port: AGENT_HOOK_PORT,
+    })),
   );
   const entries: Record<string, [Uint8Array, { mtime: Date }]> = {};
   const mtime = new Date("1980-01-01T00:00:00Z");

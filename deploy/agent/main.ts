@@ -2,9 +2,10 @@
 /**
  * The build agent baked into the builder image. Two modes:
  *
- * - `deno run -A main.ts serve [--port 8080]`: the hook listener inside the MicroVM; the run
- *   hook (`POST /run`) carries the job.
- * - `deno run -A main.ts run --job job.json`: runs one job and exits 0 (done) or 1 (failed),
+ * - `deno run <flags> main.ts serve [--port 8080] [--hostname 0.0.0.0]`: the hook listener
+ *   inside the MicroVM; the run hook (`POST /run`) carries the job. The image's `CMD` (see
+ *   `dockerfile.ts`) runs this with the narrow flags of `agentPermissionFlags`.
+ * - `deno run <flags> main.ts run --job job.json`: runs one job and exits 0 (done) or 1 (failed),
  *   for debugging an image by hand.
  *
  * Every log line goes to stdout; the last line of a job is its marker
@@ -32,7 +33,7 @@ if (import.meta.main) {
   const { positionals, values } = parseArgs({
     args: Deno.args,
     allowPositionals: true,
-    options: { port: { type: "string" }, job: { type: "string" } },
+    options: { port: { type: "string" }, hostname: { type: "string" }, job: { type: "string" } },
   });
   const mode = positionals[0] ?? "serve";
   if (mode === "run") {
@@ -48,9 +49,13 @@ if (import.meta.main) {
     const outcome = await runAgentJob(parsed.job, { s3: s3For(parsed.job), log });
     Deno.exit(outcome.ok ? 0 : 1);
   }
-  const port = Number(values.port ?? AGENT_HOOK_PORT);
   Deno.serve(
-    { port, onListen: () => log(`agent: hook listener on port ${port}`) },
+    {
+      port: Number(values.port ?? AGENT_HOOK_PORT),
+      hostname: values.hostname ?? "0.0.0.0",
+      // The bound port, not the requested one: `--port 0` picks a free port.
+      onListen: ({ port }) => log(`agent: hook listener on port ${port}`),
+    },
     createHookHandler(
       (job) => runAgentJob(job, { s3: s3For(job), log }),
       (reason) => log(`build:failed:unknown:${reason}`),

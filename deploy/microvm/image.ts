@@ -25,7 +25,7 @@ export const IMAGE_STATE_KEY = "builder/image.json";
 
 /** What the environment must provide for the builder image (from the environment state). */
 export interface BuilderImageSettings {
-  /** ARN of the managed base image (with Deno on it) the builder image starts from. */
+  /** ARN of the managed base image the builder image starts from (the bundle's Dockerfile adds Deno). */
   readonly baseImageArn: string;
   /** Role the service assumes to build the image (reads the bundle from the bucket). */
   readonly buildRoleArn: string;
