@@ -15,6 +15,9 @@ const KNOWN_ENV = [
   "DEBUG",
   "NO_COLOR",
   "AWS_ACCOUNT_ID",
+  // The build's temp root is $HOME/.cache/org-deploy, the directory the deploy task grants.
+  "HOME",
+  "USERPROFILE",
   ...AWS_ENV_VARS,
 ] as const;
 
