@@ -17,6 +17,9 @@ const KNOWN_ENV = [
   "NO_COLOR",
   "AWS_ACCOUNT_ID",
   BUILDER_BASE_IMAGE_ENV,
+  // The build's temp root is $HOME/.cache/org-deploy, the directory the deploy task grants.
+  "HOME",
+  "USERPROFILE",
   ...AWS_ENV_VARS,
 ] as const;
 

@@ -27,6 +27,12 @@ export interface Output {
   warn(text: string): void;
   /** An error line on stderr (used by the CLI runner). */
   error(text: string): void;
+  /**
+   * Redraws one transient status line (a progress bar) on stderr, in place. Only on a colour
+   * terminal: piped, `--plain`, `--json` and `NO_COLOR` output get no escape codes, so this
+   * does nothing there. `progress("")` clears the line (call it before printing anything else).
+   */
+  progress(text: string): void;
   /** Styles; identity functions when colour is off. */
   readonly paint: {
     readonly bold: Paint;
@@ -86,5 +92,9 @@ export function createOutput(options: OutputOptions): Output {
     data: (value) => options.stdout(JSON.stringify(value, null, 2) + "\n"),
     warn: (text) => options.stderr(`${paint.yellow("warning:")} ${text}\n`),
     error: (text) => options.stderr(text + "\n"),
+    progress: (text) => {
+      // \r returns to column 0, ESC[2K erases the line: the bar redraws instead of scrolling.
+      if (color) options.stderr(`\r\x1b[2K${text}`);
+    },
   };
 }

@@ -9,12 +9,14 @@ import type { Command, CommandGroup, CommandTable } from "../cli/command.ts";
 import { notImplemented } from "../errors.ts";
 import { bootstrapCommand } from "./bootstrap.ts";
 import { configCommand } from "./config.ts";
+import { deployCommand } from "./deploy.ts";
 import { historyCommand } from "./history.ts";
 import { logsCommand } from "./logs.ts";
 import { rollbackCommand } from "./rollback.ts";
 import { deleteCommand } from "./delete.ts";
 import { destroyCommand } from "./destroy.ts";
 import { initCommand } from "./init.ts";
+import { planCommand } from "./plan.ts";
 import { statusCommand } from "./status.ts";
 
 /**
@@ -44,29 +46,8 @@ export function planned(
 export const COMMANDS: readonly Command[] = [
   initCommand,
   configCommand,
-  planned("plan", "show what a deploy would upload, delete and invalidate, changing nothing", {
-    flags: {
-      builder: {
-        type: "string",
-        values: ["local", "microvm"],
-        description: "where to build (default microvm)",
-      },
-      "no-build": {
-        type: "boolean",
-        description: "use the existing paths.dist instead of building",
-      },
-    },
-  }),
-  planned("deploy", "build, sync to S3 and invalidate what changed", {
-    flags: {
-      builder: {
-        type: "string",
-        values: ["local", "microvm"],
-        description: "where to build (default microvm)",
-      },
-      refresh: { type: "boolean", description: "re-upload every file (metadata fixes)" },
-    },
-  }),
+  planCommand,
+  deployCommand,
   bootstrapCommand,
   statusCommand,
   historyCommand,

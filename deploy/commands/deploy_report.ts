@@ -1,0 +1,195 @@
+/**
+ * What `deploy plan` and `deploy deploy` show, as pure functions of the pipeline's results: the
+ * site origin, byte counts, the upload progress bar, the human lines and the `--json` shapes.
+ *
+ * @module
+ */
+import type { DeployPlan, DeploySummary } from "../pipeline/deploy.ts";
+import type { SyncProgress } from "../sync/engine.ts";
+import type { UploadReason } from "../sync/plan.ts";
+import { humanDuration } from "./build_context.ts";
+
+/**
+ * The site's public origin: the custom domain (config `domain` or `--domain`) when set, else
+ * the distribution's CloudFront domain, else undefined (no sitemap, no URL in the summary).
+ *
+ * @param domain the effective custom domain
+ * @param distributionDomain `state.distributionDomain`
+ * @returns `https://…` or undefined
+ */
+export function siteOrigin(
+  domain: string | undefined,
+  distributionDomain: string | undefined,
+): string | undefined {
+  const host = domain || distributionDomain;
+  return host ? `https://${host}` : undefined;
+}
+
+/**
+ * Bytes for people, in powers of 1024: `512 B`, `1.5 KB`, `12.0 MB`.
+ *
+ * @param bytes a byte count
+ * @returns the text
+ */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ["KB", "MB", "GB", "TB"];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/**
+ * One frame of the upload progress bar: `uploading [#####-----] 12/40 files  1.2 MB/4.0 MB`;
+ * deletions show as `deleting 3/5`.
+ *
+ * @param p the sync's progress event
+ * @param width characters between the brackets
+ * @returns the line (no newline, no escape codes)
+ */
+export function progressBar(p: SyncProgress, width = 24): string {
+  if (p.phase === "delete") return `deleting ${p.done}/${p.total}`;
+  const ratio = p.totalBytes > 0 ? p.bytes / p.totalBytes : p.total > 0 ? p.done / p.total : 1;
+  const filled = Math.min(width, Math.round(Math.max(0, ratio) * width));
+  return `uploading [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${p.done}/${p.total} ` +
+    `files  ${formatBytes(p.bytes)}/${formatBytes(p.totalBytes)}`;
+}
+
+/** The `--json` output of `deploy plan`. */
+export interface PlanJson {
+  readonly env: string;
+  /** `local` (or `none` with `--no-build`). */
+  readonly builder: string;
+  readonly revision: string;
+  readonly uploads: readonly { key: string; size: number; reason: UploadReason }[];
+  readonly deletes: readonly string[];
+  readonly unchanged: number;
+  /** Bytes that would be uploaded. */
+  readonly bytes: number;
+  /** `[]` for no invalidation at all, `["/*"]` past `invalidationMaxPaths`. */
+  readonly invalidation: readonly string[];
+  readonly warnings: readonly string[];
+}
+
+/**
+ * The plan as `--json` data.
+ *
+ * @param env environment name
+ * @param builder `local` or `none`
+ * @param plan the pipeline's plan
+ * @returns the JSON shape
+ */
+export function planJson(env: string, builder: string, plan: DeployPlan): PlanJson {
+  return {
+    env,
+    builder,
+    revision: plan.revision,
+    uploads: plan.uploads,
+    deletes: plan.deletes,
+    unchanged: plan.unchanged,
+    bytes: plan.bytes,
+    invalidation: plan.invalidation,
+    warnings: plan.warnings,
+  };
+}
+
+/**
+ * The plan for people: one line per upload and deletion, the totals, the invalidation.
+ *
+ * @param env environment name
+ * @param plan the pipeline's plan
+ * @returns the lines
+ */
+export function planLines(env: string, plan: DeployPlan): string[] {
+  const lines = [`Plan for ${env} at revision ${plan.revision}:`];
+  for (const u of plan.uploads) {
+    lines.push(`  upload  ${u.key} (${u.reason}, ${formatBytes(u.size)})`);
+  }
+  for (const key of plan.deletes) lines.push(`  delete  ${key}`);
+  lines.push(
+    `${plan.uploads.length} to upload (${formatBytes(plan.bytes)}), ${plan.deletes.length} to ` +
+      `delete, ${plan.unchanged} unchanged`,
+  );
+  lines.push(
+    plan.invalidation.length === 0
+      ? "nothing to invalidate"
+      : `would invalidate ${plan.invalidation.length} path(s): ${plan.invalidation.join(" ")}`,
+  );
+  lines.push("Nothing was changed (plan only).");
+  return lines;
+}
+
+/** The `--json` output of `deploy deploy`. */
+export interface SummaryJson {
+  readonly env: string;
+  /** `local` or `microvm`. */
+  readonly builder: string;
+  readonly revision: string;
+  readonly uploaded: number;
+  readonly deleted: number;
+  readonly unchanged: number;
+  readonly bytesUploaded: number;
+  readonly durationMs: number;
+  /** The invalidation sent; `null` when nothing changed (no request at all). */
+  readonly invalidation: { readonly id: string; readonly paths: readonly string[] } | null;
+  /** The site URL; `null` when no origin is known. */
+  readonly url: string | null;
+  /** Site-relative keys uploaded or deleted. */
+  readonly changedKeys: readonly string[];
+  readonly warnings: readonly string[];
+}
+
+/**
+ * The summary as `--json` data (`null` where the summary has nothing).
+ *
+ * @param env environment name
+ * @param builder the builder's name
+ * @param s the pipeline's summary
+ * @returns the JSON shape
+ */
+export function summaryJson(env: string, builder: string, s: DeploySummary): SummaryJson {
+  return {
+    env,
+    builder,
+    revision: s.revision,
+    uploaded: s.uploaded,
+    deleted: s.deleted,
+    unchanged: s.unchanged,
+    bytesUploaded: s.bytesUploaded,
+    durationMs: s.durationMs,
+    invalidation: s.invalidation
+      ? { id: s.invalidation.id, paths: [...s.invalidation.paths] }
+      : null,
+    url: s.url ?? null,
+    changedKeys: s.changedKeys,
+    warnings: s.warnings,
+  };
+}
+
+/**
+ * The summary for people.
+ *
+ * @param env environment name
+ * @param s the pipeline's summary
+ * @returns the lines
+ */
+export function summaryLines(env: string, s: DeploySummary): string[] {
+  const files = (n: number) => `${n} file${n === 1 ? "" : "s"}`;
+  return [
+    `Deployed ${env} at revision ${s.revision}`,
+    `  uploaded      ${files(s.uploaded)} (${formatBytes(s.bytesUploaded)})`,
+    `  deleted       ${files(s.deleted)}`,
+    `  unchanged     ${files(s.unchanged)}`,
+    `  duration      ${humanDuration(s.durationMs)}`,
+    `  invalidation  ${
+      s.invalidation
+        ? `${s.invalidation.id}: ${s.invalidation.paths.length} path(s)`
+        : "none (nothing changed)"
+    }`,
+    `  url           ${s.url ?? "unknown (no domain and no distribution domain)"}`,
+  ];
+}

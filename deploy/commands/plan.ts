@@ -1,0 +1,54 @@
+/**
+ * `deploy plan [env]`: builds the site on this machine (or takes the existing `paths.dist`
+ * with `--no-build`) and shows what a deploy would upload, delete and invalidate, changing
+ * nothing remote and nothing in the repository.
+ *
+ * @module
+ */
+import type { Command } from "../cli/command.ts";
+import { DeployError } from "../errors.ts";
+import { planDeploy } from "../pipeline/deploy.ts";
+import { planJson, planLines } from "./deploy_report.ts";
+import { openSiteDeploy } from "./site_deploy.ts";
+
+/** The `plan` command. */
+export const planCommand: Command = {
+  name: "plan",
+  summary: "show what a deploy would upload, delete and invalidate, changing nothing",
+  flags: {
+    builder: {
+      type: "string",
+      values: ["local", "microvm"],
+      description: "where to build; plan builds locally (default local; microvm cannot plan)",
+    },
+    "no-build": {
+      type: "boolean",
+      description: "use the existing paths.dist instead of building",
+    },
+  },
+  help: "Builds the site on this machine (the MicroVM builder syncs as it builds, so it cannot\n" +
+    "plan), lays robots.txt and sitemap.xml over the output in memory, compares it with the\n" +
+    "live site and prints what a deploy would upload, delete and invalidate. Nothing is\n" +
+    "uploaded, deleted or invalidated, and the output directory is left as built. --no-build\n" +
+    "compares the existing paths.dist instead. Needs a bootstrapped environment (the bucket\n" +
+    "and distribution come from state/<env>.json). --json prints the plan as data.",
+  async run(ctx) {
+    const builder = ctx.flags.builder ?? "local";
+    if (builder === "microvm" && ctx.flags["no-build"] !== true) {
+      throw new DeployError(
+        "plan_unsupported",
+        "the microvm builder syncs as it builds, so it cannot plan",
+        { hint: "run plan without --builder (it builds locally), or with --no-build" },
+      );
+    }
+    using deploy = await openSiteDeploy(ctx, "local");
+    const plan = await planDeploy(deploy.input);
+    for (const w of plan.warnings) ctx.out.warn(w);
+    if (ctx.out.mode === "json") {
+      ctx.out.data(planJson(ctx.env, deploy.builderName, plan));
+      return 0;
+    }
+    for (const line of planLines(ctx.env, plan)) ctx.out.line(line);
+    return 0;
+  },
+};

@@ -1,0 +1,176 @@
+/**
+ * What `plan` and `deploy` share: turning the command context (config, `--domain`, flags) and
+ * the environment state written by `bootstrap` into the pipeline's {@linkcode DeployInput}.
+ *
+ * @module
+ */
+import type { CommandContext } from "../cli/command.ts";
+import { createLocalBuilder } from "../build/local_builder.ts";
+import type { Builder } from "../build/builder.ts";
+import { DeployError } from "../errors.ts";
+import { createMicrovmBuilder } from "../microvm/builder.ts";
+import type { DeployInput, DeployProgress } from "../pipeline/deploy.ts";
+import { denoCommandRunner } from "../source/revision.ts";
+import { loadEnvState } from "../state/env_state.ts";
+import { buildContext, readEnvironmentState } from "./build_context.ts";
+import { progressBar, siteOrigin } from "./deploy_report.ts";
+
+/** The live site's key prefix in the bucket (the distribution's origin path). */
+export const SITE_PREFIX = "site/";
+
+/** A resolved deploy: the pipeline input plus what the command prints and releases. */
+export interface SiteDeploy extends Disposable {
+  /** The pipeline input. */
+  readonly input: DeployInput;
+  /** `local`, `microvm`, or `none` with `--no-build`. */
+  readonly builderName: string;
+}
+
+/**
+ * The directory under `$HOME` where the CLI unpacks and builds (the deploy task grants reads
+ * and writes there); undefined without `HOME`, leaving the system temp dir.
+ *
+ * @param environ the environment the CLI may read
+ * @returns the temp root or undefined
+ */
+export function deployTempRoot(
+  environ: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  const home = environ.HOME || environ.USERPROFILE;
+  return home ? `${home.replace(/[\\/]+$/, "")}/.cache/org-deploy` : undefined;
+}
+
+/**
+ * Resolves config, state and flags into a pipeline input.
+ *
+ * @param ctx the command context
+ * @param builderName `local` or `microvm`
+ * @returns the input and a disposer for its clients
+ * @throws {DeployError} `account_unknown`, config errors, `state_missing`,
+ *   `distribution_unknown`, `builder_not_configured`
+ */
+export async function openSiteDeploy(
+  ctx: CommandContext,
+  builderName: "local" | "microvm",
+): Promise<SiteDeploy> {
+  await ctx.accountId(); // the bucket name needs the account: STS unless AWS_ACCOUNT_ID
+  const { site, bucket, clients, store } = await buildContext(ctx);
+  const release = () => {
+    for (const c of [clients.s3, clients.cloudfront, clients.logs, clients.microvms]) c.destroy();
+  };
+  try {
+    const state = await loadEnvState({ s3: clients.s3, bucket, env: ctx.env });
+    if (!state.distributionId) {
+      throw new DeployError("distribution_unknown", `state/${ctx.env}.json names no distribution`, {
+        hint: `run \`deploy bootstrap ${ctx.env}\` to finish creating the environment`,
+      });
+    }
+    const config = site.config;
+    const origin = siteOrigin(config.domain, state.distributionDomain);
+    const isProduction = ctx.env === "production";
+    const tags = { ...site.names.tags } as Record<string, string>;
+    const noBuild = ctx.flags["no-build"] === true;
+    const tempRoot = deployTempRoot(ctx.environ);
+    if (tempRoot) await Deno.mkdir(tempRoot, { recursive: true });
+    let builder: Builder;
+    if (builderName === "local" || noBuild) {
+      builder = createLocalBuilder(tempRoot ? { tempRoot } : {});
+    } else {
+      const b = (await readEnvironmentState(store, ctx.env)).builder ?? {};
+      if (!b.baseImageArn || !b.buildRoleArn) {
+        throw new DeployError(
+          "builder_not_configured",
+          `state/${ctx.env}.json has no builder.baseImageArn/builder.buildRoleArn`,
+          {
+            hint: `run \`deploy bootstrap ${ctx.env}\` to set up the MicroVM builder, ` +
+              "or deploy with --builder local",
+          },
+        );
+      }
+      builder = createMicrovmBuilder({
+        clients,
+        env: ctx.env,
+        siteName: config.siteName,
+        region: config.region,
+        bucket,
+        prefix: SITE_PREFIX,
+        microvm: config.microvm,
+        image: {
+          baseImageArn: b.baseImageArn,
+          buildRoleArn: b.buildRoleArn,
+          ...(b.executionRoleArn ? { executionRoleArn: b.executionRoleArn } : {}),
+        },
+        seo: config.seo,
+        isProduction,
+        origin,
+        tags,
+        clock: ctx.clock,
+        sleep: (ms) => ctx.sleep(ms),
+        onStatus: (s) => ctx.out.step(s),
+        onWarning: (w) => ctx.out.warn(w),
+      });
+    }
+    const input: DeployInput = {
+      repoRoot: ctx.repoDir,
+      env: ctx.env,
+      isProduction,
+      source: { sourceIgnore: config.sourceIgnore, sourceInclude: config.sourceInclude },
+      paths: { app: config.paths.app, dist: config.paths.dist },
+      maxDurationSeconds: config.microvm.maxDurationSeconds,
+      bucket,
+      prefix: SITE_PREFIX,
+      distributionId: state.distributionId,
+      tags,
+      seo: config.seo,
+      origin,
+      invalidationMaxPaths: config.invalidationMaxPaths,
+      defaultRootObject: config.defaultRootObject,
+      builder,
+      noBuild,
+      refresh: ctx.flags.refresh === true,
+      clients: { s3: clients.s3, cloudfront: clients.cloudfront },
+      runCommand: denoCommandRunner,
+      logger: ctx.log,
+      onProgress: progressReporter(ctx),
+      // The build's own output goes to the terminal as it comes (stderr with --json).
+      onBuildOutput: (line) => ctx.out.line(line),
+      clock: ctx.clock,
+      ...(tempRoot ? { tempRoot } : {}),
+    };
+    return {
+      input,
+      builderName: noBuild ? "none" : builderName,
+      [Symbol.dispose]: release,
+    };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+const STAGE_TEXT = {
+  revision: "reading the revision",
+  zip: "zipping the source",
+  build: "building",
+  seo: "writing robots.txt and sitemap.xml",
+  sync: "comparing with the live site",
+  invalidate: "invalidating the changed paths",
+} as const;
+
+/** Stage lines everywhere but `--json`; the upload bar only on a colour terminal. */
+function progressReporter(ctx: CommandContext): (event: DeployProgress) => void {
+  let barShown = false;
+  return (event) => {
+    if (event.kind === "stage") {
+      if (barShown) {
+        ctx.out.progress("");
+        barShown = false;
+      }
+      ctx.out.step(STAGE_TEXT[event.stage]);
+      return;
+    }
+    if (!ctx.out.color) return;
+    ctx.out.progress(progressBar(event));
+    barShown = true;
+  };
+}

@@ -1,0 +1,273 @@
+/**
+ * End to end: `deploy plan` and `deploy deploy` run in-process, after a real `bootstrap`,
+ * against s3rver (behind the bucket-configuration proxy) and the loopback CloudFront fake, with
+ * a fixture site repo that has a git commit and a `deno task build`.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+import { runCli } from "../../deploy/cli/run.ts";
+import { captureCli } from "../../deploy/cli/test_deps.ts";
+import { lookupAccountIdWithSts } from "../../deploy/infra/aws_clients.ts";
+import { readEnvState, writeEnvState } from "../../deploy/state/env_state.ts";
+import { ACCOUNT, type InfraWorld, startInfraWorld } from "./infra_world.ts";
+import { SITE_KEYS, writeSiteRepo } from "./site_repo.ts";
+
+const BUCKET = `production-blog-${ACCOUNT}`;
+const CONFIG = { siteName: "blog", region: "eu-west-1", app: "blog" };
+/** The escape character that starts every ANSI sequence. */
+const ESC = String.fromCharCode(27);
+const ALL_KEYS = [...SITE_KEYS, "robots.txt", "sitemap.xml"].sort();
+
+function siteS3(world: InfraWorld): S3Client {
+  return new S3Client({
+    region: "eu-west-1",
+    endpoint: world.s3.endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
+  });
+}
+
+async function liveKeys(world: InfraWorld): Promise<string[]> {
+  const s3 = siteS3(world);
+  try {
+    const out = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: "site/" }));
+    return (out.Contents ?? []).map((o) => o.Key!.slice("site/".length)).sort();
+  } finally {
+    s3.destroy();
+  }
+}
+
+async function bootstrapped(config: Record<string, unknown> = CONFIG): Promise<InfraWorld> {
+  const world = await startInfraWorld(config);
+  await writeSiteRepo(world.root);
+  const boot = await world.run(["bootstrap"]);
+  assert.equal(boot.code, 0, boot.stderr);
+  return world;
+}
+
+function invalidations(world: InfraWorld) {
+  return world.aws.cloudfront.state.invalidations;
+}
+
+function distributionDomain(world: InfraWorld): string {
+  const [d] = [...world.aws.cloudfront.state.distributions.values()];
+  return d!.domainName;
+}
+
+Deno.test("deploy: before bootstrap, plan and deploy fail with state_missing and upload nothing", async () => {
+  await using world = await startInfraWorld(CONFIG);
+  await writeSiteRepo(world.root);
+  for (const argv of [["deploy", "--builder", "local"], ["plan"]]) {
+    const r = await world.run([...argv, "--json"]);
+    assert.equal(r.code, 1);
+    const error = JSON.parse(r.stdout).error;
+    assert.equal(error.code, "state_missing");
+    assert.match(error.hint, /deploy bootstrap production/);
+  }
+  assert.equal(invalidations(world).length, 0);
+});
+
+Deno.test("deploy: first deploy uploads every file and prints a summary; identical redeploy uploads and invalidates nothing", async () => {
+  await using world = await bootstrapped();
+  const first = await world.run(["deploy", "--builder", "local"]);
+  assert.equal(first.code, 0, first.stderr);
+  assert.deepEqual(await liveKeys(world), ALL_KEYS);
+  assert.match(first.stdout, /^Deployed production at revision [0-9a-f]{12}$/m);
+  assert.match(first.stdout, /uploaded +6 files \(/);
+  assert.match(first.stdout, /deleted +0 files/);
+  assert.match(first.stdout, /unchanged +0 files/);
+  assert.match(first.stdout, /invalidation +IFAKE\w*: \d+ path\(s\)/);
+  assert.ok(first.stdout.includes(`url           https://${distributionDomain(world)}`));
+  assert.match(first.stdout, /site built/, "the build's output is streamed");
+  assert.ok(!(first.stdout + first.stderr).includes(ESC), "no escape codes when piped");
+  assert.equal(invalidations(world).length, 1);
+  assert.ok(invalidations(world)[0]!.paths.includes("/"));
+
+  const again = await world.run(["deploy", "--builder", "local", "--json"]);
+  assert.equal(again.code, 0, again.stderr);
+  const summary = JSON.parse(again.stdout);
+  assert.deepEqual(Object.keys(summary).sort(), [
+    "builder",
+    "bytesUploaded",
+    "changedKeys",
+    "deleted",
+    "durationMs",
+    "env",
+    "invalidation",
+    "revision",
+    "unchanged",
+    "uploaded",
+    "url",
+    "warnings",
+  ]);
+  assert.equal(summary.env, "production");
+  assert.equal(summary.builder, "local");
+  assert.equal(summary.uploaded, 0);
+  assert.equal(summary.deleted, 0);
+  assert.equal(summary.unchanged, 6);
+  assert.equal(summary.bytesUploaded, 0);
+  assert.equal(summary.invalidation, null);
+  assert.deepEqual(summary.changedKeys, []);
+  assert.equal(summary.url, `https://${distributionDomain(world)}`);
+  assert.equal(invalidations(world).length, 1, "no invalidation request at all");
+});
+
+Deno.test("deploy: one changed file uploads one object and invalidates its paths; a deleted file is deleted and invalidated", async () => {
+  await using world = await bootstrapped();
+  assert.equal((await world.run(["deploy", "--builder", "local"])).code, 0);
+
+  await Deno.writeTextFile(join(world.root, "src/blog/index.html"), "<h1>blog v2</h1>");
+  const changed = JSON.parse(
+    (await world.run(["deploy", "--builder", "local", "--json"])).stdout,
+  );
+  assert.equal(changed.uploaded, 1);
+  assert.deepEqual(changed.changedKeys, ["blog/index.html"]);
+  assert.match(changed.revision, /-dirty$/);
+  assert.deepEqual(changed.invalidation.paths, ["/blog", "/blog/", "/blog/index.html"]);
+  assert.deepEqual(invalidations(world).at(-1)!.paths, ["/blog", "/blog/", "/blog/index.html"]);
+
+  await Deno.remove(join(world.root, "src/img/logo.png"));
+  const removed = JSON.parse(
+    (await world.run(["deploy", "--builder", "local", "--json"])).stdout,
+  );
+  assert.equal(removed.uploaded, 0);
+  assert.equal(removed.deleted, 1);
+  assert.deepEqual(removed.changedKeys, ["img/logo.png"]);
+  assert.ok(!(await liveKeys(world)).includes("img/logo.png"));
+  assert.deepEqual(invalidations(world).at(-1)!.paths, ["/img/logo.png"]);
+  assert.equal(invalidations(world).length, 3);
+});
+
+Deno.test("deploy plan: shows uploads, deletes and invalidation, changing nothing; --json gives the same as data", async () => {
+  await using world = await bootstrapped();
+  const human = await world.run(["plan"]);
+  assert.equal(human.code, 0, human.stderr);
+  assert.match(human.stdout, /^ {2}upload {2}index\.html \(new, 13 B\)$/m);
+  assert.match(human.stdout, /^6 to upload \(.+\), 0 to delete, 0 unchanged$/m);
+  assert.match(human.stdout, /^would invalidate \d+ path\(s\): .*\/index\.html/m);
+  assert.match(human.stdout, /Nothing was changed/);
+  assert.deepEqual(await liveKeys(world), [], "plan uploads nothing");
+  assert.equal(invalidations(world).length, 0, "plan invalidates nothing");
+
+  assert.equal((await world.run(["deploy", "--builder", "local"])).code, 0);
+  await Deno.writeTextFile(join(world.root, "src/index.html"), "<h1>home v2</h1>");
+  await Deno.remove(join(world.root, "src/img/logo.png"));
+  const r = await world.run(["plan", "--json"]);
+  assert.equal(r.code, 0, r.stderr);
+  const plan = JSON.parse(r.stdout);
+  assert.deepEqual(Object.keys(plan).sort(), [
+    "builder",
+    "bytes",
+    "deletes",
+    "env",
+    "invalidation",
+    "revision",
+    "unchanged",
+    "uploads",
+    "warnings",
+  ]);
+  assert.equal(plan.env, "production");
+  assert.equal(plan.builder, "local");
+  assert.deepEqual(plan.uploads, [{ key: "index.html", size: 16, reason: "changed" }]);
+  assert.deepEqual(plan.deletes, ["img/logo.png"]);
+  assert.equal(plan.unchanged, 4);
+  assert.equal(plan.bytes, 16);
+  assert.deepEqual(plan.invalidation, ["/", "/img/logo.png", "/index.html"]);
+  assert.deepEqual(plan.warnings, []);
+  assert.ok((await liveKeys(world)).includes("img/logo.png"), "plan deleted nothing");
+  assert.equal(invalidations(world).length, 1);
+});
+
+Deno.test("deploy plan --no-build compares the existing paths.dist and leaves it as it was", async () => {
+  await using world = await bootstrapped();
+  await Deno.mkdir(join(world.root, "dist"));
+  await Deno.writeTextFile(join(world.root, "dist/index.html"), "<p>prebuilt</p>");
+  const r = await world.run(["plan", "--no-build", "--json"]);
+  assert.equal(r.code, 0, r.stderr);
+  const plan = JSON.parse(r.stdout);
+  assert.equal(plan.builder, "none");
+  assert.deepEqual(plan.uploads.map((u: { key: string }) => u.key).sort(), [
+    "index.html",
+    "robots.txt",
+    "sitemap.xml",
+  ]);
+  const left = [];
+  for await (const e of Deno.readDir(join(world.root, "dist"))) left.push(e.name);
+  assert.deepEqual(left, ["index.html"], "robots.txt and sitemap.xml stay in memory");
+});
+
+Deno.test("deploy: --refresh re-uploads every file", async () => {
+  await using world = await bootstrapped();
+  assert.equal((await world.run(["deploy", "--builder", "local"])).code, 0);
+  const r = JSON.parse(
+    (await world.run(["deploy", "--builder", "local", "--refresh", "--json"]))
+      .stdout,
+  );
+  assert.equal(r.uploaded, 6);
+  assert.equal(r.unchanged, 0);
+});
+
+Deno.test("deploy: a sourceInclude path that does not exist fails before any upload, naming it", async () => {
+  await using world = await bootstrapped();
+  await world.configure({ ...CONFIG, sourceInclude: [".env.production"] });
+  const r = await world.run(["deploy", "--builder", "local", "--json"]);
+  assert.equal(r.code, 1);
+  const error = JSON.parse(r.stdout).error;
+  assert.equal(error.code, "source_include_missing");
+  assert.match(error.message, /\.env\.production/);
+  assert.deepEqual(await liveKeys(world), []);
+  assert.equal(invalidations(world).length, 0);
+});
+
+Deno.test("deploy: the MicroVM builder (default) needs the builder settings bootstrap records", async () => {
+  await using world = await bootstrapped();
+  // A state written before bootstrap provisioned the builder has no `builder` section.
+  const s3 = siteS3(world);
+  try {
+    const state = await readEnvState(s3, BUCKET, "production");
+    const { builder: _, ...withoutBuilder } = state!;
+    await writeEnvState(s3, withoutBuilder);
+  } finally {
+    s3.destroy();
+  }
+  const r = await world.run(["deploy", "--json"]);
+  assert.equal(r.code, 1);
+  assert.equal(JSON.parse(r.stdout).error.code, "builder_not_configured");
+  assert.deepEqual(await liveKeys(world), []);
+});
+
+Deno.test("deploy plan --builder microvm is refused: the MicroVM syncs as it builds", async () => {
+  await using world = await bootstrapped();
+  const r = await world.run(["plan", "--builder", "microvm", "--json"]);
+  assert.equal(r.code, 1);
+  assert.equal(JSON.parse(r.stdout).error.code, "plan_unsupported");
+});
+
+Deno.test("deploy: --domain gives the sitemap and the summary the custom domain", async () => {
+  await using world = await bootstrapped();
+  const r = await world.run(["deploy", "--builder", "local", "--domain", "blog.example.com"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /url +https:\/\/blog\.example\.com$/m);
+});
+
+Deno.test("deploy: on a colour terminal the uploads draw a progress bar, cleared before the summary", async () => {
+  await using world = await bootstrapped();
+  const { NO_COLOR: _, ...environ } = world.env;
+  const cli = captureCli({
+    cwd: world.root,
+    environ,
+    stdoutIsTty: true,
+    lookupAccountId: () => lookupAccountIdWithSts(environ),
+    sleep: () => Promise.resolve(),
+  });
+  assert.equal(await runCli(["deploy", "--builder", "local"], cli.deps), 0, cli.stderr());
+  assert.match(cli.stderr(), new RegExp(`\r${ESC}\\[2Kuploading \\[#+\\] 6/6 files`));
+  const afterBar = cli.stderr().slice(cli.stderr().lastIndexOf("uploading ["));
+  assert.match(
+    afterBar,
+    new RegExp(`^[^\n]*\r${ESC}\\[2K`),
+    "the bar is erased before the next line",
+  );
+  assert.match(cli.stdout(), /Deployed production/);
+});

@@ -1,0 +1,138 @@
+/**
+ * End to end: `deploy deploy` as a site repo runs it, in a subprocess under the exact flags of
+ * the root deno.json `deploy` task (not `-A`), with cwd = a fixture site repo that has a git
+ * commit and a `deno task build`, against s3rver and the AWS fakes (environment only). Also
+ * shows the sandbox holds: a write outside the granted paths is refused.
+ */
+import assert from "node:assert/strict";
+import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+import { ACCOUNT, type InfraWorld, startInfraWorld } from "./infra_world.ts";
+import { writeSiteRepo } from "./site_repo.ts";
+
+const WORKSPACE = new URL("../../", import.meta.url);
+const MAIN = new URL("deploy/main.ts", WORKSPACE).pathname;
+const DENO_JSON = new URL("deno.json", WORKSPACE).pathname;
+const BUCKET = `production-blog-${ACCOUNT}`;
+
+/** The deploy task's permission flags from the root deno.json, `$HOME` expanded as `deno task` does. */
+async function taskFlags(home: string): Promise<string[]> {
+  const task: string = JSON.parse(await Deno.readTextFile(DENO_JSON)).tasks.deploy;
+  const flags = task.split(" ").filter((w) => w.startsWith("--"));
+  assert.ok(!flags.includes("-A") && !flags.includes("--allow-all"));
+  return flags.map((w) => w.replaceAll("$HOME", home));
+}
+
+interface RunOptions {
+  /** `$HOME` the flags are expanded with. */
+  flagsHome: string;
+  /** `HOME` the process sees (normally the same). */
+  home: string;
+}
+
+async function runTask(world: InfraWorld, args: string[], o: RunOptions) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      `--config=${DENO_JSON}`,
+      ...(await taskFlags(o.flagsHome)),
+      MAIN,
+      ...args,
+    ],
+    cwd: world.root,
+    clearEnv: true,
+    env: { PATH: Deno.env.get("PATH") ?? "", HOME: o.home, ...world.env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder();
+  return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
+}
+
+async function liveKeys(world: InfraWorld): Promise<string[]> {
+  const s3 = new S3Client({
+    region: "eu-west-1",
+    endpoint: world.s3.endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
+  });
+  try {
+    const out = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: "site/" }));
+    return (out.Contents ?? []).map((o) => o.Key!.slice("site/".length)).sort();
+  } finally {
+    s3.destroy();
+  }
+}
+
+Deno.test("e2e: deploy --builder local under the task's narrow flags builds with deno task build, syncs and invalidates", async () => {
+  await using world = await startInfraWorld({ siteName: "blog", region: "eu-west-1", app: "blog" });
+  await writeSiteRepo(world.root);
+  const home = await Deno.makeTempDir({ prefix: "deploy-home-" });
+  try {
+    const opts = { flagsHome: home, home };
+    const boot = await runTask(world, ["bootstrap"], opts);
+    assert.equal(boot.code, 0, boot.stderr);
+
+    const first = await runTask(world, ["deploy", "--builder", "local"], opts);
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /site built/);
+    assert.match(first.stdout, /^Deployed production at revision [0-9a-f]{12}$/m);
+    assert.match(first.stdout, /uploaded +6 files/);
+    assert.deepEqual(await liveKeys(world), [
+      "_astro/app.1a2b3c4d.css",
+      "blog/index.html",
+      "img/logo.png",
+      "index.html",
+      "robots.txt",
+      "sitemap.xml",
+    ]);
+    assert.equal(world.aws.cloudfront.state.invalidations.length, 1);
+
+    const again = await runTask(world, ["deploy", "--builder", "local", "--json"], opts);
+    assert.equal(again.code, 0, again.stderr);
+    const summary = JSON.parse(again.stdout);
+    assert.equal(summary.uploaded, 0);
+    assert.equal(summary.invalidation, null);
+    assert.equal(world.aws.cloudfront.state.invalidations.length, 1);
+
+    const plan = await runTask(world, ["plan", "--json"], opts);
+    assert.equal(plan.code, 0, plan.stderr);
+    assert.deepEqual(JSON.parse(plan.stdout).uploads, []);
+
+    // The temp build dir is cleaned up; only the granted root remains.
+    const left = [];
+    for await (const e of Deno.readDir(`${home}/.cache/org-deploy`)) left.push(e.name);
+    assert.deepEqual(left, []);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("e2e: under the task's flags a write outside the granted paths is refused (permission_denied) before any upload", async () => {
+  await using world = await startInfraWorld({ siteName: "blog", region: "eu-west-1", app: "blog" });
+  await writeSiteRepo(world.root);
+  const granted = await Deno.makeTempDir({ prefix: "deploy-home-" });
+  const elsewhere = await Deno.makeTempDir({ prefix: "deploy-elsewhere-" });
+  try {
+    assert.equal((await world.run(["bootstrap"])).code, 0);
+    // The flags grant $HOME/.cache/org-deploy for one home, the process runs with another: the
+    // build dir it tries to create is outside --allow-write.
+    const r = await runTask(world, ["deploy", "--builder", "local", "--json"], {
+      flagsHome: granted,
+      home: elsewhere,
+    });
+    assert.equal(r.code, 1, r.stderr);
+    const error = JSON.parse(r.stdout).error;
+    assert.equal(error.code, "permission_denied");
+    assert.ok(error.message.includes(elsewhere), error.message);
+    assert.deepEqual(await liveKeys(world), []);
+    assert.equal(world.aws.cloudfront.state.invalidations.length, 0);
+    // (Deno itself keeps its cache in $HOME/.cache/deno; the CLI created nothing.)
+    const made = await Deno.stat(`${elsewhere}/.cache/org-deploy`).then(() => true, () => false);
+    assert.equal(made, false, "the refused directory was not created");
+  } finally {
+    await Deno.remove(granted, { recursive: true });
+    await Deno.remove(elsewhere, { recursive: true });
+  }
+});
