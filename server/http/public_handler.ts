@@ -43,7 +43,6 @@ export function createPublicHandler(
     response_types_supported: ["code"],
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: deps.keys.algorithms,
-    token_endpoint_auth_methods_supported: ["none"],
   };
   const cache = (seconds: number) => ({ "Cache-Control": `public, max-age=${seconds}` });
   const routes: Route[] = [

@@ -138,6 +138,34 @@ Deno.test("users: an unknown user is 404 not_found on every user route", async (
   }
 });
 
+Deno.test("users: an id that is not usr_<ULID> is 404 not_found on every user route, even a 3000-character one", async () => {
+  await using te = await startTokenServer({ toml: internalToml() });
+  const ids = [
+    `usr_${"A".repeat(3000)}`, // over KV's key-size limit: once a 500 "Key too large"
+    "usr_01j00000000000000000000000", // lower case
+    "usr_01J0000000000000000000000I", // I is not Crockford base32
+    "ses_01J00000000000000000000000",
+    "usr_01J0000000000000000000000",
+  ];
+  for (const id of ids) {
+    for (
+      const [method, suffix, body] of [
+        ["GET", "", undefined],
+        ["PATCH", "", { display_name: "x" }],
+        ["DELETE", "", undefined],
+        ["GET", "/claims", undefined],
+        ["PUT", "/claims", { a: 1 }],
+        ["PATCH", "/claims", { a: 1 }],
+        ["DELETE", "/claims", undefined],
+      ] as const
+    ) {
+      const path = `/internal/users/${id}${suffix}`;
+      const [status, error] = await errorOf(adminFetch(te, method, path, { body }));
+      assert.deepEqual([status, error], [404, "not_found"], `${method} ${path.slice(0, 60)}`);
+    }
+  }
+});
+
 Deno.test("users: listing 500 users visits each exactly once with limit 1, 50, 200 and 500 (clamped to 200)", async () => {
   await using te = await startTokenServer({ toml: internalToml() });
   const clock = new FixedClock(Date.UTC(2030, 0, 1));
