@@ -237,7 +237,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       readKeyFile: (path) => Deno.readTextFile(path),
     });
     handler = createPublicHandler(deps);
-    internalHandler = createInternalHandler(deps);
+    internalHandler = createInternalHandler(deps, listeners.internalApi);
+    if (listeners.internal && !listeners.internalApi) {
+      log.warn(
+        'server.role is "admin" but internal_api.enabled is false: the internal listener ' +
+          "serves only /health; set internal_api.enabled = true to serve the internal API",
+      );
+    }
     // Pick up `keys rotate` run against a shared (remote) store by another process.
     reloadTimer = setInterval(() => {
       deps.keys.reload().catch((err) => log.warn("key ring reload failed", { err }));

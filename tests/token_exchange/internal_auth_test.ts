@@ -70,8 +70,51 @@ Deno.test("internal routes: role admin runs the internal listener and no public 
   await using te = await startTokenServer({ toml: `[server]\nrole = "admin"\n${internalToml()}` });
   assert.equal(te.server.publicUrl, undefined);
   assert.equal(await status(adminFetch(te, "GET", "/internal/stats")), 200);
-  assert.equal(await status(adminFetch(te, "GET", "/health")), 404);
   assert.equal(await status(adminFetch(te, "GET", "/.well-known/openid-configuration")), 404);
+});
+
+Deno.test("internal listener: GET /health needs no authentication and never counts toward the lockout", async () => {
+  await using te = await startTokenServer({
+    toml: `[server]\nrole = "admin"\n${internalToml("[internal_api.lockout]\nthreshold = 2\n")}`,
+  });
+  for (let i = 0; i < 5; i++) {
+    for (const auth of ["", "Bearer wrong"]) {
+      const res = await adminFetch(te, "GET", "/health", { headers: { authorization: auth } });
+      assert.equal(res.status, 200);
+      assert.deepEqual(await res.json(), { status: "ok", store: "ok" });
+    }
+  }
+  assert.equal(
+    await status(adminFetch(te, "HEAD", "/health", { headers: { authorization: "" } })),
+    200,
+  );
+  assert.equal(
+    await status(adminFetch(te, "POST", "/health", { headers: { authorization: "" } })),
+    405,
+  );
+  // Ten unauthenticated health checks later, the peer is not locked out.
+  assert.equal(await status(adminFetch(te, "GET", "/internal/stats")), 200);
+});
+
+Deno.test("internal listener: role admin with internal_api disabled starts, warns, and serves only /health", async () => {
+  const { log, lines } = createMemoryLogger();
+  await using te = await startTokenServer({
+    log,
+    toml: `[server]\nrole = "admin"\n` +
+      internalToml().replace("enabled = true", "enabled = false").replace(SECRET, "short"),
+  });
+  assert.equal(te.server.publicUrl, undefined);
+  assert.ok(te.internalUrl);
+  assert.equal(await status(adminFetch(te, "GET", "/health")), 200);
+  for (const path of ["/internal/stats", "/internal/users", "/token"]) {
+    const res = await adminFetch(te, "GET", path);
+    assert.equal(res.status, 404, path);
+    assert.equal((await res.json()).error, "not_found");
+  }
+  const warning = lines.find((l) =>
+    l.level === "warn" && /internal_api\.enabled/.test(String(l.msg))
+  );
+  assert.ok(warning, JSON.stringify(lines));
 });
 
 Deno.test("operator auth: an unauthenticated request gets 401 unauthorized with a fixed description, unknown paths too", async () => {
