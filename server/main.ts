@@ -42,6 +42,12 @@ import { KvKeyRingStore } from "./store/kv_store.ts";
 import { rotateStoreKey } from "./keys/key_manager.ts";
 import type { Fetch } from "./providers/provider_fetch.ts";
 import { buildService, keyManagerOptions, listenersFor } from "./service.ts";
+import {
+  intervalScheduler,
+  type ScheduledSweep,
+  type Scheduler,
+  scheduleSessionSweep,
+} from "./sessions/sweep_schedule.ts";
 
 /** One CLI subcommand. Adding a command is one entry in {@linkcode COMMANDS}. */
 interface Command {
@@ -172,6 +178,8 @@ export interface StartOptions {
   readonly random?: Random;
   readonly log?: Logger;
   readonly fetch?: Fetch;
+  /** Repeats the hourly expired-session sweep; default `setInterval` (tests trigger runs). */
+  readonly scheduler?: Scheduler;
 }
 
 /** A started service. */
@@ -211,6 +219,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     Promise.resolve(new Response("starting", { status: 503 }));
   let internalHandler = handler;
   let reloadTimer: ReturnType<typeof setInterval> | undefined;
+  let sweep: ScheduledSweep | undefined;
   try {
     const serve = (host: string, port: number, h: () => typeof handler) =>
       Deno.serve({ hostname: host, port, onListen: () => {} }, (req, info) => h()(req, info));
@@ -249,10 +258,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       deps.keys.reload().catch((err) => log.warn("key ring reload failed", { err }));
     }, 60_000);
     Deno.unrefTimer(reloadTimer);
+    // Keeps `sessions.live` exact without an operator cron job (see kv_sessions.ts).
+    sweep = scheduleSessionSweep(deps, options.scheduler ?? intervalScheduler);
     let stopped: Promise<void> | undefined;
     const shutdown = () =>
       stopped ??= (async () => {
         clearInterval(reloadTimer);
+        await sweep?.stop();
         await Promise.all(servers.map((s) => s.shutdown()));
         opened?.close();
       })();
@@ -266,6 +278,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     };
   } catch (err) {
     clearInterval(reloadTimer);
+    await sweep?.stop();
     await Promise.all(servers.map((s) => s.shutdown()));
     opened?.close();
     throw err;

@@ -389,6 +389,48 @@ Deno.test("sessions cleanup: deletes expired sessions, answers {deleted}, and th
   assert.deepEqual(await adminJson(te, "POST", "/internal/sessions/cleanup", 200), { deleted: 0 });
 });
 
+Deno.test("sessions: the served process sweeps expired sessions itself on its schedule, so the live count drops without a cleanup call", async () => {
+  const clock = new FixedClock(Date.UTC(2030, 0, 1));
+  let task: (() => void) | undefined;
+  let stopped = false;
+  const scheduler = {
+    every(_ms: number, t: () => void) {
+      task = t;
+      return () => {
+        stopped = true;
+      };
+    },
+  };
+  const { log, lines } = createMemoryLogger();
+  const te = await startTokenServer({ clock, scheduler, log, toml: internalToml() });
+  try {
+    const { sessions } = te.server.deps.store;
+    const f = {
+      id: "ses_a",
+      user_id: "usr_x",
+      created_at: clock.now(),
+      expires_at: clock.now() + 1000,
+      revoked: false,
+    };
+    await sessions.create(f, {
+      hash: "h_a",
+      family_id: f.id,
+      user_id: f.user_id,
+      issued_at: clock.now(),
+      expires_at: f.expires_at,
+    });
+    assert.deepEqual((await adminJson(te, "GET", "/internal/stats", 200)).sessions, { live: 1 });
+    clock.advance(1000);
+    assert.ok(task, "serve scheduled a sweep");
+    task();
+  } finally {
+    await te.close(); // waits for the sweep in progress
+  }
+  assert.equal(stopped, true, "the schedule is cleared on shutdown");
+  const swept = lines.find((l) => l.msg === "expired sessions swept");
+  assert.deepEqual([swept?.level, swept?.deleted], ["info", 1]);
+});
+
 Deno.test("metrics: Prometheus text with requests by route and status, issuance by grant, reuse and lockouts", async () => {
   await using h = await signInHarness({
     toml: internalToml(`[internal_api.lockout]\nthreshold = 1\n`) +
