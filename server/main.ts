@@ -28,6 +28,7 @@ import type { Config } from "./config/schema.ts";
 import type { ServiceDeps } from "./deps.ts";
 import { createInternalHandler } from "./http/internal_handler.ts";
 import { createPublicHandler } from "./http/public_handler.ts";
+import { startingResponse } from "./http/errors.ts";
 import type { RequestInfo } from "./http/router.ts";
 import {
   exportPkcs8Pem,
@@ -216,7 +217,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const listeners = listenersFor(config);
   const servers: Deno.HttpServer<Deno.NetAddr>[] = [];
   let handler: (req: Request, info: RequestInfo) => Promise<Response> = () =>
-    Promise.resolve(new Response("starting", { status: 503 }));
+    Promise.resolve(startingResponse());
   let internalHandler = handler;
   let reloadTimer: ReturnType<typeof setInterval> | undefined;
   let sweep: ScheduledSweep | undefined;

@@ -150,7 +150,7 @@ export function userRoutes(deps: UserRouteDeps): Record<string, OperatorHandler>
       return json(user.claims);
     },
     "PATCH /internal/users/{id}/claims": async (r) => {
-      const patch = parseClaims(await body(r.req), "body");
+      const patch = parseClaims(await body(r.req), "body", "merge");
       const user = await mustUpdate(r.params.id!, (u) => {
         const claims = mergeClaims(u.claims, patch);
         checkClaimsSize(claims);

@@ -100,3 +100,21 @@ export function errorResponse(err: unknown, log: Logger): Response {
     headers: { "Cache-Control": "no-store", ...e.headers },
   });
 }
+
+/** The description of the 503 answered while the service is still starting. */
+export const STARTING_DESCRIPTION = "The service is starting; retry shortly";
+
+/**
+ * The answer of a listener that is bound but not ready yet (keys and store still loading):
+ * 503 `{error: "server_error", error_description}` with `Retry-After: 1`, like every other
+ * error body, so clients and load balancers parse it the same way. Nothing is logged: this is
+ * expected for a moment at every start.
+ *
+ * @returns the 503 response
+ */
+export function startingResponse(): Response {
+  return Response.json({ error: "server_error", error_description: STARTING_DESCRIPTION }, {
+    status: 503,
+    headers: { "Cache-Control": "no-store", "Retry-After": "1" },
+  });
+}

@@ -261,20 +261,27 @@ Deno.test("code exchange: registration policy refuses with access_denied", async
     assert.equal(res.status, 403);
     assert.equal((await res.json()).error, "access_denied");
   });
-  await t.step("domain allow-list: exact and wildcard", async () => {
+  await t.step("domain allow-list: exact and wildcard, email_verified exactly true", async () => {
     await using te = await startTokenServer({
       toml: providerToml("idp", idp.issuer) +
         `[registration]\ndomain_allowlist = ["example.com", "*.corp.example"]\n`,
     });
     for (
-      const [email, status] of [
-        ["a@example.com", 200],
-        ["b@eu.corp.example", 200],
-        ["c@corp.example", 403],
-        ["d@evil.com", 403],
+      const [email, status, verified] of [
+        ["a@example.com", 200, true],
+        ["b@eu.corp.example", 200, true],
+        ["c@corp.example", 403, true],
+        ["d@evil.com", 403, true],
+        ["e@example.com", 403, undefined], // email_verified absent: not proof of the domain
+        ["f@example.com", 403, "true"],
+        ["g@example.com", 403, false],
       ] as const
     ) {
-      claims = { sub: email, email };
+      claims = {
+        sub: email,
+        email,
+        ...(verified === undefined ? {} : { email_verified: verified }),
+      };
       const res = await postForm(te.url, body);
       assert.equal(res.status, status, email);
       await res.body?.cancel();

@@ -343,6 +343,24 @@ Deno.test("claims: must be a JSON object without reserved JWT names and within t
       assert.match(description, why);
     }
   }
+  // Keys naming object internals are refused on PUT and PATCH, naming the key (raw JSON: an
+  // object literal's __proto__ would set the prototype instead of a key).
+  for (const method of ["PUT", "PATCH"]) {
+    for (const name of ["__proto__", "constructor", "prototype"]) {
+      const raw = `{"${name}": {"isAdmin": true}}`;
+      const [status, error, description] = await errorOf(adminFetch(te, method, path, { raw }));
+      assert.deepEqual([status, error], [400, "invalid_request"], `${method} ${name}`);
+      assert.match(description, new RegExp(`"${name}"`));
+    }
+  }
+  // null removes a claim only in a merge; a replacement with null is refused, naming the claim.
+  const [nullStatus, , nullWhy] = await errorOf(
+    adminFetch(te, "PUT", path, { body: { a: 1, gone: null } }),
+  );
+  assert.equal(nullStatus, 400);
+  assert.match(nullWhy, /"gone"/);
+  await adminJson(te, "PUT", path, 200, { body: { a: 1, b: 2 } });
+  assert.deepEqual(await adminJson(te, "PATCH", path, 200, { body: { b: null } }), { a: 1 });
   // A merge may not grow the map past the cap either.
   await adminJson(te, "PUT", path, 200, { body: { a: "x".repeat(5000) } });
   const [status] = await errorOf(adminFetch(te, "PATCH", path, { body: { b: "y".repeat(5000) } }));

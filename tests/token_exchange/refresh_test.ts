@@ -289,6 +289,29 @@ Deno.test("revoke: garbage, unknown or forged tokens answer 200 and change nothi
   assert.equal((await missing.json()).error, "invalid_request");
 });
 
+Deno.test("revoke: an empty token= is an unknown token (200, empty body); an absent token parameter is 400 invalid_request", async () => {
+  await using h = await harness();
+  const post = (body: string) =>
+    fetch(`${h.te.url}/revoke`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body,
+    });
+  for (const body of ["token=", "token=&token_type_hint=refresh_token", "token"]) {
+    const res = await post(body);
+    assert.equal(res.status, 200, body);
+    assert.equal(await res.text(), "", body);
+  }
+  for (const body of ["", "token_type_hint=refresh_token"]) {
+    const res = await post(body);
+    assert.equal(res.status, 400, body);
+    assert.deepEqual(await res.json(), {
+      error: "invalid_request",
+      error_description: "Missing parameter token",
+    });
+  }
+});
+
 Deno.test("refresh: a restart on the same KV file keeps every session", async () => {
   const dir = await Deno.makeTempDir({ prefix: "te-refresh-" });
   const path = join(dir, "te.kv");
