@@ -91,7 +91,14 @@ export function resolveConfig(
   const private_key_path = k.string("private_key_path", undefined);
   const kid = k.string("kid", undefined);
   if (kid !== undefined && private_key_path === undefined) {
-    k.issue("kid", "only applies together with keys.private_key_path");
+    // Store-generated keys are always named by their RFC 7638 thumbprint (rotation creates
+    // new ones), so a configured kid could never apply to them: refuse it rather than ignore.
+    k.issue(
+      "kid",
+      "names the key in keys.private_key_path, which is not set; without a key file the " +
+        "service generates its own key and names it by its thumbprint, so remove keys.kid " +
+        "(or set keys.private_key_path)",
+    );
   }
   k.done();
 

@@ -120,3 +120,28 @@ Deno.test("resolveConfig() checks the shared secret's length only when the inter
     assert.deepEqual(r.errors.map((e) => e.path), ["internal_api.shared_secret"]);
   }
 });
+
+Deno.test("resolveConfig() reads bare integers as seconds for durations (TOML and environment)", () => {
+  const c = ok({ token: { access_token_ttl: 600, refresh_grace: 0 }, rate_limit: { window: 30 } });
+  assert.equal(c.token.access_token_ttl, 600);
+  assert.equal(c.token.refresh_grace, 0);
+  assert.equal(c.rate_limit.window, 30);
+  assert.equal(
+    ok({}, { TOKEN_EXCHANGE__TOKEN__ACCESS_TOKEN_TTL: "120" }).token.access_token_ttl,
+    120,
+  );
+  for (const bad of [1.5, -1, 0]) {
+    const r = resolveConfig({ token: { access_token_ttl: bad } }, {});
+    assert.ok("errors" in r, String(bad));
+    assert.deepEqual(r.errors.map((e) => e.path), ["token.access_token_ttl"]);
+  }
+  assert.ok("errors" in resolveConfig({ token: { refresh_grace: 61 } }, {}));
+});
+
+Deno.test("resolveConfig() explains that keys.kid needs keys.private_key_path", () => {
+  const r = resolveConfig({ keys: { kid: "k1" } }, {});
+  assert.ok("errors" in r);
+  assert.deepEqual(r.errors.map((e) => e.path), ["keys.kid"]);
+  assert.match(r.errors[0]!.message, /keys\.private_key_path.*not set.*remove keys\.kid/);
+  assert.equal(ok({ keys: { kid: "k1", private_key_path: "k.pem" } }).keys.kid, "k1");
+});

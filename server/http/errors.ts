@@ -94,6 +94,9 @@ export function errorResponse(err: unknown, log: Logger): Response {
   const e = err instanceof OAuthError ? err : serverError(500, err);
   if (e.code === "server_error") {
     log.error("request failed", { status: e.status, detail: e.detail ?? e });
+  } else if (e.detail !== undefined) {
+    // A client-side failure with a cause worth seeing when debugging (a dropped connection).
+    log.debug("request refused", { status: e.status, error: e.code, detail: e.detail });
   }
   return Response.json({ error: e.code, error_description: e.description }, {
     status: e.status,
