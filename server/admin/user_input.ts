@@ -5,7 +5,7 @@
  * @module
  */
 import { RESERVED_CLAIMS } from "../config/schema.ts";
-import { invalidRequest } from "../http/errors.ts";
+import { clip, invalidRequest } from "../http/errors.ts";
 import type { UserStatus } from "../store/store.ts";
 
 /** Every status a user may have; see `docs/http-api.md` for what each allows. */
@@ -127,14 +127,14 @@ export function parseClaims(
   for (const [name, v] of Object.entries(value)) {
     if (name === "") throw invalidRequest("Claim names must not be empty");
     if (RESERVED_CLAIMS.has(name)) {
-      throw invalidRequest(`Claim "${name}" is a reserved JWT claim and cannot be set`);
+      throw invalidRequest(`Claim "${clip(name)}" is a reserved JWT claim and cannot be set`);
     }
     if (FORBIDDEN_CLAIM_NAMES.has(name)) {
       throw invalidRequest(`Claim "${name}" is not allowed as a claim name`);
     }
     if (v === null && mode === "replace") {
       throw invalidRequest(
-        `Claim "${name}" is null; null only removes a claim in PATCH (merge)`,
+        `Claim "${clip(name)}" is null; null only removes a claim in PATCH (merge)`,
       );
     }
   }
@@ -210,7 +210,7 @@ function decodeCursor(cursor: string): string {
 
 function onlyFields(body: Json, allowed: readonly string[]): void {
   for (const k of Object.keys(body)) {
-    if (!allowed.includes(k)) throw invalidRequest(`Unknown field "${k}"`);
+    if (!allowed.includes(k)) throw invalidRequest(`Unknown field "${clip(k)}"`);
   }
 }
 

@@ -1,5 +1,5 @@
 import { decodeProtectedHeader } from "jose";
-import { invalidGrant, invalidRequest, invalidToken } from "../http/errors.ts";
+import { clip, invalidGrant, invalidRequest, invalidToken } from "../http/errors.ts";
 import { ID_TOKEN_CLOCK_SKEW, type IdTokenClaims, IdTokenInvalid } from "../providers/id_token.ts";
 import { tokenHash } from "../store/ids.ts";
 import type { AssertionMark, RedeemOutcome } from "../store/store.ts";
@@ -40,7 +40,7 @@ export async function idTokenGrant(
   const accessToken = params.get("provider_access_token");
   if (accessToken === "") throw invalidRequest("Parameter provider_access_token is empty");
   const provider = ctx.providers.get(providerName);
-  if (!provider) throw invalidRequest(`Unknown provider ${providerName}`);
+  if (!provider) throw invalidRequest(`Unknown provider ${clip(providerName)}`);
 
   let claims: IdTokenClaims;
   try {

@@ -1,4 +1,4 @@
-import { invalidRequest, OAuthError } from "./errors.ts";
+import { clip, invalidRequest, OAuthError } from "./errors.ts";
 
 /** Largest request body accepted by the form endpoints (bytes); ID tokens fit easily. */
 export const MAX_FORM_BYTES = 64 * 1024;
@@ -26,7 +26,7 @@ export async function readForm(
   const text = await readCapped(req, maxBytes);
   const params = new Map<string, string>();
   for (const [k, v] of new URLSearchParams(text)) {
-    if (params.has(k)) throw invalidRequest(`Parameter ${k} is repeated`);
+    if (params.has(k)) throw invalidRequest(`Parameter ${clip(k)} is repeated`);
     params.set(k, v);
   }
   return params;

@@ -39,3 +39,17 @@ Deno.test("readForm(): a body that errors mid-read is 400 invalid_request, logge
   });
   assert.deepEqual(lines.map((l) => l.level), ["debug"]);
 });
+
+Deno.test("readForm(): a repeated parameter's name is echoed at most 64 characters long", async () => {
+  const name = "p".repeat(5000);
+  const req = new Request("http://127.0.0.1/token", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: `${name}=1&${name}=2`,
+  });
+  await assert.rejects(readForm(req), (err: unknown) => {
+    assert.ok(err instanceof OAuthError);
+    assert.equal(err.description, `Parameter ${"p".repeat(64)}… is repeated`);
+    return true;
+  });
+});

@@ -38,6 +38,27 @@ export class OAuthError extends Error {
   }
 }
 
+/** Longest user-supplied value {@linkcode clip} lets into an `error_description`. */
+export const MAX_ECHOED_CHARS = 64;
+
+/**
+ * A user-supplied value made safe to quote in an `error_description`: at most
+ * {@linkcode MAX_ECHOED_CHARS} characters, then `…`. Error bodies then never grow with the
+ * input (nor echo a megabyte back to whoever sent it).
+ *
+ * @param value what the caller sent
+ * @returns the value, or its first 64 characters followed by `…`
+ *
+ * @example
+ * ```ts
+ * invalidRequest(`Unknown provider ${clip(name)}`);
+ * ```
+ */
+export function clip(value: string): string {
+  const chars = [...value]; // by code point, so a surrogate pair is never split
+  return chars.length <= MAX_ECHOED_CHARS ? value : `${chars.slice(0, MAX_ECHOED_CHARS).join("")}…`;
+}
+
 /** 400 `invalid_request`: a missing or malformed parameter, unknown provider. */
 export const invalidRequest = (why: string): OAuthError =>
   new OAuthError("invalid_request", 400, why);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createMemoryLogger } from "@org/shared";
 import {
+  clip,
   errorResponse,
   invalidGrant,
   methodNotAllowed,
@@ -54,4 +55,11 @@ Deno.test("startingResponse() is a 503 JSON server_error body with Retry-After",
     error: "server_error",
     error_description: "The service is starting; retry shortly",
   });
+});
+
+Deno.test("clip() keeps values up to 64 characters and cuts longer ones with an ellipsis", () => {
+  assert.equal(clip("google"), "google");
+  assert.equal(clip("x".repeat(64)), "x".repeat(64));
+  assert.equal(clip("x".repeat(65)), `${"x".repeat(64)}…`);
+  assert.equal(clip("😀".repeat(70)), `${"😀".repeat(64)}…`);
 });

@@ -184,6 +184,22 @@ Deno.test("code exchange: errors follow the spec table", async (t) => {
       "unsupported_grant_type",
     );
   });
+  await t.step("user-supplied values are echoed at most 64 characters long", async () => {
+    const long = "z".repeat(3000);
+    const clipped = `${"z".repeat(64)}…`;
+    const grant = await expect(
+      await postForm(te.url, { ...base, grant_type: long }),
+      400,
+      "unsupported_grant_type",
+    );
+    assert.equal(grant.error_description, `Unsupported grant_type ${clipped}`);
+    const provider = await expect(
+      await postForm(te.url, { ...base, provider: long }),
+      400,
+      "invalid_request",
+    );
+    assert.equal(provider.error_description, `Unknown provider ${clipped}`);
+  });
   await t.step("an id_token field while the grant is off → unsupported_grant_type", async () => {
     await expect(
       await postForm(te.url, { ...base, id_token: "x.y.z" }),
