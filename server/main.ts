@@ -35,6 +35,7 @@ import {
   generateEd25519,
   importPkcs8Der,
   importPkcs8Pem,
+  type JwtSigner,
   jwtSigner,
   thumbprint,
 } from "./keys/ed25519.ts";
@@ -425,7 +426,7 @@ async function operatorTokenCommand(args: string[]): Promise<number> {
  * else the store key. The KV is opened without the serve lock, so this also works while the
  * server runs on a local file (it only reads the key ring).
  */
-async function activeSigner(config: Config): Promise<(claims: object) => string> {
+async function activeSigner(config: Config): Promise<JwtSigner> {
   if (config.keys.private_key_path !== undefined) {
     const key = importPkcs8Pem(await Deno.readTextFile(config.keys.private_key_path));
     return jwtSigner(key, config.keys.kid ?? thumbprint(key.x));

@@ -7,6 +7,7 @@ import {
   generateEd25519,
   importPkcs8Der,
   importPkcs8Pem,
+  type JwtSigner,
   jwtSigner,
   type PublicJwk,
   publicJwk,
@@ -45,7 +46,7 @@ export interface KeyManagerOptions {
 export class KeyManager {
   /** The JWS algorithm of every key (for discovery's `id_token_signing_alg_values_supported`). */
   readonly algorithms: readonly string[] = ["EdDSA"];
-  #signer: (claims: object) => string;
+  #signer: JwtSigner;
   #kid: string;
   #jwks: { keys: PublicJwk[] };
   #verifyKeys: ReturnType<typeof createLocalJWKSet>;
@@ -72,9 +73,16 @@ export class KeyManager {
     return this.#kid;
   }
 
-  /** Signs `claims` as a compact JWT with header `{alg: "EdDSA", typ: "JWT", kid}`. */
-  sign(claims: object): string {
-    return this.#signer(claims);
+  /**
+   * Signs `claims` as a compact JWT with header `{alg: "EdDSA", typ, kid}`.
+   *
+   * @param claims the payload
+   * @param typ the header `typ`: `JWT` (default, access tokens) or another media type such as
+   *   `operator+jwt`, so one kind of token can never be taken for another
+   * @returns the compact JWT
+   */
+  sign(claims: object, typ?: string): string {
+    return this.#signer(claims, typ);
   }
 
   /** The published key set, `{keys: [...]}`, active key first. */
@@ -83,16 +91,24 @@ export class KeyManager {
   }
 
   /**
-   * Verifies a JWT we signed (signature by a published key, `alg` EdDSA, `iss`, time claims).
+   * Verifies a JWT we signed (signature by a published key, `alg` EdDSA, `typ`, `iss`, time
+   * claims).
    *
    * @param token compact JWT
-   * @param options `issuer` to require; `audience` to require; `currentDate` for expiry checks
+   * @param options `typ` the header must carry (`JWT` for access tokens, `operator+jwt` for
+   *   operator tokens); `issuer` to require; `audience` to require; `currentDate` for expiry
    * @returns the payload
    * @throws {Error} from jose when the token is not valid
    */
   async verify(
     token: string,
-    options: { issuer: string; audience?: string; currentDate: Date; clockTolerance?: number },
+    options: {
+      typ: string;
+      issuer: string;
+      audience?: string;
+      currentDate: Date;
+      clockTolerance?: number;
+    },
   ): Promise<JWTPayload> {
     const { payload } = await jwtVerify(token, this.#verifyKeys, {
       algorithms: ["EdDSA"],
@@ -162,7 +178,7 @@ export async function rotateStoreKey(
 
 /** The state a {@linkcode KeyManager} is built from. */
 export interface LoadedState {
-  readonly signer: (claims: object) => string;
+  readonly signer: JwtSigner;
   readonly kid: string;
   readonly jwks: { keys: PublicJwk[] };
   readonly version: string | null;

@@ -37,7 +37,7 @@ Deno.test("rotateStoreKey() keeps the old key published until its tokens expire"
     const after = await loadKeyManager(o);
     assert.equal(after.activeKid, kid);
     assert.deepEqual(after.jwks().keys.map((k) => k.kid), [kid, previous]);
-    await after.verify(token, { issuer: "i", currentDate: new Date(clock.now()) });
+    await after.verify(token, { typ: "JWT", issuer: "i", currentDate: new Date(clock.now()) });
     clock.advance(960_001);
     const later = await loadKeyManager(o);
     assert.deepEqual(later.jwks().keys.map((k) => k.kid), [kid]);

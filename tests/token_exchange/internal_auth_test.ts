@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { decodeProtectedHeader } from "jose";
 import { createMemoryLogger, epochSeconds, FixedClock, seededRandom } from "@org/shared";
 import { generateEd25519, jwtSigner } from "../../server/keys/ed25519.ts";
 import { mintOperatorToken } from "../../server/auth/operator_token.ts";
@@ -21,7 +22,7 @@ function operatorToken(
   overrides: { sub?: string; ttl?: number; audience?: string; claim?: string } = {},
 ): string {
   return mintOperatorToken(
-    (c) => te.server.deps.keys.sign(c),
+    (c, typ) => te.server.deps.keys.sign(c, typ),
     {
       issuer: te.issuer,
       audience: overrides.audience ?? "token-exchange-internal",
@@ -189,8 +190,18 @@ Deno.test("operator auth: operator_token accepts our JWT with the audience and c
       iat: epochSeconds(clock),
       exp: epochSeconds(clock) + 60,
     }),
+    // Every operator claim, no sid, but typed JWT (as access tokens are): not an operator token.
+    te.server.deps.keys.sign({
+      iss: te.issuer,
+      sub: "alice",
+      aud: "token-exchange-internal",
+      operator: true,
+      iat: epochSeconds(clock),
+      exp: epochSeconds(clock) + 60,
+    }),
     SECRET,
   ];
+  assert.equal(decodeProtectedHeader(ok).typ, "operator+jwt");
   for (const t of refused) {
     assert.equal(
       await status(adminFetch(te, "GET", "/internal/stats", { headers: bearer(t) })),

@@ -254,6 +254,21 @@ Deno.test("revoke: a refresh token revokes its session only", async () => {
   assert.equal((await revoke(h, a.refresh_token)).status, 200);
 });
 
+Deno.test("revoke: a JWT of ours typed operator+jwt is not an access token and revokes nothing", async () => {
+  await using h = await harness();
+  const a = await h.signIn("alice");
+  const claims = decodeJwt(a.access_token);
+  // Same key, same claims (sid included), only the header typ differs.
+  const typed = h.te.server.deps.keys.sign(claims, "operator+jwt");
+  const res = await revoke(h, typed, "access_token");
+  assert.equal(res.status, 200);
+  assert.equal(await res.text(), "");
+  await refreshed(h, a.refresh_token);
+  // The same claims typed JWT do revoke: only the typ made the difference.
+  await (await revoke(h, h.te.server.deps.keys.sign(claims), "access_token")).body?.cancel();
+  assert.equal(await refusal(h, a.refresh_token), "400 invalid_grant");
+});
+
 Deno.test("revoke: an access token revokes the session named by its sid, even once expired", async () => {
   const clock = new FixedClock();
   await using h = await harness({ clock });
