@@ -28,12 +28,14 @@ import type { Config } from "./config/schema.ts";
 import type { ServiceDeps } from "./deps.ts";
 import { createInternalHandler } from "./http/internal_handler.ts";
 import { createPublicHandler } from "./http/public_handler.ts";
+import { startingResponse } from "./http/errors.ts";
 import type { RequestInfo } from "./http/router.ts";
 import {
   exportPkcs8Pem,
   generateEd25519,
   importPkcs8Der,
   importPkcs8Pem,
+  type JwtSigner,
   jwtSigner,
   thumbprint,
 } from "./keys/ed25519.ts";
@@ -42,6 +44,12 @@ import { KvKeyRingStore } from "./store/kv_store.ts";
 import { rotateStoreKey } from "./keys/key_manager.ts";
 import type { Fetch } from "./providers/provider_fetch.ts";
 import { buildService, keyManagerOptions, listenersFor } from "./service.ts";
+import {
+  intervalScheduler,
+  type ScheduledSweep,
+  type Scheduler,
+  scheduleSessionSweep,
+} from "./sessions/sweep_schedule.ts";
 
 /** One CLI subcommand. Adding a command is one entry in {@linkcode COMMANDS}. */
 interface Command {
@@ -172,6 +180,8 @@ export interface StartOptions {
   readonly random?: Random;
   readonly log?: Logger;
   readonly fetch?: Fetch;
+  /** Repeats the hourly expired-session sweep; default `setInterval` (tests trigger runs). */
+  readonly scheduler?: Scheduler;
 }
 
 /** A started service. */
@@ -208,9 +218,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const listeners = listenersFor(config);
   const servers: Deno.HttpServer<Deno.NetAddr>[] = [];
   let handler: (req: Request, info: RequestInfo) => Promise<Response> = () =>
-    Promise.resolve(new Response("starting", { status: 503 }));
+    Promise.resolve(startingResponse());
   let internalHandler = handler;
   let reloadTimer: ReturnType<typeof setInterval> | undefined;
+  let sweep: ScheduledSweep | undefined;
   try {
     const serve = (host: string, port: number, h: () => typeof handler) =>
       Deno.serve({ hostname: host, port, onListen: () => {} }, (req, info) => h()(req, info));
@@ -237,16 +248,25 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       readKeyFile: (path) => Deno.readTextFile(path),
     });
     handler = createPublicHandler(deps);
-    internalHandler = createInternalHandler(deps);
+    internalHandler = createInternalHandler(deps, listeners.internalApi);
+    if (listeners.internal && !listeners.internalApi) {
+      log.warn(
+        'server.role is "admin" but internal_api.enabled is false: the internal listener ' +
+          "serves only /health; set internal_api.enabled = true to serve the internal API",
+      );
+    }
     // Pick up `keys rotate` run against a shared (remote) store by another process.
     reloadTimer = setInterval(() => {
       deps.keys.reload().catch((err) => log.warn("key ring reload failed", { err }));
     }, 60_000);
     Deno.unrefTimer(reloadTimer);
+    // Keeps `sessions.live` exact without an operator cron job (see kv_sessions.ts).
+    sweep = scheduleSessionSweep(deps, options.scheduler ?? intervalScheduler);
     let stopped: Promise<void> | undefined;
     const shutdown = () =>
       stopped ??= (async () => {
         clearInterval(reloadTimer);
+        await sweep?.stop();
         await Promise.all(servers.map((s) => s.shutdown()));
         opened?.close();
       })();
@@ -260,6 +280,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     };
   } catch (err) {
     clearInterval(reloadTimer);
+    await sweep?.stop();
     await Promise.all(servers.map((s) => s.shutdown()));
     opened?.close();
     throw err;
@@ -405,7 +426,7 @@ async function operatorTokenCommand(args: string[]): Promise<number> {
  * else the store key. The KV is opened without the serve lock, so this also works while the
  * server runs on a local file (it only reads the key ring).
  */
-async function activeSigner(config: Config): Promise<(claims: object) => string> {
+async function activeSigner(config: Config): Promise<JwtSigner> {
   if (config.keys.private_key_path !== undefined) {
     const key = importPkcs8Pem(await Deno.readTextFile(config.keys.private_key_path));
     return jwtSigner(key, config.keys.kid ?? thumbprint(key.x));

@@ -22,19 +22,25 @@ export interface Runtime {
 export interface Listeners {
   readonly public: boolean;
   readonly internal: boolean;
+  /** Whether the internal listener serves the `/internal/*` routes (else only `/health`). */
+  readonly internalApi: boolean;
 }
 
 /**
- * Decides the listeners: the public one unless `server.role` is `admin`; the internal one
- * only when the role is `admin` or `all` AND `internal_api.enabled` is true.
+ * Decides the listeners: the public one unless `server.role` is `admin`; the internal API
+ * only when the role is `admin` or `all` AND `internal_api.enabled` is true. `admin` with the
+ * API disabled still runs the internal listener, serving only `/health`, so the process has
+ * a health check (the caller logs a warning: such a process serves nothing else).
  *
  * @param config the resolved config
  * @returns which listeners to start
  */
 export function listenersFor(config: Config): Listeners {
+  const internalApi = config.server.role !== "public" && config.internal_api.enabled;
   return {
     public: config.server.role !== "admin",
-    internal: config.server.role !== "public" && config.internal_api.enabled,
+    internal: internalApi || config.server.role === "admin",
+    internalApi,
   };
 }
 

@@ -15,7 +15,8 @@ const NO_STORE = { "Cache-Control": "no-store" };
  *
  * - stats: `{users: {total, active, suspended, Deleted, …}, sessions: {live}}` read from
  *   counters kept in the same commits as the writes they count (no scan);
- * - cleanup: runs the expired-session sweep, answers `{deleted: N}`;
+ * - cleanup: runs one bounded batch of the expired-session sweep (which `serve` also runs
+ *   hourly on its own), answers `{deleted: N}` for what this call deleted;
  * - metrics: the process's metrics in the Prometheus text format.
  *
  * @param deps store, clock, logger and metrics

@@ -5,7 +5,7 @@
  * @module
  */
 import { RESERVED_CLAIMS } from "../config/schema.ts";
-import { invalidRequest } from "../http/errors.ts";
+import { clip, invalidRequest } from "../http/errors.ts";
 import type { UserStatus } from "../store/store.ts";
 
 /** Every status a user may have; see `docs/http-api.md` for what each allows. */
@@ -99,21 +99,43 @@ export function parseUserPatch(body: Json): UserPatch {
   return patch;
 }
 
+/** Claim names refused because they name JavaScript object internals (prototype pollution). */
+export const FORBIDDEN_CLAIM_NAMES: ReadonlySet<string> = new Set([
+  "__proto__",
+  "constructor",
+  "prototype",
+]);
+
 /**
  * Validates a claims object: a JSON object, no reserved JWT claim name
- * (`iss sub aud exp nbf iat jti sid`), no empty name, at most {@linkcode MAX_CLAIMS_BYTES}.
- * For a merge (`PATCH`), `null` values mean "remove this claim" and are kept as `null`.
+ * (`iss sub aud exp nbf iat jti sid`), no `__proto__`/`constructor`/`prototype`, no empty
+ * name, at most {@linkcode MAX_CLAIMS_BYTES}. For a merge (`PATCH`), `null` values mean
+ * "remove this claim" and are kept as `null`; for a replacement (`PUT`, or `claims` on create)
+ * a `null` value is refused: there is nothing to remove, and a `null` claim is never issued.
  *
  * @param value the parsed body (or its `claims` field)
  * @param field how to name it in errors
- * @throws {OAuthError} 400 `invalid_request`
+ * @param mode `replace` (default) or `merge`
+ * @throws {OAuthError} 400 `invalid_request` naming the offending claim
  */
-export function parseClaims(value: unknown, field = "claims"): Json {
+export function parseClaims(
+  value: unknown,
+  field = "claims",
+  mode: "replace" | "merge" = "replace",
+): Json {
   if (!isObject(value)) throw invalidRequest(`Field "${field}" must be a JSON object`);
-  for (const name of Object.keys(value)) {
+  for (const [name, v] of Object.entries(value)) {
     if (name === "") throw invalidRequest("Claim names must not be empty");
     if (RESERVED_CLAIMS.has(name)) {
-      throw invalidRequest(`Claim "${name}" is a reserved JWT claim and cannot be set`);
+      throw invalidRequest(`Claim "${clip(name)}" is a reserved JWT claim and cannot be set`);
+    }
+    if (FORBIDDEN_CLAIM_NAMES.has(name)) {
+      throw invalidRequest(`Claim "${name}" is not allowed as a claim name`);
+    }
+    if (v === null && mode === "replace") {
+      throw invalidRequest(
+        `Claim "${clip(name)}" is null; null only removes a claim in PATCH (merge)`,
+      );
     }
   }
   checkClaimsSize(value);
@@ -188,7 +210,7 @@ function decodeCursor(cursor: string): string {
 
 function onlyFields(body: Json, allowed: readonly string[]): void {
   for (const k of Object.keys(body)) {
-    if (!allowed.includes(k)) throw invalidRequest(`Unknown field "${k}"`);
+    if (!allowed.includes(k)) throw invalidRequest(`Unknown field "${clip(k)}"`);
   }
 }
 

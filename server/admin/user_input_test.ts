@@ -39,3 +39,15 @@ Deno.test("parseClaims() refuses reserved names; mergeClaims() removes null valu
   assert.throws(() => parseClaims(null), invalid(/JSON object/));
   assert.deepEqual(mergeClaims({ a: 1, b: 2 }, { a: null, c: 3 }), { b: 2, c: 3 });
 });
+
+Deno.test("parseClaims() refuses __proto__, constructor and prototype naming the key; null only in merge mode", () => {
+  for (const name of ["__proto__", "constructor", "prototype"]) {
+    const body = JSON.parse(`{"${name}": {"admin": true}}`);
+    for (const mode of ["replace", "merge"] as const) {
+      assert.throws(() => parseClaims(body, "body", mode), invalid(new RegExp(`"${name}"`)));
+    }
+  }
+  assert.throws(() => parseClaims({ a: 1, b: null }), invalid(/Claim "b" is null/));
+  assert.throws(() => parseClaims({ b: null }, "body", "replace"), invalid(/"b"/));
+  assert.deepEqual(parseClaims({ a: 1, b: null }, "body", "merge"), { a: 1, b: null });
+});

@@ -7,7 +7,7 @@
 import type { ServiceDeps } from "../deps.ts";
 import { readCapped } from "../http/body.ts";
 import { conflict, resourceNotFound } from "../http/errors.ts";
-import type { IdFactory } from "../store/ids.ts";
+import { type IdFactory, isUserId } from "../store/ids.ts";
 import type { UserRecord } from "../store/store.ts";
 import type { OperatorPrincipal } from "../auth/operator_gate.ts";
 import {
@@ -59,12 +59,15 @@ export function userRoutes(deps: UserRouteDeps): Record<string, OperatorHandler>
       peer: r.operator.peer,
       ...fields,
     });
+  // A path segment that cannot be a user id is simply not a user: 404 before any KV access.
   const mustGet = async (id: string): Promise<UserRecord> => {
+    if (!isUserId(id)) throw resourceNotFound("user");
     const user = await users.get(id);
     if (!user) throw resourceNotFound("user");
     return user;
   };
   const mustUpdate = async (id: string, change: (u: UserRecord) => UserRecord) => {
+    if (!isUserId(id)) throw resourceNotFound("user");
     const user = await users.update(id, change);
     if (!user) throw resourceNotFound("user");
     return user;
@@ -147,7 +150,7 @@ export function userRoutes(deps: UserRouteDeps): Record<string, OperatorHandler>
       return json(user.claims);
     },
     "PATCH /internal/users/{id}/claims": async (r) => {
-      const patch = parseClaims(await body(r.req), "body");
+      const patch = parseClaims(await body(r.req), "body", "merge");
       const user = await mustUpdate(r.params.id!, (u) => {
         const claims = mergeClaims(u.claims, patch);
         checkClaimsSize(claims);

@@ -8,6 +8,12 @@
 import { base64url, type Random } from "@org/shared";
 import type { KeyManager } from "../keys/key_manager.ts";
 
+/**
+ * The JWT header `typ` of operator tokens. Access tokens carry `JWT`; each kind of token is
+ * verified only with its own `typ`, so neither can ever pass as the other (RFC 8725 §3.11).
+ */
+export const OPERATOR_TOKEN_TYP = "operator+jwt";
+
 /** What an operator token must carry (`internal_api.operator_token` plus our issuer). */
 export interface OperatorTokenRules {
   readonly issuer: string;
@@ -18,9 +24,11 @@ export interface OperatorTokenRules {
 }
 
 /**
- * Signs an operator token for `subject`, valid for `ttlSeconds` from `nowSeconds`.
+ * Signs an operator token for `subject`, valid for `ttlSeconds` from `nowSeconds`, with header
+ * `typ` {@linkcode OPERATOR_TOKEN_TYP}.
  *
- * @param sign the key manager's signer (`keys.sign`, or `jwtSigner` of the loaded key)
+ * @param sign a signer taking the header `typ` (`(c, typ) => keys.sign(c, typ)`, or `jwtSigner`
+ *   of the loaded key)
  * @param rules issuer, audience and required claim
  * @param subject the operator's name (`sub`, shown in audit log lines)
  * @param ttlSeconds lifetime in seconds
@@ -30,11 +38,11 @@ export interface OperatorTokenRules {
  *
  * @example
  * ```ts
- * const jwt = mintOperatorToken((c) => keys.sign(c), rules, "alice", 3600, epochSeconds(clock), cryptoRandom);
+ * const jwt = mintOperatorToken((c, typ) => keys.sign(c, typ), rules, "alice", 3600, epochSeconds(clock), cryptoRandom);
  * ```
  */
 export function mintOperatorToken(
-  sign: (claims: object) => string,
+  sign: (claims: object, typ: string) => string,
   rules: OperatorTokenRules,
   subject: string,
   ttlSeconds: number,
@@ -49,11 +57,12 @@ export function mintOperatorToken(
     exp: nowSeconds + ttlSeconds,
     jti: base64url(random.bytes(16)),
     [rules.requiredClaim]: true,
-  });
+  }, OPERATOR_TOKEN_TYP);
 }
 
 /**
- * Verifies an operator token: signature by one of our published keys, `iss`, `aud`, `exp`
+ * Verifies an operator token: header `typ` {@linkcode OPERATOR_TOKEN_TYP} (so an access
+ * token, typed `JWT`, never passes), signature by one of our published keys, `iss`, `aud`, `exp`
  * (against the injected clock), a non-empty `sub`, the required claim truthy, and no `sid`
  * (an access token, which always has one, is never an operator token even when per-user
  * claims happen to carry the required claim).
@@ -73,6 +82,7 @@ export async function verifyOperatorToken(
   if (token.split(".").length !== 3) return undefined;
   try {
     const payload = await keys.verify(token, {
+      typ: OPERATOR_TOKEN_TYP,
       issuer: rules.issuer,
       audience: rules.audience,
       currentDate: new Date(now),

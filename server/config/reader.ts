@@ -104,12 +104,30 @@ export class TableReader {
     return v;
   }
 
-  /** A duration string (`"900s"`, `"15m"`, `"30d"`) in seconds within `[min, max]`. */
+  /**
+   * A duration in seconds within `[min, max]`: a string with units (`"900s"`, `"15m"`, `"30d"`)
+   * or a bare integer meaning seconds (TOML `900`, or `900` from an environment override).
+   */
   duration(key: string, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number {
-    const v = this.raw(key);
+    let v = this.raw(key);
     if (v === undefined) return fallback;
+    if (typeof v === "string" && this.fromEnv.has(this.at(key)) && /^\d+$/.test(v.trim())) {
+      v = Number(v.trim());
+    }
+    if (typeof v === "bigint") v = Number(v);
+    if (typeof v === "number") {
+      if (!Number.isSafeInteger(v)) {
+        this.issue(key, 'must be whole seconds or a duration string like "900s", "15m" or "30d"');
+        return fallback;
+      }
+      if (v < min || v > max) {
+        this.issue(key, `must be from ${min}s to ${max}s, got ${v}`);
+        return fallback;
+      }
+      return v;
+    }
     if (typeof v !== "string") {
-      this.issue(key, 'must be a duration string like "900s", "15m" or "30d"');
+      this.issue(key, 'must be whole seconds or a duration string like "900s", "15m" or "30d"');
       return fallback;
     }
     try {

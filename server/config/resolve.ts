@@ -21,6 +21,12 @@ export const DEFAULTS = {
   internalHost: "127.0.0.1",
   internalPort: 8081,
   providerTimeout: 10,
+  /**
+   * Public rate limit per client address per window: generous enough that a NAT or office
+   * behind one address is not throttled in normal use, low enough to blunt one noisy client.
+   */
+  rateLimitRequests: 1000,
+  rateLimitWindow: 60,
 } as const;
 
 const AUTH_METHODS: readonly InternalAuthMethod[] = ["operator_token", "mtls", "shared_secret"];
@@ -85,7 +91,14 @@ export function resolveConfig(
   const private_key_path = k.string("private_key_path", undefined);
   const kid = k.string("kid", undefined);
   if (kid !== undefined && private_key_path === undefined) {
-    k.issue("kid", "only applies together with keys.private_key_path");
+    // Store-generated keys are always named by their RFC 7638 thumbprint (rotation creates
+    // new ones), so a configured kid could never apply to them: refuse it rather than ignore.
+    k.issue(
+      "kid",
+      "names the key in keys.private_key_path, which is not set; without a key file the " +
+        "service generates its own key and names it by its thumbprint, so remove keys.kid " +
+        "(or set keys.private_key_path)",
+    );
   }
   k.done();
 
@@ -159,7 +172,9 @@ export function resolveConfig(
   ot.done();
   mt.done();
   lo.done();
-  if (internal_api.enabled && internal_api.auth_methods.includes("shared_secret")) {
+  // The secret only matters when the internal API will actually accept it.
+  const internalApiServed = role !== "public" && internal_api.enabled;
+  if (internalApiServed && internal_api.auth_methods.includes("shared_secret")) {
     const secret = internal_api.shared_secret;
     if (secret === undefined || secret === "") {
       ia.issue("shared_secret", 'is required when auth_methods contains "shared_secret"');
@@ -172,19 +187,12 @@ export function resolveConfig(
   const rl = root.table("rate_limit");
   const rate_limit = {
     enabled: rl.bool("enabled", true),
-    requests: rl.int("requests", 300, 1, 1_000_000_000),
-    window: rl.duration("window", 60, 1),
+    requests: rl.int("requests", DEFAULTS.rateLimitRequests, 1, 1_000_000_000),
+    window: rl.duration("window", DEFAULTS.rateLimitWindow, 1),
     client_ip_header: rl.string("client_ip_header", undefined)?.toLowerCase(),
     trusted_proxies: rl.stringList("trusted_proxies", []),
   };
   rl.done();
-
-  if (role === "admin" && !internal_api.enabled) {
-    issues.push({
-      path: "server.role",
-      message: '"admin" serves only the internal API; set internal_api.enabled = true',
-    });
-  }
 
   if (issues.length > 0) return { errors: issues };
   return {

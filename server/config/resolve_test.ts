@@ -20,6 +20,9 @@ Deno.test("resolveConfig() fills the spec defaults from an empty file", () => {
   assert.equal(c.server.port, 8080);
   assert.equal(c.server.issuer, undefined);
   assert.equal(c.storage.kv_path, "./data/token-exchange.kv");
+  assert.equal(c.rate_limit.enabled, true);
+  assert.equal(c.rate_limit.requests, 1000);
+  assert.equal(c.rate_limit.window, 60);
 });
 
 Deno.test("resolveConfig() returns every issue at once, each naming its key", () => {
@@ -93,4 +96,52 @@ Deno.test("resolveConfig() refuses plain http issuers except on loopback", () =>
 Deno.test("resolveConfig() caps refresh_grace at 60 seconds", () => {
   assert.equal(ok({ token: { refresh_grace: "60s" } }).token.refresh_grace, 60);
   assert.ok("errors" in resolveConfig({ token: { refresh_grace: "61s" } }, {}));
+});
+
+Deno.test("resolveConfig() accepts role admin with the internal API disabled", () => {
+  const c = ok({ server: { role: "admin" }, internal_api: { enabled: false } });
+  assert.equal(c.server.role, "admin");
+  assert.equal(c.internal_api.enabled, false);
+});
+
+Deno.test("resolveConfig() checks the shared secret's length only when the internal API will accept it", () => {
+  const internal = (enabled: boolean) => ({
+    enabled,
+    auth_methods: ["shared_secret"],
+    shared_secret: "short",
+  });
+  // Listener off (disabled, or role public): the secret is never used, so it is not checked.
+  ok({ server: { role: "admin" }, internal_api: internal(false) });
+  ok({ server: { role: "all" }, internal_api: internal(false) });
+  ok({ server: { role: "public" }, internal_api: internal(true) });
+  for (const role of ["admin", "all"]) {
+    const r = resolveConfig({ server: { role }, internal_api: internal(true) }, {});
+    assert.ok("errors" in r);
+    assert.deepEqual(r.errors.map((e) => e.path), ["internal_api.shared_secret"]);
+  }
+});
+
+Deno.test("resolveConfig() reads bare integers as seconds for durations (TOML and environment)", () => {
+  const c = ok({ token: { access_token_ttl: 600, refresh_grace: 0 }, rate_limit: { window: 30 } });
+  assert.equal(c.token.access_token_ttl, 600);
+  assert.equal(c.token.refresh_grace, 0);
+  assert.equal(c.rate_limit.window, 30);
+  assert.equal(
+    ok({}, { TOKEN_EXCHANGE__TOKEN__ACCESS_TOKEN_TTL: "120" }).token.access_token_ttl,
+    120,
+  );
+  for (const bad of [1.5, -1, 0]) {
+    const r = resolveConfig({ token: { access_token_ttl: bad } }, {});
+    assert.ok("errors" in r, String(bad));
+    assert.deepEqual(r.errors.map((e) => e.path), ["token.access_token_ttl"]);
+  }
+  assert.ok("errors" in resolveConfig({ token: { refresh_grace: 61 } }, {}));
+});
+
+Deno.test("resolveConfig() explains that keys.kid needs keys.private_key_path", () => {
+  const r = resolveConfig({ keys: { kid: "k1" } }, {});
+  assert.ok("errors" in r);
+  assert.deepEqual(r.errors.map((e) => e.path), ["keys.kid"]);
+  assert.match(r.errors[0]!.message, /keys\.private_key_path.*not set.*remove keys\.kid/);
+  assert.equal(ok({ keys: { kid: "k1", private_key_path: "k.pem" } }).keys.kid, "k1");
 });

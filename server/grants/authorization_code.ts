@@ -1,4 +1,4 @@
-import { invalidRequest, serverError } from "../http/errors.ts";
+import { clip, invalidRequest, serverError } from "../http/errors.ts";
 import { IdTokenInvalid } from "../providers/id_token.ts";
 import type { GrantContext } from "./grant.ts";
 import type { TokenResponse } from "./issue_tokens.ts";
@@ -22,7 +22,7 @@ export async function authorizationCodeGrant(
   const providerName = requireParam(params, "provider");
   const redirectUri = requireParam(params, "redirect_uri");
   const provider = ctx.providers.get(providerName);
-  if (!provider) throw invalidRequest(`Unknown provider ${providerName}`);
+  if (!provider) throw invalidRequest(`Unknown provider ${clip(providerName)}`);
 
   const tokens = await provider.exchangeCode(code, redirectUri);
   let claims;

@@ -1,5 +1,5 @@
 import { decodeProtectedHeader } from "jose";
-import { invalidGrant, invalidRequest } from "../http/errors.ts";
+import { clip, invalidGrant, invalidRequest, invalidToken } from "../http/errors.ts";
 import { ID_TOKEN_CLOCK_SKEW, type IdTokenClaims, IdTokenInvalid } from "../providers/id_token.ts";
 import { tokenHash } from "../store/ids.ts";
 import type { AssertionMark, RedeemOutcome } from "../store/store.ts";
@@ -22,8 +22,9 @@ import { signIn } from "./sign_in.ts";
  * start as the code exchange.
  *
  * Errors: missing parameter, empty `provider_access_token` or unknown provider →
- * `invalid_request`; any check on the token, its `at_hash` or its nonce failing →
- * `invalid_grant`; policy → `access_denied`; provider keys unavailable → 502/504
+ * `invalid_request`; an `id_token` that is not a parseable JWT, or is past its `exp` → 401
+ * `invalid_token`; any other check on the token (signature, `iss`, `aud`, `azp`, `iat` age),
+ * its `at_hash`, its nonce or a replay failing → `invalid_grant`; policy → `access_denied`; provider keys unavailable → 502/504
  * `server_error`.
  *
  * @param params the request parameters
@@ -39,7 +40,7 @@ export async function idTokenGrant(
   const accessToken = params.get("provider_access_token");
   if (accessToken === "") throw invalidRequest("Parameter provider_access_token is empty");
   const provider = ctx.providers.get(providerName);
-  if (!provider) throw invalidRequest(`Unknown provider ${providerName}`);
+  if (!provider) throw invalidRequest(`Unknown provider ${clip(providerName)}`);
 
   let claims: IdTokenClaims;
   try {
@@ -47,6 +48,8 @@ export async function idTokenGrant(
   } catch (err) {
     if (err instanceof IdTokenInvalid) {
       ctx.log.info("id token refused", { provider: providerName, reason: err.message });
+      if (err.kind === "malformed") throw invalidToken("The ID token is not a well-formed JWT");
+      if (err.kind === "expired") throw invalidToken(`The ID token has expired (${err.message})`);
       throw invalidGrant(`The ID token failed verification (${err.message})`);
     }
     throw err;

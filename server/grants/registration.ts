@@ -7,7 +7,7 @@ export interface RegistrationInput {
   readonly existing: UserRecord | undefined;
   /** `email` claim of the ID token. */
   readonly email: string | undefined;
-  /** `email_verified` claim; only an explicit `false` counts as unverified. */
+  /** `email_verified` claim; only the boolean `true` counts as verified. */
   readonly emailVerified: unknown;
   readonly mode: RegistrationMode;
   /** Lower-case domains; `*.example.com` matches subdomains only. Empty = any domain. */
@@ -27,7 +27,8 @@ export type RegistrationDecision =
  *   `Deleted`, …) is refused. The domain allow-list governs registration only: an operator
  *   blocks an existing user by suspending them.
  * - A new user is refused in `existing_users_only` mode, and, when an allow-list is set, unless
- *   the ID token carries an email that is not marked unverified and whose domain matches
+ *   the ID token carries an email with `email_verified === true` (absent, `"true"` or `false`
+ *   all refuse: an unverified address proves no control of the domain) whose domain matches
  *   (exactly, or a `*.` entry for any subdomain).
  *
  * @param input the user found, the email claims and the policy config
@@ -51,7 +52,7 @@ export function decideRegistration(input: RegistrationInput): RegistrationDecisi
   if (input.domainAllowlist.length > 0) {
     const domain = emailDomain(input.email);
     if (domain === undefined) return { kind: "deny", reason: "no email to check the domain of" };
-    if (input.emailVerified === false) return { kind: "deny", reason: "email is not verified" };
+    if (input.emailVerified !== true) return { kind: "deny", reason: "email is not verified" };
     if (!domainAllowed(domain, input.domainAllowlist)) {
       return { kind: "deny", reason: "email domain is not allowed" };
     }

@@ -65,3 +65,27 @@ Deno.test("domainAllowed() matches exact domains and *. wildcards for subdomains
   assert.equal(domainAllowed("example.com", ["*.example.com"]), false);
   assert.equal(domainAllowed("badexample.com", ["*.example.com"]), false);
 });
+
+Deno.test("decideRegistration() with an allow-list requires email_verified to be exactly true for new users", () => {
+  const list = ["example.com"];
+  assert.equal(decideRegistration({ ...base, domainAllowlist: list }).kind, "create");
+  for (const emailVerified of [undefined, false, "true", 1, null]) {
+    assert.deepEqual(
+      decideRegistration({ ...base, domainAllowlist: list, emailVerified }),
+      { kind: "deny", reason: "email is not verified" },
+      String(emailVerified),
+    );
+  }
+  // Without an allow-list the claim is not looked at; an existing user is not re-checked.
+  assert.equal(decideRegistration({ ...base, emailVerified: undefined }).kind, "create");
+  assert.equal(
+    decideRegistration({
+      ...base,
+      domainAllowlist: list,
+      emailVerified: undefined,
+      existing: user("active"),
+    })
+      .kind,
+    "existing",
+  );
+});

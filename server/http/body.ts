@@ -1,4 +1,4 @@
-import { invalidRequest, OAuthError } from "./errors.ts";
+import { clip, invalidRequest, OAuthError } from "./errors.ts";
 
 /** Largest request body accepted by the form endpoints (bytes); ID tokens fit easily. */
 export const MAX_FORM_BYTES = 64 * 1024;
@@ -26,7 +26,7 @@ export async function readForm(
   const text = await readCapped(req, maxBytes);
   const params = new Map<string, string>();
   for (const [k, v] of new URLSearchParams(text)) {
-    if (params.has(k)) throw invalidRequest(`Parameter ${k} is repeated`);
+    if (params.has(k)) throw invalidRequest(`Parameter ${clip(k)} is repeated`);
     params.set(k, v);
   }
   return params;
@@ -36,6 +36,7 @@ export async function readForm(
  * The body as text, refusing more than `maxBytes` without reading past the cap.
  *
  * @throws {OAuthError} 413 when the body is larger than `maxBytes`; 400 when it is not UTF-8
+ *   or cannot be read to the end (client disconnected mid-body; the cause is logged at debug)
  */
 export async function readCapped(req: Request, maxBytes: number): Promise<string> {
   const tooLarge = () =>
@@ -47,7 +48,20 @@ export async function readCapped(req: Request, maxBytes: number): Promise<string
   let size = 0;
   const reader = req.body.getReader();
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch (err) {
+      // The client went away (or broke the stream) mid-body: its request, not our failure.
+      throw new OAuthError(
+        "invalid_request",
+        400,
+        "The request body could not be read",
+        {},
+        { msg: "request body read failed", err },
+      );
+    }
+    const { done, value } = chunk;
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {

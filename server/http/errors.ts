@@ -38,6 +38,27 @@ export class OAuthError extends Error {
   }
 }
 
+/** Longest user-supplied value {@linkcode clip} lets into an `error_description`. */
+export const MAX_ECHOED_CHARS = 64;
+
+/**
+ * A user-supplied value made safe to quote in an `error_description`: at most
+ * {@linkcode MAX_ECHOED_CHARS} characters, then `…`. Error bodies then never grow with the
+ * input (nor echo a megabyte back to whoever sent it).
+ *
+ * @param value what the caller sent
+ * @returns the value, or its first 64 characters followed by `…`
+ *
+ * @example
+ * ```ts
+ * invalidRequest(`Unknown provider ${clip(name)}`);
+ * ```
+ */
+export function clip(value: string): string {
+  const chars = [...value]; // by code point, so a surrogate pair is never split
+  return chars.length <= MAX_ECHOED_CHARS ? value : `${chars.slice(0, MAX_ECHOED_CHARS).join("")}…`;
+}
+
 /** 400 `invalid_request`: a missing or malformed parameter, unknown provider. */
 export const invalidRequest = (why: string): OAuthError =>
   new OAuthError("invalid_request", 400, why);
@@ -46,6 +67,8 @@ export const invalidGrant = (why: string): OAuthError => new OAuthError("invalid
 /** 400 `unsupported_grant_type`. */
 export const unsupportedGrantType = (why: string): OAuthError =>
   new OAuthError("unsupported_grant_type", 400, why);
+/** 401 `invalid_token`: a presented token is malformed or expired. */
+export const invalidToken = (why: string): OAuthError => new OAuthError("invalid_token", 401, why);
 /** 403 `access_denied`: registration policy or user status refuses sign-in. */
 export const accessDenied = (why: string): OAuthError => new OAuthError("access_denied", 403, why);
 /** 404 for an unknown path. */
@@ -92,9 +115,30 @@ export function errorResponse(err: unknown, log: Logger): Response {
   const e = err instanceof OAuthError ? err : serverError(500, err);
   if (e.code === "server_error") {
     log.error("request failed", { status: e.status, detail: e.detail ?? e });
+  } else if (e.detail !== undefined) {
+    // A client-side failure with a cause worth seeing when debugging (a dropped connection).
+    log.debug("request refused", { status: e.status, error: e.code, detail: e.detail });
   }
   return Response.json({ error: e.code, error_description: e.description }, {
     status: e.status,
     headers: { "Cache-Control": "no-store", ...e.headers },
+  });
+}
+
+/** The description of the 503 answered while the service is still starting. */
+export const STARTING_DESCRIPTION = "The service is starting; retry shortly";
+
+/**
+ * The answer of a listener that is bound but not ready yet (keys and store still loading):
+ * 503 `{error: "server_error", error_description}` with `Retry-After: 1`, like every other
+ * error body, so clients and load balancers parse it the same way. Nothing is logged: this is
+ * expected for a moment at every start.
+ *
+ * @returns the 503 response
+ */
+export function startingResponse(): Response {
+  return Response.json({ error: "server_error", error_description: STARTING_DESCRIPTION }, {
+    status: 503,
+    headers: { "Cache-Control": "no-store", "Retry-After": "1" },
   });
 }

@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { createMemoryLogger } from "@org/shared";
-import { errorResponse, invalidGrant, methodNotAllowed, serverError } from "./errors.ts";
+import {
+  clip,
+  errorResponse,
+  invalidGrant,
+  methodNotAllowed,
+  serverError,
+  startingResponse,
+} from "./errors.ts";
 
 Deno.test("errorResponse() shows an OAuthError's code and description", async () => {
   const { log } = createMemoryLogger();
@@ -37,4 +44,22 @@ Deno.test("errorResponse() sends the Allow header of a 405", () => {
   const res = errorResponse(methodNotAllowed(["GET", "HEAD"]), createMemoryLogger().log);
   assert.equal(res.status, 405);
   assert.equal(res.headers.get("allow"), "GET, HEAD");
+});
+
+Deno.test("startingResponse() is a 503 JSON server_error body with Retry-After", async () => {
+  const res = startingResponse();
+  assert.equal(res.status, 503);
+  assert.match(res.headers.get("content-type") ?? "", /application\/json/);
+  assert.equal(res.headers.get("retry-after"), "1");
+  assert.deepEqual(await res.json(), {
+    error: "server_error",
+    error_description: "The service is starting; retry shortly",
+  });
+});
+
+Deno.test("clip() keeps values up to 64 characters and cuts longer ones with an ellipsis", () => {
+  assert.equal(clip("google"), "google");
+  assert.equal(clip("x".repeat(64)), "x".repeat(64));
+  assert.equal(clip("x".repeat(65)), `${"x".repeat(64)}…`);
+  assert.equal(clip("😀".repeat(70)), `${"😀".repeat(64)}…`);
 });

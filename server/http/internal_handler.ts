@@ -4,19 +4,23 @@ import { createOperatorGate } from "../auth/operator_gate.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { createIdFactory } from "../store/ids.ts";
 import { errorResponse } from "./errors.ts";
-import { createRouter, type RequestInfo, type Route, UNMATCHED } from "./router.ts";
+import { health } from "./health.ts";
+import { createRouter, pathOf, type RequestInfo, type Route, UNMATCHED } from "./router.ts";
 
 /**
- * Builds the internal (admin) listener's handler. It is only served when `server.role` is
- * `admin` or `all` and `internal_api.enabled` is true (see `listenersFor`), so the routes
- * exist nowhere else.
+ * Builds the internal (admin) listener's handler. The listener runs when `server.role` is
+ * `admin` or `all` and `internal_api.enabled` is true, and also for `role = "admin"` with the
+ * API disabled (see `listenersFor`); the `/internal/*` routes exist only when
+ * `routes` is true, so they exist nowhere else.
  *
- * Every request passes the operator gate first (lockout check, then the configured
- * mechanisms in order), unknown paths included: an unauthenticated caller learns nothing about
- * which routes exist. The authenticated principal is handed to the route and named in the
- * audit log line of every change.
+ * `GET /health` is answered first, without authentication, so a health check never counts
+ * toward the lockout. Every other request passes the operator gate (lockout check, then the
+ * configured mechanisms in order), unknown paths included: an unauthenticated caller learns
+ * nothing about which routes exist. The authenticated principal is handed to the route and
+ * named in the audit log line of every change. Without `routes`, every other path is 404.
  *
  * @param deps the service dependencies
+ * @param routes whether the internal API routes are served (`listenersFor(config).internalApi`)
  * @returns a `fetch`-style handler for `Deno.serve`
  *
  * @example
@@ -29,14 +33,17 @@ import { createRouter, type RequestInfo, type Route, UNMATCHED } from "./router.
  */
 export function createInternalHandler(
   deps: ServiceDeps,
+  routes = true,
 ): (req: Request, info: RequestInfo) => Promise<Response> {
   const gate = createOperatorGate(deps);
-  const handlers: Record<string, OperatorHandler> = {
-    ...userRoutes({ ...deps, ids: createIdFactory(deps.clock, deps.random) }),
-    ...opsRoutes(deps),
-  };
+  const handlers: Record<string, OperatorHandler> = routes
+    ? {
+      ...userRoutes({ ...deps, ids: createIdFactory(deps.clock, deps.random) }),
+      ...opsRoutes(deps),
+    }
+    : {};
   const operators = new WeakMap<Request, Awaited<ReturnType<typeof gate>>>();
-  const routes: Route[] = Object.entries(handlers).map(([key, handler]) => {
+  const table: Route[] = Object.entries(handlers).map(([key, handler]) => {
     const [method, path] = key.split(" ") as [string, string];
     return {
       method,
@@ -44,16 +51,28 @@ export function createInternalHandler(
       handler: (req, _info, params) => handler({ req, params, operator: operators.get(req)! }),
     };
   });
-  const match = createRouter(routes);
+  const match = createRouter(table);
+  const matchHealth = createRouter([{
+    method: "GET",
+    path: "/health",
+    handler: () => health(deps),
+  }]);
   return async (req, info) => {
     const started = performance.now();
     let route = UNMATCHED;
     let res: Response;
     try {
-      const m = match(req);
-      route = m.route;
-      operators.set(req, await gate(req, info));
-      res = await m.handler(req, info, m.params);
+      if (pathOf(req.url) === "/health") {
+        const m = matchHealth(req);
+        route = m.route;
+        res = await m.handler(req, info, m.params);
+      } else {
+        const m = match(req);
+        route = m.route;
+        // Without the API there is nothing to protect, and no credential to count against.
+        if (routes) operators.set(req, await gate(req, info));
+        res = await m.handler(req, info, m.params);
+      }
     } catch (err) {
       res = errorResponse(err, deps.log);
     }

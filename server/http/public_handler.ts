@@ -2,6 +2,7 @@ import type { ServiceDeps } from "../deps.ts";
 import { enabledGrants } from "../grants/registry.ts";
 import { createIdFactory } from "../store/ids.ts";
 import { errorResponse, slowDown } from "./errors.ts";
+import { health } from "./health.ts";
 import { createNonceEndpoint } from "./nonce_endpoint.ts";
 import { createRevokeEndpoint } from "./revoke_endpoint.ts";
 import { createRouter, pathOf, type RequestInfo, type Route, UNMATCHED } from "./router.ts";
@@ -43,7 +44,6 @@ export function createPublicHandler(
     response_types_supported: ["code"],
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: deps.keys.algorithms,
-    token_endpoint_auth_methods_supported: ["none"],
   };
   const cache = (seconds: number) => ({ "Cache-Control": `public, max-age=${seconds}` });
   const routes: Route[] = [
@@ -115,26 +115,4 @@ function rateLimit(
       );
     }
   };
-}
-
-async function health(deps: Pick<ServiceDeps, "store" | "log">): Promise<Response> {
-  const headers = { "Cache-Control": "no-store" };
-  try {
-    await withTimeout(deps.store.ping(), 2000);
-    return Response.json({ status: "ok", store: "ok" }, { headers });
-  } catch (err) {
-    deps.log.error("health check: store does not answer", { err });
-    return Response.json({ status: "unavailable", store: "unavailable" }, {
-      status: 503,
-      headers,
-    });
-  }
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }

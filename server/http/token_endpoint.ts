@@ -1,6 +1,6 @@
 import type { Grant, GrantContext } from "../grants/grant.ts";
 import { readForm } from "./body.ts";
-import { unsupportedGrantType } from "./errors.ts";
+import { clip, unsupportedGrantType } from "./errors.ts";
 
 /**
  * `POST /token`: reads the form, refuses an `id_token` field unless the `id_token` grant is
@@ -23,7 +23,7 @@ export function createTokenEndpoint(
     const grant = grants.get(type);
     if (!grant) {
       throw unsupportedGrantType(
-        type === "" ? "Missing grant_type" : `Unsupported grant_type ${type}`,
+        type === "" ? "Missing grant_type" : `Unsupported grant_type ${clip(type)}`,
       );
     }
     const body = await grant(params, ctx);

@@ -75,20 +75,29 @@ export function publicJwk(kid: string, x: string): PublicJwk {
   return { kty: "OKP", crv: "Ed25519", alg: "EdDSA", use: "sig", kid, x };
 }
 
+/** Signs claims as a compact JWT; `typ` is the header's `typ` (default `JWT`). */
+export type JwtSigner = (claims: object, typ?: string) => string;
+
 /**
- * A compact JWS signer for one key: the header is encoded once, each call encodes the
- * payload and makes one synchronous Ed25519 signature (no per-call key import).
+ * A compact JWS signer for one key: the header is encoded once (per `typ`), each call encodes
+ * the payload and makes one synchronous Ed25519 signature (no per-call key import).
  *
  * @param key the imported private key
  * @param kid the `kid` header value
- * @returns a function from claims to a signed JWT
+ * @returns a function from claims (and an optional header `typ`, default `JWT`) to a signed JWT
  */
-export function jwtSigner(key: Ed25519Key, kid: string): (claims: object) => string {
-  const head = Buffer.from(JSON.stringify({ alg: "EdDSA", typ: "JWT", kid })).toString(
-    "base64url",
-  );
-  return (claims) => {
-    const input = `${head}.${Buffer.from(JSON.stringify(claims)).toString("base64url")}`;
+export function jwtSigner(key: Ed25519Key, kid: string): JwtSigner {
+  const encodeHead = (typ: string) =>
+    Buffer.from(JSON.stringify({ alg: "EdDSA", typ, kid })).toString("base64url");
+  const head = encodeHead("JWT");
+  const otherHeads = new Map<string, string>();
+  return (claims, typ) => {
+    let h = head;
+    if (typ !== undefined && typ !== "JWT") {
+      h = otherHeads.get(typ) ?? encodeHead(typ);
+      otherHeads.set(typ, h);
+    }
+    const input = `${h}.${Buffer.from(JSON.stringify(claims)).toString("base64url")}`;
     return `${input}.${sign(null, Buffer.from(input), key.private).toString("base64url")}`;
   };
 }

@@ -1,5 +1,5 @@
 import { type Clock, type Logger } from "@org/shared";
-import { createLocalJWKSet, type JWTPayload, jwtVerify } from "jose";
+import { createLocalJWKSet, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from "jose";
 import type { KeyRing, KeyRingStore, StoredKey } from "../store/store.ts";
 import {
   type Ed25519Key,
@@ -7,6 +7,7 @@ import {
   generateEd25519,
   importPkcs8Der,
   importPkcs8Pem,
+  type JwtSigner,
   jwtSigner,
   type PublicJwk,
   publicJwk,
@@ -45,10 +46,10 @@ export interface KeyManagerOptions {
 export class KeyManager {
   /** The JWS algorithm of every key (for discovery's `id_token_signing_alg_values_supported`). */
   readonly algorithms: readonly string[] = ["EdDSA"];
-  #signer: (claims: object) => string;
+  #signer: JwtSigner;
   #kid: string;
-  #jwks: { keys: PublicJwk[] };
-  #verifyKeys: ReturnType<typeof createLocalJWKSet>;
+  #published: readonly PublishedKey[];
+  #view: PublishedView | undefined;
   #version: string | null;
 
   private constructor(
@@ -57,9 +58,27 @@ export class KeyManager {
   ) {
     this.#signer = state.signer;
     this.#kid = state.kid;
-    this.#jwks = state.jwks;
-    this.#verifyKeys = createLocalJWKSet(state.jwks);
+    this.#published = state.published;
     this.#version = state.version;
+  }
+
+  /**
+   * The keys published now: a key leaves once its `retire_at` passes by the injected clock,
+   * even when the stored ring never changes (no restart or reload needed). Rebuilt only when
+   * the next retirement time has passed.
+   */
+  #current(): PublishedView {
+    const now = this.options.clock.now();
+    if (this.#view === undefined || now >= this.#view.until) {
+      const live = this.#published.filter((k) => k.retireAt === undefined || k.retireAt > now);
+      const jwks = { keys: live.map((k) => k.jwk) };
+      this.#view = {
+        jwks,
+        verify: createLocalJWKSet(jwks),
+        until: Math.min(...live.map((k) => k.retireAt ?? Infinity)),
+      };
+    }
+    return this.#view;
   }
 
   /** @internal constructs from loaded state; use {@linkcode loadKeyManager}. */
@@ -72,29 +91,44 @@ export class KeyManager {
     return this.#kid;
   }
 
-  /** Signs `claims` as a compact JWT with header `{alg: "EdDSA", typ: "JWT", kid}`. */
-  sign(claims: object): string {
-    return this.#signer(claims);
+  /**
+   * Signs `claims` as a compact JWT with header `{alg: "EdDSA", typ, kid}`.
+   *
+   * @param claims the payload
+   * @param typ the header `typ`: `JWT` (default, access tokens) or another media type such as
+   *   `operator+jwt`, so one kind of token can never be taken for another
+   * @returns the compact JWT
+   */
+  sign(claims: object, typ?: string): string {
+    return this.#signer(claims, typ);
   }
 
-  /** The published key set, `{keys: [...]}`, active key first. */
+  /** The published key set, `{keys: [...]}`, active key first, retired keys left out. */
   jwks(): { keys: PublicJwk[] } {
-    return this.#jwks;
+    return this.#current().jwks;
   }
 
   /**
-   * Verifies a JWT we signed (signature by a published key, `alg` EdDSA, `iss`, time claims).
+   * Verifies a JWT we signed (signature by a published key, `alg` EdDSA, `typ`, `iss`, time
+   * claims).
    *
    * @param token compact JWT
-   * @param options `issuer` to require; `audience` to require; `currentDate` for expiry checks
+   * @param options `typ` the header must carry (`JWT` for access tokens, `operator+jwt` for
+   *   operator tokens); `issuer` to require; `audience` to require; `currentDate` for expiry
    * @returns the payload
    * @throws {Error} from jose when the token is not valid
    */
   async verify(
     token: string,
-    options: { issuer: string; audience?: string; currentDate: Date; clockTolerance?: number },
+    options: {
+      typ: string;
+      issuer: string;
+      audience?: string;
+      currentDate: Date;
+      clockTolerance?: number;
+    },
   ): Promise<JWTPayload> {
-    const { payload } = await jwtVerify(token, this.#verifyKeys, {
+    const { payload } = await jwtVerify(token, this.#current().verify, {
       algorithms: ["EdDSA"],
       ...options,
     });
@@ -111,8 +145,8 @@ export class KeyManager {
     const state = await loadState(this.options);
     this.#signer = state.signer;
     this.#kid = state.kid;
-    this.#jwks = state.jwks;
-    this.#verifyKeys = createLocalJWKSet(state.jwks);
+    this.#published = state.published;
+    this.#view = undefined;
     this.#version = state.version;
   }
 }
@@ -127,7 +161,8 @@ export class KeyManager {
  *
  * @param options store, source, clock, retirement delay and logger
  * @returns the key manager
- * @throws {Error} when the PEM is not an Ed25519 PKCS#8 key
+ * @throws {Error} when the PEM is not an Ed25519 PKCS#8 key, or when its public key differs
+ *   from the stored key with the same `kid` (a one-line message asking for a new `keys.kid`)
  */
 export async function loadKeyManager(options: KeyManagerOptions): Promise<KeyManager> {
   return KeyManager.fromState(options, await loadState(options));
@@ -160,11 +195,25 @@ export async function rotateStoreKey(
   }
 }
 
+/** One published public key and when it stops being published (ms; unset while active). */
+export interface PublishedKey {
+  readonly jwk: PublicJwk;
+  readonly retireAt: number | undefined;
+}
+
+interface PublishedView {
+  readonly jwks: { keys: PublicJwk[] };
+  readonly verify: JWTVerifyGetKey;
+  /** When the next published key retires (ms); the view is rebuilt then. */
+  readonly until: number;
+}
+
 /** The state a {@linkcode KeyManager} is built from. */
 export interface LoadedState {
-  readonly signer: (claims: object) => string;
+  readonly signer: JwtSigner;
   readonly kid: string;
-  readonly jwks: { keys: PublicJwk[] };
+  /** Every key that may be published, active first; filtered by the clock when served. */
+  readonly published: readonly PublishedKey[];
   readonly version: string | null;
 }
 
@@ -178,6 +227,16 @@ async function loadState(options: KeyManagerOptions): Promise<LoadedState> {
     let next: KeyRing | undefined;
     if (fileKey && source.kind === "file") {
       const kid = source.kid ?? thumbprint(fileKey.x);
+      const sameKid = ring?.keys.find((k) => k.kid === kid);
+      if (sameKid && sameKid.x !== fileKey.x) {
+        // Replacing it would make every in-flight token signed by the stored key stop
+        // verifying at once; a new kid keeps the old key published until they expire.
+        throw new Error(
+          `keys.private_key_path holds a different key than the one already published as kid ` +
+            `"${kid}"; give the new key a new keys.kid (or remove keys.kid to use its ` +
+            `thumbprint) and restart`,
+        );
+      }
       active = { key: fileKey, kid };
       const current = ring?.keys.find((k) => k.kid === ring.active_kid);
       if (!ring || ring.active_kid !== kid || current?.x !== fileKey.x) {
@@ -203,17 +262,17 @@ async function loadState(options: KeyManagerOptions): Promise<LoadedState> {
       finalRing = reread.ring ?? next;
       finalVersion = reread.version;
     }
-    const published = finalRing.keys.filter((k) => k.retire_at === undefined || k.retire_at > now);
-    const jwks = {
-      keys: [
-        publicJwk(active.kid, active.key.x),
-        ...published.filter((k) => k.kid !== active.kid).map((k) => publicJwk(k.kid, k.x)),
-      ],
-    };
+    const activeKid = active.kid;
+    const published: PublishedKey[] = [
+      { jwk: publicJwk(activeKid, active.key.x), retireAt: undefined },
+      ...finalRing.keys
+        .filter((k) => k.kid !== activeKid && (k.retire_at === undefined || k.retire_at > now))
+        .map((k) => ({ jwk: publicJwk(k.kid, k.x), retireAt: k.retire_at })),
+    ];
     return {
-      signer: jwtSigner(active.key, active.kid),
-      kid: active.kid,
-      jwks,
+      signer: jwtSigner(active.key, activeKid),
+      kid: activeKid,
+      published,
       version: finalVersion,
     };
   }

@@ -37,7 +37,7 @@ Deno.test("rotateStoreKey() keeps the old key published until its tokens expire"
     const after = await loadKeyManager(o);
     assert.equal(after.activeKid, kid);
     assert.deepEqual(after.jwks().keys.map((k) => k.kid), [kid, previous]);
-    await after.verify(token, { issuer: "i", currentDate: new Date(clock.now()) });
+    await after.verify(token, { typ: "JWT", issuer: "i", currentDate: new Date(clock.now()) });
     clock.advance(960_001);
     const later = await loadKeyManager(o);
     assert.deepEqual(later.jwks().keys.map((k) => k.kid), [kid]);
@@ -70,4 +70,50 @@ Deno.test("loadKeyManager() rejects a non-Ed25519 PEM", () =>
       loadKeyManager({ ...o, source: { kind: "file", pem, kid: undefined } }),
       /expected an Ed25519 key/,
     );
+  }));
+
+Deno.test("loadKeyManager() refuses a PEM whose key differs from the stored key with the same kid", () =>
+  withKv(async (o) => {
+    const first = generateEd25519();
+    const a = await loadKeyManager({
+      ...o,
+      source: { kind: "file", pem: exportPkcs8Pem(first), kid: "k1" },
+    });
+    const token = a.sign({ iss: "i", iat: 0, exp: 2e9 });
+    const second = exportPkcs8Pem(generateEd25519());
+    await assert.rejects(
+      loadKeyManager({ ...o, source: { kind: "file", pem: second, kid: "k1" } }),
+      (e: unknown) => {
+        assert.ok(e instanceof Error);
+        assert.match(e.message, /different key than the one already published as kid "k1"/);
+        assert.match(e.message, /new keys\.kid/);
+        assert.doesNotMatch(e.message, /\n/);
+        return true;
+      },
+    );
+    // Nothing was replaced: the stored key still verifies the tokens it signed.
+    const again = await loadKeyManager({
+      ...o,
+      source: { kind: "file", pem: exportPkcs8Pem(first), kid: "k1" },
+    });
+    await again.verify(token, { typ: "JWT", issuer: "i", currentDate: new Date(o.clock.now()) });
+    // A new kid for the new key is a rotation.
+    const rotated = await loadKeyManager({
+      ...o,
+      source: { kind: "file", pem: second, kid: "k2" },
+    });
+    assert.deepEqual(rotated.jwks().keys.map((k) => k.kid), ["k2", "k1"]);
+  }));
+
+Deno.test("KeyManager.jwks() drops a retired key once its retire_at passes, without a reload", () =>
+  withKv(async (o, clock) => {
+    await loadKeyManager(o);
+    const { kid, previous } = await rotateStoreKey(o);
+    const m = await loadKeyManager(o);
+    const old = m.jwks();
+    assert.deepEqual(old.keys.map((k) => k.kid), [kid, previous]);
+    clock.advance(960_000 - 1);
+    assert.deepEqual(m.jwks().keys.map((k) => k.kid), [kid, previous]);
+    clock.advance(1);
+    assert.deepEqual(m.jwks().keys.map((k) => k.kid), [kid]);
   }));

@@ -1,4 +1,5 @@
 import type { Clock } from "@org/shared";
+import { rateLimitKey } from "./client_address.ts";
 
 /** The answer of {@linkcode RateLimiter.take}. */
 export type RateDecision =
@@ -8,7 +9,8 @@ export type RateDecision =
 const ALLOWED: RateDecision = { allowed: true };
 
 /**
- * A fixed-window request counter per client address, in process memory.
+ * A fixed-window request counter per client address, in process memory. IPv6 clients are
+ * counted per /64 prefix ({@linkcode rateLimitKey}), IPv4 clients per address.
  *
  * Windows are aligned to multiples of `windowMs` on the injected clock; when a request arrives
  * in a new window every count is dropped at once, so memory is bounded by the addresses seen
@@ -19,7 +21,7 @@ const ALLOWED: RateDecision = { allowed: true };
  *
  * @example
  * ```ts
- * const rl = new RateLimiter(clock, 300, 60_000);
+ * const rl = new RateLimiter(clock, 1000, 60_000);
  * const d = rl.take("203.0.113.9");
  * if (!d.allowed) d.retryAfterSeconds; // seconds until the window ends
  * ```
@@ -42,7 +44,7 @@ export class RateLimiter {
   /**
    * Counts one request of `client` and says whether it may proceed.
    *
-   * @param client the client address
+   * @param client the client address (IPv6 addresses count against their /64)
    * @returns allowed, or refused with the whole seconds until the window ends (at least 1)
    */
   take(client: string): RateDecision {
@@ -52,8 +54,9 @@ export class RateLimiter {
       this.#window = window;
       this.#counts = new Map();
     }
-    const n = (this.#counts.get(client) ?? 0) + 1;
-    this.#counts.set(client, n);
+    const key = rateLimitKey(client);
+    const n = (this.#counts.get(key) ?? 0) + 1;
+    this.#counts.set(key, n);
     if (n <= this.limit) return ALLOWED;
     const endsAt = (window + 1) * this.windowMs;
     return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((endsAt - now) / 1000)) };

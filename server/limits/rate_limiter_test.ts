@@ -15,3 +15,11 @@ Deno.test("RateLimiter.take() allows `limit` per client per window, then says ho
   clock.advance(1);
   assert.equal(rl.take("a").allowed, true, "a new window");
 });
+
+Deno.test("RateLimiter.take() shares one budget across an IPv6 /64, not across /64s", () => {
+  const rl = new RateLimiter(new FixedClock(0), 2, 60_000);
+  assert.equal(rl.take("2001:db8:0:1::1").allowed, true);
+  assert.equal(rl.take("2001:db8:0:1::2").allowed, true);
+  assert.equal(rl.take("2001:db8:0:1:abcd::3").allowed, false);
+  assert.equal(rl.take("2001:db8:0:2::1").allowed, true);
+});

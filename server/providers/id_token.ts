@@ -1,9 +1,40 @@
 import { errors, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from "jose";
 import { OAuthError } from "../http/errors.ts";
 
+/**
+ * How an ID token failed: `malformed` (not a parseable JWT), `expired` (past `exp`), or
+ * `invalid` (any other check: signature, `iss`, `aud`, `azp`, `iat` age, …).
+ */
+export type IdTokenFailure = "malformed" | "expired" | "invalid";
+
 /** Why a provider ID token was refused; the caller decides what the client sees. */
 export class IdTokenInvalid extends Error {
   override name = "IdTokenInvalid";
+  /**
+   * @param message what failed (safe to log)
+   * @param kind the class of failure (default `invalid`)
+   * @param options the underlying error
+   */
+  constructor(
+    message: string,
+    readonly kind: IdTokenFailure = "invalid",
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** jose error codes meaning "this is not a parseable JWS/JWT". */
+const MALFORMED_CODES: ReadonlySet<string> = new Set(["ERR_JWS_INVALID", "ERR_JWT_INVALID"]);
+
+/**
+ * Classifies a jose error: undecodable → `malformed`; past `exp` → `expired` (an `iat` older
+ * than the maximum age is also a jose `ERR_JWT_EXPIRED`, but on claim `iat`: `invalid`).
+ */
+function failureOf(err: InstanceType<typeof errors.JOSEError>): IdTokenFailure {
+  if (MALFORMED_CODES.has(err.code)) return "malformed";
+  if (err instanceof errors.JWTExpired && err.claim === "exp") return "expired";
+  return "invalid";
 }
 
 /** Asymmetric algorithms accepted from providers (never `none` or HMAC). */
@@ -73,7 +104,12 @@ export async function verifyIdToken(
   } catch (err) {
     if (err instanceof OAuthError) throw err;
     if (err instanceof errors.JOSEError) {
-      throw new IdTokenInvalid(`${err.code}: ${err.message}`, { cause: err });
+      throw new IdTokenInvalid(`${err.code}: ${err.message}`, failureOf(err), { cause: err });
+    }
+    // jose reports undecodable segments as its own errors; anything else thrown while
+    // decoding (a TypeError, a SyntaxError) still means the token could not be read.
+    if (err instanceof TypeError || err instanceof SyntaxError) {
+      throw new IdTokenInvalid(`undecodable token: ${err.message}`, "malformed", { cause: err });
     }
     throw err;
   }

@@ -1,5 +1,5 @@
 import type { Clock } from "@org/shared";
-import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
+import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
 import { serverError } from "../http/errors.ts";
 import { type Fetch, providerFetch, providerJson } from "./provider_fetch.ts";
 
@@ -39,7 +39,18 @@ export class JwksCache {
     const stale = now - this.#fetchedAt >= maxAge;
     const unknownKid = !this.#kids.has(header.kid) && now - this.#fetchedAt >= cooldown;
     if (!this.#keys || stale || unknownKid) await this.refresh();
-    return this.#keys!(header, token);
+    try {
+      return await this.#keys!(header, token);
+    } catch (err) {
+      // No (or several) keys for the token's kid/alg: the token's fault, the caller refuses it.
+      if (
+        err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys
+      ) {
+        throw err;
+      }
+      // The matching entry could not be imported: the provider published a broken key.
+      throw serverError(502, { msg: "provider JWKS entry unusable", kid: header.kid, err });
+    }
   };
 
   /** Fetches the key set now (one fetch shared by concurrent callers). */
@@ -59,8 +70,15 @@ export class JwksCache {
     const body = await providerJson(res, "JWKS");
     if (!Array.isArray(body.keys)) throw serverError(502, { msg: "provider JWKS has no keys" });
     const set = body as unknown as JSONWebKeySet;
-    this.#keys = createLocalJWKSet(set);
-    this.#kids = new Set(set.keys.map((k) => k.kid));
+    let keys: JWTVerifyGetKey;
+    try {
+      keys = createLocalJWKSet(set);
+    } catch (err) {
+      // A provider error (malformed entries), not ours: 502 like any unusable provider answer.
+      throw serverError(502, { msg: "provider JWKS is malformed", err });
+    }
+    this.#keys = keys;
+    this.#kids = new Set(set.keys.map((k) => (k as { kid?: string } | null)?.kid));
     this.#fetchedAt = this.options.clock.now();
   }
 }

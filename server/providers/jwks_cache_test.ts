@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { FixedClock } from "@org/shared";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
+import { OAuthError } from "../http/errors.ts";
 import { JwksCache } from "./jwks_cache.ts";
 import { verifyIdToken } from "./id_token.ts";
 
@@ -48,4 +49,28 @@ Deno.test("JwksCache re-fetches once on an unknown kid, then only after the cool
     );
   }
   assert.equal(fetches, 2);
+});
+
+Deno.test("JwksCache: a provider JWKS with malformed entries is a 502 server_error, not a 500", async () => {
+  const clock = new FixedClock();
+  const k1 = await key("k1");
+  const token = await new SignJWT({ sub: "a" }).setProtectedHeader({ alg: "ES256", kid: "k1" })
+    .setIssuer("https://idp.example").setAudience("c").setIssuedAt(Math.floor(clock.now() / 1000))
+    .setExpirationTime("5m").sign(k1.privateKey);
+  const expect = { issuer: "https://idp.example", clientId: "c", now: clock.now() };
+  const is502 = (err: unknown) =>
+    err instanceof OAuthError && err.status === 502 && err.code === "server_error";
+  for (
+    const keys of [
+      [1, "not a key"], // entries that are not objects: createLocalJWKSet throws
+      [{ ...k1.jwk, x: "!!!", y: "???" }], // the matching entry cannot be imported
+    ]
+  ) {
+    const cache = new JwksCache("https://idp.example/jwks", {
+      clock,
+      timeoutSeconds: 5,
+      fetch: () => Promise.resolve(Response.json({ keys })),
+    });
+    await assert.rejects(verifyIdToken(token, cache.getKey, expect), is502, JSON.stringify(keys));
+  }
 });

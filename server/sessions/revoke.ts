@@ -74,7 +74,9 @@ async function familyOfAccessToken(
     // Expired tokens may be revoked too: check the signature and issuer as of when it was
     // issued. Tokens of keys no longer published cannot be checked and are ignored.
     const at = typeof iat === "number" ? iat * 1000 : deps.clock.now();
+    // Only our access tokens (typ JWT): an operator token (typ operator+jwt) names no session.
     const payload = await deps.keys.verify(token, {
+      typ: "JWT",
       issuer: deps.config.server.issuer,
       currentDate: new Date(at),
     });

@@ -20,6 +20,18 @@ export function createIdFactory(clock: Clock, random: Random): IdFactory {
   return { next: (prefix) => `${prefix}_${ulid(clock.now())}` };
 }
 
+/** The shape of a user id: `usr_` and a 26-character Crockford base32 ULID (upper case). */
+export const USER_ID_PATTERN: RegExp = /^usr_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/**
+ * True when `id` has the shape of a user id this service generates. Anything else cannot name
+ * a user, so callers answer "not found" without a store lookup (and without handing the store
+ * a key it would refuse, such as one over KV's key-size limit).
+ */
+export function isUserId(id: string): boolean {
+  return USER_ID_PATTERN.test(id);
+}
+
 /** A fresh opaque token: 256 random bits, base64url. */
 export function newOpaqueToken(random: Random): string {
   return base64url(random.bytes(32));

@@ -7,8 +7,36 @@ import { KvRotation } from "./kv_rotation.ts";
 const SWEEP_BATCH = 100;
 
 /**
- * {@linkcode SessionStore} on Deno KV. A family, its index entry under the user and its
- * refresh tokens all carry `expireIn` up to the family's absolute end.
+ * How long a family record and its user-index entry stay stored past the session's end.
+ *
+ * Why: the live-session counter only goes down when the cleanup sweep deletes a family it
+ * sees expired (or when it is revoked). If KV's own `expireIn` removed the family exactly at
+ * its end, the sweep would usually never see it and `sessions.live` would only ever grow.
+ * Keeping the record a margin longer (the sweep runs hourly) leaves the sweep ample time;
+ * `getFamily` already treats a family past its end as gone, so nothing else notices. KV still
+ * drops it eventually if no sweep ever runs.
+ */
+export const FAMILY_RETENTION_MS = 7 * 86_400_000;
+
+/** Default most families, and most refresh records, one {@linkcode KvSessionStore.sweepExpired} deletes. */
+export const SWEEP_LIMIT = 1000;
+
+/**
+ * The KV `expireIn` of a family record and its user-index entry:
+ * {@linkcode FAMILY_RETENTION_MS} after the session's end.
+ *
+ * @param family the family
+ * @param now the current time (ms)
+ * @returns milliseconds from `now`
+ */
+export function familyExpireIn(family: Pick<SessionFamily, "expires_at">, now: number): number {
+  return expireIn(family.expires_at + FAMILY_RETENTION_MS, now);
+}
+
+/**
+ * {@linkcode SessionStore} on Deno KV. Refresh records carry `expireIn` exactly up to their
+ * end; a family and its index entry under the user are kept {@linkcode FAMILY_RETENTION_MS}
+ * longer, so the sweep sees them expire and keeps the live-session counter exact.
  */
 export class KvSessionStore implements SessionStore {
   readonly #rotation: KvRotation;
@@ -20,7 +48,7 @@ export class KvSessionStore implements SessionStore {
 
   /** @inheritdoc */
   async create(family: SessionFamily, refresh: RefreshRecord): Promise<void> {
-    const ttl = { expireIn: expireIn(family.expires_at, this.clock.now()) };
+    const ttl = { expireIn: familyExpireIn(family, this.clock.now()) };
     const res = await this.kv.atomic()
       .check({ key: K.family(family.id), versionstamp: null })
       .check({ key: K.refresh(refresh.hash), versionstamp: null })
@@ -53,9 +81,11 @@ export class KvSessionStore implements SessionStore {
     for (;;) {
       const entry = await this.kv.get<SessionFamily>(K.family(id));
       if (entry.value === null || entry.value.revoked) return false;
+      // Already over: nothing to revoke; the sweep takes it out of the live count.
+      if (entry.value.expires_at <= this.clock.now()) return false;
       const next: SessionFamily = { ...entry.value, revoked: true, revoked_at: at };
       const res = await this.kv.atomic().check(entry)
-        .set(K.family(id), next, { expireIn: expireIn(next.expires_at, this.clock.now()) })
+        .set(K.family(id), next, { expireIn: familyExpireIn(next, this.clock.now()) })
         .sum(K.liveSessions, MINUS_ONE.value)
         .commit();
       if (res.ok) return true;
@@ -86,9 +116,10 @@ export class KvSessionStore implements SessionStore {
   }
 
   /** @inheritdoc */
-  async sweepExpired(now: number): Promise<number> {
+  async sweepExpired(now: number, limit = SWEEP_LIMIT): Promise<number> {
     let deleted = 0;
     for await (const e of this.kv.list<SessionFamily>({ prefix: K.familiesPrefix })) {
+      if (deleted >= limit) break;
       const family = e.value;
       if (family.expires_at > now) continue;
       const op = this.kv.atomic().check(e)
@@ -101,11 +132,15 @@ export class KvSessionStore implements SessionStore {
     }
     // Refresh records end no later than their family; they are keyed by token hash, so they
     // are found by a scan here rather than by an index the hot path would have to maintain.
+    // KV also expires them on its own at their end, so this only hurries that along.
     let batch = this.kv.atomic();
     let size = 0;
+    let records = 0;
     for await (const e of this.kv.list<RefreshRecord>({ prefix: K.refreshPrefix })) {
+      if (records >= limit) break;
       if (e.value.expires_at > now) continue;
       batch.check(e).delete(e.key);
+      records++;
       if (++size === SWEEP_BATCH) {
         await batch.commit();
         batch = this.kv.atomic();

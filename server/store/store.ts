@@ -123,7 +123,7 @@ export interface SessionStore {
   getFamily(id: string): Promise<SessionFamily | undefined>;
   /** The refresh record for a token hash, or `undefined`. */
   getRefresh(hash: string): Promise<RefreshRecord | undefined>;
-  /** Marks a family revoked; false when it does not exist or was already revoked. */
+  /** Marks a family revoked; false when it does not exist, already ended or was already revoked. */
   revokeFamily(id: string, at: number): Promise<boolean>;
   /** Ids of the user's families that are still stored. */
   familiesOfUser(userId: string): Promise<string[]>;
@@ -142,13 +142,14 @@ export interface SessionStore {
    */
   rotate(snapshot: RefreshSnapshot, retired: RefreshRecord, next: RefreshRecord): Promise<boolean>;
   /**
-   * The cleanup sweep: deletes every family whose absolute end is at or before `now` (revoked
-   * or not) with its user-index entry, lowers the live-session counter for those not already
-   * revoked, and deletes refresh records past their own end.
+   * The cleanup sweep: deletes families whose absolute end is at or before `now` (revoked or
+   * not) with their user-index entries, lowers the live-session counter for those not already
+   * revoked, and deletes refresh records past their own end. Bounded: at most `limit`
+   * families and `limit` refresh records per call (default 1000 each); call again for more.
    *
    * @returns how many families were deleted
    */
-  sweepExpired(now: number): Promise<number>;
+  sweepExpired(now: number, limit?: number): Promise<number>;
 }
 
 /** Where the signing key ring is kept. */

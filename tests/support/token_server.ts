@@ -4,6 +4,7 @@ import { type Clock, type Logger, parseToml, type Random, silentLogger } from "@
 import { resolveConfig } from "../../server/config/resolve.ts";
 import type { Config } from "../../server/config/schema.ts";
 import { type RunningServer, startServer } from "../../server/main.ts";
+import type { Scheduler } from "../../server/sessions/sweep_schedule.ts";
 
 /** The repository root (for subprocess runs). */
 export const REPO_ROOT: string = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -31,6 +32,8 @@ export interface TokenServerOptions {
   readonly random?: Random;
   readonly log?: Logger;
   readonly fetch?: typeof fetch;
+  /** Repeats the periodic session sweep; default a real (hourly, unref'd) interval. */
+  readonly scheduler?: Scheduler;
 }
 
 /** A token-exchange service running in this process. */
@@ -86,6 +89,7 @@ export async function startTokenServer(options: TokenServerOptions = {}): Promis
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.random ? { random: options.random } : {}),
       ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     });
   } catch (err) {
     if (ownKv) kv.close();

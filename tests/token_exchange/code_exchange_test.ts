@@ -184,6 +184,22 @@ Deno.test("code exchange: errors follow the spec table", async (t) => {
       "unsupported_grant_type",
     );
   });
+  await t.step("user-supplied values are echoed at most 64 characters long", async () => {
+    const long = "z".repeat(3000);
+    const clipped = `${"z".repeat(64)}…`;
+    const grant = await expect(
+      await postForm(te.url, { ...base, grant_type: long }),
+      400,
+      "unsupported_grant_type",
+    );
+    assert.equal(grant.error_description, `Unsupported grant_type ${clipped}`);
+    const provider = await expect(
+      await postForm(te.url, { ...base, provider: long }),
+      400,
+      "invalid_request",
+    );
+    assert.equal(provider.error_description, `Unknown provider ${clipped}`);
+  });
   await t.step("an id_token field while the grant is off → unsupported_grant_type", async () => {
     await expect(
       await postForm(te.url, { ...base, id_token: "x.y.z" }),
@@ -261,20 +277,27 @@ Deno.test("code exchange: registration policy refuses with access_denied", async
     assert.equal(res.status, 403);
     assert.equal((await res.json()).error, "access_denied");
   });
-  await t.step("domain allow-list: exact and wildcard", async () => {
+  await t.step("domain allow-list: exact and wildcard, email_verified exactly true", async () => {
     await using te = await startTokenServer({
       toml: providerToml("idp", idp.issuer) +
         `[registration]\ndomain_allowlist = ["example.com", "*.corp.example"]\n`,
     });
     for (
-      const [email, status] of [
-        ["a@example.com", 200],
-        ["b@eu.corp.example", 200],
-        ["c@corp.example", 403],
-        ["d@evil.com", 403],
+      const [email, status, verified] of [
+        ["a@example.com", 200, true],
+        ["b@eu.corp.example", 200, true],
+        ["c@corp.example", 403, true],
+        ["d@evil.com", 403, true],
+        ["e@example.com", 403, undefined], // email_verified absent: not proof of the domain
+        ["f@example.com", 403, "true"],
+        ["g@example.com", 403, false],
       ] as const
     ) {
-      claims = { sub: email, email };
+      claims = {
+        sub: email,
+        email,
+        ...(verified === undefined ? {} : { email_verified: verified }),
+      };
       const res = await postForm(te.url, body);
       assert.equal(res.status, status, email);
       await res.body?.cancel();
@@ -295,7 +318,7 @@ Deno.test("code exchange: registration policy refuses with access_denied", async
   });
 });
 
-Deno.test("discovery: every spec field, URLs from the issuer, EdDSA", async () => {
+Deno.test("discovery: exactly the eight spec fields, URLs from the issuer, EdDSA", async () => {
   await using te = await startTokenServer({ toml: `[server]\nissuer = "https://auth.example"\n` });
   const res = await fetch(`${te.url}/.well-known/openid-configuration`);
   const doc = await res.json();
@@ -308,7 +331,6 @@ Deno.test("discovery: every spec field, URLs from the issuer, EdDSA", async () =
     response_types_supported: ["code"],
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: ["EdDSA"],
-    token_endpoint_auth_methods_supported: ["none"],
   });
 });
 

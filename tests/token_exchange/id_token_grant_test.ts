@@ -264,10 +264,6 @@ Deno.test("id_token grant: ID tokens failing verification → invalid_grant", as
     assert.equal(ok.status, 200);
     await ok.body?.cancel();
   });
-  await t.step("expired", async () => {
-    const claims = { nonce: await getNonce(te), iat: now - 400, exp: now - 120 };
-    await refused(await mintIdToken(idp, claims), /exp/);
-  });
   await t.step("iat older than grants.id_token_max_age (10 min)", async () => {
     const claims = { nonce: await getNonce(te), iat: now - 900, exp: now + 300 };
     await refused(await mintIdToken(idp, claims), /iat/);
@@ -283,8 +279,34 @@ Deno.test("id_token grant: ID tokens failing verification → invalid_grant", as
     const forged = await mintIdToken(other, { nonce: await getNonce(te), iss: idp.issuer });
     await refused(`${h}.${forged.split(".")[1]}.${s}`, /signature/);
   });
-  await t.step("not a JWT", async () => {
-    await refused("not-a-jwt");
+});
+
+Deno.test("id_token grant: a malformed or expired ID token → 401 invalid_token", async (t) => {
+  await using idp = await startOidcProvider();
+  await using te = await start(idp);
+  const rejected = async (idToken: string) =>
+    await expectError(await redeem(te, { id_token: idToken }), 401, "invalid_token");
+  const now = Math.floor(Date.now() / 1000);
+
+  await t.step("not a JWT at all", async () => {
+    await rejected("not-a-jwt");
+  });
+  await t.step("three segments that do not decode", async () => {
+    await rejected("eyJ%%%.bm9wZQ.c2ln");
+    await rejected(`${btoa("{not json").replace(/=+$/, "")}.e30.c2ln`);
+  });
+  await t.step("expired (past exp and the clock skew)", async () => {
+    const claims = { nonce: await getNonce(te), iat: now - 400, exp: now - 120 };
+    assert.match(await rejected(await mintIdToken(idp, claims)), /exp/);
+  });
+  await t.step("an old iat within exp stays invalid_grant, not invalid_token", async () => {
+    const claims = { nonce: await getNonce(te), iat: now - 900, exp: now + 300 };
+    const why = await expectError(
+      await redeem(te, { id_token: await mintIdToken(idp, claims) }),
+      400,
+      "invalid_grant",
+    );
+    assert.match(why, /iat/);
   });
 });
 

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { decodeProtectedHeader } from "jose";
 import { createMemoryLogger, epochSeconds, FixedClock, seededRandom } from "@org/shared";
 import { generateEd25519, jwtSigner } from "../../server/keys/ed25519.ts";
 import { mintOperatorToken } from "../../server/auth/operator_token.ts";
@@ -21,7 +22,7 @@ function operatorToken(
   overrides: { sub?: string; ttl?: number; audience?: string; claim?: string } = {},
 ): string {
   return mintOperatorToken(
-    (c) => te.server.deps.keys.sign(c),
+    (c, typ) => te.server.deps.keys.sign(c, typ),
     {
       issuer: te.issuer,
       audience: overrides.audience ?? "token-exchange-internal",
@@ -70,8 +71,51 @@ Deno.test("internal routes: role admin runs the internal listener and no public 
   await using te = await startTokenServer({ toml: `[server]\nrole = "admin"\n${internalToml()}` });
   assert.equal(te.server.publicUrl, undefined);
   assert.equal(await status(adminFetch(te, "GET", "/internal/stats")), 200);
-  assert.equal(await status(adminFetch(te, "GET", "/health")), 404);
   assert.equal(await status(adminFetch(te, "GET", "/.well-known/openid-configuration")), 404);
+});
+
+Deno.test("internal listener: GET /health needs no authentication and never counts toward the lockout", async () => {
+  await using te = await startTokenServer({
+    toml: `[server]\nrole = "admin"\n${internalToml("[internal_api.lockout]\nthreshold = 2\n")}`,
+  });
+  for (let i = 0; i < 5; i++) {
+    for (const auth of ["", "Bearer wrong"]) {
+      const res = await adminFetch(te, "GET", "/health", { headers: { authorization: auth } });
+      assert.equal(res.status, 200);
+      assert.deepEqual(await res.json(), { status: "ok", store: "ok" });
+    }
+  }
+  assert.equal(
+    await status(adminFetch(te, "HEAD", "/health", { headers: { authorization: "" } })),
+    200,
+  );
+  assert.equal(
+    await status(adminFetch(te, "POST", "/health", { headers: { authorization: "" } })),
+    405,
+  );
+  // Ten unauthenticated health checks later, the peer is not locked out.
+  assert.equal(await status(adminFetch(te, "GET", "/internal/stats")), 200);
+});
+
+Deno.test("internal listener: role admin with internal_api disabled starts, warns, and serves only /health", async () => {
+  const { log, lines } = createMemoryLogger();
+  await using te = await startTokenServer({
+    log,
+    toml: `[server]\nrole = "admin"\n` +
+      internalToml().replace("enabled = true", "enabled = false").replace(SECRET, "short"),
+  });
+  assert.equal(te.server.publicUrl, undefined);
+  assert.ok(te.internalUrl);
+  assert.equal(await status(adminFetch(te, "GET", "/health")), 200);
+  for (const path of ["/internal/stats", "/internal/users", "/token"]) {
+    const res = await adminFetch(te, "GET", path);
+    assert.equal(res.status, 404, path);
+    assert.equal((await res.json()).error, "not_found");
+  }
+  const warning = lines.find((l) =>
+    l.level === "warn" && /internal_api\.enabled/.test(String(l.msg))
+  );
+  assert.ok(warning, JSON.stringify(lines));
 });
 
 Deno.test("operator auth: an unauthenticated request gets 401 unauthorized with a fixed description, unknown paths too", async () => {
@@ -146,8 +190,18 @@ Deno.test("operator auth: operator_token accepts our JWT with the audience and c
       iat: epochSeconds(clock),
       exp: epochSeconds(clock) + 60,
     }),
+    // Every operator claim, no sid, but typed JWT (as access tokens are): not an operator token.
+    te.server.deps.keys.sign({
+      iss: te.issuer,
+      sub: "alice",
+      aud: "token-exchange-internal",
+      operator: true,
+      iat: epochSeconds(clock),
+      exp: epochSeconds(clock) + 60,
+    }),
     SECRET,
   ];
+  assert.equal(decodeProtectedHeader(ok).typ, "operator+jwt");
   for (const t of refused) {
     assert.equal(
       await status(adminFetch(te, "GET", "/internal/stats", { headers: bearer(t) })),

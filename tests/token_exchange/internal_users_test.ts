@@ -138,6 +138,34 @@ Deno.test("users: an unknown user is 404 not_found on every user route", async (
   }
 });
 
+Deno.test("users: an id that is not usr_<ULID> is 404 not_found on every user route, even a 3000-character one", async () => {
+  await using te = await startTokenServer({ toml: internalToml() });
+  const ids = [
+    `usr_${"A".repeat(3000)}`, // over KV's key-size limit: once a 500 "Key too large"
+    "usr_01j00000000000000000000000", // lower case
+    "usr_01J0000000000000000000000I", // I is not Crockford base32
+    "ses_01J00000000000000000000000",
+    "usr_01J0000000000000000000000",
+  ];
+  for (const id of ids) {
+    for (
+      const [method, suffix, body] of [
+        ["GET", "", undefined],
+        ["PATCH", "", { display_name: "x" }],
+        ["DELETE", "", undefined],
+        ["GET", "/claims", undefined],
+        ["PUT", "/claims", { a: 1 }],
+        ["PATCH", "/claims", { a: 1 }],
+        ["DELETE", "/claims", undefined],
+      ] as const
+    ) {
+      const path = `/internal/users/${id}${suffix}`;
+      const [status, error] = await errorOf(adminFetch(te, method, path, { body }));
+      assert.deepEqual([status, error], [404, "not_found"], `${method} ${path.slice(0, 60)}`);
+    }
+  }
+});
+
 Deno.test("users: listing 500 users visits each exactly once with limit 1, 50, 200 and 500 (clamped to 200)", async () => {
   await using te = await startTokenServer({ toml: internalToml() });
   const clock = new FixedClock(Date.UTC(2030, 0, 1));
@@ -315,6 +343,24 @@ Deno.test("claims: must be a JSON object without reserved JWT names and within t
       assert.match(description, why);
     }
   }
+  // Keys naming object internals are refused on PUT and PATCH, naming the key (raw JSON: an
+  // object literal's __proto__ would set the prototype instead of a key).
+  for (const method of ["PUT", "PATCH"]) {
+    for (const name of ["__proto__", "constructor", "prototype"]) {
+      const raw = `{"${name}": {"isAdmin": true}}`;
+      const [status, error, description] = await errorOf(adminFetch(te, method, path, { raw }));
+      assert.deepEqual([status, error], [400, "invalid_request"], `${method} ${name}`);
+      assert.match(description, new RegExp(`"${name}"`));
+    }
+  }
+  // null removes a claim only in a merge; a replacement with null is refused, naming the claim.
+  const [nullStatus, , nullWhy] = await errorOf(
+    adminFetch(te, "PUT", path, { body: { a: 1, gone: null } }),
+  );
+  assert.equal(nullStatus, 400);
+  assert.match(nullWhy, /"gone"/);
+  await adminJson(te, "PUT", path, 200, { body: { a: 1, b: 2 } });
+  assert.deepEqual(await adminJson(te, "PATCH", path, 200, { body: { b: null } }), { a: 1 });
   // A merge may not grow the map past the cap either.
   await adminJson(te, "PUT", path, 200, { body: { a: "x".repeat(5000) } });
   const [status] = await errorOf(adminFetch(te, "PATCH", path, { body: { b: "y".repeat(5000) } }));
@@ -359,6 +405,48 @@ Deno.test("sessions cleanup: deletes expired sessions, answers {deleted}, and th
   assert.equal(await sessions.getRefresh("h_ses_a"), undefined);
   assert.ok(await sessions.getRefresh("h_ses_live"));
   assert.deepEqual(await adminJson(te, "POST", "/internal/sessions/cleanup", 200), { deleted: 0 });
+});
+
+Deno.test("sessions: the served process sweeps expired sessions itself on its schedule, so the live count drops without a cleanup call", async () => {
+  const clock = new FixedClock(Date.UTC(2030, 0, 1));
+  let task: (() => void) | undefined;
+  let stopped = false;
+  const scheduler = {
+    every(_ms: number, t: () => void) {
+      task = t;
+      return () => {
+        stopped = true;
+      };
+    },
+  };
+  const { log, lines } = createMemoryLogger();
+  const te = await startTokenServer({ clock, scheduler, log, toml: internalToml() });
+  try {
+    const { sessions } = te.server.deps.store;
+    const f = {
+      id: "ses_a",
+      user_id: "usr_x",
+      created_at: clock.now(),
+      expires_at: clock.now() + 1000,
+      revoked: false,
+    };
+    await sessions.create(f, {
+      hash: "h_a",
+      family_id: f.id,
+      user_id: f.user_id,
+      issued_at: clock.now(),
+      expires_at: f.expires_at,
+    });
+    assert.deepEqual((await adminJson(te, "GET", "/internal/stats", 200)).sessions, { live: 1 });
+    clock.advance(1000);
+    assert.ok(task, "serve scheduled a sweep");
+    task();
+  } finally {
+    await te.close(); // waits for the sweep in progress
+  }
+  assert.equal(stopped, true, "the schedule is cleared on shutdown");
+  const swept = lines.find((l) => l.msg === "expired sessions swept");
+  assert.deepEqual([swept?.level, swept?.deleted], ["info", 1]);
 });
 
 Deno.test("metrics: Prometheus text with requests by route and status, issuance by grant, reuse and lockouts", async () => {

@@ -254,6 +254,21 @@ Deno.test("revoke: a refresh token revokes its session only", async () => {
   assert.equal((await revoke(h, a.refresh_token)).status, 200);
 });
 
+Deno.test("revoke: a JWT of ours typed operator+jwt is not an access token and revokes nothing", async () => {
+  await using h = await harness();
+  const a = await h.signIn("alice");
+  const claims = decodeJwt(a.access_token);
+  // Same key, same claims (sid included), only the header typ differs.
+  const typed = h.te.server.deps.keys.sign(claims, "operator+jwt");
+  const res = await revoke(h, typed, "access_token");
+  assert.equal(res.status, 200);
+  assert.equal(await res.text(), "");
+  await refreshed(h, a.refresh_token);
+  // The same claims typed JWT do revoke: only the typ made the difference.
+  await (await revoke(h, h.te.server.deps.keys.sign(claims), "access_token")).body?.cancel();
+  assert.equal(await refusal(h, a.refresh_token), "400 invalid_grant");
+});
+
 Deno.test("revoke: an access token revokes the session named by its sid, even once expired", async () => {
   const clock = new FixedClock();
   await using h = await harness({ clock });
@@ -287,6 +302,29 @@ Deno.test("revoke: garbage, unknown or forged tokens answer 200 and change nothi
   });
   assert.equal(missing.status, 400);
   assert.equal((await missing.json()).error, "invalid_request");
+});
+
+Deno.test("revoke: an empty token= is an unknown token (200, empty body); an absent token parameter is 400 invalid_request", async () => {
+  await using h = await harness();
+  const post = (body: string) =>
+    fetch(`${h.te.url}/revoke`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body,
+    });
+  for (const body of ["token=", "token=&token_type_hint=refresh_token", "token"]) {
+    const res = await post(body);
+    assert.equal(res.status, 200, body);
+    assert.equal(await res.text(), "", body);
+  }
+  for (const body of ["", "token_type_hint=refresh_token"]) {
+    const res = await post(body);
+    assert.equal(res.status, 400, body);
+    assert.deepEqual(await res.json(), {
+      error: "invalid_request",
+      error_description: "Missing parameter token",
+    });
+  }
 });
 
 Deno.test("refresh: a restart on the same KV file keeps every session", async () => {
