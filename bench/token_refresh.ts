@@ -28,6 +28,7 @@ import { startServer } from "../server/main.ts";
 import { createIdFactory, newOpaqueToken, tokenHash } from "../server/store/ids.ts";
 import type { RefreshRecord, UserRecord } from "../server/store/store.ts";
 import type { LoadRequest, LoadResult } from "./support/refresh_load_worker.ts";
+import { threadCpuUs, threadSnapshot } from "./support/thread_cpu.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -82,12 +83,16 @@ async function seedSessions(deps: ServiceDeps, n: number): Promise<string[]> {
   return tokens;
 }
 
-function drive(req: LoadRequest): Promise<LoadResult> {
+/** Runs one load; `cpu` is the per-thread CPU from just before the start to the last answer. */
+function drive(req: LoadRequest): Promise<LoadResult & { cpu: ReturnType<typeof threadCpuUs> }> {
+  const before = threadSnapshot();
   const worker = new Worker(new URL("./support/refresh_load_worker.ts", import.meta.url), {
     type: "module",
   });
-  return new Promise<LoadResult>((resolve, reject) => {
-    worker.onmessage = (e: MessageEvent<LoadResult>) => resolve(e.data);
+  return new Promise<LoadResult & { cpu: ReturnType<typeof threadCpuUs> }>((resolve, reject) => {
+    worker.onmessage = (e: MessageEvent<LoadResult>) =>
+      // Before terminate: the worker's thread is gone afterwards.
+      resolve({ ...e.data, cpu: threadCpuUs(before, threadSnapshot(), String(Deno.pid)) });
     worker.onerror = (e) => {
       e.preventDefault();
       reject(new Error(e.message));
@@ -173,6 +178,9 @@ async function run(kind: "memory" | "file"): Promise<void> {
     // All threads of this process (server, KV, load worker): what a refresh costs when the
     // machine is shared and wall-clock rates are noisy.
     line(`refresh_process_cpu_${kind}`, (cpu.user + cpu.system) / sorted.length, "µs/refresh");
+    line(`refresh_cpu_server_thread_${kind}`, r.cpu.main / sorted.length, "µs/refresh");
+    line(`refresh_cpu_load_generator_${kind}`, r.cpu.workers / sorted.length, "µs/refresh");
+    line(`refresh_cpu_runtime_threads_${kind}`, r.cpu.runtime / sorted.length, "µs/refresh");
     line(`refresh_rate_to_floor_ratio_${kind}`, rate / (1e6 / floorUs), "x", 2);
     line(`refresh_overhead_over_floor_${kind}`, (perRefreshUs - floorUs) / floorUs * 100, "%", 0);
   } finally {
