@@ -1,7 +1,7 @@
 import { accessDenied, invalidGrant, serverError } from "../http/errors.ts";
 import { classifyRefresh } from "../sessions/classify_refresh.ts";
 import { openSuccessor, sealSuccessor } from "../sessions/successor_seal.ts";
-import type { RefreshRecord, RefreshSnapshot } from "../store/store.ts";
+import type { RefreshRecord, RefreshSnapshot, RotateOutcome } from "../store/store.ts";
 import { tokenHash } from "../store/ids.ts";
 import type { GrantContext } from "./grant.ts";
 import { mintAccessToken, newRefreshToken, type TokenResponse } from "./issue_tokens.ts";
@@ -44,9 +44,13 @@ export async function refreshTokenGrant(
   if (!TOKEN_SHAPE.test(presented)) throw invalidGrant(INVALID);
   const hash = tokenHash(presented);
   const { sessions } = ctx.store;
+  const rotation = ctx.config.token.refresh_rotation;
   let sawLive = false;
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const snapshot = await sessions.readForRefresh(hash);
+    // First round with rotation on: what this process's own last rotation left, if it
+    // remembers; the rotation commit verifies it. Every other case reads the store.
+    const snapshot = (round === 0 && rotation && sessions.rememberedForRefresh(hash)) ||
+      await sessions.readForRefresh(hash);
     const now = ctx.clock.now();
     const state = classifyRefresh({
       snapshot,
@@ -91,25 +95,27 @@ export async function refreshTokenGrant(
         if (state.kind === "retry") {
           return { ...body, refresh_token: successorOf(presented, record) };
         }
-        if (!ctx.config.token.refresh_rotation) return body;
+        if (!rotation) return body;
         const next = await rotate(ctx, snapshot!, presented, now);
-        if (next !== undefined) return { ...body, refresh_token: next };
-        // Lost the race to a concurrent refresh of the same token: re-read and take the retry
-        // path, which hands back the winner's successor.
-        sawLive = true;
+        if (next.outcome === "rotated") return { ...body, refresh_token: next.token };
+        // Lost a race to a concurrent refresh of the same token, or something changed: re-read
+        // and decide again (a lost race takes the retry path and gets the winner's successor).
+        // A remembered snapshot that failed its checks proves nothing about when the token was
+        // live (another instance may have rotated it long ago), so it sets no `sawLive`.
+        sawLive ||= next.outcome === "raced" || !snapshot!.remembered;
       }
     }
   }
   throw serverError(500, { msg: "refresh did not settle", rounds: MAX_ROUNDS });
 }
 
-/** Retires the snapshot's token; returns the successor, or `undefined` on a lost race. */
+/** Retires the snapshot's token: how that went, and the successor when it committed. */
 async function rotate(
   ctx: GrantContext,
   snapshot: RefreshSnapshot,
   presented: string,
   now: number,
-): Promise<string | undefined> {
+): Promise<{ outcome: "rotated"; token: string } | { outcome: Exclude<RotateOutcome, "rotated"> }> {
   const { record } = snapshot;
   // Never past the family's absolute end: refresh does not extend the session.
   const next = newRefreshToken(
@@ -125,7 +131,8 @@ async function rotate(
       sealed: sealSuccessor(presented, record.hash, next.token, ctx.random),
     },
   };
-  return await ctx.store.sessions.rotate(snapshot, retired, next.record) ? next.token : undefined;
+  const outcome = await ctx.store.sessions.rotate(snapshot, retired, next.record);
+  return outcome === "rotated" ? { outcome, token: next.token } : { outcome };
 }
 
 function successorOf(presented: string, record: RefreshRecord): string {
