@@ -9,9 +9,12 @@
  * (each client follows its own session's rotation chain) for a bounded count.
  *
  * Prints `name: value unit` lines: rate, p50, p99, errors, process CPU per refresh (server,
- * KV thread and load generator together), the floor and the ratio of the HTTP rate to the
- * floor rate (1 / floor time); `refresh_overhead_over_floor` is the time per refresh beyond
- * the floor, as a share of the floor.
+ * KV thread and load generator together) and split by thread, the floor and the ratio of the
+ * HTTP rate to the floor rate (1 / floor time); `refresh_overhead_over_floor` is the time per
+ * refresh beyond the floor, as a share of the floor. Then the same rotations are driven
+ * in-process (the grant called directly, same chains): the server thread's CPU per refresh
+ * over HTTP minus in-process is `refresh_http_overhead_cpu` (Deno.serve, routing, form
+ * parsing, JSON), also as a share of the floor.
  *
  * Options: `--clients N` (64), `--per-client N` (400), `--seed N` extra idle sessions (2000).
  *
@@ -24,6 +27,7 @@ import { createJsonLogger } from "@org/shared";
 import { resolveConfig } from "../server/config/resolve.ts";
 import type { ServiceDeps } from "../server/deps.ts";
 import { mintAccessToken, startSession } from "../server/grants/issue_tokens.ts";
+import { refreshTokenGrant } from "../server/grants/refresh_token.ts";
 import { startServer } from "../server/main.ts";
 import { createIdFactory, newOpaqueToken, tokenHash } from "../server/store/ids.ts";
 import type { RefreshRecord, UserRecord } from "../server/store/store.ts";
@@ -101,6 +105,32 @@ function drive(req: LoadRequest): Promise<LoadResult & { cpu: ReturnType<typeof 
   }).finally(() => worker.terminate());
 }
 
+/**
+ * Drives the refresh grant directly (no HTTP) with one chain per token, as the load worker
+ * does over HTTP, and measures the main thread's CPU per refresh.
+ */
+async function driveInProcess(
+  deps: ServiceDeps,
+  tokens: readonly string[],
+): Promise<{ rate: number; mainUs: number }> {
+  const ctx = { ...deps, ids: createIdFactory(deps.clock, deps.random) };
+  const chain = async (token: string, n: number) => {
+    for (let i = 0; i < n; i++) {
+      const params = new Map([["grant_type", "refresh_token"], ["refresh_token", token]]);
+      token = (await refreshTokenGrant(params, ctx)).refresh_token!;
+    }
+    return token;
+  };
+  const warm = await Promise.all(tokens.map((t) => chain(t, WARMUP_PER_CLIENT)));
+  const before = threadSnapshot();
+  const t0 = performance.now();
+  await Promise.all(warm.map((t) => chain(t, PER_CLIENT)));
+  const elapsed = performance.now() - t0;
+  const cpu = threadCpuUs(before, threadSnapshot(), String(Deno.pid));
+  const n = tokens.length * PER_CLIENT;
+  return { rate: n / (elapsed / 1000), mainUs: cpu.main / n };
+}
+
 async function floor(deps: ServiceDeps, kv: Deno.Kv): Promise<{
   sign: number;
   sha: number;
@@ -123,11 +153,16 @@ async function floor(deps: ServiceDeps, kv: Deno.Kv): Promise<{
   };
   const sign = await perCallUs(5000, () => deps.keys.sign(claims));
   const sha = await perCallUs(20000, () => tokenHash(token));
+  // Keys like a rotation's (the SHA-256 of a fresh token), in the seeded store: SQLite pays
+  // more for scattered keys in a large table than for sequential ones.
+  const keys = Array.from({ length: 3200 }, () => tokenHash(newOpaqueToken(deps.random)));
   const commit = await perCallUs(
     3000,
-    (i) =>
-      kv.atomic().check({ key: ["bench_floor", i], versionstamp: null })
-        .set(["bench_floor", i], record, { expireIn: 60_000 }).commit(),
+    (i) => {
+      const key = ["bench_floor", keys[i < 0 ? 2999 - i : i]!];
+      return kv.atomic().check({ key, versionstamp: null })
+        .set(key, record, { expireIn: 60_000 }).commit();
+    },
   );
   return { sign, sha, commit };
 }
@@ -145,7 +180,7 @@ async function run(kind: "memory" | "file"): Promise<void> {
   });
   try {
     const port = new URL(server.publicUrl!).port;
-    const tokens = await seedSessions(server.deps, 2 * CLIENTS + IDLE_SESSIONS);
+    const tokens = await seedSessions(server.deps, 3 * CLIENTS + IDLE_SESSIONS);
     const f = await floor(server.deps, kv);
     const floorUs = f.sign + f.sha + f.commit;
     line(`floor_ed25519_jwt_sign_${kind}`, f.sign, "µs");
@@ -181,6 +216,14 @@ async function run(kind: "memory" | "file"): Promise<void> {
     line(`refresh_cpu_server_thread_${kind}`, r.cpu.main / sorted.length, "µs/refresh");
     line(`refresh_cpu_load_generator_${kind}`, r.cpu.workers / sorted.length, "µs/refresh");
     line(`refresh_cpu_runtime_threads_${kind}`, r.cpu.runtime / sorted.length, "µs/refresh");
+    // The same rotations without HTTP, on the server's thread, from the same kind of chains:
+    // the server-thread CPU the HTTP layer (Deno.serve, routing, form, JSON) adds per refresh.
+    const direct = await driveInProcess(server.deps, tokens.slice(2 * CLIENTS, 3 * CLIENTS));
+    const httpUs = r.cpu.main / sorted.length - direct.mainUs;
+    line(`refresh_in_process_rate_${kind}`, direct.rate, "refreshes/s", 0);
+    line(`refresh_in_process_cpu_server_thread_${kind}`, direct.mainUs, "µs/refresh");
+    line(`refresh_http_overhead_cpu_${kind}`, httpUs, "µs/refresh");
+    line(`refresh_http_overhead_over_floor_${kind}`, httpUs / floorUs * 100, "%", 0);
     line(`refresh_rate_to_floor_ratio_${kind}`, rate / (1e6 / floorUs), "x", 2);
     line(`refresh_overhead_over_floor_${kind}`, (perRefreshUs - floorUs) / floorUs * 100, "%", 0);
   } finally {
