@@ -43,15 +43,16 @@ export async function readCapped(req: Request, maxBytes: number): Promise<string
   const length = req.headers.get("content-length");
   const declared = Number(length ?? "0");
   if (declared > maxBytes) throw tooLarge();
-  if (!req.body) return "";
   let all: Uint8Array;
   if (length !== null) {
     // A declared length is enforced by the HTTP server (the body cannot run past it), so one
-    // read of the whole body is safe and skips the per-chunk stream machinery: this is on
-    // every /token request. The check after the read covers a body that was built in-process.
+    // read of the whole body is safe. It is also the fast path of `Deno.serve` (the body is
+    // taken whole, no stream is built), as long as `req.body` is never touched first: this
+    // is on every /token request. The check after the read covers an in-process Request.
     all = new Uint8Array(await req.arrayBuffer());
     if (all.byteLength > maxBytes) throw tooLarge();
   } else {
+    if (!req.body) return "";
     all = await readChunked(req.body, maxBytes, tooLarge);
   }
   try {
