@@ -30,8 +30,11 @@ const MAX_ROUNDS = 4;
  * - A retired token outside the grace window, or older than the live token's predecessor, is
  *   reuse: the whole family is revoked and the answer is the same `invalid_grant` as for any
  *   unknown token. An audit line names user, family and reason (never the token).
- * - The user is re-read on every refresh (claims changes show up; a user who is not `active`
- *   gets `access_denied` and the family is revoked). The family's absolute end never moves.
+ * - The user is current on every refresh (claims changes show up; a user who is not `active`
+ *   gets `access_denied` and the family is revoked): either read from the store, or, for a
+ *   token this process rotated last, remembered from that rotation and proven unchanged by the
+ *   version checks of the rotation commit (a failed check means a re-read and a new decision).
+ *   The family's absolute end never moves.
  *
  * Errors: missing parameter → `invalid_request`; unknown, expired, revoked or reused token →
  * `invalid_grant`; user not active → `access_denied`.
