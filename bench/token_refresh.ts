@@ -9,9 +9,12 @@
  * (each client follows its own session's rotation chain) for a bounded count.
  *
  * Prints `name: value unit` lines: rate, p50, p99, errors, process CPU per refresh (server,
- * KV thread and load generator together), the floor and the ratio of the HTTP rate to the
- * floor rate (1 / floor time); `refresh_overhead_over_floor` is the time per refresh beyond
- * the floor, as a share of the floor.
+ * KV thread and load generator together) and split by thread, the floor and the ratio of the
+ * HTTP rate to the floor rate (1 / floor time); `refresh_overhead_over_floor` is the time per
+ * refresh beyond the floor, as a share of the floor. Then the same rotations are driven
+ * in-process (the grant called directly, same chains): the server thread's CPU per refresh
+ * over HTTP minus in-process is `refresh_http_overhead_cpu` (Deno.serve, routing, form
+ * parsing, JSON), also as a share of the floor.
  *
  * Options: `--clients N` (64), `--per-client N` (400), `--seed N` extra idle sessions (2000).
  *
@@ -24,10 +27,12 @@ import { createJsonLogger } from "@org/shared";
 import { resolveConfig } from "../server/config/resolve.ts";
 import type { ServiceDeps } from "../server/deps.ts";
 import { mintAccessToken, startSession } from "../server/grants/issue_tokens.ts";
+import { refreshTokenGrant } from "../server/grants/refresh_token.ts";
 import { startServer } from "../server/main.ts";
 import { createIdFactory, newOpaqueToken, tokenHash } from "../server/store/ids.ts";
 import type { RefreshRecord, UserRecord } from "../server/store/store.ts";
 import type { LoadRequest, LoadResult } from "./support/refresh_load_worker.ts";
+import { threadCpuUs, threadSnapshot } from "./support/thread_cpu.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -82,18 +87,48 @@ async function seedSessions(deps: ServiceDeps, n: number): Promise<string[]> {
   return tokens;
 }
 
-function drive(req: LoadRequest): Promise<LoadResult> {
+/** Runs one load; `cpu` is the per-thread CPU from just before the start to the last answer. */
+function drive(req: LoadRequest): Promise<LoadResult & { cpu: ReturnType<typeof threadCpuUs> }> {
+  const before = threadSnapshot();
   const worker = new Worker(new URL("./support/refresh_load_worker.ts", import.meta.url), {
     type: "module",
   });
-  return new Promise<LoadResult>((resolve, reject) => {
-    worker.onmessage = (e: MessageEvent<LoadResult>) => resolve(e.data);
+  return new Promise<LoadResult & { cpu: ReturnType<typeof threadCpuUs> }>((resolve, reject) => {
+    worker.onmessage = (e: MessageEvent<LoadResult>) =>
+      // Before terminate: the worker's thread is gone afterwards.
+      resolve({ ...e.data, cpu: threadCpuUs(before, threadSnapshot(), String(Deno.pid)) });
     worker.onerror = (e) => {
       e.preventDefault();
       reject(new Error(e.message));
     };
     worker.postMessage(req);
   }).finally(() => worker.terminate());
+}
+
+/**
+ * Drives the refresh grant directly (no HTTP) with one chain per token, as the load worker
+ * does over HTTP, and measures the main thread's CPU per refresh.
+ */
+async function driveInProcess(
+  deps: ServiceDeps,
+  tokens: readonly string[],
+): Promise<{ rate: number; mainUs: number }> {
+  const ctx = { ...deps, ids: createIdFactory(deps.clock, deps.random) };
+  const chain = async (token: string, n: number) => {
+    for (let i = 0; i < n; i++) {
+      const params = new Map([["grant_type", "refresh_token"], ["refresh_token", token]]);
+      token = (await refreshTokenGrant(params, ctx)).refresh_token!;
+    }
+    return token;
+  };
+  const warm = await Promise.all(tokens.map((t) => chain(t, WARMUP_PER_CLIENT)));
+  const before = threadSnapshot();
+  const t0 = performance.now();
+  await Promise.all(warm.map((t) => chain(t, PER_CLIENT)));
+  const elapsed = performance.now() - t0;
+  const cpu = threadCpuUs(before, threadSnapshot(), String(Deno.pid));
+  const n = tokens.length * PER_CLIENT;
+  return { rate: n / (elapsed / 1000), mainUs: cpu.main / n };
 }
 
 async function floor(deps: ServiceDeps, kv: Deno.Kv): Promise<{
@@ -118,11 +153,16 @@ async function floor(deps: ServiceDeps, kv: Deno.Kv): Promise<{
   };
   const sign = await perCallUs(5000, () => deps.keys.sign(claims));
   const sha = await perCallUs(20000, () => tokenHash(token));
+  // Keys like a rotation's (the SHA-256 of a fresh token), in the seeded store: SQLite pays
+  // more for scattered keys in a large table than for sequential ones.
+  const keys = Array.from({ length: 3200 }, () => tokenHash(newOpaqueToken(deps.random)));
   const commit = await perCallUs(
     3000,
-    (i) =>
-      kv.atomic().check({ key: ["bench_floor", i], versionstamp: null })
-        .set(["bench_floor", i], record, { expireIn: 60_000 }).commit(),
+    (i) => {
+      const key = ["bench_floor", keys[i < 0 ? 2999 - i : i]!];
+      return kv.atomic().check({ key, versionstamp: null })
+        .set(key, record, { expireIn: 60_000 }).commit();
+    },
   );
   return { sign, sha, commit };
 }
@@ -130,7 +170,13 @@ async function floor(deps: ServiceDeps, kv: Deno.Kv): Promise<{
 async function run(kind: "memory" | "file"): Promise<void> {
   const dir = kind === "file" ? await Deno.makeTempDir({ prefix: "bench-refresh-" }) : undefined;
   const path = dir ? join(dir, "token-exchange.kv") : ":memory:";
-  const resolved = resolveConfig({ server: { port: 0 }, storage: { kv_path: path } }, {});
+  const resolved = resolveConfig({
+    server: { port: 0 },
+    storage: { kv_path: path },
+    // All 64 clients share one loopback address. The limiter stays on (its cost is part of
+    // every /token request) with a budget the run cannot exhaust.
+    rate_limit: { requests: 1_000_000_000 },
+  }, {});
   if ("errors" in resolved) throw new Error(JSON.stringify(resolved.errors));
   const kv = await Deno.openKv(path);
   const server = await startServer({
@@ -140,7 +186,7 @@ async function run(kind: "memory" | "file"): Promise<void> {
   });
   try {
     const port = new URL(server.publicUrl!).port;
-    const tokens = await seedSessions(server.deps, 2 * CLIENTS + IDLE_SESSIONS);
+    const tokens = await seedSessions(server.deps, 3 * CLIENTS + IDLE_SESSIONS);
     const f = await floor(server.deps, kv);
     const floorUs = f.sign + f.sha + f.commit;
     line(`floor_ed25519_jwt_sign_${kind}`, f.sign, "µs");
@@ -173,6 +219,17 @@ async function run(kind: "memory" | "file"): Promise<void> {
     // All threads of this process (server, KV, load worker): what a refresh costs when the
     // machine is shared and wall-clock rates are noisy.
     line(`refresh_process_cpu_${kind}`, (cpu.user + cpu.system) / sorted.length, "µs/refresh");
+    line(`refresh_cpu_server_thread_${kind}`, r.cpu.main / sorted.length, "µs/refresh");
+    line(`refresh_cpu_load_generator_${kind}`, r.cpu.workers / sorted.length, "µs/refresh");
+    line(`refresh_cpu_runtime_threads_${kind}`, r.cpu.runtime / sorted.length, "µs/refresh");
+    // The same rotations without HTTP, on the server's thread, from the same kind of chains:
+    // the server-thread CPU the HTTP layer (Deno.serve, routing, form, JSON) adds per refresh.
+    const direct = await driveInProcess(server.deps, tokens.slice(2 * CLIENTS, 3 * CLIENTS));
+    const httpUs = r.cpu.main / sorted.length - direct.mainUs;
+    line(`refresh_in_process_rate_${kind}`, direct.rate, "refreshes/s", 0);
+    line(`refresh_in_process_cpu_server_thread_${kind}`, direct.mainUs, "µs/refresh");
+    line(`refresh_http_overhead_cpu_${kind}`, httpUs, "µs/refresh");
+    line(`refresh_http_overhead_over_floor_${kind}`, httpUs / floorUs * 100, "%", 0);
     line(`refresh_rate_to_floor_ratio_${kind}`, rate / (1e6 / floorUs), "x", 2);
     line(`refresh_overhead_over_floor_${kind}`, (perRefreshUs - floorUs) / floorUs * 100, "%", 0);
   } finally {

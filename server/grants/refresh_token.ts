@@ -1,7 +1,7 @@
 import { accessDenied, invalidGrant, serverError } from "../http/errors.ts";
 import { classifyRefresh } from "../sessions/classify_refresh.ts";
 import { openSuccessor, sealSuccessor } from "../sessions/successor_seal.ts";
-import type { RefreshRecord, RefreshSnapshot } from "../store/store.ts";
+import type { RefreshRecord, RefreshSnapshot, RotateOutcome } from "../store/store.ts";
 import { tokenHash } from "../store/ids.ts";
 import type { GrantContext } from "./grant.ts";
 import { mintAccessToken, newRefreshToken, type TokenResponse } from "./issue_tokens.ts";
@@ -30,8 +30,11 @@ const MAX_ROUNDS = 4;
  * - A retired token outside the grace window, or older than the live token's predecessor, is
  *   reuse: the whole family is revoked and the answer is the same `invalid_grant` as for any
  *   unknown token. An audit line names user, family and reason (never the token).
- * - The user is re-read on every refresh (claims changes show up; a user who is not `active`
- *   gets `access_denied` and the family is revoked). The family's absolute end never moves.
+ * - The user is current on every refresh (claims changes show up; a user who is not `active`
+ *   gets `access_denied` and the family is revoked): either read from the store, or, for a
+ *   token this process rotated last, remembered from that rotation and proven unchanged by the
+ *   version checks of the rotation commit (a failed check means a re-read and a new decision).
+ *   The family's absolute end never moves.
  *
  * Errors: missing parameter → `invalid_request`; unknown, expired, revoked or reused token →
  * `invalid_grant`; user not active → `access_denied`.
@@ -44,9 +47,13 @@ export async function refreshTokenGrant(
   if (!TOKEN_SHAPE.test(presented)) throw invalidGrant(INVALID);
   const hash = tokenHash(presented);
   const { sessions } = ctx.store;
+  const rotation = ctx.config.token.refresh_rotation;
   let sawLive = false;
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const snapshot = await sessions.readForRefresh(hash);
+    // First round with rotation on: what this process's own last rotation left, if it
+    // remembers; the rotation commit verifies it. Every other case reads the store.
+    const snapshot = (round === 0 && rotation && sessions.rememberedForRefresh(hash)) ||
+      await sessions.readForRefresh(hash);
     const now = ctx.clock.now();
     const state = classifyRefresh({
       snapshot,
@@ -92,25 +99,27 @@ export async function refreshTokenGrant(
         if (state.kind === "retry") {
           return { ...body, refresh_token: successorOf(presented, record) };
         }
-        if (!ctx.config.token.refresh_rotation) return body;
+        if (!rotation) return body;
         const next = await rotate(ctx, snapshot!, presented, now);
-        if (next !== undefined) return { ...body, refresh_token: next };
-        // Lost the race to a concurrent refresh of the same token: re-read and take the retry
-        // path, which hands back the winner's successor.
-        sawLive = true;
+        if (next.outcome === "rotated") return { ...body, refresh_token: next.token };
+        // Lost a race to a concurrent refresh of the same token, or something changed: re-read
+        // and decide again (a lost race takes the retry path and gets the winner's successor).
+        // A remembered snapshot that failed its checks proves nothing about when the token was
+        // live (another instance may have rotated it long ago), so it sets no `sawLive`.
+        sawLive ||= next.outcome === "raced" || !snapshot!.remembered;
       }
     }
   }
   throw serverError(500, { msg: "refresh did not settle", rounds: MAX_ROUNDS });
 }
 
-/** Retires the snapshot's token; returns the successor, or `undefined` on a lost race. */
+/** Retires the snapshot's token: how that went, and the successor when it committed. */
 async function rotate(
   ctx: GrantContext,
   snapshot: RefreshSnapshot,
   presented: string,
   now: number,
-): Promise<string | undefined> {
+): Promise<{ outcome: "rotated"; token: string } | { outcome: Exclude<RotateOutcome, "rotated"> }> {
   const { record } = snapshot;
   // Never past the family's absolute end: refresh does not extend the session.
   const next = newRefreshToken(
@@ -126,7 +135,8 @@ async function rotate(
       sealed: sealSuccessor(presented, record.hash, next.token, ctx.random),
     },
   };
-  return await ctx.store.sessions.rotate(snapshot, retired, next.record) ? next.token : undefined;
+  const outcome = await ctx.store.sessions.rotate(snapshot, retired, next.record);
+  return outcome === "rotated" ? { outcome, token: next.token } : { outcome };
 }
 
 function successorOf(presented: string, record: RefreshRecord): string {

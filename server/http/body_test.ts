@@ -1,7 +1,61 @@
 import assert from "node:assert/strict";
 import { createMemoryLogger } from "@org/shared";
-import { readForm } from "./body.ts";
 import { errorResponse, OAuthError } from "./errors.ts";
+import { readCapped, readForm } from "./body.ts";
+
+const FORM = "application/x-www-form-urlencoded";
+
+function streamOf(...chunks: Uint8Array[]): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(c) {
+      for (const chunk of chunks) c.enqueue(chunk);
+      c.close();
+    },
+  });
+}
+
+function post(body: BodyInit, headers: Record<string, string>): Request {
+  return new Request("http://127.0.0.1/token", { method: "POST", body, headers });
+}
+
+async function refused(p: Promise<unknown>, status: number): Promise<void> {
+  await assert.rejects(p, (e) => e instanceof OAuthError && e.status === status);
+}
+
+Deno.test("readForm(): a body with content-length is parsed into single-valued parameters", async () => {
+  const body = "grant_type=refresh_token&refresh_token=a%2Bb";
+  const params = await readForm(post(body, { "content-type": FORM, "content-length": "44" }));
+  assert.deepEqual([...params], [["grant_type", "refresh_token"], ["refresh_token", "a+b"]]);
+});
+
+Deno.test("readForm(): a chunked body (no content-length) is read across chunks", async () => {
+  const enc = new TextEncoder();
+  const req = post(streamOf(enc.encode("grant_type=refresh"), enc.encode("_token&x=1")), {
+    "content-type": `${FORM}; charset=utf-8`,
+  });
+  assert.deepEqual([...await readForm(req)], [["grant_type", "refresh_token"], ["x", "1"]]);
+});
+
+Deno.test("readForm(): a repeated parameter or another content type is invalid_request", async () => {
+  await refused(readForm(post("a=1&a=2", { "content-type": FORM, "content-length": "7" })), 400);
+  await refused(readForm(post("{}", { "content-type": "application/json" })), 400);
+});
+
+Deno.test("readCapped(): over the cap is 413, declared or streamed", async () => {
+  await refused(readCapped(post("x".repeat(11), { "content-length": "11" }), 10), 413);
+  // A lying content-length on an in-process request is still caught after the read.
+  await refused(readCapped(post("x".repeat(11), { "content-length": "5" }), 10), 413);
+  const chunk = new Uint8Array(6).fill(120);
+  await refused(readCapped(post(streamOf(chunk, chunk), {}), 10), 413);
+});
+
+Deno.test("readCapped(): a body that is not UTF-8 is invalid_request, on both paths", async () => {
+  const bad = new Uint8Array([0x61, 0xff, 0x62]);
+  await refused(readCapped(post(bad, { "content-length": "3" }), 10), 400);
+  await refused(readCapped(post(streamOf(bad), {}), 10), 400);
+  // The shared decoder is not left in a broken state by a failure.
+  assert.equal(await readCapped(post("ok", { "content-length": "2" }), 10), "ok");
+});
 
 /** A form request whose body sends `first` and then fails, like a client disconnecting. */
 function brokenRequest(first: string): Request {
@@ -50,6 +104,18 @@ Deno.test("readForm(): a repeated parameter's name is echoed at most 64 characte
   await assert.rejects(readForm(req), (err: unknown) => {
     assert.ok(err instanceof OAuthError);
     assert.equal(err.description, `Parameter ${"p".repeat(64)}… is repeated`);
+    return true;
+  });
+});
+
+Deno.test("readForm(): a body with a declared length that errors mid-read is 400, not a 500", async () => {
+  const req = brokenRequest("grant_type=refresh_token&refresh_");
+  const withLength = new Request(req, {
+    headers: { ...Object.fromEntries(req.headers), "content-length": "100" },
+  });
+  await assert.rejects(readForm(withLength), (err: unknown) => {
+    assert.ok(err instanceof OAuthError);
+    assert.deepEqual([err.status, err.code], [400, "invalid_request"]);
     return true;
   });
 });

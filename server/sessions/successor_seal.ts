@@ -5,6 +5,7 @@ import type { Random } from "@org/shared";
 const INFO = "token-exchange refresh successor v1";
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
+const EMPTY = new Uint8Array(0);
 
 /**
  * Seals a successor refresh token under a key derived from the token it replaces
@@ -36,8 +37,14 @@ export function sealSuccessor(
   const iv = random.bytes(IV_BYTES);
   const cipher = createCipheriv("aes-256-gcm", deriveKey(presented), iv);
   cipher.setAAD(Buffer.from(presentedHash));
-  const body = Buffer.concat([cipher.update(successor, "utf8"), cipher.final()]);
-  return Buffer.concat([iv, body, cipher.getAuthTag()]).toString("base64url");
+  // GCM is a stream mode: `final()` adds nothing, so the ciphertext is `update()`'s output.
+  const body = cipher.update(successor, "utf8");
+  cipher.final();
+  const out = Buffer.allocUnsafe(IV_BYTES + body.length + TAG_BYTES);
+  out.set(iv, 0);
+  out.set(body, IV_BYTES);
+  out.set(cipher.getAuthTag(), IV_BYTES + body.length);
+  return out.toString("base64url");
 }
 
 /**
@@ -75,5 +82,5 @@ export function openSuccessor(
 
 function deriveKey(presented: string): Uint8Array {
   // The token carries 256 random bits, so HKDF needs no salt to give a uniform key.
-  return new Uint8Array(hkdfSync("sha256", presented, "", INFO, 32));
+  return new Uint8Array(hkdfSync("sha256", presented, EMPTY, INFO, 32));
 }

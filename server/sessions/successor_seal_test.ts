@@ -26,3 +26,13 @@ Deno.test("openSuccessor(): another token, another hash or a flipped byte opens 
   assert.equal(openSuccessor(old, tokenHash(old), flipped), undefined);
   assert.equal(openSuccessor(old, tokenHash(old), "short"), undefined);
 });
+
+Deno.test("openSuccessor(): opens a successor sealed by the first release (format v1 is stable)", () => {
+  // Sealed with seededRandom("iv") by the original implementation: stored retired records
+  // must keep opening across upgrades.
+  const sealed =
+    "V-Egq9nRsMDn8djBV_Xkt4Xia9xjZ--E_uw3Rx2vC4wr5UMemy5LBqip2wD58FYl6uTu2cCzmKriI39ugg_BnVIkz_Yf7rY";
+  assert.equal(old, "hZ21xMfN6UpOo91L-ZqxmRLA2Q_DzSePDUSy9DRxHkc");
+  assert.equal(openSuccessor(old, tokenHash(old), sealed), next);
+  assert.equal(sealSuccessor(old, tokenHash(old), next, seededRandom("iv")), sealed);
+});

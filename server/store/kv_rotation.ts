@@ -2,11 +2,19 @@
  * The refresh-rotation half of the KV session store, kept apart from `kv_sessions.ts` because
  * it is the hot path and is tuned for it:
  *
- * - **One read round trip** when the token was issued by this process: a token's family and
- *   user never change, so `hash → (family, user)` is remembered (bounded) when a token is
- *   issued, and the record, family and user then come back in one `getMany`. Only immutable
- *   facts are remembered, so the hint can never be stale; a miss (restart, another instance)
- *   costs one more round trip.
+ * - **No read for a token this process rotated last** (the common case: a client refreshing
+ *   through the instance that gave it its token). A successful rotation knows exactly what it
+ *   left in the store: the successor's record and versionstamp (the commit's), and the family
+ *   and user it checked, with their versions. That snapshot is remembered (bounded); the next
+ *   refresh of the successor decides on it and commits with checks on the record, family AND
+ *   user versions. Any change since (a revocation, a suspension or claims change through
+ *   `store.users.update`, a rotation by another instance, expiry) fails the check, and the
+ *   request re-reads and decides again, so an answer is never based on stale state: the
+ *   memory saves a read, it never replaces one.
+ * - **One read round trip** otherwise, when the token was issued by this process: a token's
+ *   family and user never change, so `hash → (family, user)` is remembered (bounded) and the
+ *   record, family and user then come back in one `getMany`. A miss (restart, another
+ *   instance) costs one more round trip.
  * - **Group commit**: while one rotation commit is in flight, the next ones queue and go out
  *   together in one atomic commit (each with its own checks). A local KV file syncs per
  *   commit, so this is what lets rotations outrun the disk. A batch that fails a check is
@@ -16,25 +24,39 @@
  * @module
  */
 import type { Clock } from "@org/shared";
-import type { RefreshRecord, RefreshSnapshot, SessionFamily, UserRecord } from "./store.ts";
+import type {
+  RefreshRecord,
+  RefreshSnapshot,
+  RotateOutcome,
+  SessionFamily,
+  UserRecord,
+} from "./store.ts";
 import { expireIn, K } from "./kv_keys.ts";
 
 /** Most token hints remembered; the oldest are forgotten first (a miss is only slower). */
 const MAX_HINTS = 100_000;
-/** Most rotations per group commit: 3 checks each stays within Deno KV's 100 checks. */
-const MAX_BATCH = 32;
+/**
+ * Most snapshots remembered (each holds a record, a family and a user, so this bounds memory
+ * at a few MB for ordinary user records); the oldest are forgotten first (a miss is one read).
+ */
+const MAX_SNAPSHOTS = 10_000;
+/** Most rotations per group commit: 4 checks each stays within Deno KV's 100 checks. */
+const MAX_BATCH = 25;
 
 interface Pending {
   readonly snapshot: RefreshSnapshot;
   readonly retired: RefreshRecord;
   readonly next: RefreshRecord;
-  readonly resolve: (ok: boolean) => void;
+  readonly resolve: (outcome: RotateOutcome) => void;
   readonly reject: (err: unknown) => void;
 }
 
 /** Reads and rotations of refresh tokens on one Deno KV. */
 export class KvRotation {
   #hints = new Map<string, { family: string; user: string }>();
+  #snapshots = new Map<string, RefreshSnapshot>();
+  /** Tokens whose rotation is queued or in flight, to when it settles. */
+  #rotating = new Map<string, Promise<unknown>>();
   #queue: Pending[] = [];
   #committing = false;
 
@@ -47,6 +69,14 @@ export class KvRotation {
       this.#hints.delete(this.#hints.keys().next().value!);
     }
     this.#hints.set(record.hash, { family: record.family_id, user: record.user_id });
+  }
+
+  /**
+   * The snapshot this process's last rotation left for `hash` (a live token), if remembered.
+   * Unverified: see {@linkcode KvRotation.rotate}.
+   */
+  remembered(hash: string): RefreshSnapshot | undefined {
+    return this.#snapshots.get(hash);
   }
 
   /**
@@ -96,22 +126,36 @@ export class KvRotation {
       successorLive: record.successor
         ? successor !== null && successor.retired_at === undefined
         : undefined,
-      versions: { record: recordEntry.versionstamp, family: familyEntry?.versionstamp ?? null },
+      versions: {
+        record: recordEntry.versionstamp,
+        family: familyEntry?.versionstamp ?? null,
+        user: userEntry?.versionstamp ?? null,
+      },
     };
   }
 
   /**
-   * Retires the snapshot's record and stores `next`, checked against the versions read: a
-   * concurrent rotation or revocation makes it fail instead of forking the family or
-   * resurrecting a revoked one. Shares a commit with rotations queued at the same time.
+   * Retires the snapshot's record and stores `next`, checked against the snapshot's versions
+   * of the record, its family and its user: a concurrent rotation, revocation or user change
+   * makes it fail instead of forking the family, resurrecting a revoked one or serving a
+   * suspended user. Shares a commit with rotations queued at the same time.
    *
-   * @param snapshot what the caller read
+   * @param snapshot what the caller decided on
    * @param retired the snapshot's record with `retired_at` and `successor` set
    * @param next the successor's record
-   * @returns false when the record or family changed since the read
+   * @returns `rotated`; `raced` when a rotation of the same token by this process is already
+   *   under way; `changed` when the record, family or user changed since the snapshot
    */
-  rotate(snapshot: RefreshSnapshot, retired: RefreshRecord, next: RefreshRecord): Promise<boolean> {
-    const { promise, resolve, reject } = Promise.withResolvers<boolean>();
+  rotate(
+    snapshot: RefreshSnapshot,
+    retired: RefreshRecord,
+    next: RefreshRecord,
+  ): Promise<RotateOutcome> {
+    const underWay = this.#rotating.get(retired.hash);
+    // Answer once the other rotation settled, so the caller's re-read sees its outcome.
+    if (underWay) return underWay.then(() => "raced", () => "raced");
+    const { promise, resolve, reject } = Promise.withResolvers<RotateOutcome>();
+    this.#rotating.set(retired.hash, promise);
     this.#queue.push({ snapshot, retired, next, resolve, reject });
     if (!this.#committing) void this.#drain();
     return promise;
@@ -130,49 +174,71 @@ export class KvRotation {
   }
 
   async #commitBatch(batch: Pending[]): Promise<void> {
-    // Two rotations of one token in one batch would both pass the same check: keep the
-    // first; the others lost the race (they re-read and take the retry path).
-    const seen = new Set<string>();
-    const unique: Pending[] = [];
-    for (const p of batch) {
-      if (seen.has(p.retired.hash)) p.resolve(false);
-      else {
-        seen.add(p.retired.hash);
-        unique.push(p);
-      }
-    }
     try {
-      if (unique.length > 1 && await this.#commit(unique)) {
-        for (const p of unique) this.#settled(p, true);
-        return;
+      if (batch.length > 1) {
+        const versionstamp = await this.#commit(batch);
+        if (versionstamp !== undefined) {
+          for (const p of batch) this.#settled(p, versionstamp);
+          return;
+        }
       }
       // Alone, or a batch that failed some check: each rotation on its own checks.
-      await Promise.all(unique.map(async (p) => this.#settled(p, await this.#commit([p]))));
+      await Promise.all(batch.map(async (p) => this.#settled(p, await this.#commit([p]))));
     } catch (err) {
-      for (const p of unique) p.reject(err);
+      for (const p of batch) {
+        this.#forget(p);
+        p.reject(err);
+      }
     }
   }
 
-  #settled(p: Pending, ok: boolean): void {
-    if (ok) {
-      this.#hints.delete(p.retired.hash);
-      this.remember(p.next);
+  #settled(p: Pending, versionstamp: string | undefined): void {
+    this.#forget(p);
+    if (versionstamp === undefined) return p.resolve("changed");
+    this.#hints.delete(p.retired.hash);
+    this.remember(p.next);
+    const { snapshot } = p;
+    // Exactly what the commit left: the new record at the commit's version, and the family
+    // and user it checked (unchanged by it, so still at the versions it checked).
+    this.#snapshots.set(p.next.hash, {
+      record: p.next,
+      family: snapshot.family,
+      user: snapshot.user,
+      successorLive: undefined,
+      versions: {
+        record: versionstamp,
+        family: snapshot.versions.family,
+        user: snapshot.versions.user,
+      },
+      remembered: true,
+    });
+    if (this.#snapshots.size > MAX_SNAPSHOTS) {
+      this.#snapshots.delete(this.#snapshots.keys().next().value!);
     }
-    p.resolve(ok);
+    p.resolve("rotated");
   }
 
-  async #commit(items: readonly Pending[]): Promise<boolean> {
+  /** Whatever happened, the snapshot decided on is no longer a good guess. */
+  #forget(p: Pending): void {
+    this.#rotating.delete(p.retired.hash);
+    this.#snapshots.delete(p.retired.hash);
+  }
+
+  /** One atomic commit of `items`; its versionstamp, or `undefined` when a check failed. */
+  async #commit(items: readonly Pending[]): Promise<string | undefined> {
     const now = this.clock.now();
     const op = this.kv.atomic();
     for (const { snapshot, retired, next } of items) {
       op.check({ key: K.refresh(retired.hash), versionstamp: snapshot.versions.record })
         .check({ key: K.family(retired.family_id), versionstamp: snapshot.versions.family })
+        .check({ key: K.user(retired.user_id), versionstamp: snapshot.versions.user })
         .check({ key: K.refresh(next.hash), versionstamp: null })
         // The retired record lives as long as the family: presenting it later must still be
         // recognised as reuse, not shrugged off as an unknown token.
         .set(K.refresh(retired.hash), retired, { expireIn: expireIn(retired.expires_at, now) })
         .set(K.refresh(next.hash), next, { expireIn: expireIn(next.expires_at, now) });
     }
-    return (await op.commit()).ok;
+    const res = await op.commit();
+    return res.ok ? res.versionstamp : undefined;
   }
 }

@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { FixedClock } from "@org/shared";
 import { KvSessionStore } from "./kv_sessions.ts";
-import type { RefreshRecord, RefreshSnapshot, SessionFamily } from "./store.ts";
+import { KvUserStore } from "./kv_users.ts";
+import type {
+  RefreshRecord,
+  RefreshSnapshot,
+  RotateOutcome,
+  SessionFamily,
+  UserRecord,
+} from "./store.ts";
 
 const NOW = 1_700_000_000_000;
 
@@ -42,7 +49,15 @@ function successorOf(r: RefreshRecord, tag: string): [RefreshRecord, RefreshReco
   return [{ ...r, retired_at: NOW, successor: { hash: next.hash, sealed: tag } }, next];
 }
 
-function rotate(store: KvSessionStore, snap: RefreshSnapshot, tag: string): Promise<boolean> {
+async function rotate(store: KvSessionStore, snap: RefreshSnapshot, tag: string): Promise<boolean> {
+  return await outcome(store, snap, tag) === "rotated";
+}
+
+function outcome(
+  store: KvSessionStore,
+  snap: RefreshSnapshot,
+  tag: string,
+): Promise<RotateOutcome> {
   const [retired, next] = successorOf(snap.record, tag);
   return store.rotate(snap, retired, next);
 }
@@ -60,18 +75,18 @@ Deno.test("rotate(): concurrent rotations of different tokens all commit", async
   });
 });
 
-Deno.test("rotate(): two rotations of one token at once: exactly one wins", async () => {
+Deno.test("rotate(): two rotations of one token at once: exactly one wins, the rest raced", async () => {
   await withSessions(3, async (store, records) => {
     const snap = (await store.readForRefresh(records[0]!.hash))!;
     const others = await Promise.all(records.slice(1).map((r) => store.readForRefresh(r.hash)));
-    const oks = await Promise.all([
-      rotate(store, snap, "a"),
-      rotate(store, snap, "b"),
-      rotate(store, snap, "c"),
-      ...others.map((s) => rotate(store, s!, "x")),
+    const outcomes = await Promise.all([
+      outcome(store, snap, "a"),
+      outcome(store, snap, "b"),
+      outcome(store, snap, "c"),
+      ...others.map((s) => outcome(store, s!, "x")),
     ]);
-    assert.equal(oks.slice(0, 3).filter(Boolean).length, 1);
-    assert.deepEqual(oks.slice(3), [true, true]);
+    assert.deepEqual(outcomes, ["rotated", "raced", "raced", "rotated", "rotated"]);
+    const oks = outcomes.map((o) => o === "rotated");
     const after = (await store.readForRefresh(records[0]!.hash))!;
     const winner = ["a", "b", "c"][oks.indexOf(true)];
     assert.equal(after.record.successor?.sealed, winner);
@@ -111,5 +126,68 @@ Deno.test("readForRefresh(): a store that did not issue the token reads it all t
     assert.equal(retired?.successorLive, true);
     const retiredViaHint = await store.readForRefresh(records[0]!.hash);
     assert.equal(retiredViaHint?.successorLive, true);
+  });
+});
+
+const USER: UserRecord = {
+  id: "usr_1",
+  provider: "p",
+  external_id: "1",
+  email: "a@example.com",
+  display_name: "A",
+  status: "active",
+  metadata: {},
+  claims: {},
+  created_at: NOW,
+  updated_at: NOW,
+};
+
+/** Rotates `record` once and returns the successor's remembered snapshot. */
+async function rotatedOnce(store: KvSessionStore, record: RefreshRecord): Promise<RefreshSnapshot> {
+  const snap = (await store.readForRefresh(record.hash))!;
+  const [retired, next] = successorOf(snap.record, "a");
+  assert.equal(await store.rotate(snap, retired, next), "rotated");
+  assert.equal(store.rememberedForRefresh(record.hash), undefined);
+  const remembered = store.rememberedForRefresh(next.hash);
+  assert.ok(remembered?.remembered);
+  return remembered;
+}
+
+Deno.test("rememberedForRefresh(): after a rotation, the successor's snapshot equals a fresh read", async () => {
+  await withSessions(1, async (store, records, kv) => {
+    await new KvUserStore(kv, new FixedClock(NOW)).create(USER);
+    const remembered = await rotatedOnce(store, records[0]!);
+    const read = await new KvSessionStore(kv, new FixedClock(NOW)).readForRefresh(
+      remembered.record.hash,
+    );
+    assert.deepEqual({ ...remembered, remembered: undefined }, { ...read, remembered: undefined });
+    assert.equal(await rotate(store, remembered, "b"), true);
+  });
+});
+
+Deno.test("rotate(): a remembered snapshot fails once the user, the family or the record changed", async () => {
+  await withSessions(3, async (store, records, kv) => {
+    const users = new KvUserStore(kv, new FixedClock(NOW));
+    await users.create(USER);
+    const [a, b, c] = await Promise.all(records.map((r) => rotatedOnce(store, r)));
+    // Another instance on the same KV: the user changes, a family is revoked, a token rotated.
+    const other = new KvSessionStore(kv, new FixedClock(NOW));
+    await users.update(USER.id, (u) => ({ ...u, claims: { tier: "pro" } }));
+    assert.equal(await outcome(store, a!, "x"), "changed");
+    const fresh = await Promise.all([b!, c!].map((s) => store.readForRefresh(s.record.hash)));
+    const [b2, c2] = await Promise.all(
+      fresh.map(async (s) => {
+        assert.equal(await rotate(store, s!, "y"), true);
+        return store.rememberedForRefresh(`${s!.record.hash}-y`)!;
+      }),
+    );
+    await other.revokeFamily(b2!.record.family_id, NOW);
+    assert.equal(await outcome(store, b2!, "z"), "changed");
+    assert.equal(await rotate(other, (await other.readForRefresh(c2!.record.hash))!, "w"), true);
+    assert.equal(await outcome(store, c2!, "z"), "changed");
+    // A failed snapshot is forgotten: the next refresh reads the store.
+    for (const s of [a!, b2!, c2!]) {
+      assert.equal(store.rememberedForRefresh(s.record.hash), undefined);
+    }
   });
 });

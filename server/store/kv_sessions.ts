@@ -1,5 +1,11 @@
 import type { Clock } from "@org/shared";
-import type { RefreshRecord, RefreshSnapshot, SessionFamily, SessionStore } from "./store.ts";
+import type {
+  RefreshRecord,
+  RefreshSnapshot,
+  RotateOutcome,
+  SessionFamily,
+  SessionStore,
+} from "./store.ts";
 import { expireIn, K, MINUS_ONE, ONE } from "./kv_keys.ts";
 import { KvRotation } from "./kv_rotation.ts";
 
@@ -152,7 +158,16 @@ export class KvSessionStore implements SessionStore {
   }
 
   /** @inheritdoc */
-  rotate(snapshot: RefreshSnapshot, retired: RefreshRecord, next: RefreshRecord): Promise<boolean> {
+  rememberedForRefresh(hash: string): RefreshSnapshot | undefined {
+    return this.#rotation.remembered(hash);
+  }
+
+  /** @inheritdoc */
+  rotate(
+    snapshot: RefreshSnapshot,
+    retired: RefreshRecord,
+    next: RefreshRecord,
+  ): Promise<RotateOutcome> {
     return this.#rotation.rotate(snapshot, retired, next);
   }
 }

@@ -72,8 +72,29 @@ export interface RefreshSnapshot {
   /** For a retired record: whether its successor is stored and not retired itself. */
   readonly successorLive: boolean | undefined;
   /** Opaque versions {@linkcode SessionStore.rotate} checks. */
-  readonly versions: { readonly record: string; readonly family: string | null };
+  readonly versions: {
+    readonly record: string;
+    readonly family: string | null;
+    readonly user: string | null;
+  };
+  /**
+   * True when the snapshot was not read from the store but remembered from this process's own
+   * last rotation of the family: it may be stale (another instance, an admin change), which
+   * {@linkcode SessionStore.rotate} detects, since it checks all three versions.
+   */
+  readonly remembered?: boolean;
 }
+
+/**
+ * How {@linkcode SessionStore.rotate} ended:
+ *
+ * - `rotated`: committed.
+ * - `raced`: another request of this process is rotating the same token right now (so the
+ *   token was live when this request looked); nothing was written.
+ * - `changed`: the record, its family or its user changed since the snapshot; nothing was
+ *   written.
+ */
+export type RotateOutcome = "rotated" | "raced" | "changed";
 
 /** One key of the signing key ring. */
 export interface StoredKey {
@@ -135,12 +156,22 @@ export interface SessionStore {
    */
   readForRefresh(hash: string): Promise<RefreshSnapshot | undefined>;
   /**
-   * Rotates in one atomic step: replaces the snapshot's record by `retired` and stores `next`,
-   * only if neither the record nor its family changed since `snapshot` was read.
-   *
-   * @returns false when it lost a race (the caller re-reads and decides again)
+   * A live token's snapshot as this process left it after its own last rotation, without any
+   * I/O, or `undefined`. It is a guess: only {@linkcode SessionStore.rotate} (which checks the
+   * record, family and user versions in its commit) makes a decision taken on it final.
    */
-  rotate(snapshot: RefreshSnapshot, retired: RefreshRecord, next: RefreshRecord): Promise<boolean>;
+  rememberedForRefresh(hash: string): RefreshSnapshot | undefined;
+  /**
+   * Rotates in one atomic step: replaces the snapshot's record by `retired` and stores `next`,
+   * only if the record, its family and its user are all unchanged since `snapshot`.
+   *
+   * @returns `rotated`, or why not (the caller re-reads and decides again)
+   */
+  rotate(
+    snapshot: RefreshSnapshot,
+    retired: RefreshRecord,
+    next: RefreshRecord,
+  ): Promise<RotateOutcome>;
   /**
    * The cleanup sweep: deletes families whose absolute end is at or before `now` (revoked or
    * not) with their user-index entries, lowers the live-session counter for those not already

@@ -3,6 +3,9 @@ import { join } from "node:path";
 import * as oauth from "oauth4webapi";
 import { decodeJwt } from "jose";
 import { createMemoryLogger, FixedClock, type Logger } from "@org/shared";
+import { refreshTokenGrant } from "../../server/grants/refresh_token.ts";
+import { createIdFactory } from "../../server/store/ids.ts";
+import { createKvStore } from "../../server/store/kv_store.ts";
 import type { RefreshRecord } from "../../server/store/store.ts";
 import { type OidcFixture, startOidcProvider } from "../support/oidc.ts";
 import {
@@ -350,6 +353,80 @@ Deno.test("refresh: a restart on the same KV file keeps every session", async ()
     kv.close();
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+/**
+ * A second service instance on the same KV (as with a shared remote store): its own store
+ * objects, so nothing this server remembers is shared with it.
+ */
+function otherInstance(h: Harness, clock = h.te.server.deps.clock) {
+  const deps = h.te.server.deps;
+  const ctx = {
+    ...deps,
+    clock,
+    store: createKvStore(h.te.kv, clock),
+    ids: createIdFactory(clock, deps.random),
+  };
+  return {
+    store: ctx.store,
+    refresh: (token: string) =>
+      refreshTokenGrant(new Map([["refresh_token", token]]), ctx).then((r) => r.refresh_token!),
+  };
+}
+
+Deno.test("refresh: after a rotation here, changes made elsewhere are honoured on the next refresh", async (t) => {
+  const clock = new FixedClock();
+  await using h = await harness({
+    clock,
+    toml: `[token]
+custom_claims = { tier = "free" }
+`,
+  });
+  // Each token below was rotated by this server, so it decides on what it remembers and
+  // relies on the commit's version checks to notice any change made through another store.
+  const rotatedHere = async (who: string) =>
+    (await refreshed(h, (await h.signIn(who)).refresh_token)).refresh_token!;
+  const other = otherInstance(h);
+  await t.step("claims changed elsewhere show up", async () => {
+    const token = await rotatedHere("carol");
+    const at = await refreshed(h, token);
+    await other.store.users.update(String(decodeJwt(at.access_token).sub), (u) => ({
+      ...u,
+      claims: { tier: "pro" },
+    }));
+    assert.equal(decodeJwt((await refreshed(h, at.refresh_token!)).access_token).tier, "pro");
+  });
+  await t.step("a user suspended elsewhere gets access_denied", async () => {
+    const token = await rotatedHere("dave");
+    const at = await refreshed(h, token);
+    await other.store.users.update(
+      String(decodeJwt(at.access_token).sub),
+      (u) => ({ ...u, status: "suspended" }),
+    );
+    assert.equal(await refusal(h, at.refresh_token!), "403 access_denied");
+  });
+  await t.step("a session revoked elsewhere is refused", async () => {
+    const token = await rotatedHere("erin");
+    const at = await refreshed(h, token);
+    await other.store.sessions.revokeFamily(sid(at.access_token), clock.now());
+    assert.equal(await refusal(h, at.refresh_token!), "400 invalid_grant");
+  });
+  await t.step("a token rotated elsewhere, presented here after grace, is reuse", async () => {
+    const { log, lines } = createMemoryLogger();
+    await using h2 = await harness({ clock, log });
+    const token = (await refreshed(h2, (await h2.signIn("frank")).refresh_token)).refresh_token!;
+    const successor = await otherInstance(h2).refresh(token);
+    clock.advance(10_001);
+    assert.equal(await refusal(h2, token), "400 invalid_grant");
+    assert.ok(lines.some((l) => String(l.msg).includes("reuse")), JSON.stringify(lines));
+    assert.equal(await refusal(h2, successor), "400 invalid_grant");
+  });
+  await t.step("a token rotated elsewhere, presented here inside grace, is a retry", async () => {
+    const token = await rotatedHere("gina");
+    const successor = await other.refresh(token);
+    clock.advance(5_000);
+    assert.equal((await refreshed(h, token)).refresh_token, successor);
+  });
 });
 
 function quiet(): Logger {
