@@ -5,42 +5,15 @@
  */
 import assert from "node:assert/strict";
 import { ACCOUNT, startInfraWorld } from "./infra_world.ts";
-
-const WORKSPACE = new URL("../../", import.meta.url);
-const MAIN = new URL("deploy/main.ts", WORKSPACE).pathname;
-const DENO_JSON = new URL("deno.json", WORKSPACE).pathname;
-
-/** The deploy task's flags from the root deno.json, with `$HOME` expanded as `deno task` does. */
-async function taskFlags(home: string): Promise<string[]> {
-  const config = JSON.parse(await Deno.readTextFile(DENO_JSON));
-  const task: string = config.tasks.deploy;
-  return task.split(" ").filter((w) => w.startsWith("--")).map((w) => w.replaceAll("$HOME", home));
-}
+import { deployTaskFlags, runDeployProcess } from "./deploy_process.ts";
 
 Deno.test("e2e: deploy bootstrap under the task's narrow flags creates the site's resources via STS and the fakes", async () => {
   await using world = await startInfraWorld({ siteName: "blog", region: "eu-west-1", app: "blog" });
   const home = await Deno.makeTempDir({ prefix: "deploy-home-" });
   try {
-    const run = async (args: string[]) => {
-      const out = await new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          "--quiet",
-          `--config=${DENO_JSON}`,
-          ...(await taskFlags(home)),
-          MAIN,
-          ...args,
-        ],
-        cwd: world.root,
-        clearEnv: true,
-        env: { PATH: Deno.env.get("PATH") ?? "", HOME: home, ...world.env },
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const text = new TextDecoder();
-      return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
-    };
+    const flags = await deployTaskFlags(home);
+    const run = (args: string[]) =>
+      runDeployProcess({ flags, args, cwd: world.root, env: { HOME: home, ...world.env } });
     const first = await run(["bootstrap"]);
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, new RegExp(`created +bucket production-blog-${ACCOUNT}`));

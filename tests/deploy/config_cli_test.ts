@@ -1,56 +1,28 @@
 /**
  * End to end: `deploy config` run as a site repo runs it, in a subprocess under the narrow
- * permission flags the README documents (not -A), on fixture repos in temp directories.
+ * permission flags of the root deno.json `deploy` task (not -A), on fixture repos in temp directories.
  * `--config` points Deno at this workspace's import map, since the fixtures live outside it
  * (as a site repo would get it from the published package).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { deployTaskFlags, type ProcessRun, runDeployProcess } from "./deploy_process.ts";
 
-const WORKSPACE = new URL("../../", import.meta.url);
-const MAIN = new URL("deploy/main.ts", WORKSPACE).pathname;
-const DENO_JSON = new URL("deno.json", WORKSPACE).pathname;
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
+/**
+ * Runs `deploy` under the task's flags; `readScope` widens the repository read grant (`.`) for
+ * runs whose cwd is below the repository root.
+ */
 async function deploy(
   cwd: string,
   args: string[],
   env: Record<string, string> = {},
   readScope = ".",
-): Promise<Run> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--no-prompt",
-      `--config=${DENO_JSON}`,
-      `--allow-read=${readScope}`,
-      "--allow-write=.",
-      "--allow-env=AWS_*,DEBUG,NO_COLOR",
-      "--allow-net",
-      "--allow-run=git,jj",
-      MAIN,
-      ...args,
-    ],
-    cwd,
-    clearEnv: true,
-    env: {
-      NO_COLOR: "1",
-      PATH: Deno.env.get("PATH") ?? "",
-      HOME: Deno.env.get("HOME") ?? "",
-      ...env,
-    },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder();
-  return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
+): Promise<ProcessRun> {
+  const home = Deno.env.get("HOME") ?? "";
+  const flags = (await deployTaskFlags(home)).map((f) =>
+    f.startsWith("--allow-read=.,") ? f.replace("=.,", `=${readScope},`) : f
+  );
+  return runDeployProcess({ flags, args, cwd, env: { NO_COLOR: "1", HOME: home, ...env } });
 }
 
 async function fixture(files: Record<string, string>, marker = ".git"): Promise<string> {

@@ -8,19 +8,9 @@ import assert from "node:assert/strict";
 import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { ACCOUNT, type InfraWorld, startInfraWorld } from "./infra_world.ts";
 import { writeSiteRepo } from "./site_repo.ts";
+import { deployTaskFlags, type ProcessRun, runDeployProcess } from "./deploy_process.ts";
 
-const WORKSPACE = new URL("../../", import.meta.url);
-const MAIN = new URL("deploy/main.ts", WORKSPACE).pathname;
-const DENO_JSON = new URL("deno.json", WORKSPACE).pathname;
 const BUCKET = `production-blog-${ACCOUNT}`;
-
-/** The deploy task's permission flags from the root deno.json, `$HOME` expanded as `deno task` does. */
-async function taskFlags(home: string): Promise<string[]> {
-  const task: string = JSON.parse(await Deno.readTextFile(DENO_JSON)).tasks.deploy;
-  const flags = task.split(" ").filter((w) => w.startsWith("--"));
-  assert.ok(!flags.includes("-A") && !flags.includes("--allow-all"));
-  return flags.map((w) => w.replaceAll("$HOME", home));
-}
 
 interface RunOptions {
   /** `$HOME` the flags are expanded with. */
@@ -29,25 +19,13 @@ interface RunOptions {
   home: string;
 }
 
-async function runTask(world: InfraWorld, args: string[], o: RunOptions) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      `--config=${DENO_JSON}`,
-      ...(await taskFlags(o.flagsHome)),
-      MAIN,
-      ...args,
-    ],
+async function runTask(world: InfraWorld, args: string[], o: RunOptions): Promise<ProcessRun> {
+  return runDeployProcess({
+    flags: await deployTaskFlags(o.flagsHome),
+    args,
     cwd: world.root,
-    clearEnv: true,
-    env: { PATH: Deno.env.get("PATH") ?? "", HOME: o.home, ...world.env },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder();
-  return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
+    env: { HOME: o.home, ...world.env },
+  });
 }
 
 async function liveKeys(world: InfraWorld): Promise<string[]> {
