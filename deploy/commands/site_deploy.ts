@@ -74,7 +74,13 @@ export async function openSiteDeploy(
     if (tempRoot) await Deno.mkdir(tempRoot, { recursive: true });
     let builder: Builder;
     if (builderName === "local" || noBuild) {
-      builder = createLocalBuilder(tempRoot ? { tempRoot } : {});
+      // The build's output is relayed line by line; a child such as `deno task` colours it even
+      // into a pipe, so when this CLI prints no colour the build is told so too (otherwise a
+      // piped deploy, or a test run without NO_COLOR in the process environment, got escapes).
+      builder = createLocalBuilder({
+        ...(tempRoot ? { tempRoot } : {}),
+        ...(ctx.out.color ? {} : { env: { NO_COLOR: "1" } }),
+      });
     } else {
       const b = (await readEnvironmentState(store, ctx.env)).builder ?? {};
       if (!b.baseImageArn || !b.buildRoleArn) {

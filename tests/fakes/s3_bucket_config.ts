@@ -95,6 +95,12 @@ const OPERATION: Record<string, Record<ConfigName, string>> = {
 export async function startSiteS3(): Promise<SiteS3> {
   const s3rver = await startS3();
   const upstream = new URL(s3rver.endpoint);
+  // The proxy's own connection pool, closed with the proxy. With the global `fetch` the
+  // keep-alive connections to s3rver lived in the test process's shared pool, outliving this
+  // fixture; s3rver's close() (node:http Server.close) waits for every connection it does not
+  // count as idle, and under load one such pooled connection made it wait forever: a combined
+  // `deno test` run hung in deploy_cli_test / deploy_task_test while each file alone passed.
+  const upstreamClient = Deno.createHttpClient({});
   const state: BucketConfigState = { configs: new Map(), foreign: new Set() };
   const calls: FakeCall[] = [];
   const bucketExists = async (name: string) => {
@@ -163,6 +169,7 @@ export async function startSiteS3(): Promise<SiteS3> {
       headers,
       ...(hasBody ? { body: await req.arrayBuffer() } : {}),
       redirect: "manual",
+      client: upstreamClient,
     });
     if (
       bucket !== undefined && req.method === "DELETE" && res.ok &&
@@ -180,6 +187,7 @@ export async function startSiteS3(): Promise<SiteS3> {
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, handler);
   const close = async () => {
     await server.shutdown();
+    upstreamClient.close(); // drops the pooled connections, so s3rver sees them end
     await s3rver.close();
   };
   return {

@@ -36,6 +36,12 @@ export async function startS3(buckets: string[] = []): Promise<S3Fixture> {
   });
   const { port } = await server.run() as { port: number };
   const close = async () => {
+    // Server.close() stops listening, then waits until every open connection has ended; it
+    // closes only the connections it counts as idle. A keep-alive connection a client still
+    // holds in its pool (and never closes) would keep it waiting forever, so a fixture's
+    // shutdown could hang a whole test run: end them all first.
+    (server as unknown as { httpServer?: { closeAllConnections?(): void } }).httpServer
+      ?.closeAllConnections?.();
     await server.close();
     await Deno.remove(directory, { recursive: true }).catch(() => {});
   };
