@@ -77,7 +77,8 @@ export function checkObject(
   }
   const known = Object.keys(field.fields);
   for (const key of Object.keys(value)) {
-    if (key in field.fields || allowed.includes(key)) continue;
+    // hasOwn, not `in`: `"__proto__" in fields` and `"toString" in fields` are true.
+    if (Object.hasOwn(field.fields, key) || allowed.includes(key)) continue;
     const guess = suggest(key, known);
     issues.push({
       path: join(path, key),
@@ -87,7 +88,7 @@ export function checkObject(
   const out: Record<string, unknown> = {};
   for (const [key, sub] of Object.entries(field.fields)) {
     const subPath = join(path, key);
-    const raw = value[key];
+    const raw = Object.hasOwn(value, key) ? value[key] : undefined;
     if (raw === undefined) {
       if (field.required?.includes(key)) {
         issues.push({ path: subPath, message: "is required" });
@@ -128,8 +129,11 @@ function checkString(
   if (field.maxLength !== undefined && value.length > field.maxLength) {
     return fail(`be at most ${field.maxLength} characters`);
   }
-  if (field.pattern && !new RegExp(field.pattern.regex).test(value)) {
+  if (field.pattern && !new RegExp(field.pattern.regex, "u").test(value)) {
     return fail(field.pattern.rule);
+  }
+  if (field.notPattern && new RegExp(field.notPattern.regex, "u").test(value)) {
+    return fail(field.notPattern.rule);
   }
   if (field.httpsUrl && !isHttpsUrl(value)) return fail("be a valid https: URL");
   return value;

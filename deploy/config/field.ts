@@ -8,7 +8,10 @@
 
 /** A regular expression a string must match, and the rule as users read it. */
 export interface Pattern {
-  /** ECMAScript regular expression source (also valid in JSON Schema `pattern`). */
+  /**
+   * ECMAScript regular expression source, compiled with the `u` flag (so `\p{L}` works; JSON
+   * Schema `pattern` is Unicode-aware too).
+   */
   readonly regex: string;
   /** The rule in words, used in error messages: `must ${rule}`. */
   readonly rule: string;
@@ -28,6 +31,8 @@ export interface StringField extends Described {
   /** Rejects `""` and whitespace-only strings. */
   readonly nonBlank?: boolean;
   readonly pattern?: Pattern;
+  /** A regular expression the string must NOT match; its `rule` reads after "must". */
+  readonly notPattern?: Pattern;
   /** Must parse as a URL with the `https:` scheme. */
   readonly httpsUrl?: boolean;
   readonly minLength?: number;

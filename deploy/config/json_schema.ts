@@ -59,6 +59,7 @@ function toJsonSchema(field: Field): JsonSchema {
       if (field.minLength !== undefined) doc.minLength = field.minLength;
       if (field.maxLength !== undefined) doc.maxLength = field.maxLength;
       if (field.pattern) doc.pattern = field.pattern.regex;
+      if (field.notPattern) doc.not = { pattern: field.notPattern.regex };
       if (field.httpsUrl) Object.assign(doc, { format: "uri", pattern: "^https://" });
       break;
     case "number":

@@ -57,7 +57,7 @@ export interface LoadSiteOptions {
 export async function loadSite(options: LoadSiteOptions): Promise<LoadedSite> {
   const { env, repoDir, files } = options;
   const candidates = configCandidates(repoDir, env, options);
-  const file = await findConfigFile(candidates, env, files);
+  const file = await findConfigFile(candidates, env, files, options.configFlag !== undefined);
   let text: string;
   try {
     text = await files.readTextFile(file);

@@ -57,3 +57,22 @@ Deno.test("loadSite() throws config_invalid carrying every issue", async () => {
     });
   });
 });
+
+Deno.test("loadSite() reads a file saved with a UTF-8 byte-order mark", async () => {
+  await withRepo('\uFEFF{ "siteName": "blog" } // saved by a Windows editor', async (root) => {
+    assert.equal((await load(root)).config.siteName, "blog");
+  });
+});
+
+Deno.test("loadSite() reports a __proto__ key as unknown instead of taking it as a prototype", async () => {
+  await withRepo('{ "siteName": "blog", "__proto__": { "spa": true } }', async (root) => {
+    await assert.rejects(load(root), (err) => {
+      assert.ok(err instanceof DeployError);
+      assert.equal(err.code, "config_invalid");
+      assert.deepEqual(err.issues.map((i) => `${i.path}: ${i.message}`), [
+        "__proto__: unknown key",
+      ]);
+      return true;
+    });
+  });
+});

@@ -59,6 +59,8 @@ export function configCandidates(
  * @param candidates paths from {@linkcode configCandidates}
  * @param env environment name, for the message
  * @param files file access
+ * @param fromFlag the only candidate came from `--config` (the hint then points at the path,
+ *   not at `deploy init`, which would create a different file)
  * @returns the path of the configuration file
  * @throws {DeployError} `config_not_found`, listing every path looked for
  */
@@ -66,6 +68,7 @@ export async function findConfigFile(
   candidates: readonly string[],
   env: string,
   files: Files,
+  fromFlag = false,
 ): Promise<string> {
   for (const path of candidates) {
     try {
@@ -77,6 +80,11 @@ export async function findConfigFile(
         cause: err,
       });
     }
+  }
+  if (fromFlag) {
+    throw new DeployError("config_not_found", `--config file not found: ${candidates.join(", ")}`, {
+      hint: "check the path (a relative --config is resolved against the working directory)",
+    });
   }
   throw new DeployError(
     "config_not_found",

@@ -98,3 +98,23 @@ Deno.test("findConfigFile() with no file lists every path it looked for", async 
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("findConfigFile(): a missing --config file says so and points at the path, not at init", async () => {
+  const root = await tempTree([]);
+  try {
+    const candidates = configCandidates(root, "production", {
+      configFlag: "cfg/x.jsonc",
+      cwd: root,
+    });
+    await assert.rejects(findConfigFile(candidates, "production", denoFiles, true), (err) => {
+      assert.ok(err instanceof DeployError);
+      assert.equal(err.code, "config_not_found");
+      assert.equal(err.message, `--config file not found: ${join(root, "cfg/x.jsonc")}`);
+      assert.match(err.hint, /check the path/);
+      assert.doesNotMatch(err.hint, /deploy init/);
+      return true;
+    });
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});

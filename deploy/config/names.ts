@@ -140,6 +140,33 @@ export const ANALYTICS_DEFAULTS = {
   dashboardPort: 4317,
 } as const;
 
+/**
+ * The characters AWS accepts in a tag value (letters, digits, spaces and `_ . : / = + - @`),
+ * as a regular-expression character class body for the `u` flag.
+ */
+export const TAG_VALUE_CHARS = "\\p{L}\\p{Z}\\p{N}_.:/=+\\-@";
+
+/** Longest tag value AWS accepts, in characters. */
+export const MAX_TAG_VALUE = 256;
+
+/**
+ * Makes a fallback `app` tag value (a domain or a repository directory name, which nobody
+ * chose as a tag) acceptable to AWS: every other character becomes `-`, and it is cut to 256
+ * characters. An explicit `app` is validated instead, never rewritten.
+ *
+ * @param value the fallback
+ * @returns a valid tag value, or `""` when nothing is left
+ *
+ * @example
+ * ```ts
+ * tagSafe("my blog (2024)!"); // "my blog -2024--"
+ * ```
+ */
+export function tagSafe(value: string): string {
+  const replaced = value.replace(new RegExp(`[^${TAG_VALUE_CHARS}]`, "gu"), "-");
+  return [...replaced].slice(0, MAX_TAG_VALUE).join("");
+}
+
 /** Tags put on every created resource and, as object tags, on every site file. */
 export interface ResourceTags {
   /** The `app` key (falls back to the domain, then the repo directory name). */
@@ -184,7 +211,7 @@ export interface SiteNames {
     readonly tableBucket: string;
     readonly namespace: string;
     readonly table: string;
-    readonly bots: "flag";
+    readonly bots: "flag" | "filter";
     readonly saltSecretName: string;
     readonly dashboardPort: number;
   };

@@ -5,7 +5,7 @@
  * @module
  */
 import type { ObjectField, Pattern, StringField } from "./field.ts";
-import { ANALYTICS_DEFAULTS } from "./names.ts";
+import { ANALYTICS_DEFAULTS, MAX_TAG_VALUE, TAG_VALUE_CHARS } from "./names.ts";
 
 /** `siteName`: a slug used in every derived resource name. */
 export const SITE_NAME_PATTERN: Pattern = {
@@ -17,6 +17,18 @@ export const SITE_NAME_PATTERN: Pattern = {
 export const REPO_RELATIVE_PATTERN: Pattern = {
   regex: "^(?![/\\\\])(?!(.*[/\\\\])?\\.\\.([/\\\\]|$)).+$",
   rule: "be a repo-relative path (no leading /, no .. segment)",
+};
+
+/** The `app` tag value: what AWS accepts in a tag value. */
+export const APP_TAG_PATTERN: Pattern = {
+  regex: `^[${TAG_VALUE_CHARS}]{1,${MAX_TAG_VALUE}}$`,
+  rule: `be at most ${MAX_TAG_VALUE} letters, digits, spaces or _ . : / = + - @ (an AWS tag value)`,
+};
+
+/** `paths.dist` may not be the repository root: the whole repository would be published. */
+export const REPO_ROOT_PATTERN: Pattern = {
+  regex: "^(?:\\.(?:/+|$))+$",
+  rule: "not be the repository root (it would publish the whole repository, config included)",
 };
 
 /** Secret names: the characters AWS Secrets Manager accepts. */
@@ -149,7 +161,9 @@ export const SITE_SCHEMA: ObjectField = {
     app: {
       kind: "string",
       nonBlank: true,
-      derivedDefault: "domain, else the repository directory name",
+      pattern: APP_TAG_PATTERN,
+      derivedDefault:
+        "domain, else the repository directory name (characters AWS rejects in a tag become -)",
       description: "Value of the app tag on every created resource and site file.",
     },
     githubRepo: {
@@ -288,7 +302,10 @@ export const SITE_SCHEMA: ObjectField = {
       description: "Site layout, repo-relative.",
       fields: {
         app: repoPath("Directory where install and build run.", "."),
-        dist: repoPath("Built output directory, relative to the repo root.", "dist"),
+        dist: {
+          ...repoPath("Built output directory, relative to the repo root.", "dist"),
+          notPattern: REPO_ROOT_PATTERN,
+        },
         publicDir: repoPath("Static-asset directory served at the site root.", "public"),
         content: repoPath(
           "Content directory enumerated for posts by publish-sync.",

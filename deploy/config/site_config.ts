@@ -7,7 +7,7 @@
 import { basename } from "node:path";
 import type { ConfigIssue } from "@org/shared";
 import { checkField, checkObject } from "./check.ts";
-import { ACCOUNT_ID_PLACEHOLDER, bucketName, MAX_BUCKET_NAME } from "./names.ts";
+import { ACCOUNT_ID_PLACEHOLDER, bucketName, MAX_BUCKET_NAME, tagSafe } from "./names.ts";
 import { SITE_NAME_PATTERN, SITE_SCHEMA } from "./schema.ts";
 
 /** Allowed builder memory sizes, in GB. */
@@ -132,10 +132,12 @@ export function resolveSiteConfig(raw: unknown, options: ResolveSiteOptions): Si
     const flag = checkField(SITE_SCHEMA.fields.domain!, options.domainFlag, "--domain", issues);
     if (flag !== undefined) resolved.domain = flag;
   }
-  if (resolved.app === undefined) {
-    resolved.app = typeof resolved.domain === "string"
+  if (resolved.app === undefined && !Object.hasOwn(raw as object, "app")) {
+    // Nobody chose the fallback as a tag value, so it is made acceptable rather than rejected.
+    const fallback = typeof resolved.domain === "string"
       ? resolved.domain
       : basename(options.repoDir);
+    resolved.app = tagSafe(fallback) || "site";
   }
   if (typeof resolved.siteName === "string" && ENV_PATTERN.test(env)) {
     const known = options.accountId !== undefined;

@@ -79,6 +79,10 @@ Deno.test("resolveSiteConfig() never shares default arrays between results", () 
   assert.equal(ok({ siteName: "blog" }).sourceIgnore.length, 5);
 });
 
+const DIST_ROOT_RULE =
+  "not be the repository root (it would publish the whole repository, config included)";
+const APP_RULE = "be at most 256 letters, digits, spaces or _ . : / = + - @ (an AWS tag value)";
+
 // One row per rule of the spec's validation table (and the type rules around it): a valid
 // value, then an invalid one with the exact message the user sees.
 const ROWS: { key: string; valid: unknown[]; invalid: [unknown, string][] }[] = [
@@ -198,6 +202,9 @@ const ROWS: { key: string; valid: unknown[]; invalid: [unknown, string][] }[] = 
     valid: ["dist", "apps/web/dist"],
     invalid: [
       ["", 'paths.dist: must be non-empty (got "")'],
+      [".", `paths.dist: must ${DIST_ROOT_RULE} (got ".")`],
+      ["./", `paths.dist: must ${DIST_ROOT_RULE} (got "./")`],
+      ["./.", `paths.dist: must ${DIST_ROOT_RULE} (got "./.")`],
       [
         "dist/..",
         'paths.dist: must be a repo-relative path (no leading /, no .. segment) (got "dist/..")',
@@ -218,6 +225,16 @@ const ROWS: { key: string; valid: unknown[]; invalid: [unknown, string][] }[] = 
     key: "defaultRootObject",
     valid: ["home.html"],
     invalid: [["/index.html", 'defaultRootObject: must not start with / (got "/index.html")']],
+  },
+  {
+    key: "app",
+    valid: ["blog", "blog.example.com", "Mein Blog: Ünïcode/2024 +=@_-", "x".repeat(256)],
+    invalid: [
+      ["blog!", `app: must ${APP_RULE} (got "blog!")`],
+      ["a\tb", `app: must ${APP_RULE} (got "a\\tb")`],
+      ["x".repeat(257), `app: must ${APP_RULE} (got "${"x".repeat(257)}")`],
+      ["", 'app: must be non-empty (got "")'],
+    ],
   },
   {
     key: "githubRepo",
@@ -332,6 +349,25 @@ Deno.test("resolveSiteConfig(): app falls back to domain, then the repo director
   assert.equal(ok({ siteName: "blog", app: "marketing" }).app, "marketing");
   assert.equal(ok({ siteName: "blog", domain: "blog.example.com" }).app, "blog.example.com");
   assert.equal(ok({ siteName: "blog" }).app, "my-blog");
+});
+
+Deno.test("resolveSiteConfig(): a fallback app with characters AWS rejects in tags is sanitised", () => {
+  assert.equal(
+    ok({ siteName: "blog" }, { repoDir: "/src/my blog (2024)!" }).app,
+    "my blog -2024--",
+  );
+  assert.equal(ok({ siteName: "blog" }, { repoDir: `/src/${"a".repeat(300)}` }).app.length, 256);
+  assert.equal(ok({ siteName: "blog", domain: "b*log.example.com" }).app, "b-log.example.com");
+  // An explicit app is validated, never rewritten.
+  assert.deepEqual(errors({ siteName: "blog", app: "my blog!" }).map((e) => e.path), ["app"]);
+});
+
+Deno.test("resolveSiteConfig() reports __proto__ and inherited names as unknown keys", () => {
+  const raw = JSON.parse('{"siteName":"blog","__proto__":{"spa":true},"toString":1}');
+  assert.deepEqual(errors(raw).map((e) => `${e.path}: ${e.message}`), [
+    "__proto__: unknown key",
+    "toString: unknown key",
+  ]);
 });
 
 Deno.test("resolveSiteConfig(): --domain beats the domain key (and feeds the app fallback)", () => {

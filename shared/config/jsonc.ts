@@ -1,8 +1,11 @@
-import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
+import { type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
 import { ConfigError } from "./issue.ts";
 
 /**
- * Parses JSONC text: `//` and `/* *\/` comments and trailing commas are accepted.
+ * Parses JSONC text: `//` and `/* *\/` comments and trailing commas are accepted, and a
+ * leading UTF-8 byte-order mark (which Windows editors write) is ignored. Every key becomes an
+ * own property, `"__proto__"` included, so a validator that lists `Object.keys` sees (and can
+ * reject) it instead of the key silently replacing the object's prototype.
  *
  * @param text the file contents
  * @param file the file name, used in error messages
@@ -15,8 +18,9 @@ import { ConfigError } from "./issue.ts";
  * ```
  */
 export function parseJsonc(text: string, file: string): unknown {
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const errors: ParseError[] = [];
-  const value = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length > 0) {
     throw new ConfigError(
       errors.map((e) => {
@@ -29,7 +33,34 @@ export function parseJsonc(text: string, file: string): unknown {
       file,
     );
   }
-  return value;
+  return tree === undefined ? undefined : valueOf(tree);
+}
+
+/**
+ * The value of a parse-tree node. Properties are defined rather than assigned: assigning
+ * `obj["__proto__"] = {…}` (what jsonc-parser's `parse` does) sets the prototype instead.
+ */
+function valueOf(node: Node): unknown {
+  switch (node.type) {
+    case "object": {
+      const obj: Record<string, unknown> = {};
+      for (const property of node.children ?? []) {
+        const [key, value] = property.children ?? [];
+        if (key === undefined) continue;
+        Object.defineProperty(obj, String(key.value), {
+          value: value === undefined ? undefined : valueOf(value),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      return obj;
+    }
+    case "array":
+      return (node.children ?? []).map(valueOf);
+    default:
+      return node.value;
+  }
 }
 
 /** One-based line and column of a character offset. */

@@ -18,3 +18,21 @@ Deno.test("parseJsonc() names the file, line and column of a syntax error", () =
     return true;
   });
 });
+
+Deno.test("parseJsonc() ignores a leading UTF-8 byte-order mark", () => {
+  assert.deepEqual(parseJsonc('\uFEFF{ "siteName": "blog" }', "x.jsonc"), { siteName: "blog" });
+});
+
+Deno.test("parseJsonc() keeps a __proto__ key as an own property, not as the prototype", () => {
+  const value = parseJsonc('{ "a": 1, "__proto__": { "polluted": true }, "b": [ {} ] }', "x.jsonc");
+  assert.deepEqual(Object.keys(value as object), ["a", "__proto__", "b"]);
+  assert.equal(Object.getPrototypeOf(value), Object.prototype);
+  assert.equal((value as { polluted?: unknown }).polluted, undefined);
+  assert.deepEqual(Object.getOwnPropertyDescriptor(value, "__proto__")?.value, { polluted: true });
+});
+
+Deno.test("parseJsonc() keeps the last of duplicate keys and nested values", () => {
+  assert.deepEqual(parseJsonc('{ "a": 1, "a": { "b": [1, "x", null, false] } }', "x.jsonc"), {
+    a: { b: [1, "x", null, false] },
+  });
+});
