@@ -27,6 +27,20 @@ export const GLOBAL_FLAGS: Readonly<Record<string, FlagSpec & { short?: string }
   help: { type: "boolean", short: "h", description: "show help and exit" },
 };
 
+/**
+ * No command word at all (`deploy`, `deploy --json`): a `usage` error after which the runner
+ * prints the whole usage text, since the user has not picked anything yet.
+ */
+export class MissingCommandError extends DeployError {
+  override name = "MissingCommandError";
+
+  constructor() {
+    super("usage", "no command given", {
+      hint: "run `deploy --help` for the list of commands",
+    });
+  }
+}
+
 /** The result of parsing a command line. */
 export type Invocation =
   | { kind: "help"; command?: Command; group?: CommandGroup }
@@ -48,7 +62,8 @@ type Options = NonNullable<ParseArgsConfig["options"]>;
  * @param argv arguments without the program name
  * @param table the command table
  * @returns what to run, or a request for help
- * @throws {DeployError} `usage`, `unknown_command`, `unknown_flag` or `not_implemented`
+ * @throws {DeployError} `usage` ({@linkcode MissingCommandError} when there is no command),
+ *   `unknown_command`, `unknown_flag` or `not_implemented`
  */
 export function parseInvocation(argv: readonly string[], table: CommandTable): Invocation {
   // First pass, lenient: only to find the command words, knowing which flags take values so
@@ -66,9 +81,7 @@ export function parseInvocation(argv: readonly string[], table: CommandTable): I
   const helpAsked = loose.values.help === true;
   if (first === undefined) {
     if (helpAsked) return { kind: "help" };
-    throw new DeployError("usage", "no command given", {
-      hint: "run `deploy --help` for the list of commands",
-    });
+    throw new MissingCommandError();
   }
   const group = table.groups.find((g) => g.name === first);
   let command: Command | undefined;

@@ -101,5 +101,5 @@ Deno.test("parseInvocation() dispatches group subcommands", () => {
   assert.equal(code(["pds", "logout"], table), "unknown_command");
   assert.equal(code(["pds"], table), "usage");
   // A group with no subcommands yet: everything under it is not implemented.
-  assert.equal(code(["analytics", "query"]), "not_implemented");
+  assert.equal(code(["preview", "bootstrap"]), "not_implemented");
 });

@@ -11,7 +11,7 @@ import { type LoadedSite, loadSite } from "../config/load.ts";
 import { findRepoRoot } from "../config/locate.ts";
 import { resolvePdsConfig } from "../config/pds_config.ts";
 import { DeployError } from "../errors.ts";
-import { parseInvocation } from "./args.ts";
+import { MissingCommandError, parseInvocation } from "./args.ts";
 import type { CommandContext, CommandTable, Prompt } from "./command.ts";
 import { createOutput, type Output } from "./output.ts";
 import { commandHelp, groupHelp, usageText } from "./usage.ts";
@@ -99,6 +99,8 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
     const code = await command.run(ctx);
     return code ?? 0;
   } catch (err) {
+    // Bare `deploy`: the usage text (on stderr: stdout stays clean for --json), then the error.
+    if (err instanceof MissingCommandError) deps.stderr(usageText(deps.commands) + "\n\n");
     report(err, out, deps, debug);
     return 1;
   }

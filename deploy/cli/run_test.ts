@@ -3,7 +3,8 @@ import { join } from "node:path";
 import type { CommandTable } from "./command.ts";
 import { runCli } from "./run.ts";
 import { captureCli } from "./test_deps.ts";
-import { planned } from "../commands/table.ts";
+import { COMMAND_TABLE, planned } from "../commands/table.ts";
+import { usageText } from "./usage.ts";
 
 async function withSite(
   text: string | undefined,
@@ -47,13 +48,19 @@ Deno.test("runCli(): --help prints usage listing every command and exits 0", asy
   }
 });
 
-Deno.test("runCli(): no command prints a usage hint and exits 1", async () => {
+Deno.test("runCli(): no command prints the usage text and the error on stderr and exits 1", async () => {
   const cli = captureCli();
   assert.equal(await runCli([], cli.deps), 1);
+  assert.equal(cli.stdout(), "");
   assert.equal(
     cli.stderr(),
-    "error: no command given\nhint: run `deploy --help` for the list of commands\n",
+    `${usageText(COMMAND_TABLE)}\n\n` +
+      "error: no command given\nhint: run `deploy --help` for the list of commands\n",
   );
+  const json = captureCli();
+  assert.equal(await runCli(["--json"], json.deps), 1);
+  assert.match(json.stderr(), /^Usage: deploy <command>/);
+  assert.equal(JSON.parse(json.stdout()).error.code, "usage");
 });
 
 Deno.test("runCli(): a registered but unbuilt command fails honestly in two lines", async () => {
@@ -159,5 +166,121 @@ Deno.test("runCli(): a broken pds block does not block config, but fails a pds c
     const pds = captureCli({ cwd: root, commands: table });
     assert.equal(await runCli(["pds", "init"], pds.deps), 1);
     assert.match(pds.stderr(), /^ {2}- pds\.name: must be non-empty/m);
+  });
+});
+
+/** Runs `argv` in `root` with the real command table; exit code, stdout, stderr. */
+async function runIn(root: string, argv: string[]) {
+  // No AWS_ACCOUNT_ID and no lookup: an AWS command stops at account_unknown, after loading
+  // the configuration and before any client is built (nothing leaves the machine).
+  const cli = captureCli({ cwd: root });
+  const code = await runCli(argv, cli.deps);
+  return { code, stdout: cli.stdout(), stderr: cli.stderr() };
+}
+
+Deno.test("runCli(): pds commands check the pds section first, then report not_implemented", async () => {
+  await withSite('{ "siteName": "blog", "pds": { "name": "" } }', async (root) => {
+    for (const sub of ["init", "login", "sync"]) {
+      const r = await runIn(root, ["pds", sub, "--json"]);
+      assert.equal(r.code, 1);
+      const error = JSON.parse(r.stdout).error;
+      assert.equal(error.code, "config_invalid", sub);
+      assert.deepEqual(error.issues.map((i: { path: string }) => i.path), ["pds.name"]);
+    }
+  });
+  await withSite('{ "siteName": "blog", "pds": { "name": "My blog" } }', async (root) => {
+    const r = await runIn(root, ["pds", "login", "--json"]);
+    assert.equal(JSON.parse(r.stdout).error.code, "not_implemented");
+  });
+});
+
+Deno.test("runCli(): analytics commands reject unknown analytics keys naming them, then report not_implemented", async () => {
+  const bad = '{ "siteName": "blog", "analytics": { "tabel": "x", "dashboard": { "prot": 1 } } }';
+  await withSite(bad, async (root) => {
+    for (const sub of ["init", "query", "dashboard"]) {
+      const r = await runIn(root, ["analytics", sub, "--json"]);
+      const error = JSON.parse(r.stdout).error;
+      assert.equal(error.code, "config_invalid", sub);
+      assert.deepEqual(error.issues.map((i: { path: string }) => i.path), [
+        "analytics.tabel",
+        "analytics.dashboard.prot",
+      ]);
+    }
+  });
+  await withSite('{ "siteName": "blog" }', async (root) => {
+    const r = await runIn(root, ["analytics", "query", "--json"]);
+    assert.equal(JSON.parse(r.stdout).error.code, "not_implemented");
+  });
+});
+
+Deno.test("runCli(): help lists the planned pds and analytics subcommands", async () => {
+  const pds = captureCli();
+  assert.equal(await runCli(["pds", "--help"], pds.deps), 0);
+  for (const sub of ["init", "login", "sync"]) {
+    assert.match(pds.stdout(), new RegExp(`^ {2}pds ${sub} \\[env\\] +.*not available`, "m"));
+  }
+  const analytics = captureCli();
+  assert.equal(await runCli(["analytics", "--help"], analytics.deps), 0);
+  for (const sub of ["init", "query", "dashboard"]) {
+    assert.match(analytics.stdout(), new RegExp(`^ {2}analytics ${sub} \\[env\\]`, "m"));
+  }
+});
+
+Deno.test("runCli(): broken pds and analytics sections never block config, plan or deploy", async () => {
+  const text = '{ "siteName": "blog", "pds": { "name": " ", "x": 1 }, "analytics": { "nope": 1 } }';
+  await withSite(text, async (root) => {
+    const config = await runIn(root, ["config"]);
+    assert.equal(config.code, 0, config.stderr);
+    const report = JSON.parse(config.stdout);
+    assert.deepEqual(report.pds, { name: " ", x: 1 }, "printed as written");
+    assert.deepEqual(report.analytics, { nope: 1 });
+    assert.deepEqual(report.issues.map((i: { path: string }) => i.path), [
+      "pds.x",
+      "pds.name",
+      "analytics.nope",
+    ]);
+    assert.match(config.stderr, /pds\.name: must be non-empty/);
+    for (const argv of [["plan"], ["deploy", "--builder", "local"], ["status"]]) {
+      const r = await runIn(root, [...argv, "--json"]);
+      // Past the configuration: the next thing these need is the AWS account.
+      assert.equal(JSON.parse(r.stdout).error?.code, "account_unknown", r.stderr);
+      assert.doesNotMatch(r.stderr, /pds|analytics/);
+    }
+  });
+});
+
+Deno.test("runCli() config: valid pds and analytics are printed resolved, names follow them", async () => {
+  const text = `{
+    "siteName": "blog",
+    "pds": { "name": "My blog", "secretName": "custom/atproto" },
+    "analytics": { "table": "views", "bots": "filter", "dashboard": { "port": 5000 } }
+  }`;
+  await withSite(text, async (root) => {
+    const r = await runIn(root, ["config"]);
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout);
+    assert.deepEqual(report.pds, {
+      name: "My blog",
+      handleResolver: "https://public.api.bsky.app",
+      secretName: "custom/atproto",
+    });
+    assert.deepEqual(report.analytics, {
+      tableBucket: "production-blog-analytics",
+      namespace: "web",
+      table: "views",
+      bots: "filter",
+      saltSecretName: "blog/production/analytics-salt",
+      dashboard: { port: 5000 },
+    });
+    assert.equal(report.names.pdsSecretName, "custom/atproto");
+    assert.deepEqual(report.names.analytics, {
+      tableBucket: "production-blog-analytics",
+      namespace: "web",
+      table: "views",
+      bots: "filter",
+      saltSecretName: "blog/production/analytics-salt",
+      dashboardPort: 5000,
+    });
+    assert.equal(report.issues, undefined);
   });
 });

@@ -61,25 +61,53 @@ export interface EnvironmentStateView {
 }
 
 /**
- * Reads `state/<env>.json` as plain JSON, field by field. Deliberately lenient (unlike
- * `readEnvState`, which insists on a full version-1 state): these commands need only the few
- * fields below, so a hand-written or partial state that names them is enough.
+ * Reads `state/<env>.json` as plain JSON, field by field. Deliberately lenient about which
+ * fields are there (unlike `readEnvState`, which insists on a full version-1 state): these
+ * commands need only the few fields below, so a hand-written or partial state that names them
+ * is enough. A file that is not a JSON object is an error, though, never "no state": read as
+ * empty it would send the user to re-bootstrap an environment that exists.
  *
  * @param store bucket and client
  * @param env environment name
- * @returns the fields, or `{}` when there is no state yet (or it is not JSON)
+ * @returns the fields, or `{}` when there is no state yet
+ * @throws DeployError `state_invalid` when the file is not a JSON object
  */
 export async function readEnvironmentState(
   store: BuildStoreLocation,
   env: string,
 ): Promise<EnvironmentStateView> {
-  const text = await getText(store, stateKey(env));
+  const key = stateKey(env);
+  const text = await getText(store, key);
   if (text === undefined) return {};
+  return environmentStateView(parseEnvironmentState(text, `s3://${store.bucket}/${key}`));
+}
+
+/**
+ * Parses a state file's text (pure).
+ *
+ * @param text the file's contents
+ * @param where the object's `s3://bucket/key`, for the message
+ * @returns the parsed JSON object
+ * @throws DeployError `state_invalid` when it is not JSON or not an object
+ */
+export function parseEnvironmentState(text: string, where: string): Record<string, unknown> {
+  let raw: unknown;
+  let problem: string | undefined;
   try {
-    return environmentStateView(JSON.parse(text));
-  } catch {
-    return {};
+    raw = JSON.parse(text);
+  } catch (err) {
+    problem = `is not valid JSON (${err instanceof Error ? err.message : String(err)})`;
   }
+  if (problem === undefined && (raw === null || typeof raw !== "object" || Array.isArray(raw))) {
+    problem = "is not a JSON object";
+  }
+  if (problem !== undefined) {
+    throw new DeployError("state_invalid", `${where} ${problem}`, {
+      // The same advice as readEnvState gives for the same file.
+      hint: "run `deploy bootstrap` to rewrite it (it adopts the existing resources)",
+    });
+  }
+  return raw as Record<string, unknown>;
 }
 
 /**

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Command, CommandGroup, CommandTable } from "../cli/command.ts";
+import type { Command, CommandContext, CommandGroup, CommandTable } from "../cli/command.ts";
 import { notImplemented } from "../errors.ts";
 import { bootstrapCommand } from "./bootstrap.ts";
 import { configCommand } from "./config.ts";
@@ -42,6 +42,33 @@ export function planned(
   };
 }
 
+/**
+ * A registered, not yet built command of a section's group (`pds`, `analytics`): it checks its
+ * section first, so a broken section is reported as such (`config_invalid` naming the keys)
+ * before `not_implemented`, the way the real command will refuse it.
+ *
+ * @param name the command name, `<group> <sub>`
+ * @param summary one line for help
+ * @param check validates the section (`ctx.pds()` or `ctx.analytics()`)
+ * @returns the placeholder command
+ */
+export function plannedInSection(
+  name: string,
+  summary: string,
+  check: (ctx: CommandContext) => Promise<unknown>,
+): Command {
+  return {
+    ...planned(name, summary),
+    async run(ctx) {
+      await check(ctx);
+      throw notImplemented(name);
+    },
+  };
+}
+
+const pds = (ctx: CommandContext) => ctx.pds();
+const analytics = (ctx: CommandContext) => ctx.analytics();
+
 /** Every command, in the order help lists them. */
 export const COMMANDS: readonly Command[] = [
   initCommand,
@@ -55,6 +82,24 @@ export const COMMANDS: readonly Command[] = [
   rollbackCommand,
   deleteCommand,
   destroyCommand,
+  plannedInSection(
+    "pds init",
+    "create the publication; write paths.atprotoJson and the well-known files",
+    pds,
+  ),
+  plannedInSection("pds login", "log in to the PDS and keep the session in pds.secretName", pds),
+  plannedInSection("pds sync", "publish the posts under paths.content to the PDS", pds),
+  plannedInSection(
+    "analytics init",
+    "create the table bucket, namespace, table and salt secret",
+    analytics,
+  ),
+  plannedInSection("analytics query", "query the page views", analytics),
+  plannedInSection(
+    "analytics dashboard",
+    "serve the dashboard on 127.0.0.1:analytics.dashboard.port",
+    analytics,
+  ),
 ];
 
 /** Command groups: `deploy <group> <command>`. */
