@@ -95,6 +95,9 @@ const OPERATION: Record<string, Record<ConfigName, string>> = {
 export async function startSiteS3(): Promise<SiteS3> {
   const s3rver = await startS3();
   const upstream = new URL(s3rver.endpoint);
+  // Its own connection pool, closed before s3rver: an idle pooled connection would otherwise
+  // keep s3rver's close waiting (minutes) for the keep-alive to lapse.
+  const upstreamClient = Deno.createHttpClient({});
   const state: BucketConfigState = { configs: new Map(), foreign: new Set() };
   const calls: FakeCall[] = [];
   const bucketExists = async (name: string) => {
@@ -163,6 +166,7 @@ export async function startSiteS3(): Promise<SiteS3> {
       headers,
       ...(hasBody ? { body: await req.arrayBuffer() } : {}),
       redirect: "manual",
+      client: upstreamClient,
     });
     if (
       bucket !== undefined && req.method === "DELETE" && res.ok &&
@@ -180,6 +184,7 @@ export async function startSiteS3(): Promise<SiteS3> {
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, handler);
   const close = async () => {
     await server.shutdown();
+    upstreamClient.close();
     await s3rver.close();
   };
   return {
