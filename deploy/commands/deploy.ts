@@ -8,41 +8,52 @@
 import type { Command } from "../cli/command.ts";
 import { runDeploy } from "../pipeline/deploy.ts";
 import { summaryJson, summaryLines } from "./deploy_report.ts";
-import { openSiteDeploy } from "./site_deploy.ts";
+import { type MicrovmSeams, openSiteDeploy } from "./site_deploy.ts";
+
+/**
+ * Creates the `deploy` command.
+ *
+ * @param seams MicroVM builder overrides for tests (keep-alive, agent bundle, launch token,
+ *   poll interval); none in the CLI
+ * @returns the command
+ */
+export function createDeployCommand(seams: MicrovmSeams = {}): Command {
+  return {
+    name: "deploy",
+    summary: "build, sync to S3 and invalidate what changed",
+    flags: {
+      builder: {
+        type: "string",
+        values: ["local", "microvm"],
+        description: "where to build (default microvm)",
+      },
+      refresh: { type: "boolean", description: "re-upload every file (metadata fixes)" },
+    },
+    help:
+      "Zips the repository (honouring .gitignore, sourceIgnore and sourceInclude), builds it in\n" +
+      "the MicroVM builder (or on this machine with --builder local), writes robots.txt and\n" +
+      "sitemap.xml, uploads new and changed files (assets first, HTML after, deletions last)\n" +
+      "and invalidates only the changed paths (nothing at all when nothing changed). Needs a\n" +
+      "bootstrapped environment. --refresh re-uploads every file; --json prints the summary.",
+    async run(ctx) {
+      const builder = ctx.flags.builder === "local" ? "local" : "microvm";
+      using deploy = await openSiteDeploy(ctx, builder, seams);
+      let summary;
+      try {
+        summary = await runDeploy(deploy.input);
+      } finally {
+        ctx.out.progress(""); // never leave a half-drawn bar under the error or summary
+      }
+      for (const w of summary.warnings) ctx.out.warn(w);
+      if (ctx.out.mode === "json") {
+        ctx.out.data(summaryJson(ctx.env, deploy.builderName, summary));
+        return 0;
+      }
+      for (const line of summaryLines(ctx.env, summary)) ctx.out.line(line);
+      return 0;
+    },
+  };
+}
 
 /** The `deploy` command. */
-export const deployCommand: Command = {
-  name: "deploy",
-  summary: "build, sync to S3 and invalidate what changed",
-  flags: {
-    builder: {
-      type: "string",
-      values: ["local", "microvm"],
-      description: "where to build (default microvm)",
-    },
-    refresh: { type: "boolean", description: "re-upload every file (metadata fixes)" },
-  },
-  help:
-    "Zips the repository (honouring .gitignore, sourceIgnore and sourceInclude), builds it in\n" +
-    "the MicroVM builder (or on this machine with --builder local), writes robots.txt and\n" +
-    "sitemap.xml, uploads new and changed files (assets first, HTML after, deletions last)\n" +
-    "and invalidates only the changed paths (nothing at all when nothing changed). Needs a\n" +
-    "bootstrapped environment. --refresh re-uploads every file; --json prints the summary.",
-  async run(ctx) {
-    const builder = ctx.flags.builder === "local" ? "local" : "microvm";
-    using deploy = await openSiteDeploy(ctx, builder);
-    let summary;
-    try {
-      summary = await runDeploy(deploy.input);
-    } finally {
-      ctx.out.progress(""); // never leave a half-drawn bar under the error or summary
-    }
-    for (const w of summary.warnings) ctx.out.warn(w);
-    if (ctx.out.mode === "json") {
-      ctx.out.data(summaryJson(ctx.env, deploy.builderName, summary));
-      return 0;
-    }
-    for (const line of summaryLines(ctx.env, summary)) ctx.out.line(line);
-    return 0;
-  },
-};
+export const deployCommand: Command = createDeployCommand();

@@ -66,6 +66,8 @@ export function createRollbackCommand(seams: RollbackSeams = {}): Command {
         tags: site.names.tags as unknown as Record<string, string>,
         onStatus: (s) => ctx.out.step(s),
         onWarning: (w) => ctx.out.warn(w),
+        clock: ctx.clock,
+        sleep: (ms) => ctx.sleep(ms),
         ...seams,
       });
       ctx.out.step(`rolling back ${ctx.env} to build ${id}`);

@@ -8,7 +8,7 @@ import type { CommandContext } from "../cli/command.ts";
 import { createLocalBuilder } from "../build/local_builder.ts";
 import type { Builder } from "../build/builder.ts";
 import { DeployError } from "../errors.ts";
-import { createMicrovmBuilder } from "../microvm/builder.ts";
+import { createMicrovmBuilder, type MicrovmBuilderOptions } from "../microvm/builder.ts";
 import type { DeployInput, DeployProgress } from "../pipeline/deploy.ts";
 import { denoCommandRunner } from "../source/revision.ts";
 import { loadEnvState } from "../state/env_state.ts";
@@ -17,6 +17,16 @@ import { progressBar, siteOrigin } from "./deploy_report.ts";
 
 /** The live site's key prefix in the bucket (the distribution's origin path). */
 export const SITE_PREFIX = "site/";
+
+/**
+ * Test seams passed through to the MicroVM builder. The keep-alive matters most: by default it
+ * requests `GET <vm endpoint>/healthz` on the VM's public endpoint, which a test must replace
+ * (the fake's endpoints are not loopback). The CLI passes none.
+ */
+export type MicrovmSeams = Pick<
+  MicrovmBuilderOptions,
+  "keepAlive" | "bundle" | "newToken" | "pollIntervalMs"
+>;
 
 /** A resolved deploy: the pipeline input plus what the command prints and releases. */
 export interface SiteDeploy extends Disposable {
@@ -45,6 +55,7 @@ export function deployTempRoot(
  *
  * @param ctx the command context
  * @param builderName `local` or `microvm`
+ * @param seams MicroVM builder overrides for tests; none in the CLI
  * @returns the input and a disposer for its clients
  * @throws {DeployError} `account_unknown`, config errors, `state_missing`,
  *   `distribution_unknown`, `builder_not_configured`
@@ -52,6 +63,7 @@ export function deployTempRoot(
 export async function openSiteDeploy(
   ctx: CommandContext,
   builderName: "local" | "microvm",
+  seams: MicrovmSeams = {},
 ): Promise<SiteDeploy> {
   await ctx.accountId(); // the bucket name needs the account: STS unless AWS_ACCOUNT_ID
   const { site, bucket, clients, store } = await buildContext(ctx);
@@ -114,6 +126,7 @@ export async function openSiteDeploy(
         sleep: (ms) => ctx.sleep(ms),
         onStatus: (s) => ctx.out.step(s),
         onWarning: (w) => ctx.out.warn(w),
+        ...seams,
       });
     }
     const input: DeployInput = {

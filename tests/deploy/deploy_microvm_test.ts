@@ -1,0 +1,316 @@
+/**
+ * End to end: the default `deploy` (the MicroVM builder) after a plain `bootstrap`, using only
+ * what bootstrap recorded. In-process against s3rver (behind the bucket-configuration proxy)
+ * and the loopback MicroVMs, Logs and CloudFront fakes. The MicroVMs fake's `onRun` hook plays
+ * the VM by running the REAL agent job (`runAgentJob`: unzip, `deno task build`, SEO files,
+ * the sync engine) against the same s3rver, its log lines going to the Logs fake's stream.
+ *
+ * The keep-alive is the real one (`createKeepAlive`) with a recording fetch: the VM endpoint the
+ * fake reports (`https://<id>.microvm.lambda.<region>.on.aws`) is never contacted, and each
+ * test runs with network permission for loopback only, so no request can leave it.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { LambdaMicrovmsClient } from "@aws-sdk/client-lambda-microvms";
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+import { systemClock } from "@org/shared";
+import { parseAgentJob } from "../../deploy/agent/job.ts";
+import { runAgentJob } from "../../deploy/agent/run_job.ts";
+import { runCli } from "../../deploy/cli/run.ts";
+import { captureCli } from "../../deploy/cli/test_deps.ts";
+import { createDeployCommand } from "../../deploy/commands/deploy.ts";
+import { COMMAND_TABLE } from "../../deploy/commands/table.ts";
+import { lookupAccountIdWithSts } from "../../deploy/infra/aws_clients.ts";
+import { createKeepAlive } from "../../deploy/microvm/keep_alive.ts";
+import { ACCOUNT, type InfraWorld, startInfraWorld } from "./infra_world.ts";
+import { SITE_KEYS, writeSiteRepo } from "./site_repo.ts";
+
+const BUCKET = `production-blog-${ACCOUNT}`;
+const IDLE = { autoResumeEnabled: false, maxIdleDurationSeconds: 4, suspendedDurationSeconds: 60 };
+const CONFIG = {
+  siteName: "blog",
+  region: "eu-west-1",
+  app: "blog",
+  microvm: { memory: 2, maxDurationSeconds: 900, idle: IDLE },
+};
+const ALL_KEYS = [...SITE_KEYS, "robots.txt", "sitemap.xml"].sort();
+const LOG_GROUP = "/aws/microvms/production-blog-builder";
+
+/** Loopback only: the fakes, s3rver and its proxy all listen on 127.0.0.1. */
+const LOOPBACK_ONLY: Deno.PermissionOptionsObject = {
+  net: ["127.0.0.1"],
+  read: true,
+  write: true,
+  env: true,
+  run: true,
+  sys: true,
+  ffi: false,
+  import: true,
+};
+
+function siteS3(world: InfraWorld): S3Client {
+  return new S3Client({
+    region: "eu-west-1",
+    endpoint: world.s3.endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
+  });
+}
+
+async function liveKeys(world: InfraWorld): Promise<string[]> {
+  const s3 = siteS3(world);
+  try {
+    const out = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: "site/" }));
+    return (out.Contents ?? []).map((o) => o.Key!.slice("site/".length)).sort();
+  } finally {
+    s3.destroy();
+  }
+}
+
+async function bucketJson(world: InfraWorld, key: string): Promise<Record<string, unknown>> {
+  const s3 = siteS3(world);
+  try {
+    const out = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
+    return JSON.parse(await out.Body!.transformToString());
+  } finally {
+    s3.destroy();
+  }
+}
+
+/** A bootstrapped world whose MicroVMs run the real agent, and a CLI wired to it. */
+interface MicrovmWorld extends AsyncDisposable {
+  readonly world: InfraWorld;
+  /** Keep-alive requests, as `<url> <auth header>`; recorded, never sent. */
+  readonly pings: string[];
+  /** Runs the CLI in-process (the `deploy` command with the test keep-alive). */
+  run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+}
+
+async function microvmWorld(): Promise<MicrovmWorld> {
+  // The guarantee the keep-alive assertions rest on: this test may not reach the VM endpoint.
+  const offLoopback = await Deno.permissions.query({
+    name: "net",
+    host: "mvm-fake000000001.microvm.lambda.eu-west-1.on.aws",
+  });
+  assert.notEqual(offLoopback.state, "granted");
+  // onRun only runs after the world exists (at the first RunMicrovm).
+  const world: InfraWorld = await startInfraWorld(CONFIG, {
+    microvms: {
+      managedImages: ["al2023-1"],
+      onRun: async (ctx) => {
+        const parsed = parseAgentJob(ctx.payload ?? "");
+        if ("error" in parsed) throw new Error(parsed.error);
+        const { logGroup, logStream } = ctx.logging ?? {};
+        if (!logGroup || !logStream) throw new Error("RunMicrovm named no log stream");
+        const s3 = siteS3(world);
+        try {
+          await runAgentJob(parsed.job, {
+            s3,
+            log: (line) => world.aws.logs.state.append(logGroup, logStream, [line]),
+          });
+        } finally {
+          s3.destroy();
+        }
+      },
+    },
+  });
+  await writeSiteRepo(world.root);
+  const boot = await world.run(["bootstrap"]);
+  assert.equal(boot.code, 0, boot.stderr);
+
+  const pings: string[] = [];
+  const microvms = new LambdaMicrovmsClient({
+    region: "eu-west-1",
+    endpoint: world.aws.microvms.endpoint,
+    credentials: { accessKeyId: "FAKEACCESSKEY", secretAccessKey: "FAKESECRET" },
+  });
+  const recordingFetch = (input: string | URL | Request, init?: RequestInit) => {
+    const headers = new Headers(init?.headers);
+    pings.push(`${String(input)} ${headers.get("x-aws-proxy-auth") ?? "(no token)"}`);
+    return Promise.resolve(new Response("{}", { status: 200 }));
+  };
+  const deploy = createDeployCommand({
+    keepAlive: createKeepAlive(microvms, systemClock, recordingFetch as typeof fetch),
+    pollIntervalMs: 20,
+  });
+  const commands = {
+    ...COMMAND_TABLE,
+    commands: COMMAND_TABLE.commands.map((c) => c.name === "deploy" ? deploy : c),
+  };
+  const w = world;
+  const close = async () => {
+    microvms.destroy();
+    await w[Symbol.asyncDispose]();
+  };
+  return {
+    world: w,
+    pings,
+    async run(argv) {
+      const cli = captureCli({
+        cwd: w.root,
+        environ: w.env,
+        commands,
+        lookupAccountId: () => lookupAccountIdWithSts(w.env),
+        // Real (short) waits: the agent's `deno task build` runs on wall time meanwhile.
+        sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 20))),
+      });
+      const code = await runCli(argv, cli.deps);
+      return { code, stdout: cli.stdout(), stderr: cli.stderr() };
+    },
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+function callsOf(world: InfraWorld, operation: string) {
+  return world.aws.microvms.callsOf(operation);
+}
+
+Deno.test({
+  name:
+    "deploy (MicroVM default) after bootstrap: launches from config, the agent syncs, the CLI streams, invalidates and records; history and logs show the build",
+  permissions: LOOPBACK_ONLY,
+  async fn() {
+    await using mw = await microvmWorld();
+    const { world } = mw;
+    const r = await mw.run(["deploy"]);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+
+    // Memory on the image, idle and maximum duration on the launch, all from the config.
+    const image = callsOf(world, "CreateMicrovmImage");
+    assert.equal(image.length, 1);
+    assert.deepEqual(image[0]!.input.resources, [{ minimumMemoryInMiB: 2048 }]);
+    const runs = callsOf(world, "RunMicrovm");
+    assert.equal(runs.length, 1);
+    const launch = runs[0]!.input;
+    assert.deepEqual(launch.idlePolicy, IDLE);
+    assert.equal(launch.maximumDurationInSeconds, 900);
+    assert.match(String(launch.clientToken), /^[0-9a-f-]{36}$/);
+    assert.equal(launch.executionRoleArn, `arn:aws:iam::${ACCOUNT}:role/production-blog-builder`);
+    const job = parseAgentJob(String(launch.runHookPayload));
+    assert.ok("job" in job, JSON.stringify(job));
+    const id = job.job.buildId;
+    assert.match(id, /^[0-9a-f]{12}$/, "the build id is the revision");
+    assert.equal(job.job.maxDurationSeconds, 900);
+    assert.deepEqual(job.job.paths, { app: ".", dist: "dist" });
+
+    // The agent really built and synced the site.
+    assert.deepEqual(await liveKeys(world), ALL_KEYS);
+
+    // The CLI streamed the build's log lines, then printed the summary.
+    assert.match(r.stdout, new RegExp(`^build:start:${id}$`, "m"));
+    assert.match(r.stdout, /^site built$/m, "the site's own build output is streamed");
+    assert.match(r.stdout, /^sync: 6 uploaded, 0 deleted, 0 unchanged$/m);
+    assert.match(r.stdout, new RegExp(`^build:done:${id}$`, "m"));
+    assert.match(r.stdout, new RegExp(`^Deployed production at revision ${id}$`, "m"));
+    assert.match(r.stdout, /uploaded +6 files/);
+    assert.match(r.stdout, /invalidation +IFAKE\w*: \d+ path\(s\)/);
+
+    // One invalidation of exactly the changed paths.
+    const invalidations = world.aws.cloudfront.state.invalidations;
+    assert.equal(invalidations.length, 1);
+    assert.ok(invalidations[0]!.paths.includes("/"), invalidations[0]!.paths.join(","));
+    assert.ok(invalidations[0]!.paths.includes("/blog/index.html"));
+
+    // Always terminated; the keep-alive went through an auth token, only to the recorder.
+    assert.equal(callsOf(world, "TerminateMicrovm").length, 1);
+    const vm = [...world.aws.microvms.state.microvms.values()][0]!;
+    assert.equal(vm.state, "TERMINATED");
+    assert.ok(mw.pings.length >= 1, "the keep-alive pinged while the build ran");
+    for (const p of mw.pings) {
+      assert.match(p, new RegExp(`^${vm.endpoint}/healthz fake-token\\.${vm.id}\\.`));
+    }
+    assert.ok(callsOf(world, "CreateMicrovmAuthToken").length >= 1);
+    assert.doesNotMatch(r.stderr, /keep-alive|warning/i, r.stderr);
+
+    // The record the agent wrote, then `history` and `logs`.
+    const record = await bucketJson(world, `builds/${id}.json`);
+    assert.equal(record.status, "done");
+    assert.equal(record.uploaded, 6);
+    assert.equal(record.logGroup, LOG_GROUP);
+    assert.equal(
+      record.logStream,
+      (launch.logging as { cloudWatch: { logStream: string } })
+        .cloudWatch.logStream,
+    );
+
+    const history = await mw.run(["history", "--json"]);
+    assert.equal(history.code, 0, history.stderr);
+    const builds = JSON.parse(history.stdout);
+    assert.deepEqual(builds.map((b: { id: string; status: string }) => [b.id, b.status]), [
+      [id, "done"],
+    ]);
+
+    const logs = await mw.run(["logs", id]);
+    assert.equal(logs.code, 0, logs.stderr);
+    const lines = logs.stdout.trimEnd().split("\n");
+    assert.match(lines[0]!, new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z build:start:${id}$`));
+    assert.match(lines.at(-1)!, new RegExp(`Z build:done:${id}$`));
+    assert.ok(lines.some((l) => / site built$/.test(l)), logs.stdout);
+  },
+});
+
+Deno.test({
+  name: "deploy (MicroVM default): an identical redeploy syncs nothing and invalidates nothing",
+  permissions: LOOPBACK_ONLY,
+  async fn() {
+    await using mw = await microvmWorld();
+    const { world } = mw;
+    const first = await mw.run(["deploy"]);
+    assert.equal(first.code, 0, first.stderr + first.stdout);
+    assert.equal(world.aws.cloudfront.state.invalidations.length, 1);
+
+    const again = await mw.run(["deploy", "--json"]);
+    assert.equal(again.code, 0, again.stderr + again.stdout);
+    const summary = JSON.parse(again.stdout);
+    assert.equal(summary.builder, "microvm");
+    assert.equal(summary.uploaded, 0);
+    assert.equal(summary.deleted, 0);
+    assert.equal(summary.unchanged, 6);
+    assert.deepEqual(summary.changedKeys, []);
+    assert.equal(summary.invalidation, null);
+    assert.equal(world.aws.cloudfront.state.invalidations.length, 1, "no invalidation request");
+    assert.match(again.stderr, /^sync: 0 uploaded, 0 deleted, 6 unchanged$/m);
+    // Each launch is its own VM with its own token and log stream, and each is terminated.
+    const runs = callsOf(world, "RunMicrovm");
+    assert.equal(runs.length, 2);
+    assert.notEqual(runs[0]!.input.clientToken, runs[1]!.input.clientToken);
+    assert.equal(callsOf(world, "TerminateMicrovm").length, 2);
+    assert.equal(callsOf(world, "CreateMicrovmImage").length, 1, "the image is reused");
+    assert.equal(callsOf(world, "UpdateMicrovmImage").length, 0);
+    assert.deepEqual(await liveKeys(world), ALL_KEYS);
+  },
+});
+
+Deno.test({
+  name:
+    "deploy (MicroVM default): a failing build exits 1 with build_failed and the last log lines, terminates, invalidates nothing",
+  permissions: LOOPBACK_ONLY,
+  async fn() {
+    await using mw = await microvmWorld();
+    const { world } = mw;
+    await Deno.writeTextFile(
+      join(world.root, "build.js"),
+      'console.log("compiling");\nconsole.error("error: cannot resolve ./missing.css");\nDeno.exit(3);\n',
+    );
+    const r = await mw.run(["deploy", "--json"]);
+    assert.equal(r.code, 1, r.stdout);
+    const error = JSON.parse(r.stdout).error;
+    assert.equal(error.code, "build_failed");
+    assert.match(error.message, /deno task build failed/);
+    assert.match(error.hint, /last log lines:/);
+    assert.match(error.hint, /compiling/);
+    assert.match(error.hint, /cannot resolve \.\/missing\.css/);
+    assert.match(r.stderr, /^compiling$/m, "the lines were streamed as they came");
+
+    assert.equal(callsOf(world, "RunMicrovm").length, 1);
+    assert.equal(callsOf(world, "TerminateMicrovm").length, 1);
+    assert.equal([...world.aws.microvms.state.microvms.values()][0]!.state, "TERMINATED");
+    assert.equal(world.aws.cloudfront.state.invalidations.length, 0);
+    assert.deepEqual(await liveKeys(world), []);
+
+    const history = JSON.parse((await mw.run(["history", "--json"])).stdout);
+    assert.equal(history.length, 1);
+    assert.equal(history[0].status, "failed");
+    assert.match(history[0].reason, /exit code 3/);
+  },
+});
