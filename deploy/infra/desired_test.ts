@@ -10,6 +10,7 @@ import {
   distributionConfig,
   distributionDrift,
   distributionSpec,
+  withRewriteFunction,
 } from "./nodes/distribution.ts";
 import { logRetentionDays } from "./nodes/log_group.ts";
 import { oidcProviderArn } from "./nodes/oidc_provider.ts";
@@ -129,6 +130,60 @@ Deno.test("distributionDrift() names each managed setting that differs; applyMan
   // spa applies at creation only: the error pages are not managed afterwards.
   const spaSpec = distributionSpec(facts({ spa: true }), "EOAC");
   assert.deepEqual(distributionDrift(distributionConfig(spec), spaSpec), []);
+});
+
+const FN_ARN = `arn:aws:cloudfront::${ACCOUNT}:function/production-blog-rewrite`;
+
+Deno.test("distributionConfig() runs the rewrite function on viewer requests of the default behaviour", () => {
+  for (const spa of [false, true]) {
+    const config = distributionConfig(
+      distributionSpec(facts({ spa }), "EOAC", undefined, FN_ARN),
+    );
+    assert.deepEqual(config.DefaultCacheBehavior!.FunctionAssociations, {
+      Quantity: 1,
+      Items: [{ EventType: "viewer-request", FunctionARN: FN_ARN }],
+    });
+    // spa keeps its error response: a client route misses in S3, then gets /index.html.
+    assert.equal(
+      config.CustomErrorResponses!.Items![0]!.ResponsePagePath,
+      spa ? "/index.html" : "/404.html",
+    );
+  }
+});
+
+Deno.test("distributionDrift() reports a distribution without the rewrite function; applyManaged() adds it", () => {
+  const spec = distributionSpec(facts({}), "EOAC", undefined, FN_ARN);
+  // A distribution made before the function existed.
+  const old = distributionConfig(distributionSpec(facts({}), "EOAC"));
+  assert.equal(old.DefaultCacheBehavior!.FunctionAssociations, undefined);
+  assert.deepEqual(distributionDrift(old, spec), [
+    `viewer-request function (none), want ${FN_ARN}`,
+  ]);
+  const fixed = applyManaged(old, spec);
+  assert.deepEqual(distributionDrift(fixed, spec), []);
+  assert.deepEqual(fixed.DefaultCacheBehavior!.FunctionAssociations!.Items, [
+    { EventType: "viewer-request", FunctionARN: FN_ARN },
+  ]);
+});
+
+Deno.test("withRewriteFunction() keeps a viewer-response function and replaces another viewer-request one", () => {
+  const other = `arn:aws:cloudfront::${ACCOUNT}:function/headers`;
+  assert.deepEqual(
+    withRewriteFunction({
+      Quantity: 2,
+      Items: [
+        { EventType: "viewer-request", FunctionARN: other },
+        { EventType: "viewer-response", FunctionARN: other },
+      ],
+    }, FN_ARN),
+    {
+      Quantity: 2,
+      Items: [
+        { EventType: "viewer-response", FunctionARN: other },
+        { EventType: "viewer-request", FunctionARN: FN_ARN },
+      ],
+    },
+  );
 });
 
 Deno.test("trustPolicy() trusts only web identities of the configured repository", () => {

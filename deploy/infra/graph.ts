@@ -15,6 +15,7 @@ import { distributionNode } from "./nodes/distribution.ts";
 import { builderLogGroupNode, cdnLogGroupNode } from "./nodes/log_group.ts";
 import { oacNode } from "./nodes/oac.ts";
 import { oidcProviderNode } from "./nodes/oidc_provider.ts";
+import { rewriteFunctionNode } from "./nodes/rewrite_function.ts";
 import type { NodeId, ResourceNode } from "./resource.ts";
 
 /** Every node of a site environment. */
@@ -23,6 +24,7 @@ export const SITE_GRAPH: readonly ResourceNode[] = [
   builderLogGroupNode,
   cdnLogGroupNode,
   oacNode,
+  rewriteFunctionNode,
   certificateNode,
   distributionNode,
   bucketPolicyNode,

@@ -16,6 +16,7 @@ export type NodeId =
   | "builderLogGroup"
   | "cdnLogGroup"
   | "oac"
+  | "rewriteFunction"
   | "certificate"
   | "distribution"
   | "bucketPolicy"

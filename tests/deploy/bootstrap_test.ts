@@ -11,6 +11,7 @@ import {
   S3Client,
 } from "@aws-sdk/client-s3";
 import { logRetentionDays } from "../../deploy/infra/nodes/log_group.ts";
+import { rewriteFunctionCode } from "../../deploy/infra/nodes/rewrite_function.ts";
 import { ACCOUNT, type InfraWorld, mutatingCalls, startInfraWorld } from "./infra_world.ts";
 
 const BUCKET = `production-blog-${ACCOUNT}`;
@@ -55,6 +56,7 @@ Deno.test("bootstrap: a first run creates every node and records them; a second 
       "created   log group /aws/microvms/production-blog-builder (eu-west-1)",
       "created   log group /blog/production/cloudfront (us-east-1)",
       `created   origin access control ${BUCKET}`,
+      "created   CloudFront function production-blog-rewrite",
       `created   distribution for ${BUCKET}`,
       `created   bucket policy of ${BUCKET}`,
       "created   OIDC provider token.actions.githubusercontent.com",
@@ -97,6 +99,27 @@ Deno.test("bootstrap: a first run creates every node and records them; a second 
   assert.deepEqual(cf.configTexts(dist.id, "Aliases/Items"), []);
   assert.equal(cf.tags.get(dist.arn)?.get("environment"), "production");
 
+  // Pretty URLs: the rewrite function, published, runs on the default behaviour's viewer requests.
+  const fn = cf.functions.get("production-blog-rewrite");
+  assert.ok(fn?.live, "published to LIVE");
+  assert.equal(fn.live.code, rewriteFunctionCode("index.html"));
+  assert.equal(fn.live.runtime, "cloudfront-js-2.0");
+  assert.equal(
+    cf.configText(
+      dist.id,
+      "DefaultCacheBehavior/FunctionAssociations/Items/FunctionAssociation/EventType",
+    ),
+    "viewer-request",
+  );
+  assert.equal(
+    cf.configText(
+      dist.id,
+      "DefaultCacheBehavior/FunctionAssociations/Items/FunctionAssociation/FunctionARN",
+    ),
+    fn.arn,
+  );
+  assert.equal(cf.tags.get(fn.arn)?.get("app"), "blog");
+
   // Log groups with their retention, role scoped to the repo.
   const logs = world.aws.logs.state.groups;
   assert.equal(logs.get("/aws/microvms/production-blog-builder")?.retentionInDays, 30);
@@ -115,10 +138,12 @@ Deno.test("bootstrap: a first run creates every node and records them; a second 
   assert.equal(state?.bucket, BUCKET);
 
   const before = mutatingCalls(world).length;
+  const published = world.aws.cloudfront.callsOf("PublishFunction").length;
   const second = await world.run(["bootstrap"]);
   assert.equal(second.code, 0, second.stderr);
   assert.match(second.stdout, /No changes: every resource is up to date\./);
   assert.deepEqual(mutatingCalls(world).slice(before), []);
+  assert.equal(world.aws.cloudfront.callsOf("PublishFunction").length, published);
   assert.equal((await readState(world))?.updatedAt, state?.updatedAt);
 });
 
@@ -164,10 +189,64 @@ Deno.test("bootstrap: resources a run created but never recorded are adopted, no
   assert.equal(rerun.code, 0, rerun.stderr);
   assert.match(rerun.stdout, /adopted +distribution/);
   assert.match(rerun.stdout, /adopted +role production-blog-gh/);
-  assert.match(rerun.stdout, /No changes to AWS resources; 9 existing resource\(s\) adopted/);
+  assert.match(rerun.stdout, /No changes to AWS resources; 10 existing resource\(s\) adopted/);
   assert.equal(world.aws.cloudfront.state.distributions.size, 1);
   assert.equal(world.aws.cloudfront.state.originAccessControls.size, 1);
   assert.equal(typeof (await readState(world))?.distributionId, "string");
+});
+
+const FN = "production-blog-rewrite";
+const ASSOCIATED_ARN =
+  "DefaultCacheBehavior/FunctionAssociations/Items/FunctionAssociation/FunctionARN";
+
+Deno.test("bootstrap: a distribution made before the rewrite function gets it on the next run", async () => {
+  await using world = await startInfraWorld(BASE);
+  assert.equal((await world.run(["bootstrap"])).code, 0);
+  // Put the world back where an older version left it: no function, no association.
+  const cf = world.aws.cloudfront.state;
+  const [dist] = [...cf.distributions.values()];
+  const behaviour = dist!.config.children.find((c) => c.name === "DefaultCacheBehavior")!;
+  behaviour.children = behaviour.children.filter((c) => c.name !== "FunctionAssociations");
+  cf.functions.delete(FN);
+
+  const before = world.aws.cloudfront.calls.length;
+  const run = await world.run(["bootstrap"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /created +CloudFront function production-blog-rewrite/);
+  assert.match(run.stdout, /updated +distribution .*viewer-request function \(none\)/);
+  assert.equal(cf.configText(dist!.id, ASSOCIATED_ARN), cf.functions.get(FN)?.arn);
+  // Only the function and the association change; nothing is recreated.
+  // (mutatingCalls() does not count Publish*, so it is counted from the journal.)
+  const ops = world.aws.cloudfront.calls.map((c) => c.operation).slice(before);
+  assert.deepEqual(
+    ops.filter((op) => /^(Create|Publish|Update|Delete)/.test(op)),
+    ["CreateFunction", "PublishFunction", "UpdateDistribution"],
+  );
+  assert.equal(world.aws.cloudfront.state.distributions.size, 1);
+  assert.match((await world.run(["bootstrap"])).stdout, /No changes/);
+});
+
+Deno.test("bootstrap: rewrite code changed behind its back is updated (If-Match) and republished", async () => {
+  await using world = await startInfraWorld(BASE);
+  assert.equal((await world.run(["bootstrap"])).code, 0);
+  const fn = world.aws.cloudfront.state.functions.get(FN)!;
+  fn.live = { ...fn.live!, code: "function handler(event) { return event.request; }" };
+  fn.development = { ...fn.development, code: fn.live.code };
+
+  const status = JSON.parse((await world.run(["status", "--json"])).stdout);
+  const node = status.nodes.find((n: { id: string }) => n.id === "rewriteFunction");
+  assert.equal(node.status, "drifted");
+  assert.deepEqual(node.drift, ["code differs from this version's rewrite rules"]);
+
+  const run = await world.run(["bootstrap"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /updated +CloudFront function production-blog-rewrite/);
+  assert.equal(fn.live.code, rewriteFunctionCode("index.html"));
+  const update = world.aws.cloudfront.callsOf("UpdateFunction");
+  assert.equal(update.length, 1);
+  assert.ok(update[0]!.input.IfMatch, "UpdateFunction carries If-Match");
+  assert.equal(world.aws.cloudfront.callsOf("PublishFunction").length, 2);
+  assert.match((await world.run(["bootstrap"])).stdout, /No changes/);
 });
 
 Deno.test("bootstrap: with a domain, prints the validation CNAMEs and attaches the alias once issued", async () => {
@@ -306,6 +385,9 @@ Deno.test("destroy: refuses without --yes; with --yes removes every resource in 
   const disable = ops.lastIndexOf("UpdateDistribution");
   assert.ok(disable >= 0 && disable < ops.indexOf("DeleteDistribution"));
   assert.ok(ops.indexOf("DeleteDistribution") < ops.indexOf("DeleteOriginAccessControl"));
+  // The rewrite function goes once no distribution uses it.
+  assert.equal(cf.functions.size, 0);
+  assert.ok(ops.indexOf("DeleteDistribution") < ops.indexOf("DeleteFunction"));
 
   const again = await world.run(["destroy", "--yes"]);
   assert.equal(again.code, 0, again.stderr);

@@ -1,6 +1,7 @@
 /**
  * A loopback fake of Amazon CloudFront (REST-XML, API `2020-05-31`): distributions with ETag
- * concurrency and deploy status, Origin Access Controls, invalidations and tags.
+ * concurrency and deploy status, Origin Access Controls, CloudFront Functions (DEVELOPMENT and
+ * LIVE stages), invalidations and tags.
  *
  * The fake stores each `DistributionConfig` as the XML the SDK sent and echoes it back, so any
  * field the tool sets round-trips without the fake modelling the whole schema.
@@ -64,6 +65,34 @@ export interface FakeOriginAccessControl {
   config: XmlNode;
 }
 
+/** One stage (`DEVELOPMENT` or `LIVE`) of a CloudFront Function. */
+export interface FakeFunctionStage {
+  /** The function's JavaScript source, as sent. */
+  code: string;
+  /** `cloudfront-js-1.0` or `cloudfront-js-2.0`. */
+  runtime: string;
+  /** The function's comment. */
+  comment: string;
+  /** This stage's ETag (changes whenever the stage changes). */
+  etag: string;
+  /** Last change of this stage. */
+  lastModified: Date;
+}
+
+/** A CloudFront Function held by the fake. */
+export interface FakeFunction {
+  /** The unique name. */
+  name: string;
+  /** `arn:aws:cloudfront::<account>:function/<name>` (the same for both stages). */
+  arn: string;
+  /** When it was created. */
+  created: Date;
+  /** The stage `CreateFunction`/`UpdateFunction` write. */
+  development: FakeFunctionStage;
+  /** The stage `PublishFunction` copies DEVELOPMENT to; what distributions run. */
+  live?: FakeFunctionStage;
+}
+
 /** An invalidation held by the fake. */
 export interface FakeInvalidation {
   /** `IFAKE…` id. */
@@ -88,6 +117,8 @@ export interface CloudFrontFakeState {
   readonly distributions: Map<string, FakeDistribution>;
   /** Origin Access Controls by id. */
   readonly originAccessControls: Map<string, FakeOriginAccessControl>;
+  /** CloudFront Functions by name. */
+  readonly functions: Map<string, FakeFunction>;
   /** Invalidations, newest last. */
   readonly invalidations: FakeInvalidation[];
   /** Tags by resource ARN. */
@@ -131,7 +162,10 @@ export interface CloudFrontFakeOptions {
  * update/delete (`InvalidIfMatchVersion`, `PreconditionFailed`), delete only when disabled and
  * deployed (`DistributionNotDisabled`), unique caller references (`DistributionAlreadyExists`)
  * and aliases (`CNAMEAlreadyExists`), `Quantity` matching `Items` (`InvalidArgument`), known
- * OACs and origins, OACs in use (`OriginAccessControlInUse`).
+ * OACs and origins, OACs in use (`OriginAccessControlInUse`); for functions: unique names
+ * (`FunctionAlreadyExists`), the 10 KB code limit (`FunctionSizeLimitExceeded`), `If-Match`
+ * against the DEVELOPMENT stage, associations only with published functions
+ * (`InvalidFunctionAssociation`) and no deletion while associated (`FunctionInUse`).
  *
  * @param options account, status timing, certificate lookup, clock
  * @returns the fake; `await using` stops it
@@ -156,6 +190,7 @@ export function startCloudFrontFake(
   const distributions = new Map<string, FakeDistribution>();
   const originAccessControls = new Map<string, FakeOriginAccessControl>();
   const invalidations: FakeInvalidation[] = [];
+  const functions = new Map<string, FakeFunction>();
   const tags = new Map<string, Map<string, string>>();
 
   const distribution = (id: string): FakeDistribution => {
@@ -183,6 +218,7 @@ export function startCloudFrontFake(
   const state: CloudFrontFakeState = {
     distributions,
     originAccessControls,
+    functions,
     invalidations,
     tags,
     deploy(id) {
@@ -237,6 +273,7 @@ export function startCloudFrontFake(
       const oacId = textAt(o, "OriginAccessControlId");
       if (oacId) oac(oacId);
     }
+    checkFunctionAssociations(config);
     const aliases = textsAt(config, "Aliases/Items");
     const certArn = textAt(config, "ViewerCertificate/ACMCertificateArn");
     if (aliases.length > 0 && !certArn) {
@@ -265,6 +302,105 @@ export function startCloudFrontFake(
       }
     }
   };
+  const fn = (name: string): FakeFunction => {
+    const f = functions.get(name);
+    if (!f) {
+      throw new FakeAwsError("NoSuchFunctionExists", 404, "The function does not exist.");
+    }
+    return f;
+  };
+  const stageOf = (f: FakeFunction, stage: string | null): FakeFunctionStage => {
+    if (stage === null || stage === "DEVELOPMENT") return f.development;
+    if (stage !== "LIVE") {
+      throw new FakeAwsError("InvalidArgument", 400, `Invalid stage ${stage}.`);
+    }
+    if (!f.live) {
+      throw new FakeAwsError(
+        "NoSuchFunctionExists",
+        404,
+        "The function does not exist in the LIVE stage.",
+      );
+    }
+    return f.live;
+  };
+  const associatedWith = (arn: string): FakeDistribution | undefined =>
+    [...distributions.values()].find((d) => functionArnsOf(d.config).includes(arn));
+  /** CloudFront runs only published (LIVE) functions, one per event type and behaviour. */
+  const checkFunctionAssociations = (config: XmlNode) => {
+    const behaviours = [
+      child(config, "DefaultCacheBehavior"),
+      ...(at(config, "CacheBehaviors/Items")?.children ?? []),
+    ];
+    for (const behaviour of behaviours) {
+      const items = at(behaviour, "FunctionAssociations/Items")?.children ?? [];
+      const events = new Set<string>();
+      for (const item of items) {
+        const arn = textAt(item, "FunctionARN") ?? "";
+        const event = textAt(item, "EventType") ?? "";
+        if (!["viewer-request", "viewer-response"].includes(event) || events.has(event)) {
+          throw new FakeAwsError(
+            "InvalidFunctionAssociation",
+            400,
+            `Invalid or repeated function association event type ${event}.`,
+          );
+        }
+        events.add(event);
+        const f = [...functions.values()].find((x) => x.arn === arn);
+        if (!f?.live) {
+          throw new FakeAwsError(
+            "InvalidFunctionAssociation",
+            400,
+            `The function ARN ${arn} does not exist or is not published to the LIVE stage.`,
+          );
+        }
+      }
+    }
+  };
+  const functionSummaryXml = (f: FakeFunction, stage: "DEVELOPMENT" | "LIVE", root = true) => {
+    const s = stage === "LIVE" ? f.live! : f.development;
+    const status = stage === "DEVELOPMENT"
+      ? (f.live?.code === s.code && f.live.runtime === s.runtime ? "UNASSOCIATED" : "UNPUBLISHED")
+      : associatedWith(f.arn)
+      ? "DEPLOYED"
+      : "UNASSOCIATED";
+    return `<FunctionSummary${root ? ` xmlns="${XMLNS}"` : ""}>` +
+      xml({
+        Name: f.name,
+        Status: status,
+        FunctionConfig: { Comment: s.comment, Runtime: s.runtime },
+        FunctionMetadata: {
+          FunctionARN: f.arn,
+          Stage: stage,
+          CreatedTime: f.created,
+          LastModifiedTime: s.lastModified,
+        },
+      }) + `</FunctionSummary>`;
+  };
+  /** The function's config and code from a `CreateFunctionRequest`/`UpdateFunctionRequest`. */
+  const functionInput = (body: XmlNode): Omit<FakeFunctionStage, "etag" | "lastModified"> => {
+    const runtime = textAt(body, "FunctionConfig/Runtime") ?? "";
+    if (!["cloudfront-js-1.0", "cloudfront-js-2.0"].includes(runtime)) {
+      throw new FakeAwsError("InvalidArgument", 400, `Unsupported runtime ${runtime}.`);
+    }
+    const comment = textAt(body, "FunctionConfig/Comment");
+    if (comment === undefined) {
+      throw new FakeAwsError("InvalidArgument", 400, "FunctionConfig/Comment is required.");
+    }
+    const encoded = textAt(body, "FunctionCode") ?? "";
+    const bytes = Uint8Array.from(atob(encoded), (c) => c.charCodeAt(0));
+    if (bytes.length === 0) {
+      throw new FakeAwsError("InvalidArgument", 400, "FunctionCode is required.");
+    }
+    if (bytes.length > FUNCTION_CODE_LIMIT) {
+      throw new FakeAwsError(
+        "FunctionSizeLimitExceeded",
+        413,
+        `The function code is ${bytes.length} bytes; the limit is ${FUNCTION_CODE_LIMIT}.`,
+      );
+    }
+    return { code: new TextDecoder().decode(bytes), runtime, comment };
+  };
+
   const distributionXml = (d: FakeDistribution) =>
     `<Distribution xmlns="${XMLNS}">` +
     xml({
@@ -606,6 +742,120 @@ export function startCloudFrontFake(
         });
       }
     }
+    if (kind === "function" && id === undefined) {
+      if (m === "POST") {
+        return call("CreateFunction", () => {
+          const b = bodyOrFail();
+          const name = textAt(b, "Name") ?? "";
+          if (!/^[a-zA-Z0-9-_]{1,64}$/.test(name)) {
+            throw new FakeAwsError("InvalidArgument", 400, `Invalid function name ${name}.`);
+          }
+          if (functions.has(name)) {
+            throw new FakeAwsError(
+              "FunctionAlreadyExists",
+              409,
+              `A function with the name ${name} already exists.`,
+            );
+          }
+          const input = functionInput(b);
+          const f: FakeFunction = {
+            name,
+            arn: `arn:aws:cloudfront::${accountId}:function/${name}`,
+            created: now(),
+            development: { ...input, etag: nextEtag(), lastModified: now() },
+          };
+          functions.set(name, f);
+          tags.set(f.arn, tagsFrom(child(b, "Tags")));
+          return xmlResponse(functionSummaryXml(f, "DEVELOPMENT"), 201, {
+            etag: f.development.etag,
+            location: `${origin}${VERSION}/function/${name}`,
+          });
+        });
+      }
+      if (m === "GET") {
+        return call("ListFunctions", () => {
+          const stage = q.get("Stage");
+          const all = [...functions.values()].filter((f) => stage !== "LIVE" || f.live);
+          const marker = q.get("Marker") ?? "";
+          const max = Number(q.get("MaxItems") ?? 100);
+          const start = marker ? Math.max(0, all.findIndex((f) => f.name === marker)) : 0;
+          const page = all.slice(start, start + max);
+          const next = all[start + max];
+          return xmlResponse(
+            `<FunctionList xmlns="${XMLNS}">` +
+              xml({ NextMarker: next?.name, MaxItems: max, Quantity: page.length }) +
+              (page.length > 0
+                ? `<Items>${
+                  page.map((f) =>
+                    functionSummaryXml(f, stage === "LIVE" ? "LIVE" : "DEVELOPMENT", false)
+                  )
+                    .join("")
+                }</Items>`
+                : "") +
+              `</FunctionList>`,
+          );
+        });
+      }
+    }
+    if (kind === "function" && id !== undefined) {
+      const stageName = q.get("Stage");
+      if (sub === undefined && m === "GET") {
+        return call("GetFunction", () => {
+          const s = stageOf(fn(id), stageName);
+          return new Response(new TextEncoder().encode(s.code), {
+            headers: { "content-type": "application/octet-stream", etag: s.etag },
+          });
+        }, { Name: id });
+      }
+      if (sub === "describe" && m === "GET") {
+        return call("DescribeFunction", () => {
+          const f = fn(id);
+          const s = stageOf(f, stageName);
+          return xmlResponse(
+            functionSummaryXml(f, stageName === "LIVE" ? "LIVE" : "DEVELOPMENT"),
+            200,
+            { etag: s.etag },
+          );
+        }, { Name: id });
+      }
+      if (sub === undefined && m === "PUT") {
+        return call("UpdateFunction", () => {
+          const f = fn(id);
+          checkIfMatch(ifMatch, f.development.etag);
+          f.development = { ...functionInput(bodyOrFail()), etag: nextEtag(), lastModified: now() };
+          // The model names this header `ETtag` (sic); CloudFront sends it so.
+          return xmlResponse(functionSummaryXml(f, "DEVELOPMENT"), 200, {
+            etag: f.development.etag,
+            ettag: f.development.etag,
+          });
+        }, { Name: id });
+      }
+      if (sub === "publish" && m === "POST") {
+        return call("PublishFunction", () => {
+          const f = fn(id);
+          checkIfMatch(ifMatch, f.development.etag);
+          f.live = { ...f.development, etag: nextEtag(), lastModified: now() };
+          return xmlResponse(functionSummaryXml(f, "LIVE"));
+        }, { Name: id });
+      }
+      if (sub === undefined && m === "DELETE") {
+        return call("DeleteFunction", () => {
+          const f = fn(id);
+          checkIfMatch(ifMatch, f.development.etag);
+          const user = associatedWith(f.arn);
+          if (user) {
+            throw new FakeAwsError(
+              "FunctionInUse",
+              409,
+              `The function is associated with distribution ${user.id}.`,
+            );
+          }
+          functions.delete(id);
+          tags.delete(f.arn);
+          return new Response(null, { status: 204 });
+        }, { Name: id });
+      }
+    }
     if (kind === "origin-access-control") {
       if (id === undefined && m === "POST") {
         return call("CreateOriginAccessControl", () => {
@@ -728,6 +978,20 @@ export function startCloudFrontFake(
         err.status,
       ),
   }, state).fake;
+}
+
+/** CloudFront Functions' code size limit, in bytes. */
+const FUNCTION_CODE_LIMIT = 10_240;
+
+/** Every function ARN a distribution configuration associates, in any cache behaviour. */
+function functionArnsOf(config: XmlNode): string[] {
+  const behaviours = [
+    child(config, "DefaultCacheBehavior"),
+    ...(at(config, "CacheBehaviors/Items")?.children ?? []),
+  ];
+  return behaviours.flatMap((b) =>
+    (at(b, "FunctionAssociations/Items")?.children ?? []).map((i) => textAt(i, "FunctionARN") ?? "")
+  );
 }
 
 /** CloudFront rejects any list whose `Quantity` disagrees with its `Items`. */

@@ -9,22 +9,10 @@
  *
  * @module
  */
-import {
-  CreateRoleCommand,
-  DeleteRoleCommand,
-  DeleteRolePolicyCommand,
-  GetRoleCommand,
-  GetRolePolicyCommand,
-  type IAMClient,
-  ListRolePoliciesCommand,
-  PutRolePolicyCommand,
-  TagRoleCommand,
-  UpdateAssumeRolePolicyCommand,
-} from "@aws-sdk/client-iam";
 import { builderRoleName } from "../../config/names.ts";
-import { aws, awsErrorCode, awsMaybe } from "../aws_errors.ts";
-import { type PolicyDocument, samePolicy } from "../policy_document.ts";
-import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
+import type { PolicyDocument } from "../policy_document.ts";
+import type { ResourceNode, SiteFacts } from "../resource.ts";
+import { iamRoleNode } from "./iam_role.ts";
 
 /** The inline policy's name on the builder role. */
 export const BUILDER_POLICY_NAME = "builder";
@@ -133,122 +121,14 @@ function policyInput(facts: SiteFacts): BuilderPolicyInput {
   };
 }
 
-function tagList(facts: SiteFacts) {
-  return Object.entries(facts.tags).map(([Key, Value]) => ({ Key, Value }));
-}
-
-async function putPolicies(ctx: NodeContext, exists: boolean): Promise<void> {
-  const { iam } = ctx.clients;
-  const RoleName = builderRole(ctx.facts);
-  const resource = `role ${RoleName}`;
-  if (exists) {
-    await aws({ resource, action: "iam:UpdateAssumeRolePolicy" }, () =>
-      iam.send(
-        new UpdateAssumeRolePolicyCommand({
-          RoleName,
-          PolicyDocument: JSON.stringify(builderTrustPolicy(ctx.facts.accountId)),
-        }),
-      ));
-    await aws(
-      { resource, action: "iam:TagRole" },
-      () => iam.send(new TagRoleCommand({ RoleName, Tags: tagList(ctx.facts) })),
-    );
-  }
-  await aws({ resource, action: "iam:PutRolePolicy" }, () =>
-    iam.send(
-      new PutRolePolicyCommand({
-        RoleName,
-        PolicyName: BUILDER_POLICY_NAME,
-        PolicyDocument: JSON.stringify(builderPolicy(policyInput(ctx.facts))),
-      }),
-    ));
-}
-
-async function inlinePolicy(iam: IAMClient, RoleName: string): Promise<string | undefined> {
-  const out = await awsMaybe(
-    { resource: `role ${RoleName}`, action: "iam:GetRolePolicy" },
-    () => iam.send(new GetRolePolicyCommand({ RoleName, PolicyName: BUILDER_POLICY_NAME })),
-  );
-  return out?.PolicyDocument;
-}
-
 /** The builder role node. */
-export const builderRoleNode: ResourceNode = {
+export const builderRoleNode: ResourceNode = iamRoleNode({
   id: "builderRole",
   dependsOn: ["bucket", "builderLogGroup"],
-  wanted: () => true,
-  label: (facts) => `role ${builderRole(facts)}`,
-  async read(ctx) {
-    const { iam } = ctx.clients;
-    const RoleName = builderRole(ctx.facts);
-    const out = await awsMaybe(
-      { resource: `role ${RoleName}`, action: "iam:GetRole" },
-      () => iam.send(new GetRoleCommand({ RoleName })),
-    );
-    if (!out?.Role) return null;
-    const drift: string[] = [];
-    if (
-      !samePolicy(out.Role.AssumeRolePolicyDocument, builderTrustPolicy(ctx.facts.accountId))
-    ) {
-      drift.push(`trust policy is not ${MICROVMS_SERVICE_PRINCIPAL} for this account`);
-    }
-    if (!samePolicy(await inlinePolicy(iam, RoleName), builderPolicy(policyInput(ctx.facts)))) {
-      drift.push(`inline policy "${BUILDER_POLICY_NAME}" differs`);
-    }
-    const tags = Object.fromEntries((out.Role.Tags ?? []).map((t) => [t.Key, t.Value]));
-    for (const [k, v] of Object.entries(ctx.facts.tags)) {
-      if (tags[k] !== v) drift.push(`tag ${k}=${tags[k] ?? "(missing)"}, want ${v}`);
-    }
-    return { outputs: { name: RoleName, arn: out.Role.Arn ?? "" }, drift };
-  },
-  async create(ctx) {
-    const { iam } = ctx.clients;
-    const RoleName = builderRole(ctx.facts);
-    let arn: string | undefined;
-    let existed = false;
-    await aws({ resource: `role ${RoleName}`, action: "iam:CreateRole" }, async () => {
-      try {
-        const out = await iam.send(
-          new CreateRoleCommand({
-            RoleName,
-            Description: `MicroVM builder of ${ctx.facts.bucket}`,
-            AssumeRolePolicyDocument: JSON.stringify(builderTrustPolicy(ctx.facts.accountId)),
-            Tags: tagList(ctx.facts),
-          }),
-        );
-        arn = out.Role?.Arn;
-      } catch (err) {
-        // Created by a run that crashed before recording it: adopt it.
-        if (awsErrorCode(err) !== "EntityAlreadyExists") throw err;
-        existed = true;
-        arn = (await iam.send(new GetRoleCommand({ RoleName }))).Role?.Arn;
-      }
-    });
-    await putPolicies(ctx, existed);
-    return { name: RoleName, arn: arn ?? "" };
-  },
-  async update(ctx, live) {
-    await putPolicies(ctx, true);
-    return live.outputs;
-  },
-  async delete(ctx) {
-    const { iam } = ctx.clients;
-    const RoleName = builderRole(ctx.facts);
-    const resource = `role ${RoleName}`;
-    // IAM refuses to delete a role that still has inline policies.
-    const names = await awsMaybe(
-      { resource, action: "iam:ListRolePolicies" },
-      () => iam.send(new ListRolePoliciesCommand({ RoleName })),
-    );
-    for (const PolicyName of names?.PolicyNames ?? []) {
-      await awsMaybe(
-        { resource, action: "iam:DeleteRolePolicy" },
-        () => iam.send(new DeleteRolePolicyCommand({ RoleName, PolicyName })),
-      );
-    }
-    await awsMaybe(
-      { resource, action: "iam:DeleteRole" },
-      () => iam.send(new DeleteRoleCommand({ RoleName })),
-    );
-  },
-};
+  roleName: builderRole,
+  description: (ctx) => `MicroVM builder of ${ctx.facts.bucket}`,
+  trustPolicy: (ctx) => builderTrustPolicy(ctx.facts.accountId),
+  trustDrift: () => `trust policy is not ${MICROVMS_SERVICE_PRINCIPAL} for this account`,
+  policyName: BUILDER_POLICY_NAME,
+  inlinePolicy: (ctx) => builderPolicy(policyInput(ctx.facts)),
+});

@@ -5,25 +5,12 @@
  *
  * @module
  */
-import {
-  CreateRoleCommand,
-  DeleteRoleCommand,
-  DeleteRolePolicyCommand,
-  GetRoleCommand,
-  GetRolePolicyCommand,
-  type IAMClient,
-  ListRolePoliciesCommand,
-  PutRolePolicyCommand,
-  TagRoleCommand,
-  UpdateAssumeRolePolicyCommand,
-} from "@aws-sdk/client-iam";
 import { builderImageName, builderRoleName } from "../../config/names.ts";
-import { aws, awsErrorCode, awsMaybe } from "../aws_errors.ts";
 import type { PolicyDocument } from "../policy_document.ts";
-import { samePolicy } from "../policy_document.ts";
-import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
+import type { NodeContext, ResourceNode } from "../resource.ts";
+import { iamRoleNode } from "./iam_role.ts";
 import { GITHUB_OIDC_AUDIENCE, GITHUB_OIDC_HOST } from "./oidc_provider.ts";
-import { requireOutput } from "./outputs.ts";
+import { optionalOutput, requireOutput } from "./outputs.ts";
 
 /** The inline policy's name on the role. */
 export const DEPLOY_POLICY_NAME = "deploy";
@@ -180,126 +167,21 @@ function policyInput(ctx: NodeContext): DeployPolicyInput {
   };
 }
 
-async function putPolicies(ctx: NodeContext, exists: boolean): Promise<void> {
-  const { iam } = ctx.clients;
-  const RoleName = ctx.facts.deployRole;
-  const resource = `role ${RoleName}`;
-  const trust = JSON.stringify(
-    trustPolicy(requireOutput(ctx, "oidcProvider", "arn"), ctx.facts.config.githubRepo!),
-  );
-  if (exists) {
-    await aws(
-      { resource, action: "iam:UpdateAssumeRolePolicy" },
-      () => iam.send(new UpdateAssumeRolePolicyCommand({ RoleName, PolicyDocument: trust })),
-    );
-    await aws(
-      { resource, action: "iam:TagRole" },
-      () => iam.send(new TagRoleCommand({ RoleName, Tags: tagList(ctx.facts) })),
-    );
-  }
-  await aws({ resource, action: "iam:PutRolePolicy" }, () =>
-    iam.send(
-      new PutRolePolicyCommand({
-        RoleName,
-        PolicyName: DEPLOY_POLICY_NAME,
-        PolicyDocument: JSON.stringify(deployPolicy(policyInput(ctx))),
-      }),
-    ));
-}
-
-function tagList(facts: SiteFacts) {
-  return Object.entries(facts.tags).map(([Key, Value]) => ({ Key, Value }));
-}
-
-async function inlinePolicy(iam: IAMClient, RoleName: string): Promise<string | undefined> {
-  const out = await awsMaybe(
-    { resource: `role ${RoleName}`, action: "iam:GetRolePolicy" },
-    () => iam.send(new GetRolePolicyCommand({ RoleName, PolicyName: DEPLOY_POLICY_NAME })),
-  );
-  return out?.PolicyDocument;
-}
-
 /** The deploy role node. */
-export const deployRoleNode: ResourceNode = {
+export const deployRoleNode: ResourceNode = iamRoleNode({
   id: "deployRole",
   dependsOn: ["oidcProvider", "bucket", "distribution", "builderLogGroup", "builderRole"],
   wanted: (facts) => facts.config.githubRepo !== undefined,
-  label: (facts) => `role ${facts.deployRole}`,
-  async read(ctx) {
-    const { iam } = ctx.clients;
-    const RoleName = ctx.facts.deployRole;
-    const out = await awsMaybe(
-      { resource: `role ${RoleName}`, action: "iam:GetRole" },
-      () => iam.send(new GetRoleCommand({ RoleName })),
-    );
-    if (!out?.Role) return null;
-    const drift: string[] = [];
-    const repo = ctx.facts.config.githubRepo;
-    const provider = ctx.outputs.oidcProvider?.arn;
-    if (repo !== undefined && typeof provider === "string") {
-      if (!samePolicy(out.Role.AssumeRolePolicyDocument, trustPolicy(provider, repo))) {
-        drift.push(`trust policy is not scoped to repo:${repo}:*`);
-      }
-    }
-    if (typeof ctx.outputs.distribution?.arn === "string") {
-      if (!samePolicy(await inlinePolicy(iam, RoleName), deployPolicy(policyInput(ctx)))) {
-        drift.push(`inline policy "${DEPLOY_POLICY_NAME}" differs`);
-      }
-    }
-    const tags = Object.fromEntries((out.Role.Tags ?? []).map((t) => [t.Key, t.Value]));
-    for (const [k, v] of Object.entries(ctx.facts.tags)) {
-      if (tags[k] !== v) drift.push(`tag ${k}=${tags[k] ?? "(missing)"}, want ${v}`);
-    }
-    return { outputs: { name: RoleName, arn: out.Role.Arn ?? "" }, drift };
-  },
-  async create(ctx) {
-    const { iam } = ctx.clients;
-    const RoleName = ctx.facts.deployRole;
-    let arn: string | undefined;
-    let existed = false;
-    await aws({ resource: `role ${RoleName}`, action: "iam:CreateRole" }, async () => {
-      try {
-        const out = await iam.send(
-          new CreateRoleCommand({
-            RoleName,
-            Description: `deploy ${ctx.facts.bucket} from GitHub ${ctx.facts.config.githubRepo}`,
-            AssumeRolePolicyDocument: JSON.stringify(
-              trustPolicy(requireOutput(ctx, "oidcProvider", "arn"), ctx.facts.config.githubRepo!),
-            ),
-            Tags: tagList(ctx.facts),
-          }),
-        );
-        arn = out.Role?.Arn;
-      } catch (err) {
-        if (awsErrorCode(err) !== "EntityAlreadyExists") throw err;
-        existed = true;
-        arn = (await iam.send(new GetRoleCommand({ RoleName }))).Role?.Arn;
-      }
-    });
-    await putPolicies(ctx, existed);
-    return { name: RoleName, arn: arn ?? "" };
-  },
-  async update(ctx, live) {
-    await putPolicies(ctx, true);
-    return live.outputs;
-  },
-  async delete(ctx) {
-    const { iam } = ctx.clients;
-    const RoleName = ctx.facts.deployRole;
-    const resource = `role ${RoleName}`;
-    const names = await awsMaybe(
-      { resource, action: "iam:ListRolePolicies" },
-      () => iam.send(new ListRolePoliciesCommand({ RoleName })),
-    );
-    for (const PolicyName of names?.PolicyNames ?? []) {
-      await awsMaybe(
-        { resource, action: "iam:DeleteRolePolicy" },
-        () => iam.send(new DeleteRolePolicyCommand({ RoleName, PolicyName })),
-      );
-    }
-    await awsMaybe(
-      { resource, action: "iam:DeleteRole" },
-      () => iam.send(new DeleteRoleCommand({ RoleName })),
-    );
-  },
-};
+  roleName: (facts) => facts.deployRole,
+  description: (ctx) => `deploy ${ctx.facts.bucket} from GitHub ${ctx.facts.config.githubRepo}`,
+  trustPolicy: (ctx) =>
+    trustPolicy(requireOutput(ctx, "oidcProvider", "arn"), ctx.facts.config.githubRepo!),
+  // status may read the role after its provider is gone: compare only what is known.
+  trustKnown: (ctx) =>
+    ctx.facts.config.githubRepo !== undefined &&
+    optionalOutput(ctx, "oidcProvider", "arn") !== undefined,
+  trustDrift: (facts) => `trust policy is not scoped to repo:${facts.config.githubRepo}:*`,
+  policyName: DEPLOY_POLICY_NAME,
+  inlinePolicy: (ctx) => deployPolicy(policyInput(ctx)),
+  inlinePolicyKnown: (ctx) => typeof ctx.outputs.distribution?.arn === "string",
+});

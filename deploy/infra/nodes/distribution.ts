@@ -1,12 +1,14 @@
 /**
  * The CloudFront distribution: origin = the bucket's `site/` prefix through the OAC, HTTPS
- * only (HTTP redirects), compressed, the default root object, the custom domain as alias with
- * its certificate once issued, and the 404 page (or, with `spa`, unknown paths answered with
+ * only (HTTP redirects), compressed, the default root object, the rewrite function on viewer
+ * requests (pretty URLs: `/blog/` → `/blog/index.html`), the custom domain as alias with its
+ * certificate once issued, and the 404 page (or, with `spa`, unknown paths answered with
  * `/index.html` and 200, set at creation).
  *
  * @module
  */
 import {
+  type CacheBehavior,
   type CloudFrontClient,
   CreateDistributionWithTagsCommand,
   type CustomErrorResponses,
@@ -58,7 +60,15 @@ export interface DistributionSpec {
   certificateArn?: string;
   /** Single-page mode. */
   spa: boolean;
+  /**
+   * The published rewrite function to run on viewer requests; when absent (pure tests of other
+   * settings) the function associations are left as they are.
+   */
+  rewriteFunctionArn?: string;
 }
+
+/** The event the rewrite function runs on: before the cache lookup, so the cache key is the object's. */
+export const REWRITE_EVENT_TYPE = "viewer-request";
 
 /**
  * The distribution spec for a site (pure). The domain is attached only with an issued
@@ -67,12 +77,14 @@ export interface DistributionSpec {
  * @param facts the site
  * @param oacId the OAC id
  * @param certificate the certificate's ARN and status, when a domain is set
+ * @param rewriteFunctionArn the published rewrite function
  * @returns the spec
  */
 export function distributionSpec(
   facts: SiteFacts,
   oacId: string,
   certificate?: { arn: string; status: string },
+  rewriteFunctionArn?: string,
 ): DistributionSpec {
   const issued = facts.config.domain !== undefined && certificate?.status === "ISSUED";
   return {
@@ -85,7 +97,28 @@ export function distributionSpec(
     aliases: issued ? [facts.config.domain!] : [],
     ...(issued ? { certificateArn: certificate!.arn } : {}),
     spa: facts.config.spa,
+    ...(rewriteFunctionArn ? { rewriteFunctionArn } : {}),
   };
+}
+
+/**
+ * The cache behaviour's function associations with the rewrite function on viewer requests
+ * (pure): any viewer-response function someone added is kept; CloudFront allows one function
+ * per event type, so ours replaces another viewer-request one.
+ *
+ * @param current the live associations
+ * @param functionArn the rewrite function
+ * @returns the associations to set
+ */
+export function withRewriteFunction(
+  current: CacheBehavior["FunctionAssociations"],
+  functionArn: string,
+): NonNullable<CacheBehavior["FunctionAssociations"]> {
+  const items = [
+    ...(current?.Items ?? []).filter((a) => a.EventType !== REWRITE_EVENT_TYPE),
+    { EventType: REWRITE_EVENT_TYPE as typeof REWRITE_EVENT_TYPE, FunctionARN: functionArn },
+  ];
+  return { Quantity: items.length, Items: items };
 }
 
 /**
@@ -175,6 +208,14 @@ export function applyManaged(
       TargetOriginId: SITE_ORIGIN_ID,
       ViewerProtocolPolicy: "redirect-to-https",
       Compress: true,
+      ...(spec.rewriteFunctionArn
+        ? {
+          FunctionAssociations: withRewriteFunction(
+            config.DefaultCacheBehavior?.FunctionAssociations,
+            spec.rewriteFunctionArn,
+          ),
+        }
+        : {}),
     },
     Aliases: spec.aliases.length > 0
       ? { Quantity: spec.aliases.length, Items: [...spec.aliases] }
@@ -218,6 +259,14 @@ export function distributionDrift(config: DistributionConfig, spec: Distribution
     ["target origin", cb?.TargetOriginId, SITE_ORIGIN_ID],
     ["compression", cb?.Compress, true],
     ["enabled", config.Enabled, true],
+    ...(spec.rewriteFunctionArn
+      ? [[
+        `${REWRITE_EVENT_TYPE} function`,
+        cb?.FunctionAssociations?.Items?.find((a) => a.EventType === REWRITE_EVENT_TYPE)
+          ?.FunctionARN ?? "(none)",
+        spec.rewriteFunctionArn,
+      ] as [string, unknown, unknown]]
+      : []),
   ];
   return checks.filter(([, live, want]) => live !== want).map(([what, live, want]) =>
     `${what} ${String(live)}, want ${String(want)}`
@@ -231,6 +280,7 @@ function specFor(ctx: NodeContext): DistributionSpec {
     ctx.facts,
     requireOutput(ctx, "oac", "id"),
     arn && status ? { arn, status } : undefined,
+    requireOutput(ctx, "rewriteFunction", "arn"),
   );
 }
 
@@ -320,7 +370,7 @@ export async function waitDeployed(
 /** The distribution node. */
 export const distributionNode: ResourceNode = {
   id: "distribution",
-  dependsOn: ["bucket", "oac", "certificate"],
+  dependsOn: ["bucket", "oac", "rewriteFunction", "certificate"],
   wanted: () => true,
   label: (facts) => `distribution for ${facts.bucket}`,
   async read(ctx) {
@@ -328,6 +378,8 @@ export const distributionNode: ResourceNode = {
     if (!d?.DistributionConfig) return null;
     const drift = ctx.outputs.oac?.id === undefined
       ? ["origin access control missing"]
+      : ctx.outputs.rewriteFunction?.arn === undefined
+      ? ["rewrite function missing"]
       : distributionDrift(d.DistributionConfig, specFor(ctx));
     return { outputs: outputsOf(d), drift };
   },

@@ -1,0 +1,193 @@
+/**
+ * One IAM role with one inline policy, as a resource node: what the builder role and the
+ * deploy role share. Each supplies its name, trust policy and inline policy; this module does
+ * the rest the same way for both: create (adopting a role a crashed run created), keep trust,
+ * policy and tags in sync, and delete (inline policies first, as IAM requires).
+ *
+ * @module
+ */
+import {
+  CreateRoleCommand,
+  DeleteRoleCommand,
+  DeleteRolePolicyCommand,
+  GetRoleCommand,
+  GetRolePolicyCommand,
+  type IAMClient,
+  ListRolePoliciesCommand,
+  PutRolePolicyCommand,
+  TagRoleCommand,
+  UpdateAssumeRolePolicyCommand,
+} from "@aws-sdk/client-iam";
+import { aws, awsErrorCode, awsMaybe } from "../aws_errors.ts";
+import { type PolicyDocument, samePolicy } from "../policy_document.ts";
+import type { NodeContext, NodeId, ResourceNode, SiteFacts } from "../resource.ts";
+
+/** What makes one role node different from another. */
+export interface IamRoleSpec {
+  /** The node id. */
+  readonly id: NodeId;
+  /** Nodes whose outputs the policies name. */
+  readonly dependsOn: readonly NodeId[];
+  /** Whether this site wants the role (default: always). */
+  wanted?(facts: SiteFacts): boolean;
+  /** The role's name. */
+  roleName(facts: SiteFacts): string;
+  /** The role's description, set at creation. */
+  description(ctx: NodeContext): string;
+  /** The trust policy; may throw (`requireOutput`) when a dependency's output is missing. */
+  trustPolicy(ctx: NodeContext): PolicyDocument;
+  /**
+   * Whether the trust policy's inputs are known, so `read` can compare it (`status` may read a
+   * role whose dependency is gone); default: always.
+   */
+  trustKnown?(ctx: NodeContext): boolean;
+  /** The drift line when the live trust policy differs. */
+  trustDrift(facts: SiteFacts): string;
+  /** The inline policy's name. */
+  readonly policyName: string;
+  /** The inline policy; may throw like {@linkcode IamRoleSpec.trustPolicy}. */
+  inlinePolicy(ctx: NodeContext): PolicyDocument;
+  /** Whether the inline policy's inputs are known (as `trustKnown`); default: always. */
+  inlinePolicyKnown?(ctx: NodeContext): boolean;
+}
+
+function tagList(facts: SiteFacts) {
+  return Object.entries(facts.tags).map(([Key, Value]) => ({ Key, Value }));
+}
+
+/**
+ * A resource node for one IAM role with one inline policy.
+ *
+ * - `read`: `GetRole` by name; drift when the trust policy, the inline policy (compared as
+ *   data) or an `app`/`environment` tag differs.
+ * - `create`: `CreateRole` with the trust policy and tags, then `PutRolePolicy`; a role that
+ *   already exists (`EntityAlreadyExists`: a crashed run's) is adopted and brought in line.
+ * - `update`: trust policy, tags, inline policy.
+ * - `delete`: every inline policy, then the role; a missing one is not an error.
+ *
+ * @param spec what makes this role
+ * @returns the node
+ *
+ * @example
+ * ```ts
+ * export const builderRoleNode = iamRoleNode({ id: "builderRole", roleName: builderRole, … });
+ * ```
+ */
+export function iamRoleNode(spec: IamRoleSpec): ResourceNode {
+  const putPolicies = async (ctx: NodeContext, exists: boolean): Promise<void> => {
+    const { iam } = ctx.clients;
+    const RoleName = spec.roleName(ctx.facts);
+    const resource = `role ${RoleName}`;
+    if (exists) {
+      await aws({ resource, action: "iam:UpdateAssumeRolePolicy" }, () =>
+        iam.send(
+          new UpdateAssumeRolePolicyCommand({
+            RoleName,
+            PolicyDocument: JSON.stringify(spec.trustPolicy(ctx)),
+          }),
+        ));
+      await aws(
+        { resource, action: "iam:TagRole" },
+        () => iam.send(new TagRoleCommand({ RoleName, Tags: tagList(ctx.facts) })),
+      );
+    }
+    await aws({ resource, action: "iam:PutRolePolicy" }, () =>
+      iam.send(
+        new PutRolePolicyCommand({
+          RoleName,
+          PolicyName: spec.policyName,
+          PolicyDocument: JSON.stringify(spec.inlinePolicy(ctx)),
+        }),
+      ));
+  };
+
+  const livePolicy = async (iam: IAMClient, RoleName: string): Promise<string | undefined> => {
+    const out = await awsMaybe(
+      { resource: `role ${RoleName}`, action: "iam:GetRolePolicy" },
+      () => iam.send(new GetRolePolicyCommand({ RoleName, PolicyName: spec.policyName })),
+    );
+    return out?.PolicyDocument;
+  };
+
+  return {
+    id: spec.id,
+    dependsOn: spec.dependsOn,
+    wanted: (facts) => spec.wanted?.(facts) ?? true,
+    label: (facts) => `role ${spec.roleName(facts)}`,
+    async read(ctx) {
+      const { iam } = ctx.clients;
+      const RoleName = spec.roleName(ctx.facts);
+      const out = await awsMaybe(
+        { resource: `role ${RoleName}`, action: "iam:GetRole" },
+        () => iam.send(new GetRoleCommand({ RoleName })),
+      );
+      if (!out?.Role) return null;
+      const drift: string[] = [];
+      if (spec.trustKnown?.(ctx) ?? true) {
+        if (!samePolicy(out.Role.AssumeRolePolicyDocument, spec.trustPolicy(ctx))) {
+          drift.push(spec.trustDrift(ctx.facts));
+        }
+      }
+      if (spec.inlinePolicyKnown?.(ctx) ?? true) {
+        if (!samePolicy(await livePolicy(iam, RoleName), spec.inlinePolicy(ctx))) {
+          drift.push(`inline policy "${spec.policyName}" differs`);
+        }
+      }
+      const tags = Object.fromEntries((out.Role.Tags ?? []).map((t) => [t.Key, t.Value]));
+      for (const [k, v] of Object.entries(ctx.facts.tags)) {
+        if (tags[k] !== v) drift.push(`tag ${k}=${tags[k] ?? "(missing)"}, want ${v}`);
+      }
+      return { outputs: { name: RoleName, arn: out.Role.Arn ?? "" }, drift };
+    },
+    async create(ctx) {
+      const { iam } = ctx.clients;
+      const RoleName = spec.roleName(ctx.facts);
+      let arn: string | undefined;
+      let existed = false;
+      await aws({ resource: `role ${RoleName}`, action: "iam:CreateRole" }, async () => {
+        try {
+          const out = await iam.send(
+            new CreateRoleCommand({
+              RoleName,
+              Description: spec.description(ctx),
+              AssumeRolePolicyDocument: JSON.stringify(spec.trustPolicy(ctx)),
+              Tags: tagList(ctx.facts),
+            }),
+          );
+          arn = out.Role?.Arn;
+        } catch (err) {
+          // Created by a run that crashed before recording it: adopt it.
+          if (awsErrorCode(err) !== "EntityAlreadyExists") throw err;
+          existed = true;
+          arn = (await iam.send(new GetRoleCommand({ RoleName }))).Role?.Arn;
+        }
+      });
+      await putPolicies(ctx, existed);
+      return { name: RoleName, arn: arn ?? "" };
+    },
+    async update(ctx, live) {
+      await putPolicies(ctx, true);
+      return live.outputs;
+    },
+    async delete(ctx) {
+      const { iam } = ctx.clients;
+      const RoleName = spec.roleName(ctx.facts);
+      const resource = `role ${RoleName}`;
+      // IAM refuses to delete a role that still has inline policies.
+      const names = await awsMaybe(
+        { resource, action: "iam:ListRolePolicies" },
+        () => iam.send(new ListRolePoliciesCommand({ RoleName })),
+      );
+      for (const PolicyName of names?.PolicyNames ?? []) {
+        await awsMaybe(
+          { resource, action: "iam:DeleteRolePolicy" },
+          () => iam.send(new DeleteRolePolicyCommand({ RoleName, PolicyName })),
+        );
+      }
+      await awsMaybe(
+        { resource, action: "iam:DeleteRole" },
+        () => iam.send(new DeleteRoleCommand({ RoleName })),
+      );
+    },
+  };
+}
