@@ -5,12 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { runCli } from "../../deploy/cli/run.ts";
 import { captureCli } from "../../deploy/cli/test_deps.ts";
 import { lookupAccountIdWithSts } from "../../deploy/infra/aws_clients.ts";
 import { readEnvState, writeEnvState } from "../../deploy/state/env_state.ts";
-import { ACCOUNT, type InfraWorld, startInfraWorld } from "./infra_world.ts";
+import { ACCOUNT, type InfraWorld, liveKeys, siteS3, startInfraWorld } from "./infra_world.ts";
 import { SITE_KEYS, writeSiteRepo } from "./site_repo.ts";
 
 const BUCKET = `production-blog-${ACCOUNT}`;
@@ -18,25 +17,6 @@ const CONFIG = { siteName: "blog", region: "eu-west-1", app: "blog" };
 /** The escape character that starts every ANSI sequence. */
 const ESC = String.fromCharCode(27);
 const ALL_KEYS = [...SITE_KEYS, "robots.txt", "sitemap.xml"].sort();
-
-function siteS3(world: InfraWorld): S3Client {
-  return new S3Client({
-    region: "eu-west-1",
-    endpoint: world.s3.endpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
-  });
-}
-
-async function liveKeys(world: InfraWorld): Promise<string[]> {
-  const s3 = siteS3(world);
-  try {
-    const out = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: "site/" }));
-    return (out.Contents ?? []).map((o) => o.Key!.slice("site/".length)).sort();
-  } finally {
-    s3.destroy();
-  }
-}
 
 async function bootstrapped(config: Record<string, unknown> = CONFIG): Promise<InfraWorld> {
   const world = await startInfraWorld(config);
@@ -72,7 +52,7 @@ Deno.test("deploy: first deploy uploads every file and prints a summary; identic
   await using world = await bootstrapped();
   const first = await world.run(["deploy", "--builder", "local"]);
   assert.equal(first.code, 0, first.stderr);
-  assert.deepEqual(await liveKeys(world), ALL_KEYS);
+  assert.deepEqual(await liveKeys(world, BUCKET), ALL_KEYS);
   assert.match(first.stdout, /^Deployed production at revision [0-9a-f]{12}$/m);
   assert.match(first.stdout, /uploaded +6 files \(/);
   assert.match(first.stdout, /deleted +0 files/);
@@ -134,7 +114,7 @@ Deno.test("deploy: one changed file uploads one object and invalidates its paths
   assert.equal(removed.uploaded, 0);
   assert.equal(removed.deleted, 1);
   assert.deepEqual(removed.changedKeys, ["img/logo.png"]);
-  assert.ok(!(await liveKeys(world)).includes("img/logo.png"));
+  assert.ok(!(await liveKeys(world, BUCKET)).includes("img/logo.png"));
   assert.deepEqual(invalidations(world).at(-1)!.paths, ["/img/logo.png"]);
   assert.equal(invalidations(world).length, 3);
 });
@@ -147,7 +127,7 @@ Deno.test("deploy plan: shows uploads, deletes and invalidation, changing nothin
   assert.match(human.stdout, /^6 to upload \(.+\), 0 to delete, 0 unchanged$/m);
   assert.match(human.stdout, /^would invalidate \d+ path\(s\): .*\/index\.html/m);
   assert.match(human.stdout, /Nothing was changed/);
-  assert.deepEqual(await liveKeys(world), [], "plan uploads nothing");
+  assert.deepEqual(await liveKeys(world, BUCKET), [], "plan uploads nothing");
   assert.equal(invalidations(world).length, 0, "plan invalidates nothing");
 
   assert.equal((await world.run(["deploy", "--builder", "local"])).code, 0);
@@ -175,7 +155,7 @@ Deno.test("deploy plan: shows uploads, deletes and invalidation, changing nothin
   assert.equal(plan.bytes, 16);
   assert.deepEqual(plan.invalidation, ["/", "/img/logo.png", "/index.html"]);
   assert.deepEqual(plan.warnings, []);
-  assert.ok((await liveKeys(world)).includes("img/logo.png"), "plan deleted nothing");
+  assert.ok((await liveKeys(world, BUCKET)).includes("img/logo.png"), "plan deleted nothing");
   assert.equal(invalidations(world).length, 1);
 });
 
@@ -216,7 +196,7 @@ Deno.test("deploy: a sourceInclude path that does not exist fails before any upl
   const error = JSON.parse(r.stdout).error;
   assert.equal(error.code, "source_include_missing");
   assert.match(error.message, /\.env\.production/);
-  assert.deepEqual(await liveKeys(world), []);
+  assert.deepEqual(await liveKeys(world, BUCKET), []);
   assert.equal(invalidations(world).length, 0);
 });
 
@@ -234,7 +214,7 @@ Deno.test("deploy: the MicroVM builder (default) needs the builder settings boot
   const r = await world.run(["deploy", "--json"]);
   assert.equal(r.code, 1);
   assert.equal(JSON.parse(r.stdout).error.code, "builder_not_configured");
-  assert.deepEqual(await liveKeys(world), []);
+  assert.deepEqual(await liveKeys(world, BUCKET), []);
 });
 
 Deno.test("deploy plan --builder microvm is refused: the MicroVM syncs as it builds", async () => {

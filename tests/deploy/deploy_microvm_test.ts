@@ -12,7 +12,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { LambdaMicrovmsClient } from "@aws-sdk/client-lambda-microvms";
-import { GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { systemClock } from "@org/shared";
 import { parseAgentJob } from "../../deploy/agent/job.ts";
 import { runAgentJob } from "../../deploy/agent/run_job.ts";
@@ -22,7 +22,7 @@ import { createDeployCommand } from "../../deploy/commands/deploy.ts";
 import { COMMAND_TABLE } from "../../deploy/commands/table.ts";
 import { lookupAccountIdWithSts } from "../../deploy/infra/aws_clients.ts";
 import { createKeepAlive } from "../../deploy/microvm/keep_alive.ts";
-import { ACCOUNT, type InfraWorld, startInfraWorld } from "./infra_world.ts";
+import { ACCOUNT, type InfraWorld, liveKeys, siteS3, startInfraWorld } from "./infra_world.ts";
 import { SITE_KEYS, writeSiteRepo } from "./site_repo.ts";
 
 const BUCKET = `production-blog-${ACCOUNT}`;
@@ -47,25 +47,6 @@ const LOOPBACK_ONLY: Deno.PermissionOptionsObject = {
   ffi: false,
   import: true,
 };
-
-function siteS3(world: InfraWorld): S3Client {
-  return new S3Client({
-    region: "eu-west-1",
-    endpoint: world.s3.endpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
-  });
-}
-
-async function liveKeys(world: InfraWorld): Promise<string[]> {
-  const s3 = siteS3(world);
-  try {
-    const out = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: "site/" }));
-    return (out.Contents ?? []).map((o) => o.Key!.slice("site/".length)).sort();
-  } finally {
-    s3.destroy();
-  }
-}
 
 async function bucketJson(world: InfraWorld, key: string): Promise<Record<string, unknown>> {
   const s3 = siteS3(world);
@@ -194,7 +175,7 @@ Deno.test({
     assert.deepEqual(job.job.paths, { app: ".", dist: "dist" });
 
     // The agent really built and synced the site.
-    assert.deepEqual(await liveKeys(world), ALL_KEYS);
+    assert.deepEqual(await liveKeys(world, BUCKET), ALL_KEYS);
 
     // The CLI streamed the build's log lines, then printed the summary.
     assert.match(r.stdout, new RegExp(`^build:start:${id}$`, "m"));
@@ -277,7 +258,7 @@ Deno.test({
     assert.equal(callsOf(world, "TerminateMicrovm").length, 2);
     assert.equal(callsOf(world, "CreateMicrovmImage").length, 1, "the image is reused");
     assert.equal(callsOf(world, "UpdateMicrovmImage").length, 0);
-    assert.deepEqual(await liveKeys(world), ALL_KEYS);
+    assert.deepEqual(await liveKeys(world, BUCKET), ALL_KEYS);
   },
 });
 
@@ -306,7 +287,7 @@ Deno.test({
     assert.equal(callsOf(world, "TerminateMicrovm").length, 1);
     assert.equal([...world.aws.microvms.state.microvms.values()][0]!.state, "TERMINATED");
     assert.equal(world.aws.cloudfront.state.invalidations.length, 0);
-    assert.deepEqual(await liveKeys(world), []);
+    assert.deepEqual(await liveKeys(world, BUCKET), []);
 
     const history = JSON.parse((await mw.run(["history", "--json"])).stdout);
     assert.equal(history.length, 1);

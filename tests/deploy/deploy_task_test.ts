@@ -5,8 +5,7 @@
  * shows the sandbox holds: a write outside the granted paths is refused.
  */
 import assert from "node:assert/strict";
-import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
-import { ACCOUNT, type InfraWorld, startInfraWorld } from "./infra_world.ts";
+import { ACCOUNT, type InfraWorld, liveKeys, startInfraWorld } from "./infra_world.ts";
 import { writeSiteRepo } from "./site_repo.ts";
 import { deployTaskFlags, type ProcessRun, runDeployProcess } from "./deploy_process.ts";
 
@@ -28,21 +27,6 @@ async function runTask(world: InfraWorld, args: string[], o: RunOptions): Promis
   });
 }
 
-async function liveKeys(world: InfraWorld): Promise<string[]> {
-  const s3 = new S3Client({
-    region: "eu-west-1",
-    endpoint: world.s3.endpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
-  });
-  try {
-    const out = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: "site/" }));
-    return (out.Contents ?? []).map((o) => o.Key!.slice("site/".length)).sort();
-  } finally {
-    s3.destroy();
-  }
-}
-
 Deno.test("e2e: deploy --builder local under the task's narrow flags builds with deno task build, syncs and invalidates", async () => {
   await using world = await startInfraWorld({ siteName: "blog", region: "eu-west-1", app: "blog" });
   await writeSiteRepo(world.root);
@@ -57,7 +41,7 @@ Deno.test("e2e: deploy --builder local under the task's narrow flags builds with
     assert.match(first.stdout, /site built/);
     assert.match(first.stdout, /^Deployed production at revision [0-9a-f]{12}$/m);
     assert.match(first.stdout, /uploaded +6 files/);
-    assert.deepEqual(await liveKeys(world), [
+    assert.deepEqual(await liveKeys(world, BUCKET), [
       "_astro/app.1a2b3c4d.css",
       "blog/index.html",
       "img/logo.png",
@@ -104,7 +88,7 @@ Deno.test("e2e: under the task's flags a write outside the granted paths is refu
     const error = JSON.parse(r.stdout).error;
     assert.equal(error.code, "permission_denied");
     assert.ok(error.message.includes(elsewhere), error.message);
-    assert.deepEqual(await liveKeys(world), []);
+    assert.deepEqual(await liveKeys(world, BUCKET), []);
     assert.equal(world.aws.cloudfront.state.invalidations.length, 0);
     // (Deno itself keeps its cache in $HOME/.cache/deno; the CLI created nothing.)
     const made = await Deno.stat(`${elsewhere}/.cache/org-deploy`).then(() => true, () => false);

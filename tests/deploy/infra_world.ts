@@ -6,6 +6,7 @@
  * @module
  */
 import { join } from "node:path";
+import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { runCli } from "../../deploy/cli/run.ts";
 import { captureCli } from "../../deploy/cli/test_deps.ts";
 import { lookupAccountIdWithSts } from "../../deploy/infra/aws_clients.ts";
@@ -85,4 +86,34 @@ export async function startInfraWorld(
 export function mutatingCalls(world: InfraWorld): string[] {
   const names = [...world.aws.allCalls(), ...world.s3.calls].map((c) => c.operation);
   return names.filter((n) => /^(Create|Put|Update|Delete|Tag|Untag|Request|Add|Remove)/.test(n));
+}
+
+/**
+ * An S3 client on the world's s3rver (close it with `destroy()`).
+ *
+ * @param world the running world
+ */
+export function siteS3(world: InfraWorld): S3Client {
+  return new S3Client({
+    region: "eu-west-1",
+    endpoint: world.s3.endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
+  });
+}
+
+/**
+ * The live site's keys (under `site/`, prefix removed), sorted.
+ *
+ * @param world the running world
+ * @param bucket the site bucket
+ */
+export async function liveKeys(world: InfraWorld, bucket: string): Promise<string[]> {
+  const s3 = siteS3(world);
+  try {
+    const out = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: "site/" }));
+    return (out.Contents ?? []).map((o) => o.Key!.slice("site/".length)).sort();
+  } finally {
+    s3.destroy();
+  }
 }
