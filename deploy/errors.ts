@@ -56,6 +56,10 @@ export type DeployErrorCode =
   | "build_timeout"
   /** The build (or `--no-build`) left no `paths.dist` directory. */
   | "dist_missing"
+  /** The build output holds no file: syncing it would empty the live site. */
+  | "dist_empty"
+  /** The sync would delete most of the live site; `--force` allows it. */
+  | "too_many_deletes"
   /** `plan` was asked of a builder that syncs as it builds. */
   | "plan_unsupported"
   /** No build record `builds/<id>.json` for the id given to `logs` or `rollback`. */

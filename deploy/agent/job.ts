@@ -35,6 +35,10 @@ export interface AgentJob {
   readonly origin: string | null;
   /** Object tags for every uploaded file. */
   readonly tags: Readonly<Record<string, string>>;
+  /** `--refresh`: re-upload every file (and count it as changed for invalidation). */
+  readonly refresh?: boolean;
+  /** `--force`: allow a sync that deletes most of the live site. */
+  readonly force?: boolean;
   /** `microvm.maxDurationSeconds`: the install+build deadline inside the VM. */
   readonly maxDurationSeconds: number;
   /** Launch time, ISO 8601 (the record's `startedAt`). */
@@ -87,6 +91,9 @@ export function parseAgentJob(text: string): { job: AgentJob } | { error: string
     return { error: "the job has no maxDurationSeconds" };
   }
   if (typeof j.tags !== "object" || j.tags === null) return { error: "the job has no tags" };
+  for (const k of ["refresh", "force"]) {
+    if (j[k] !== undefined && typeof j[k] !== "boolean") return { error: `bad ${k}` };
+  }
   return { job: raw as AgentJob };
 }
 

@@ -14,7 +14,7 @@ import { finishRecord } from "../builds/record.ts";
 import type { BuildRecord, ChangedManifest } from "../builds/record.ts";
 import { putBuildRecord, putManifest } from "../builds/store.ts";
 import { DeployError } from "../errors.ts";
-import { writeSeoFiles } from "../seo/files.ts";
+import { generateSeoFiles, listKeys } from "../seo/files.ts";
 import { syncSite } from "../sync/engine.ts";
 import { type AgentJob, doneMarker, failedMarker } from "./job.ts";
 
@@ -83,16 +83,21 @@ export async function runAgentJob(job: AgentJob, deps: AgentDeps): Promise<Agent
       onOutput: (line) => deps.log(line),
       ...(deps.env ? { env: deps.env } : {}),
     });
-    await writeSeoFiles(distDir, job.seo, {
+    const seo = generateSeoFiles(await listKeys(distDir), job.seo, {
       isProduction: job.isProduction,
       origin: job.origin ?? undefined,
-    }, lineLogger(deps.log));
+    });
+    const logger = lineLogger(deps.log);
+    for (const warning of seo.warnings) logger.warn(warning);
     const result = await syncSite({
       s3: deps.s3,
       bucket: job.bucket,
       prefix: job.prefix,
       distDir,
+      overlay: seo.files,
       tags: job.tags,
+      refresh: job.refresh ?? false,
+      force: job.force ?? false,
     });
     const manifest: ChangedManifest = {
       version: 1,
@@ -102,6 +107,7 @@ export async function runAgentJob(job: AgentJob, deps: AgentDeps): Promise<Agent
       deleted: result.deleted.length,
       unchanged: result.unchanged,
       bytesUploaded: result.bytesUploaded,
+      changeDigest: result.changeDigest,
     };
     deps.log(
       `sync: ${manifest.uploaded} uploaded, ${manifest.deleted} deleted, ${manifest.unchanged} unchanged`,

@@ -69,6 +69,22 @@ Deno.test("agent: builds with deno task, syncs with SEO files, stores manifest a
     const again = await runAgentJob(job("abc123"), { s3, log: () => {}, clock });
     assert.ok(again.ok);
     assert.deepEqual(again.manifest.changedKeys, []);
+
+    // A refresh re-uploads every file, and every one is stale on the CDN (old headers).
+    const refreshed = await runAgentJob({ ...job("abc123"), refresh: true }, {
+      s3,
+      log: () => {},
+      clock,
+    });
+    assert.ok(refreshed.ok);
+    assert.equal(refreshed.manifest.uploaded, 5);
+    assert.deepEqual([...refreshed.manifest.changedKeys].sort(), [
+      "app.css",
+      "blog/index.html",
+      "index.html",
+      "robots.txt",
+      "sitemap.xml",
+    ]);
   } finally {
     await site.dispose();
   }

@@ -23,6 +23,13 @@ export interface BuildJob {
   readonly paths: BuildPaths;
   /** `microvm.maxDurationSeconds`; the build's deadline is this plus 60 s. */
   readonly maxDurationSeconds: number;
+  /**
+   * `--refresh`, for a builder that syncs where it runs: re-upload (and invalidate) every file.
+   * A `directory` builder ignores it (the caller syncs).
+   */
+  readonly refresh?: boolean;
+  /** `--force`, for a builder that syncs where it runs: allow deleting most of the live site. */
+  readonly force?: boolean;
   /** Receives each line the build prints, as it prints it. */
   readonly onOutput?: (line: string, stream: "stdout" | "stderr") => void;
 }
@@ -53,6 +60,8 @@ export type BuildOutput =
     readonly unchanged: number;
     /** Bytes uploaded. */
     readonly bytesUploaded: number;
+    /** Digest of the sync's changes, for the invalidation's caller reference. */
+    readonly changeDigest?: string;
   };
 
 /** Something that builds a site (`--builder local|microvm`). */

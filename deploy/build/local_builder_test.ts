@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createLocalBuilder } from "./local_builder.ts";
 import { buildDeadlineMs } from "./builder.ts";
+import { stripPath } from "./run_steps.ts";
 import { createSourceZip } from "../source/zip.ts";
 import { makeTree } from "../source/_test_tree.ts";
 import { DeployError } from "../errors.ts";
@@ -94,4 +95,9 @@ Deno.test("local builder fails when the build leaves no paths.dist", async () =>
     }),
     (err) => err instanceof DeployError && err.code === "dist_missing",
   );
+});
+
+Deno.test("stripPath() reads backslashes as slashes and drops ./ and trailing slashes", () => {
+  assert.equal(stripPath("site\\dist\\"), "site/dist");
+  assert.equal(stripPath("./out/"), "out");
 });

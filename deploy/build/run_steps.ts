@@ -68,7 +68,8 @@ export async function runBuildSteps(options: RunBuildStepsOptions): Promise<stri
  * @returns e.g. `site`
  */
 export function stripPath(path: string): string {
-  return path.replace(/^\.\/+/, "").replace(/\/+$/, "");
+  // `\` read as `/`: a config written on Windows (`site\dist`) names the same directory.
+  return path.replaceAll("\\", "/").replace(/^\.\/+/, "").replace(/\/+$/, "");
 }
 
 async function runStep(

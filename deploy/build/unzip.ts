@@ -5,10 +5,13 @@
  */
 import { Unzip, UnzipInflate } from "fflate";
 import { DeployError } from "../errors.ts";
+import { readZipModes } from "./zip_modes.ts";
 
 /**
  * Extracts every entry of `zipPath` under `destDir`, reading and inflating chunk by chunk.
- * Entry names with `..` segments or a leading `/` are refused (zip-slip).
+ * Entry names with `..` segments or a leading `/` are refused (zip-slip). A file whose mode
+ * recorded in the central directory has an execute bit is made `0755` (the streaming reader
+ * never sees modes, so they are read from the central directory first).
  *
  * @param zipPath the archive
  * @param destDir an existing directory
@@ -16,6 +19,8 @@ import { DeployError } from "../errors.ts";
  * @throws DeployError `source_zip_invalid` for an unsafe entry name or a corrupt archive
  */
 export async function extractZip(zipPath: string, destDir: string): Promise<number> {
+  const modes = await readZipModes(zipPath);
+  const executables: string[] = [];
   let count = 0;
   let failure: unknown;
   const made = new Set<string>();
@@ -49,6 +54,7 @@ export async function extractZip(zipPath: string, destDir: string): Promise<numb
       if (final) {
         file.close();
         count++;
+        if (((modes.get(name) ?? 0) & 0o111) !== 0) executables.push(`${destDir}/${name}`);
       }
     };
     entry.start();
@@ -61,5 +67,8 @@ export async function extractZip(zipPath: string, destDir: string): Promise<numb
   }
   unzip.push(new Uint8Array(0), true);
   if (failure !== undefined) throw failure;
+  if (Deno.build.os !== "windows") {
+    for (const path of executables) await Deno.chmod(path, 0o755);
+  }
   return count;
 }

@@ -63,6 +63,8 @@ export interface ChangedManifest {
   readonly unchanged: number;
   /** Bytes uploaded. */
   readonly bytesUploaded: number;
+  /** Digest of the sync's changes (`sync/change_digest.ts`); absent in older manifests. */
+  readonly changeDigest?: string;
 }
 
 /** Key prefix of the build records and manifests. */
@@ -174,6 +176,7 @@ export function parseChangedManifest(text: string): ChangedManifest | undefined 
       deleted: Number(m.deleted ?? 0),
       unchanged: Number(m.unchanged ?? 0),
       bytesUploaded: Number(m.bytesUploaded ?? 0),
+      ...(typeof m.changeDigest === "string" ? { changeDigest: m.changeDigest } : {}),
     };
   } catch {
     return undefined;

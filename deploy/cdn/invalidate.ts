@@ -18,18 +18,27 @@ export interface InvalidationResult {
 }
 
 /**
- * The caller reference for a build's invalidation: the build id plus a hash of the paths.
+ * The caller reference for a build's invalidation: the build id plus a hash of the paths and
+ * of the sync's changes.
  *
- * CloudFront treats a repeated caller reference as the same request (so a retried deploy of
- * the same build does not invalidate twice) but rejects one reused with different paths; the
- * hash keeps two different path sets from one build (a dirty tree redeployed) apart.
+ * CloudFront treats a repeated caller reference as the same request and creates nothing new.
+ * Hashing the paths alone would make a second deploy of a dirty tree with a new edit to the
+ * same file (same build id, same paths) a no-op, leaving the edge serving the old content;
+ * hashing the change digest (old and new MD5 of every key, see `sync/change_digest.ts`) makes
+ * only a true retry of the same change repeat the reference.
  *
  * @param buildId the build's id, e.g. `3f2a1b9c8d7e-dirty`
  * @param paths the paths to invalidate
+ * @param changeDigest the sync's change digest (empty when unknown: paths only)
  * @returns at most 128 characters
  */
-export function invalidationCallerReference(buildId: string, paths: readonly string[]): string {
-  const digest = createHash("sha256").update(paths.join("\n")).digest("hex").slice(0, 16);
+export function invalidationCallerReference(
+  buildId: string,
+  paths: readonly string[],
+  changeDigest = "",
+): string {
+  const digest = createHash("sha256").update(paths.join("\n")).update(`\n\n${changeDigest}`)
+    .digest("hex").slice(0, 16);
   return `${buildId.slice(0, 100)}-${digest}`;
 }
 
@@ -42,6 +51,7 @@ export function invalidationCallerReference(buildId: string, paths: readonly str
  * @param paths from `planInvalidation`
  * @param buildId names the build, for the caller reference
  * @param retry backoff on throttling and 5xx
+ * @param changeDigest the sync's change digest, so a new change of the same paths is a new request
  * @returns what was sent, or undefined when nothing was
  *
  * @example
@@ -55,9 +65,10 @@ export async function createInvalidation(
   paths: readonly string[],
   buildId: string,
   retry: RetryOptions = {},
+  changeDigest = "",
 ): Promise<InvalidationResult | undefined> {
   if (paths.length === 0) return undefined;
-  const callerReference = invalidationCallerReference(buildId, paths);
+  const callerReference = invalidationCallerReference(buildId, paths, changeDigest);
   const out = await withRetry(
     () =>
       cloudfront.send(

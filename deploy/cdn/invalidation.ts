@@ -12,8 +12,8 @@ export const INVALIDATE_ALL = "/*";
  * leading slash): the object's own path; for a directory index `a/index.html` also `/a/` and
  * `/a`; for the root object also `/`.
  *
- * Characters CloudFront would read as a wildcard or that are unsafe in a URL are
- * percent-encoded, so a key named `*.txt` never invalidates more than itself.
+ * Only what CloudFront asks to be encoded is percent-encoded (see {@linkcode encodeSegment}),
+ * and `*` too, so a key named `a*` never acts as a wildcard.
  *
  * @param key site-relative object key, e.g. `blog/index.html`
  * @param defaultRootObject the object served for the bare root (`index.html` by default)
@@ -67,11 +67,32 @@ function encodePath(key: string): string {
   return "/" + key.split("/").map(encodeSegment).join("/");
 }
 
-function encodeSegment(segment: string): string {
-  // encodeURIComponent leaves RFC 3986 "unreserved-ish" marks alone; `*` is a CloudFront
-  // wildcard and `'()!` are unsafe in RFC 1738, which CloudFront's docs ask us to encode.
-  return encodeURIComponent(segment).replace(
-    /[*'()!]/g,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
+/**
+ * Characters percent-encoded besides controls, space and non-ASCII: RFC 1738's unsafe set, `?`
+ * (it would start a query string) and `*` (CloudFront's wildcard).
+ */
+const ENCODED = new Set([...'<>"#%{}|\\^~[]`?*']);
+
+/**
+ * Percent-encodes exactly what CloudFront asks to be encoded in an invalidation path: control
+ * characters, space, non-ASCII (as UTF-8 bytes), the RFC 1738 unsafe characters and `?`. It
+ * says to encode nothing else, or the path no longer matches the cached object's, so
+ * `+ $ , ; : @ = & ! ' ( )` stay literal. `*` is encoded too: CloudFront reads a trailing `*`
+ * as a wildcard, and an object literally named `a*` must invalidate only itself.
+ *
+ * @param segment one path segment (no `/`)
+ * @returns the encoded segment
+ */
+export function encodeSegment(segment: string): string {
+  let out = "";
+  for (const char of segment) {
+    const code = char.codePointAt(0)!;
+    if (code > 0x20 && code < 0x7f && !ENCODED.has(char)) out += char;
+    else {
+      for (const byte of new TextEncoder().encode(char)) {
+        out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+      }
+    }
+  }
+  return out;
 }

@@ -27,14 +27,22 @@ export function createDeployCommand(seams: MicrovmSeams = {}): Command {
         values: ["local", "microvm"],
         description: "where to build (default microvm)",
       },
-      refresh: { type: "boolean", description: "re-upload every file (metadata fixes)" },
+      refresh: {
+        type: "boolean",
+        description: "re-upload and invalidate every file (metadata fixes)",
+      },
+      force: {
+        type: "boolean",
+        description: "allow deleting more than half of the live files",
+      },
     },
     help:
       "Zips the repository (honouring .gitignore, sourceIgnore and sourceInclude), builds it in\n" +
       "the MicroVM builder (or on this machine with --builder local), writes robots.txt and\n" +
       "sitemap.xml, uploads new and changed files (assets first, HTML after, deletions last)\n" +
       "and invalidates only the changed paths (nothing at all when nothing changed). Needs a\n" +
-      "bootstrapped environment. --refresh re-uploads every file; --json prints the summary.",
+      "bootstrapped environment. --refresh re-uploads and invalidates every file; --force\n" +
+      "allows a deploy that deletes more than half of the live files; --json prints the summary.",
     async run(ctx) {
       const builder = ctx.flags.builder === "local" ? "local" : "microvm";
       using deploy = await openSiteDeploy(ctx, builder, seams);

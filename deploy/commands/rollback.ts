@@ -75,6 +75,9 @@ export function createRollbackCommand(seams: RollbackSeams = {}): Command {
         buildId: id,
         paths: { app: config.paths.app, dist: config.paths.dist },
         maxDurationSeconds: config.microvm.maxDurationSeconds,
+        // Restoring a recorded build is deliberate (and has no --force): it may delete
+        // whatever later builds added. An empty output is still refused (dist_empty).
+        force: true,
         onOutput: (line) => {
           if (ctx.out.mode !== "json") ctx.out.line(line);
         },
@@ -84,7 +87,14 @@ export function createRollbackCommand(seams: RollbackSeams = {}): Command {
         config.invalidationMaxPaths,
         config.defaultRootObject,
       );
-      const sent = await createInvalidation(clients.cloudfront, distributionId, paths, id);
+      const sent = await createInvalidation(
+        clients.cloudfront,
+        distributionId,
+        paths,
+        id,
+        {},
+        out.changeDigest ?? "",
+      );
       const summary = {
         id,
         uploaded: out.uploaded,

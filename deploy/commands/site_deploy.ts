@@ -147,6 +147,7 @@ export async function openSiteDeploy(
       builder,
       noBuild,
       refresh: ctx.flags.refresh === true,
+      force: ctx.flags.force === true,
       clients: { s3: clients.s3, cloudfront: clients.cloudfront },
       runCommand: denoCommandRunner,
       logger: ctx.log,

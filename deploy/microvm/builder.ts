@@ -200,6 +200,8 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): MicrovmBuilder {
       isProduction: o.isProduction,
       origin: o.origin ?? null,
       tags: o.tags,
+      ...(job.refresh ? { refresh: true } : {}),
+      ...(job.force ? { force: true } : {}),
       maxDurationSeconds: job.maxDurationSeconds,
       startedAt: new Date(startedAt).toISOString(),
       logGroup,
@@ -352,6 +354,7 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): MicrovmBuilder {
       deleted: manifest.deleted,
       unchanged: manifest.unchanged,
       bytesUploaded: manifest.bytesUploaded,
+      ...(manifest.changeDigest ? { changeDigest: manifest.changeDigest } : {}),
     };
   };
 

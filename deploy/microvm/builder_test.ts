@@ -189,6 +189,8 @@ Deno.test("microvm builder: launches with memory on the image, idle unchanged, m
   assert.ok("job" in job);
   assert.equal(job.job.sourceKey, "build/abc123.zip");
   assert.equal(job.job.prefix, "site/");
+  assert.equal(job.job.refresh, undefined, "no --refresh, no refresh in the job");
+  assert.equal(job.job.force, undefined);
 
   assert.equal(env.vms.callsOf("TerminateMicrovm").length, 1);
   assert.equal([...env.vms.state.microvms.values()][0]!.state, "TERMINATED");
@@ -335,4 +337,23 @@ Deno.test("microvm builder: rebuilding a stored source fails with build_source_m
   assert.ok(err instanceof DeployError);
   assert.equal(err.code, "build_source_missing");
   assert.equal(env.vms.callsOf("RunMicrovm").length, 0);
+});
+
+Deno.test("microvm builder: --refresh and --force reach the agent job", async () => {
+  await using env = await setup(succeed);
+  const zip = await zipFile();
+  await createMicrovmBuilder(env.options()).build({
+    buildId: "abc123",
+    sourceZip: zip,
+    paths: { app: ".", dist: "dist" },
+    maxDurationSeconds: 600,
+    refresh: true,
+    force: true,
+  });
+  await Deno.remove(zip);
+  const input = env.vms.callsOf("RunMicrovm")[0]!.input;
+  const job = parseAgentJob(String(input.runHookPayload));
+  assert.ok("job" in job);
+  assert.equal(job.job.refresh, true);
+  assert.equal(job.job.force, true);
 });

@@ -9,10 +9,11 @@ import type { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { type Clock, type Logger, systemClock } from "@org/shared";
 import type { Builder, BuildPaths } from "../build/builder.ts";
+import { stripPath } from "../build/run_steps.ts";
 import { createInvalidation } from "../cdn/invalidate.ts";
 import { planInvalidation } from "../cdn/invalidation.ts";
 import { DeployError } from "../errors.ts";
-import { generateSeoFiles, listKeys, writeSeoFiles } from "../seo/files.ts";
+import { generateSeoFiles, listKeys } from "../seo/files.ts";
 import type { SeoSettings } from "../seo/policy.ts";
 import { type CommandRunner, readRevision, type Revision } from "../source/revision.ts";
 import { createSourceZip } from "../source/zip.ts";
@@ -65,8 +66,10 @@ export interface DeployInput {
   readonly builder: Builder;
   /** `--no-build`: sync the existing `paths.dist` instead of building. */
   readonly noBuild?: boolean;
-  /** `--refresh`: re-upload every file. */
+  /** `--refresh`: re-upload every file (and invalidate it). */
   readonly refresh?: boolean;
+  /** `--force`: allow a sync that deletes most of the live site. */
+  readonly force?: boolean;
   /** AWS clients. */
   readonly clients: { readonly s3: S3Client; readonly cloudfront: CloudFrontClient };
   /** Runs `git`/`jj` for the revision. */
@@ -130,7 +133,7 @@ export interface DeploySummary {
 }
 
 type Prepared =
-  & { revision: Revision; dispose: () => Promise<void> }
+  & { revision: Revision; dispose: () => Promise<void>; warnings: string[] }
   & (
     | { kind: "directory"; distDir: string }
     | {
@@ -140,6 +143,7 @@ type Prepared =
       deleted: number;
       unchanged: number;
       bytesUploaded: number;
+      changeDigest?: string;
     }
   );
 
@@ -151,9 +155,10 @@ async function prepare(input: DeployInput): Promise<Prepared> {
   const stage = (s: DeployStage) => input.onProgress?.({ kind: "stage", stage: s });
   stage("revision");
   const revision = await readRevision(input.repoRoot, input.runCommand);
+  const warnings: string[] = [];
   input.logger.info("revision", { revision: revision.id, vcs: revision.vcs });
   if (input.noBuild) {
-    const distDir = `${input.repoRoot}/${input.paths.dist.replace(/^\.\/+|\/+$/g, "")}`;
+    const distDir = `${input.repoRoot}/${stripPath(input.paths.dist)}`;
     if (!(await Deno.stat(distDir).catch(() => undefined))?.isDirectory) {
       throw new DeployError(
         "dist_missing",
@@ -161,7 +166,7 @@ async function prepare(input: DeployInput): Promise<Prepared> {
         { hint: "build the site first, or drop --no-build" },
       );
     }
-    return { kind: "directory", distDir, revision, dispose: () => Promise.resolve() };
+    return { kind: "directory", distDir, revision, warnings, dispose: () => Promise.resolve() };
   }
   stage("zip");
   const tmp = await Deno.makeTempDir({
@@ -176,6 +181,10 @@ async function prepare(input: DeployInput): Promise<Prepared> {
       sourceIgnore: input.source.sourceIgnore,
       sourceInclude: input.source.sourceInclude,
       outPath: `${tmp}/source.zip`,
+      onWarning: (w) => {
+        warnings.push(w);
+        input.logger.warn(w);
+      },
     });
     input.logger.info("source zipped", { files: zip.files.length, bytes: zip.bytes });
     stage("build");
@@ -184,6 +193,8 @@ async function prepare(input: DeployInput): Promise<Prepared> {
       sourceZip: zip.path,
       paths: input.paths,
       maxDurationSeconds: input.maxDurationSeconds,
+      refresh: input.refresh ?? false,
+      force: input.force ?? false,
       ...(input.onBuildOutput ? { onOutput: input.onBuildOutput } : {}),
     });
     if (out.kind === "directory") {
@@ -191,6 +202,7 @@ async function prepare(input: DeployInput): Promise<Prepared> {
         kind: "directory",
         distDir: out.distDir,
         revision,
+        warnings,
         dispose: async () => {
           await out.dispose();
           await removeTmp();
@@ -198,7 +210,7 @@ async function prepare(input: DeployInput): Promise<Prepared> {
       };
     }
     await removeTmp();
-    return { ...out, revision, dispose: () => Promise.resolve() };
+    return { ...out, revision, warnings, dispose: () => Promise.resolve() };
   } catch (err) {
     await removeTmp();
     throw err;
@@ -244,6 +256,7 @@ export async function planDeploy(input: DeployInput): Promise<DeployPlan> {
       overlay: seo.files,
       tags: input.tags,
       refresh: input.refresh ?? false,
+      force: input.force ?? false,
       dryRun: true,
       ...(input.retry ? { retry: input.retry } : {}),
       logger: input.logger,
@@ -264,7 +277,13 @@ export async function planDeploy(input: DeployInput): Promise<DeployPlan> {
         input.invalidationMaxPaths,
         input.defaultRootObject,
       ),
-      warnings: seo.warnings,
+      warnings: result.refusal
+        ? [
+          ...prepared.warnings,
+          ...seo.warnings,
+          `deploy would refuse: ${result.refusal.message} (${result.refusal.hint})`,
+        ]
+        : [...prepared.warnings, ...seo.warnings],
     };
   } finally {
     await prepared.dispose();
@@ -272,7 +291,7 @@ export async function planDeploy(input: DeployInput): Promise<DeployPlan> {
 }
 
 /**
- * Runs a deploy: revision → zip → build → SEO files (written into the output) → sync
+ * Runs a deploy: revision → zip → build → SEO files (laid over the output in memory) → sync
  * (assets, HTML, deletions) → one invalidation of the changed paths (none when nothing
  * changed).
  *
@@ -291,20 +310,26 @@ export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
   const prepared = await prepare(input);
   try {
     let counts: Omit<DeploySummary, "revision" | "durationMs" | "invalidation" | "url">;
+    let digest: string;
     if (prepared.kind === "directory") {
       input.onProgress?.({ kind: "stage", stage: "seo" });
-      const seo = await writeSeoFiles(prepared.distDir, input.seo, {
+      // Laid over the output in memory: with --no-build the output is the working tree's own
+      // paths.dist, which a deploy must not modify.
+      const seo = generateSeoFiles(await listKeys(prepared.distDir), input.seo, {
         isProduction: input.isProduction,
         origin: input.origin,
-      }, input.logger);
+      });
+      for (const warning of seo.warnings) input.logger.warn(warning);
       input.onProgress?.({ kind: "stage", stage: "sync" });
       const result = await syncSite({
         s3: input.clients.s3,
         bucket: input.bucket,
         prefix: input.prefix,
         distDir: prepared.distDir,
+        overlay: seo.files,
         tags: input.tags,
         refresh: input.refresh ?? false,
+        force: input.force ?? false,
         ...(input.concurrency ? { concurrency: input.concurrency } : {}),
         ...(input.retry ? { retry: input.retry } : {}),
         onProgress: (p) => input.onProgress?.({ kind: "sync", ...p }),
@@ -316,8 +341,9 @@ export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
         unchanged: result.unchanged,
         bytesUploaded: result.bytesUploaded,
         changedKeys: result.changedKeys,
-        warnings: seo.warnings,
+        warnings: [...prepared.warnings, ...seo.warnings],
       };
+      digest = result.changeDigest;
     } else {
       counts = {
         uploaded: prepared.uploaded,
@@ -325,8 +351,9 @@ export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
         unchanged: prepared.unchanged,
         bytesUploaded: prepared.bytesUploaded,
         changedKeys: prepared.changedKeys,
-        warnings: [],
+        warnings: prepared.warnings,
       };
+      digest = prepared.changeDigest ?? "";
     }
     input.onProgress?.({ kind: "stage", stage: "invalidate" });
     const paths = planInvalidation(
@@ -340,6 +367,7 @@ export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
       paths,
       prepared.revision.id,
       input.retry,
+      digest,
     );
     const summary: DeploySummary = {
       revision: prepared.revision.id,

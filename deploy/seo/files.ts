@@ -4,6 +4,7 @@
  * @module
  */
 import type { Logger } from "@org/shared";
+import { listSiteFiles } from "../sync/local_files.ts";
 import {
   robotsTxt,
   type SeoSettings,
@@ -59,16 +60,8 @@ export function generateSeoFiles(
  * @returns keys, unsorted
  */
 export async function listKeys(dir: string): Promise<string[]> {
-  const keys: string[] = [];
-  const walk = async (abs: string, rel: string) => {
-    for await (const e of Deno.readDir(abs)) {
-      const key = rel === "" ? e.name : `${rel}/${e.name}`;
-      if (e.isDirectory) await walk(`${abs}/${e.name}`, key);
-      else keys.push(key);
-    }
-  };
-  await walk(dir, "");
-  return keys;
+  // The same walk as the sync's, so the sitemap lists exactly the pages that are published.
+  return (await listSiteFiles(dir)).map((f) => f.key);
 }
 
 /**

@@ -122,3 +122,74 @@ Deno.test("underPrefix() matches whole segments only", () => {
   assert.equal(underPrefix("dist/a", ["dist"]), true);
   assert.equal(underPrefix("distribution", ["dist"]), false);
 });
+
+Deno.test({
+  name:
+    "listSourceFiles() follows symlinks inside the repository and leaves out, with a warning, those leading outside",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    const outside = await makeTree({ "credentials": "secret", "lib/x.ts": "x" });
+    const root = await makeTree({ "shared/util.ts": "u", "app/main.ts": "m" });
+    try {
+      await Deno.symlink(`${root}/shared`, `${root}/app/shared`);
+      await Deno.symlink(`${root}/app`, `${root}/app/loop`);
+      await Deno.symlink(`${outside}/credentials`, `${root}/creds`);
+      await Deno.symlink(`${outside}/lib`, `${root}/vendor`);
+      const warnings: string[] = [];
+      const files = await listSourceFiles({
+        repoRoot: root,
+        sourceIgnore: [],
+        sourceInclude: [],
+        onWarning: (w) => warnings.push(w),
+      });
+      assert.deepEqual(files, ["app/main.ts", "app/shared/util.ts", "shared/util.ts"]);
+      assert.equal(warnings.length, 2);
+      assert.ok(warnings.some((w) => w.includes("creds")), warnings.join("|"));
+      assert.ok(warnings.some((w) => w.includes("vendor")), warnings.join("|"));
+    } finally {
+      await Deno.remove(root, { recursive: true });
+      await Deno.remove(outside, { recursive: true });
+    }
+  },
+});
+
+Deno.test("listSourceFiles() leaves out a .git file (worktree or submodule pointer)", async () => {
+  const root = await makeTree({
+    ".git": "gitdir: /elsewhere/.git/worktrees/x",
+    "a.ts": "a",
+    "sub/.git": "gitdir: ../.git/modules/sub",
+    "sub/b.ts": "b",
+    "inc/.git": "gitdir: x",
+    "inc/c.ts": "c",
+  });
+  try {
+    const files = await listSourceFiles({
+      repoRoot: root,
+      sourceIgnore: ["inc"],
+      sourceInclude: ["inc"],
+    });
+    assert.deepEqual(files, ["a.ts", "inc/c.ts", "sub/b.ts"]);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("listSourceFiles() reads backslashes in sourceIgnore and sourceInclude as slashes", async () => {
+  const root = await makeTree({
+    ".gitignore": "secrets/\n",
+    "site/dist/a.js": "a",
+    "site/src/b.ts": "b",
+    "secrets/prod/key": "k",
+  });
+  try {
+    const files = await listSourceFiles({
+      repoRoot: root,
+      sourceIgnore: ["site\\dist\\"],
+      sourceInclude: ["secrets\\prod"],
+    });
+    assert.deepEqual(files, [".gitignore", "secrets/prod/key", "site/src/b.ts"]);
+    assert.equal(underPrefix("site/dist/a.js", ["site\\dist"]), true);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});

@@ -37,8 +37,9 @@ const FIXED_MTIME = () => new Date(1980, 0, 1, 0, 0, 0);
  *
  * The archive is streamed: files are read and compressed one chunk at a time and written as
  * they are produced, so a large repository is never held in memory. Entries are in sorted
- * order, with a fixed timestamp and only the Unix permission bits of each file, so the same
- * tree always produces the same bytes (and the same `sha256`).
+ * order, with a fixed timestamp and each file's mode reduced to `0644` or `0755` (`0755` when
+ * any execute bit is set), so the same tree produces the same bytes (and
+ * the same `sha256`) whatever the machine's umask.
  *
  * @param options repo root, `sourceIgnore`, `sourceInclude` and the output path
  * @returns the zip's path, entries, size and hash
@@ -76,7 +77,7 @@ export async function createSourceZip(options: SourceZipOptions): Promise<Source
     const entry = new ZipDeflate(path, { level: 6 });
     entry.mtime = FIXED_MTIME();
     entry.os = 3; // Unix, so the permission bits (an executable build script) survive
-    entry.attrs = ((0o100000 | ((info.mode ?? 0o644) & 0o777)) << 16) >>> 0;
+    entry.attrs = ((0o100000 | normalMode(info.mode)) << 16) >>> 0;
     zip.add(entry);
     using file = await Deno.open(abs);
     for await (const chunk of file.readable) {
@@ -89,6 +90,17 @@ export async function createSourceZip(options: SourceZipOptions): Promise<Source
   zip.end();
   await flush();
   return { path: options.outPath, files, bytes, sha256: hash.digest("hex") };
+}
+
+/**
+ * The mode recorded for a file: `0755` when any execute bit is set, else `0644`, so a umask of
+ * 002 (group-writable files) or 077 does not change the archive's bytes.
+ *
+ * @param mode the file's `stat` mode (`null` on Windows)
+ * @returns `0o755` or `0o644`
+ */
+export function normalMode(mode: number | null): number {
+  return ((mode ?? 0) & 0o111) !== 0 ? 0o755 : 0o644;
 }
 
 async function writeAll(file: Deno.FsFile, chunk: Uint8Array): Promise<void> {

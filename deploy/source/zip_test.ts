@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { unzipSync } from "fflate";
 import { createSourceZip } from "./zip.ts";
 import { makeTree } from "./_test_tree.ts";
+import { readZipModes } from "../build/zip_modes.ts";
 
 Deno.test("createSourceZip() writes the same bytes for the same tree, whatever the mtimes", async () => {
   const root = await makeTree({
@@ -45,4 +46,38 @@ Deno.test("createSourceZip() writes the same bytes for the same tree, whatever t
     await Deno.remove(root, { recursive: true });
     await Deno.remove(out, { recursive: true });
   }
+});
+
+Deno.test({
+  name: "createSourceZip() records modes as 0644/0755 so the bytes do not depend on the umask",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    const root = await makeTree({ "run.sh": "#!/bin/sh\n", "a.txt": "a" });
+    const out = await Deno.makeTempDir();
+    try {
+      await Deno.chmod(`${root}/run.sh`, 0o755);
+      await Deno.chmod(`${root}/a.txt`, 0o644);
+      const first = await createSourceZip({
+        repoRoot: root,
+        sourceIgnore: [],
+        sourceInclude: [],
+        outPath: `${out}/1.zip`,
+      });
+      // The same tree checked out under umask 002 (group-writable) or 077 (owner only).
+      await Deno.chmod(`${root}/run.sh`, 0o775);
+      await Deno.chmod(`${root}/a.txt`, 0o600);
+      const second = await createSourceZip({
+        repoRoot: root,
+        sourceIgnore: [],
+        sourceInclude: [],
+        outPath: `${out}/2.zip`,
+      });
+      assert.equal(second.sha256, first.sha256);
+      const modes = await readZipModes(first.path);
+      assert.deepEqual(modes, new Map([["a.txt", 0o644], ["run.sh", 0o755]]));
+    } finally {
+      await Deno.remove(root, { recursive: true });
+      await Deno.remove(out, { recursive: true });
+    }
+  },
 });

@@ -8,9 +8,11 @@
 import { DeleteObjectsCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import type { Logger } from "@org/shared";
 import { cacheControlFor } from "./cache_control.ts";
+import { changeDigest } from "./change_digest.ts";
 import { contentTypeFor } from "./content_type.ts";
 import { scanSite } from "./local_files.ts";
-import { changedKeys, type LocalFile, planSync, type SyncPlan } from "./plan.ts";
+import type { DeployError } from "../errors.ts";
+import { changedKeys, type LocalFile, planSync, type SyncPlan, syncRefusal } from "./plan.ts";
 import { listSite, MD5_METADATA_KEY, normalizePrefix, type SiteLocation } from "./remote.ts";
 import { forEachLimited, type RetryOptions, withRetry } from "./retry.ts";
 
@@ -36,8 +38,10 @@ export interface SyncOptions extends SiteLocation {
   readonly overlay?: ReadonlyMap<string, Uint8Array>;
   /** Object tags on every uploaded file, e.g. `{ app: "example.com", environment: "production" }`. */
   readonly tags: Readonly<Record<string, string>>;
-  /** Re-upload every file (fixes metadata); only real changes count for invalidation. */
+  /** Re-upload every file (fixes metadata); every re-uploaded key counts for invalidation. */
   readonly refresh?: boolean;
+  /** `--force`: allow a sync that deletes most of the live site (see `syncRefusal`). */
+  readonly force?: boolean;
   /** Plan only: list and compare, change nothing. */
   readonly dryRun?: boolean;
   /** Uploads (and hashes) in flight at once. Default 16. */
@@ -62,10 +66,17 @@ export interface SyncResult {
   readonly unchanged: number;
   /** Bytes uploaded. */
   readonly bytesUploaded: number;
-  /** Keys whose content changed or that were deleted: the input to the invalidation planner. */
+  /** Keys uploaded (refreshes included) or deleted: the input to the invalidation planner. */
   readonly changedKeys: readonly string[];
+  /** Digest of the changes made (see `changeDigest`), for the invalidation's caller reference. */
+  readonly changeDigest: string;
   /** Whether this was a dry run. */
   readonly dryRun: boolean;
+  /**
+   * Why the sync would be refused (`too_many_deletes`); only a dry run returns one, a real
+   * sync throws it.
+   */
+  readonly refusal: DeployError | undefined;
   /** Milliseconds spent on each step (scan and list run concurrently). */
   readonly timings: { readonly scanMs: number; readonly listMs: number; readonly applyMs: number };
 }
@@ -83,6 +94,9 @@ const DELETE_BATCH = 1000;
  *
  * @param options where, what and how
  * @returns the plan and what was done
+ * @throws DeployError `dist_empty` when `distDir` holds no file (dry run too), and
+ *   `too_many_deletes` when most of the live site would be deleted without `force` (see
+ *   `syncRefusal`), before anything is changed
  * @throws the S3 error of a call that still fails after its retries
  *
  * @example
@@ -109,12 +123,17 @@ export async function syncSite(options: SyncOptions): Promise<SyncResult> {
     deletes: plan.deletes.length,
     unchanged: plan.unchanged,
   });
+  // Generated overlay files (robots.txt) do not make an empty build a site.
+  const builtFiles = local.filter((f) => "path" in f.source).length;
+  const refusal = syncRefusal(plan, builtFiles, { force: options.force ?? false });
+  if (refusal?.code === "dist_empty" || (refusal && !options.dryRun)) throw refusal;
   if (options.dryRun) {
-    return result(plan, [], [], 0, true, { scanMs, listMs, applyMs: 0 });
+    const digest = changeDigest(plan, remote);
+    return result(plan, digest, [], [], 0, true, { scanMs, listMs, applyMs: 0 }, refusal);
   }
   const { uploaded, bytes } = await applyUploads(options, plan);
   const deleted = await applyDeletes(options, plan.deletes);
-  return result(plan, uploaded, deleted, bytes, false, {
+  return result(plan, changeDigest(plan, remote), uploaded, deleted, bytes, false, {
     scanMs,
     listMs,
     applyMs: performance.now() - t1,
@@ -123,11 +142,13 @@ export async function syncSite(options: SyncOptions): Promise<SyncResult> {
 
 function result(
   plan: SyncPlan,
+  digest: string,
   uploaded: string[],
   deleted: string[],
   bytesUploaded: number,
   dryRun: boolean,
   timings: SyncResult["timings"],
+  refusal?: DeployError,
 ): SyncResult {
   return {
     plan,
@@ -136,7 +157,9 @@ function result(
     unchanged: plan.unchanged,
     bytesUploaded,
     changedKeys: changedKeys(plan),
+    changeDigest: digest,
     dryRun,
+    refusal,
     timings,
   };
 }

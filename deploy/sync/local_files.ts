@@ -22,8 +22,8 @@ export interface ScanSiteOptions {
 }
 
 /**
- * Lists every regular file under `distDir` (recursively, symlinked files followed, symlinked
- * directories skipped) with its site-relative key, size and MD5, sorted by key.
+ * Lists every regular file under `distDir` (see {@linkcode listSiteFiles}: symlinks followed,
+ * cycles and `.git`/`.jj` skipped) with its site-relative key, size and MD5, sorted by key.
  *
  * @param distDir the build output directory
  * @param options overlay and parallelism
@@ -39,8 +39,7 @@ export async function scanSite(
   distDir: string,
   options: ScanSiteOptions = {},
 ): Promise<LocalFile[]> {
-  const found: { key: string; path: string }[] = [];
-  await walk(distDir, "", found);
+  const found = await listSiteFiles(distDir);
   const overlay = options.overlay ?? new Map<string, Uint8Array>();
   const files: LocalFile[] = [];
   await forEachLimited(found, options.concurrency ?? 8, async ({ key, path }) => {
@@ -86,15 +85,50 @@ export async function hashFile(path: string): Promise<{ md5: string; size: numbe
   return { md5: hash.digest("hex"), size };
 }
 
-async function walk(dir: string, rel: string, out: { key: string; path: string }[]) {
+/**
+ * Directory and file names never published: VCS metadata (a `.git` file is a worktree or
+ * submodule pointer). They can only be in the output by mistake (`paths.dist: "."`), and the
+ * repository's history must not go live.
+ */
+const NEVER_PUBLISHED = new Set([".git", ".jj"]);
+
+/**
+ * Every file under a built site with its site-relative key: symlinked files and directories are
+ * followed (a directory whose real path is already being walked above it, a cycle, is skipped),
+ * `.git` and `.jj` are skipped, unsorted.
+ *
+ * @param distDir the build output directory
+ * @returns each file's key and path
+ * @throws Deno.errors.NotFound when `distDir` does not exist
+ */
+export async function listSiteFiles(distDir: string): Promise<{ key: string; path: string }[]> {
+  const out: { key: string; path: string }[] = [];
+  await walk(distDir, "", new Set([await Deno.realPath(distDir)]), out);
+  return out;
+}
+
+async function walk(
+  dir: string,
+  rel: string,
+  ancestors: ReadonlySet<string>,
+  out: { key: string; path: string }[],
+) {
   for await (const entry of Deno.readDir(dir)) {
+    if (NEVER_PUBLISHED.has(entry.name)) continue;
     const path = `${dir}/${entry.name}`;
     const key = rel === "" ? entry.name : `${rel}/${entry.name}`;
-    if (entry.isDirectory) await walk(path, key, out);
-    else if (entry.isFile) out.push({ key, path });
-    else if (entry.isSymlink) {
-      const target = await Deno.stat(path).catch(() => undefined);
-      if (target?.isFile) out.push({ key, path });
+    let isDir = entry.isDirectory;
+    let isFile = entry.isFile;
+    if (entry.isSymlink) {
+      const target = await Deno.stat(path).catch(() => undefined); // a dangling link is skipped
+      isDir = target?.isDirectory ?? false;
+      isFile = target?.isFile ?? false;
+    }
+    if (isFile) out.push({ key, path });
+    else if (isDir) {
+      const real = await Deno.realPath(path);
+      if (ancestors.has(real)) continue; // a link back up the tree would never end
+      await walk(path, key, new Set([...ancestors, real]), out);
     }
   }
 }

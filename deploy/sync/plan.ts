@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { DeployError } from "../errors.ts";
 
 /** One file of the built site, as the sync engine sees it. */
 export interface LocalFile {
@@ -100,17 +101,64 @@ export function planSync(
 }
 
 /**
- * The keys whose CDN copies a sync makes stale: uploads that changed or added content, and
- * deletions. A `refresh` re-upload of identical bytes is not a change.
+ * The keys whose CDN copies a sync makes stale: every upload and every deletion. A `refresh`
+ * re-upload of identical bytes counts too: a refresh exists to fix metadata (`Content-Type`,
+ * `Cache-Control`), and the CDN keeps serving the old headers until the path is invalidated.
  *
  * @param plan the sync plan
  * @returns site-relative keys
  */
 export function changedKeys(plan: SyncPlan): string[] {
-  return [
-    ...plan.uploads.filter((u) => u.reason !== "refresh").map((u) => u.file.key),
-    ...plan.deletes,
-  ];
+  return [...plan.uploads.map((u) => u.file.key), ...plan.deletes];
+}
+
+/** A sync that would delete more than this share of the live objects needs `force`. */
+export const MAX_DELETE_SHARE = 0.5;
+/** ...unless it deletes at most this many objects (pruning a small site is routine). */
+export const DELETE_GUARD_FLOOR = 10;
+
+/** Options for {@linkcode syncRefusal}. */
+export interface SyncGuardOptions {
+  /** `--force`: allow deleting most of the live site. */
+  readonly force?: boolean;
+}
+
+/**
+ * Why a sync must not run, so a broken or empty build never wipes the live site: no built file
+ * at all (`dist_empty`, even with `force`: `deploy delete` empties a site on purpose), or more
+ * than {@linkcode MAX_DELETE_SHARE} of the live objects and more than
+ * {@linkcode DELETE_GUARD_FLOOR} of them deleted without `force` (`too_many_deletes`).
+ *
+ * @param plan the sync plan
+ * @param builtFiles how many files the build output holds, not counting generated SEO files
+ * @param options `force`
+ * @returns the error to throw, or undefined when the sync may run
+ */
+export function syncRefusal(
+  plan: SyncPlan,
+  builtFiles: number,
+  options: SyncGuardOptions = {},
+): DeployError | undefined {
+  if (builtFiles === 0) {
+    return new DeployError("dist_empty", "the build output holds no files", {
+      hint:
+        "check that the build writes into paths.dist; to take the site down, run `deploy delete`",
+    });
+  }
+  const live = plan.deletes.length + plan.unchanged +
+    plan.uploads.filter((u) => u.reason !== "new").length;
+  const deletes = plan.deletes.length;
+  if (!options.force && deletes > DELETE_GUARD_FLOOR && deletes > live * MAX_DELETE_SHARE) {
+    return new DeployError(
+      "too_many_deletes",
+      `the deploy would delete ${deletes} of the ${live} live files`,
+      {
+        hint: "check the build output (paths.dist); if the deletions are intended, " +
+          "rerun with --force",
+      },
+    );
+  }
+  return undefined;
 }
 
 /** Whether a key is an HTML page (uploaded after the assets). */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { changedKeys, type LocalFile, planSync, type RemoteObject } from "./plan.ts";
+import { changedKeys, type LocalFile, planSync, type RemoteObject, syncRefusal } from "./plan.ts";
 
 const file = (key: string, md5 = `md5-${key}`, size = 1): LocalFile => ({
   key,
@@ -57,7 +57,7 @@ Deno.test("planSync() deletes live objects that are no longer built, last", () =
   assert.deepEqual(changedKeys(plan), ["old.html", "x.js"]);
 });
 
-Deno.test("planSync() with refresh re-uploads unchanged files without calling them changed", () => {
+Deno.test("planSync() with refresh re-uploads unchanged files, and all of them count for invalidation", () => {
   const plan = planSync([file("a.css"), file("b.css", "new")], [live("a.css"), live("b.css")], {
     refresh: true,
   });
@@ -66,5 +66,37 @@ Deno.test("planSync() with refresh re-uploads unchanged files without calling th
     ["b.css", "changed"],
   ]);
   assert.equal(plan.unchanged, 0);
-  assert.deepEqual(changedKeys(plan), ["b.css"]);
+  assert.deepEqual(changedKeys(plan), ["a.css", "b.css"]);
+});
+
+const keys = (n: number, p = "f") => Array.from({ length: n }, (_, i) => `${p}${i}.html`);
+
+Deno.test("syncRefusal() refuses an empty build output, even with force", () => {
+  const plan = planSync([], keys(3).map((k) => live(k)));
+  assert.equal(syncRefusal(plan, 0)?.code, "dist_empty");
+  assert.equal(syncRefusal(plan, 0, { force: true })?.code, "dist_empty");
+  assert.equal(syncRefusal(planSync([], []), 0)?.code, "dist_empty");
+});
+
+Deno.test("syncRefusal() refuses deleting more than half of a live site of size, unless forced", () => {
+  const remote = keys(30).map((k) => live(k));
+  const local = keys(14).map((k) => file(k)); // 16 of 30 deleted
+  const plan = planSync(local, remote);
+  const refused = syncRefusal(plan, local.length);
+  assert.equal(refused?.code, "too_many_deletes");
+  assert.match(refused!.message, /16 of the 30 live files/);
+  assert.match(refused!.hint, /--force/);
+  assert.equal(syncRefusal(plan, local.length, { force: true }), undefined);
+});
+
+Deno.test("syncRefusal() allows deleting half the live site, or a handful of files", () => {
+  const halfPlan = planSync(keys(15).map((k) => file(k)), keys(30).map((k) => live(k)));
+  assert.equal(syncRefusal(halfPlan, 15), undefined, "15 of 30 is not more than half");
+  const small = planSync([file("index.html")], [
+    live("index.html"),
+    ...keys(10).map((k) => live(k)),
+  ]);
+  assert.equal(syncRefusal(small, 1), undefined, "10 deletions are under the floor");
+  const renamed = planSync(keys(40, "new").map((k) => file(k)), keys(12).map((k) => live(k)));
+  assert.equal(syncRefusal(renamed, 40)?.code, "too_many_deletes", "a new tree replacing all");
 });

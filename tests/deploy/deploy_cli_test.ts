@@ -177,15 +177,17 @@ Deno.test("deploy plan --no-build compares the existing paths.dist and leaves it
   assert.deepEqual(left, ["index.html"], "robots.txt and sitemap.xml stay in memory");
 });
 
-Deno.test("deploy: --refresh re-uploads every file", async () => {
+Deno.test("deploy: --refresh re-uploads and invalidates every file; --force is accepted", async () => {
   await using world = await bootstrapped();
   assert.equal((await world.run(["deploy", "--builder", "local"])).code, 0);
   const r = JSON.parse(
-    (await world.run(["deploy", "--builder", "local", "--refresh", "--json"]))
+    (await world.run(["deploy", "--builder", "local", "--refresh", "--force", "--json"]))
       .stdout,
   );
   assert.equal(r.uploaded, 6);
   assert.equal(r.unchanged, 0);
+  assert.equal(r.changedKeys.length, 6, "refreshed files carry new headers: the CDN must see them");
+  assert.ok(r.invalidation, "a refresh invalidates");
 });
 
 Deno.test("deploy: a sourceInclude path that does not exist fails before any upload, naming it", async () => {

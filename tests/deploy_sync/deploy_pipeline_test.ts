@@ -210,3 +210,82 @@ Deno.test("deploy: a non-production environment publishes Disallow-all robots an
   assert.ok(keys.includes("site/robots.txt"));
   assert.ok(!keys.includes("site/sitemap.xml"));
 });
+
+Deno.test("deploy: an empty build output is refused with dist_empty and the live site is kept", async () => {
+  await using t = await setup();
+  await runDeploy(t.input());
+  const before = await liveKeys(t.s3);
+  await Deno.mkdir(`${t.repo}/dist`);
+  await assert.rejects(
+    runDeploy(t.input({ noBuild: true })),
+    (err) => err instanceof DeployError && err.code === "dist_empty",
+  );
+  await assert.rejects(
+    runDeploy(t.input({ noBuild: true, force: true })),
+    (err) => err instanceof DeployError && err.code === "dist_empty",
+  );
+  assert.deepEqual(await liveKeys(t.s3), before);
+  assert.equal(t.cf.invalidations.length, 1);
+});
+
+Deno.test("deploy: deleting most of a live site needs --force; plan warns instead of failing", async () => {
+  await using t = await setup();
+  const pages: Record<string, string> = {};
+  for (let i = 0; i < 20; i++) pages[`src/p${i}.html`] = `<p>${i}</p>`;
+  for (const [path, body] of Object.entries(pages)) {
+    await Deno.writeTextFile(`${t.repo}/${path}`, body);
+  }
+  await runDeploy(t.input());
+  for (const path of Object.keys(pages)) await Deno.remove(`${t.repo}/${path}`);
+  await assert.rejects(
+    runDeploy(t.input()),
+    (err) =>
+      err instanceof DeployError && err.code === "too_many_deletes" && err.hint.includes("--force"),
+  );
+  assert.equal((await liveKeys(t.s3)).length, 26, "nothing deleted");
+  const planned = await planDeploy(t.input());
+  assert.equal(planned.deletes.length, 20);
+  assert.ok(planned.warnings.some((w) => w.includes("--force")), planned.warnings.join("|"));
+  const forced = await runDeploy(t.input({ force: true }));
+  assert.equal(forced.deleted, 20);
+});
+
+Deno.test("deploy --no-build leaves the working tree's paths.dist untouched (SEO files in memory)", async () => {
+  await using t = await setup();
+  await Deno.mkdir(`${t.repo}/dist`);
+  await Deno.writeTextFile(`${t.repo}/dist/index.html`, "<h1>prebuilt</h1>");
+  const summary = await runDeploy(t.input({ noBuild: true }));
+  assert.equal(summary.uploaded, 3);
+  const onDisk = [];
+  for await (const e of Deno.readDir(`${t.repo}/dist`)) onDisk.push(e.name);
+  assert.deepEqual(onDisk, ["index.html"]);
+  assert.deepEqual(await liveKeys(t.s3), [
+    "site/index.html",
+    "site/robots.txt",
+    "site/sitemap.xml",
+  ]);
+});
+
+Deno.test("deploy --refresh re-uploads every file and invalidates all of it (past the cap: /*)", async () => {
+  await using t = await setup();
+  await runDeploy(t.input());
+  const refreshed = await runDeploy(t.input({ refresh: true }));
+  assert.equal(refreshed.uploaded, 6);
+  assert.equal(refreshed.changedKeys.length, 6);
+  assert.ok(refreshed.invalidation?.paths.includes("/img/logo.png"));
+  const capped = await runDeploy(t.input({ refresh: true, invalidationMaxPaths: 3 }));
+  assert.deepEqual(capped.invalidation?.paths, ["/*"]);
+});
+
+Deno.test("deploy: a dirty tree redeployed with a new edit to the same file invalidates again", async () => {
+  await using t = await setup();
+  // The revision stays `0123456789ab` (a dirty tree keeps its id) while the content changes.
+  await runDeploy(t.input());
+  await Deno.writeTextFile(`${t.repo}/src/blog/index.html`, "<h1>v2</h1>");
+  await runDeploy(t.input());
+  await Deno.writeTextFile(`${t.repo}/src/blog/index.html`, "<h1>v3</h1>");
+  await runDeploy(t.input());
+  const [, second, third] = t.cf.invalidations;
+  assert.deepEqual(second!.paths, third!.paths);
+  assert.notEqual(second!.callerReference, third!.callerReference);
+});
