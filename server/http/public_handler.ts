@@ -1,4 +1,5 @@
 import type { ServiceDeps } from "../deps.ts";
+import type { Grant } from "../grants/grant.ts";
 import { enabledGrants } from "../grants/registry.ts";
 import { createIdFactory } from "../store/ids.ts";
 import { errorResponse, slowDown } from "./errors.ts";
@@ -21,6 +22,8 @@ export function jwksMaxAge(accessTokenTtl: number): number {
  * paths 404 and wrong methods 405 with `Allow`, every error as `{error, error_description}`.
  *
  * @param deps the service dependencies
+ * @param grants the grants `/token` serves (default: {@linkcode enabledGrants} of the config;
+ *   the HTTP-layer benchmark passes a stub to measure everything but the grant)
  * @returns a `fetch`-style handler for `Deno.serve`
  *
  * @example
@@ -31,8 +34,8 @@ export function jwksMaxAge(accessTokenTtl: number): number {
  */
 export function createPublicHandler(
   deps: ServiceDeps,
+  grants: ReadonlyMap<string, Grant> = enabledGrants(deps.config),
 ): (req: Request, info: RequestInfo) => Promise<Response> {
-  const grants = enabledGrants(deps.config);
   const ctx = { ...deps, ids: createIdFactory(deps.clock, deps.random) };
   const issuer = deps.config.server.issuer;
   const discovery = {
