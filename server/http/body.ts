@@ -19,15 +19,50 @@ export async function readForm(
   req: Request,
   maxBytes = MAX_FORM_BYTES,
 ): Promise<Map<string, string>> {
-  const type = (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-  if (type !== "application/x-www-form-urlencoded") {
+  const header = req.headers.get("content-type");
+  // The exact value every client sends is checked without splitting and lower-casing.
+  const type = header === FORM ? FORM : (header ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== FORM) {
     throw invalidRequest("Content-Type must be application/x-www-form-urlencoded");
   }
-  const text = await readCapped(req, maxBytes);
+  return parseForm(await readCapped(req, maxBytes));
+}
+
+const FORM = "application/x-www-form-urlencoded";
+
+/**
+ * Parses a form body into a map, refusing repeated parameters.
+ *
+ * A well-formed body without `%` or `+` decodes to exactly its own characters, so it is split directly
+ * (the refresh request, all base64url and `_`, is such a body); anything else goes through
+ * `URLSearchParams`, which defines the decoding. Both give the same result on the same input:
+ * `&`-separated pairs, empty pairs skipped, a name without `=` has the value `""`, the first
+ * `=` separates name from value.
+ *
+ * @param text the decoded body
+ * @returns the parameters, each present at most once
+ * @throws {OAuthError} 400 `invalid_request` for a repeated parameter
+ */
+export function parseForm(text: string): Map<string, string> {
   const params = new Map<string, string>();
-  for (const [k, v] of new URLSearchParams(text)) {
+  const add = (k: string, v: string) => {
     if (params.has(k)) throw invalidRequest(`Parameter ${clip(k)} is repeated`);
     params.set(k, v);
+  };
+  if (text.includes("%") || text.includes("+") || !text.isWellFormed()) {
+    for (const [k, v] of new URLSearchParams(text)) add(k, v);
+    return params;
+  }
+  let start = 0;
+  while (start <= text.length) {
+    let end = text.indexOf("&", start);
+    if (end < 0) end = text.length;
+    if (end > start) {
+      const eq = text.indexOf("=", start);
+      if (eq < 0 || eq > end) add(text.slice(start, end), "");
+      else add(text.slice(start, eq), text.slice(eq + 1, end));
+    }
+    start = end + 1;
   }
   return params;
 }

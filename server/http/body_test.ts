@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createMemoryLogger } from "@org/shared";
 import { errorResponse, OAuthError } from "./errors.ts";
-import { readCapped, readForm } from "./body.ts";
+import { parseForm, readCapped, readForm } from "./body.ts";
 
 const FORM = "application/x-www-form-urlencoded";
 
@@ -118,4 +118,40 @@ Deno.test("readForm(): a body with a declared length that errors mid-read is 400
     assert.deepEqual([err.status, err.code], [400, "invalid_request"]);
     return true;
   });
+});
+
+Deno.test("parseForm() agrees with URLSearchParams, with and without escapes", () => {
+  const bodies = [
+    "",
+    "&",
+    "&&a=1&&",
+    "grant_type=refresh_token&refresh_token=abc_DEF-123",
+    "a",
+    "a=",
+    "=b",
+    "=",
+    "a==b&c=d=e",
+    "a=1&b&c=",
+    "x=%20y&z=a+b",
+    "%61=1",
+    "a=%zz&b=%e2%82%ac",
+    "näme=välue&ü",
+    "a=%FF",
+    "a=1%",
+    "a=\ud800&b=1",
+  ];
+  for (const body of bodies) {
+    const expected = new Map(new URLSearchParams(body));
+    assert.deepEqual(parseForm(body), expected, JSON.stringify(body));
+  }
+});
+
+Deno.test("parseForm() refuses a repeated parameter on both paths", () => {
+  for (const body of ["a=1&a=2", "a&a", "a=%31&a=2", "a=1&%61=2"]) {
+    assert.throws(
+      () => parseForm(body),
+      (e: OAuthError) => e.code === "invalid_request" && e.description.includes("repeated"),
+      body,
+    );
+  }
 });

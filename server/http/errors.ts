@@ -1,4 +1,5 @@
 import type { Logger } from "@org/shared";
+import { jsonResponse } from "./json_response.ts";
 
 /** Error codes the service may answer with (spec "Errors" table). */
 export type OAuthErrorCode =
@@ -119,11 +120,18 @@ export function errorResponse(err: unknown, log: Logger): Response {
     // A client-side failure with a cause worth seeing when debugging (a dropped connection).
     log.debug("request refused", { status: e.status, error: e.code, detail: e.detail });
   }
-  return Response.json({ error: e.code, error_description: e.description }, {
-    status: e.status,
-    headers: { "Cache-Control": "no-store", ...e.headers },
-  });
+  return jsonResponse(
+    { error: e.code, error_description: e.description },
+    e.status,
+    ERROR_HEADERS,
+    e.headers,
+  );
 }
+
+/** Every error answer: `Cache-Control: no-store`. */
+const ERROR_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "cache-control": "no-store",
+});
 
 /** The description of the 503 answered while the service is still starting. */
 export const STARTING_DESCRIPTION = "The service is starting; retry shortly";

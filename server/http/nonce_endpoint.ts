@@ -2,6 +2,7 @@ import type { ServiceDeps } from "../deps.ts";
 import { mintNonce } from "../grants/nonce.ts";
 import { readCapped } from "./body.ts";
 import { invalidRequest } from "./errors.ts";
+import { jsonResponse, TOKEN_HEADERS } from "./json_response.ts";
 
 /** Largest body read before refusing: anything non-empty is refused anyway. */
 const MAX_NONCE_BODY_BYTES = 1024;
@@ -26,6 +27,6 @@ export function createNonceEndpoint(
       clock: deps.clock,
       nonces: deps.store.nonces,
     });
-    return Response.json(body, { headers: { "Cache-Control": "no-store", Pragma: "no-cache" } });
+    return jsonResponse(body, 200, TOKEN_HEADERS);
   };
 }

@@ -1,11 +1,12 @@
 import type { ServiceDeps } from "../deps.ts";
+import type { Grant } from "../grants/grant.ts";
 import { enabledGrants } from "../grants/registry.ts";
 import { createIdFactory } from "../store/ids.ts";
 import { errorResponse, slowDown } from "./errors.ts";
 import { health } from "./health.ts";
 import { createNonceEndpoint } from "./nonce_endpoint.ts";
 import { createRevokeEndpoint } from "./revoke_endpoint.ts";
-import { createRouter, pathOf, type RequestInfo, type Route, UNMATCHED } from "./router.ts";
+import { createRouter, type RequestInfo, type Route, UNMATCHED } from "./router.ts";
 import { clientAddress, type ForwardedRule, normalizeAddress } from "../limits/client_address.ts";
 import { RateLimiter } from "../limits/rate_limiter.ts";
 import { createTokenEndpoint } from "./token_endpoint.ts";
@@ -21,6 +22,8 @@ export function jwksMaxAge(accessTokenTtl: number): number {
  * paths 404 and wrong methods 405 with `Allow`, every error as `{error, error_description}`.
  *
  * @param deps the service dependencies
+ * @param grants the grants `/token` serves (default: {@linkcode enabledGrants} of the config;
+ *   the HTTP-layer benchmark passes a stub to measure everything but the grant)
  * @returns a `fetch`-style handler for `Deno.serve`
  *
  * @example
@@ -31,8 +34,8 @@ export function jwksMaxAge(accessTokenTtl: number): number {
  */
 export function createPublicHandler(
   deps: ServiceDeps,
+  grants: ReadonlyMap<string, Grant> = enabledGrants(deps.config),
 ): (req: Request, info: RequestInfo) => Promise<Response> {
-  const grants = enabledGrants(deps.config);
   const ctx = { ...deps, ids: createIdFactory(deps.clock, deps.random) };
   const issuer = deps.config.server.issuer;
   const discovery = {
@@ -76,7 +79,7 @@ export function createPublicHandler(
     try {
       const m = match(req);
       route = m.route;
-      limit?.(req, info);
+      limit?.(m.path, req, info);
       res = await m.handler(req, info, m.params);
     } catch (err) {
       res = errorResponse(err, deps.log);
@@ -96,7 +99,7 @@ const LIMITED_PATHS: ReadonlySet<string> = new Set(["/token", "/revoke", "/nonce
  */
 function rateLimit(
   deps: Pick<ServiceDeps, "config" | "clock" | "metrics">,
-): ((req: Request, info: RequestInfo) => void) | undefined {
+): ((path: string, req: Request, info: RequestInfo) => void) | undefined {
   const rl = deps.config.rate_limit;
   if (!rl.enabled) return undefined;
   const limiter = new RateLimiter(deps.clock, rl.requests, rl.window * 1000);
@@ -104,8 +107,8 @@ function rateLimit(
     header: rl.client_ip_header,
     trustedProxies: rl.trusted_proxies.map(normalizeAddress),
   };
-  return (req, info) => {
-    if (!LIMITED_PATHS.has(pathOf(req.url))) return;
+  return (path, req, info) => {
+    if (!LIMITED_PATHS.has(path)) return;
     const d = limiter.take(clientAddress(info.remoteAddr.hostname, req.headers, rule));
     if (!d.allowed) {
       deps.metrics.rateLimited();

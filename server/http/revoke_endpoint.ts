@@ -2,6 +2,7 @@ import type { ServiceDeps } from "../deps.ts";
 import { revokeToken } from "../sessions/revoke.ts";
 import { readForm } from "./body.ts";
 import { invalidRequest } from "./errors.ts";
+import { emptyResponse, TOKEN_HEADERS } from "./json_response.ts";
 
 /**
  * `POST /revoke` (RFC 7009): form `token` (required) and `token_type_hint` (optional, a hint
@@ -20,9 +21,6 @@ export function createRevokeEndpoint(deps: ServiceDeps): (req: Request) => Promi
     const token = params.get("token");
     if (token === undefined) throw invalidRequest("Missing parameter token");
     if (token !== "") await revokeToken(deps, token, params.get("token_type_hint"));
-    return new Response(null, {
-      status: 200,
-      headers: { "Cache-Control": "no-store", Pragma: "no-cache" },
-    });
+    return emptyResponse(200, TOKEN_HEADERS);
   };
 }

@@ -35,12 +35,19 @@ export interface RouteMatch {
   readonly route: string;
   readonly handler: RouteHandler;
   readonly params: RouteParams;
+  /** The request's path ({@linkcode pathOf}), so callers need not parse the URL again. */
+  readonly path: string;
 }
 
 /** The route label of requests no route serves. */
 export const UNMATCHED = "unmatched";
 
-type Methods = Map<string, RouteHandler>;
+/** A route's handler with its label, built once when the router is. */
+interface Target {
+  readonly route: string;
+  readonly handler: RouteHandler;
+}
+type Methods = Map<string, Target>;
 interface Pattern {
   readonly path: string;
   readonly segments: readonly string[];
@@ -55,6 +62,10 @@ const NO_PARAMS: RouteParams = Object.freeze({});
  * (HEAD is answered for GET routes). Exact paths are looked up in a map; patterns are tried
  * in table order only when no exact path matched.
  *
+ * An exact route's match is built once, with the router: routing a request to it (every
+ * `/token` request) allocates nothing, and its label is always the same string, so the
+ * metrics' map lookup on it hashes nothing new.
+ *
  * @param routes the route table
  * @returns a function from request to its {@linkcode RouteMatch}
  *
@@ -65,41 +76,49 @@ const NO_PARAMS: RouteParams = Object.freeze({});
  * ```
  */
 export function createRouter(routes: readonly Route[]): (req: Request) => RouteMatch {
-  const exact = new Map<string, Methods>();
+  const exact = new Map<string, Map<string, RouteMatch>>();
   const patterns: Pattern[] = [];
   for (const r of routes) {
-    let methods: Methods | undefined;
-    if (r.path.includes("{")) {
-      let p = patterns.find((x) => x.path === r.path);
-      if (!p) {
-        p = { path: r.path, segments: r.path.split("/"), methods: new Map() };
-        patterns.push(p);
+    const add = (method: string) => {
+      const route = `${method} ${r.path}`;
+      if (r.path.includes("{")) {
+        let p = patterns.find((x) => x.path === r.path);
+        if (!p) {
+          p = { path: r.path, segments: r.path.split("/"), methods: new Map() };
+          patterns.push(p);
+        }
+        p.methods.set(method, { route, handler: r.handler });
+      } else {
+        const methods = exact.get(r.path) ?? new Map<string, RouteMatch>();
+        exact.set(r.path, methods);
+        methods.set(method, { route, handler: r.handler, params: NO_PARAMS, path: r.path });
       }
-      methods = p.methods;
-    } else {
-      methods = exact.get(r.path) ?? new Map<string, RouteHandler>();
-      exact.set(r.path, methods);
-    }
-    methods.set(r.method, r.handler);
-    if (r.method === "GET") methods.set("HEAD", r.handler);
+    };
+    add(r.method);
+    if (r.method === "GET") add("HEAD");
   }
   return (req) => {
     const path = pathOf(req.url);
-    let methods = exact.get(path);
-    let pattern = path;
-    let params = NO_PARAMS;
-    if (!methods) {
-      const found = matchPattern(patterns, path);
-      if (!found) return { route: UNMATCHED, handler: throwing(notFound), params };
-      ({ methods, params } = found);
-      pattern = found.path;
+    const methods = exact.get(path);
+    if (methods) {
+      return methods.get(req.method) ?? notAllowed([...methods.keys()], path);
     }
-    const handler = methods.get(req.method);
-    if (!handler) {
-      const allow = [...methods.keys()];
-      return { route: UNMATCHED, handler: throwing(() => methodNotAllowed(allow)), params };
+    const found = matchPattern(patterns, path);
+    if (!found) {
+      return { route: UNMATCHED, handler: throwing(notFound), params: NO_PARAMS, path };
     }
-    return { route: `${req.method} ${pattern}`, handler, params };
+    const target = found.methods.get(req.method);
+    if (!target) return notAllowed([...found.methods.keys()], path);
+    return { route: target.route, handler: target.handler, params: found.params, path };
+  };
+}
+
+function notAllowed(allow: readonly string[], path: string): RouteMatch {
+  return {
+    route: UNMATCHED,
+    handler: throwing(() => methodNotAllowed(allow)),
+    params: NO_PARAMS,
+    path,
   };
 }
 
@@ -126,7 +145,7 @@ export function pathOf(url: string): string {
 function matchPattern(
   patterns: readonly Pattern[],
   path: string,
-): { path: string; methods: Methods; params: RouteParams } | undefined {
+): { methods: Methods; params: RouteParams } | undefined {
   const parts = path.split("/");
   outer: for (const p of patterns) {
     if (p.segments.length !== parts.length) continue;
@@ -143,7 +162,7 @@ function matchPattern(
         }
       } else if (want !== got) continue outer;
     }
-    return { path: p.path, methods: p.methods, params };
+    return { methods: p.methods, params };
   }
   return undefined;
 }

@@ -52,3 +52,11 @@ Deno.test("pathOf() agrees with the URL parser, dot segments included", () => {
     assert.equal(pathOf(url), new URL(url).pathname, url);
   }
 });
+
+Deno.test("createRouter() reports the request's path, matched or not", () => {
+  assert.equal(match(req("GET", "/users?x=1")).path, "/users");
+  assert.equal(match(req("GET", "/users/usr_1")).path, "/users/usr_1");
+  assert.equal(match(req("DELETE", "/users")).path, "/users");
+  assert.equal(match(req("GET", "/a/../nope")).path, "/nope");
+  assert.equal(match(req("HEAD", "/users/u/claims")).route, "HEAD /users/{id}/claims");
+});

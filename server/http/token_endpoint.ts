@@ -1,6 +1,7 @@
 import type { Grant, GrantContext } from "../grants/grant.ts";
 import { readForm } from "./body.ts";
 import { clip, unsupportedGrantType } from "./errors.ts";
+import { jsonResponse, TOKEN_HEADERS } from "./json_response.ts";
 
 /**
  * `POST /token`: reads the form, refuses an `id_token` field unless the `id_token` grant is
@@ -28,8 +29,6 @@ export function createTokenEndpoint(
     }
     const body = await grant(params, ctx);
     ctx.metrics.tokenIssued(type);
-    return Response.json(body, {
-      headers: { "Cache-Control": "no-store", Pragma: "no-cache" },
-    });
+    return jsonResponse(body, 200, TOKEN_HEADERS);
   };
 }

@@ -29,6 +29,8 @@ const ALLOWED: RateDecision = { allowed: true };
 export class RateLimiter {
   #window = -1;
   #counts = new Map<string, number>();
+  /** Address → its key, for this window: an IPv6 client's /64 is computed once per window. */
+  #keys = new Map<string, string>();
 
   /**
    * @param clock the time source (tests advance a `FixedClock`)
@@ -53,8 +55,13 @@ export class RateLimiter {
     if (window !== this.#window) {
       this.#window = window;
       this.#counts = new Map();
+      this.#keys = new Map();
     }
-    const key = rateLimitKey(client);
+    let key = this.#keys.get(client);
+    if (key === undefined) {
+      key = rateLimitKey(client);
+      this.#keys.set(client, key);
+    }
     const n = (this.#counts.get(key) ?? 0) + 1;
     this.#counts.set(key, n);
     if (n <= this.limit) return ALLOWED;

@@ -23,3 +23,15 @@ Deno.test("RateLimiter.take() shares one budget across an IPv6 /64, not across /
   assert.equal(rl.take("2001:db8:0:1:abcd::3").allowed, false);
   assert.equal(rl.take("2001:db8:0:2::1").allowed, true);
 });
+
+Deno.test("RateLimiter.take() counts an IPv6 /64 together in every window, not only the first", () => {
+  const clock = new FixedClock(0);
+  const rl = new RateLimiter(clock, 1, 60_000);
+  assert.equal(rl.take("2001:db8:0:1::1").allowed, true);
+  assert.equal(rl.take("2001:db8:0:1::2").allowed, false);
+  clock.advance(60_000);
+  assert.equal(rl.take("2001:db8:0:1::2").allowed, true, "a new window");
+  assert.equal(rl.take("2001:db8:0:1::1").allowed, false, "the same /64, same window");
+  assert.equal(rl.take("203.0.113.9").allowed, true);
+  assert.equal(rl.take("203.0.113.9").allowed, false);
+});

@@ -52,7 +52,11 @@ interface RouteSeries {
  * ```
  */
 export class Metrics {
-  readonly #routes = new Map<string, RouteSeries>();
+  /** Series by listener, then by route label (no key is built per request). */
+  readonly #routes: Readonly<Record<Listener, Map<string, RouteSeries>>> = {
+    public: new Map(),
+    internal: new Map(),
+  };
   readonly #issued = new Map<string, number>();
   #reuse = 0;
   #authFailures = 0;
@@ -70,8 +74,8 @@ export class Metrics {
    * @param seconds time from arrival to response
    */
   observeRequest(listener: Listener, route: string, status: number, seconds: number): void {
-    const key = listener === "public" ? route : `internal ${route}`;
-    let s = this.#routes.get(key);
+    const routes = this.#routes[listener];
+    let s = routes.get(route);
     if (s === undefined) {
       s = {
         listener,
@@ -81,7 +85,7 @@ export class Metrics {
         sum: 0,
         count: 0,
       };
-      this.#routes.set(key, s);
+      routes.set(route, s);
     }
     s.statuses.set(status, (s.statuses.get(status) ?? 0) + 1);
     let i = 0;
@@ -124,7 +128,7 @@ export class Metrics {
   /** Everything recorded so far, in the Prometheus text format. */
   render(): string {
     const out: string[] = [];
-    const series = [...this.#routes.values()];
+    const series = [...this.#routes.public.values(), ...this.#routes.internal.values()];
     out.push(
       "# HELP token_exchange_http_requests_total HTTP requests answered, by listener, route and status.",
       "# TYPE token_exchange_http_requests_total counter",

@@ -20,3 +20,24 @@ Deno.test("Metrics.render() writes cumulative latency buckets and per-status cou
   has('token_exchange_tokens_issued_total{grant="refresh_token"} 1');
   has("token_exchange_refresh_reuse_detected_total 0");
 });
+
+Deno.test("Metrics keeps the listeners' series apart when their route labels are equal", () => {
+  const m = new Metrics();
+  m.observeRequest("public", "GET /health", 200, 0.001);
+  m.observeRequest("internal", "GET /health", 200, 0.001);
+  m.observeRequest("internal", "GET /health", 503, 0.001);
+  const lines = m.render().split("\n");
+  const has = (l: string) => assert.ok(lines.includes(l), l);
+  has(
+    'token_exchange_http_requests_total{listener="public",method="GET",route="/health",status="200"} 1',
+  );
+  has(
+    'token_exchange_http_requests_total{listener="internal",method="GET",route="/health",status="200"} 1',
+  );
+  has(
+    'token_exchange_http_requests_total{listener="internal",method="GET",route="/health",status="503"} 1',
+  );
+  has(
+    'token_exchange_http_request_duration_seconds_count{listener="internal",method="GET",route="/health"} 2',
+  );
+});
