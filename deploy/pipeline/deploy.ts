@@ -242,25 +242,7 @@ export async function planDeploy(input: DeployInput): Promise<DeployPlan> {
         { hint: "run plan with --builder local or --no-build" },
       );
     }
-    input.onProgress?.({ kind: "stage", stage: "seo" });
-    const seo = generateSeoFiles(await listKeys(prepared.distDir), input.seo, {
-      isProduction: input.isProduction,
-      origin: input.origin,
-    });
-    input.onProgress?.({ kind: "stage", stage: "sync" });
-    const result = await syncSite({
-      s3: input.clients.s3,
-      bucket: input.bucket,
-      prefix: input.prefix,
-      distDir: prepared.distDir,
-      overlay: seo.files,
-      tags: input.tags,
-      refresh: input.refresh ?? false,
-      force: input.force ?? false,
-      dryRun: true,
-      ...(input.retry ? { retry: input.retry } : {}),
-      logger: input.logger,
-    });
+    const { seo, result } = await seoAndSync(input, prepared.distDir, { dryRun: true });
     const uploads = result.plan.uploads.map((u) => ({
       key: u.file.key,
       size: u.file.size,
@@ -312,29 +294,11 @@ export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
     let counts: Omit<DeploySummary, "revision" | "durationMs" | "invalidation" | "url">;
     let digest: string;
     if (prepared.kind === "directory") {
-      input.onProgress?.({ kind: "stage", stage: "seo" });
-      // Laid over the output in memory: with --no-build the output is the working tree's own
-      // paths.dist, which a deploy must not modify.
-      const seo = generateSeoFiles(await listKeys(prepared.distDir), input.seo, {
-        isProduction: input.isProduction,
-        origin: input.origin,
+      const { seo, result } = await seoAndSync(input, prepared.distDir, {
+        ...(input.concurrency ? { concurrency: input.concurrency } : {}),
+        onProgress: (p) => input.onProgress?.({ kind: "sync", ...p }),
       });
       for (const warning of seo.warnings) input.logger.warn(warning);
-      input.onProgress?.({ kind: "stage", stage: "sync" });
-      const result = await syncSite({
-        s3: input.clients.s3,
-        bucket: input.bucket,
-        prefix: input.prefix,
-        distDir: prepared.distDir,
-        overlay: seo.files,
-        tags: input.tags,
-        refresh: input.refresh ?? false,
-        force: input.force ?? false,
-        ...(input.concurrency ? { concurrency: input.concurrency } : {}),
-        ...(input.retry ? { retry: input.retry } : {}),
-        onProgress: (p) => input.onProgress?.({ kind: "sync", ...p }),
-        logger: input.logger,
-      });
       counts = {
         uploaded: result.uploaded.length,
         deleted: result.deleted.length,
@@ -387,4 +351,36 @@ export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
   } finally {
     await prepared.dispose();
   }
+}
+
+/**
+ * The step `plan` and `deploy` share: generate the SEO files and sync the output with them
+ * laid over it in memory (with `--no-build` the output is the working tree's own `paths.dist`,
+ * which must not be modified).
+ */
+async function seoAndSync(
+  input: DeployInput,
+  distDir: string,
+  extra: Pick<Parameters<typeof syncSite>[0], "dryRun" | "concurrency" | "onProgress">,
+) {
+  input.onProgress?.({ kind: "stage", stage: "seo" });
+  const seo = generateSeoFiles(await listKeys(distDir), input.seo, {
+    isProduction: input.isProduction,
+    origin: input.origin,
+  });
+  input.onProgress?.({ kind: "stage", stage: "sync" });
+  const result = await syncSite({
+    s3: input.clients.s3,
+    bucket: input.bucket,
+    prefix: input.prefix,
+    distDir,
+    overlay: seo.files,
+    tags: input.tags,
+    refresh: input.refresh ?? false,
+    force: input.force ?? false,
+    ...(input.retry ? { retry: input.retry } : {}),
+    logger: input.logger,
+    ...extra,
+  });
+  return { seo, result };
 }
