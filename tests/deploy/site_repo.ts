@@ -7,7 +7,7 @@
 import { join } from "node:path";
 
 /** The site's build: copies `src/` to `dist/`, as a real static-site build would emit it. */
-const BUILD_SCRIPT = `
+export const BUILD_SCRIPT = `
 const walk = async (from, to) => {
   await Deno.mkdir(to, { recursive: true });
   for await (const e of Deno.readDir(from)) {

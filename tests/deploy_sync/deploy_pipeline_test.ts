@@ -10,19 +10,7 @@ import { createLocalBuilder } from "../../deploy/build/local_builder.ts";
 import type { Builder } from "../../deploy/build/builder.ts";
 import type { CommandRunner } from "../../deploy/source/revision.ts";
 import { DeployError } from "../../deploy/errors.ts";
-
-/** A site repo whose `deno task build` copies `src/` to `dist/`, as a real site build would. */
-const BUILD_SCRIPT = `
-const walk = async (from, to) => {
-  await Deno.mkdir(to, { recursive: true });
-  for await (const e of Deno.readDir(from)) {
-    if (e.isDirectory) await walk(from + "/" + e.name, to + "/" + e.name);
-    else await Deno.copyFile(from + "/" + e.name, to + "/" + e.name);
-  }
-};
-await walk("src", "dist");
-console.log("site built");
-`;
+import { BUILD_SCRIPT } from "../deploy/site_repo.ts";
 
 async function makeSiteRepo(): Promise<string> {
   const root = await Deno.makeTempDir({ prefix: "site-repo-" });
