@@ -5,6 +5,7 @@
  * @module
  */
 import { createSourceZip } from "../source/zip.ts";
+import type { AgentJob } from "./job.ts";
 
 /**
  * Writes the fixture repo into a temp dir and zips it.
@@ -31,4 +32,32 @@ export async function fixtureSiteZip(
     outPath: `${dir}/source.zip`,
   });
   return { zip: zip.path, dispose: () => Deno.remove(dir, { recursive: true }) };
+}
+
+/** The bucket the fixture jobs build into. */
+export const FIXTURE_BUCKET = "production-blog-123456789012";
+
+/**
+ * A production build job for the fixture site, stored as `build/<id>.zip`.
+ *
+ * @param id the build id
+ */
+export function fixtureJob(id: string): AgentJob {
+  return {
+    version: 1,
+    buildId: id,
+    bucket: FIXTURE_BUCKET,
+    region: "us-east-1",
+    sourceKey: `build/${id}.zip`,
+    prefix: "site/",
+    paths: { app: ".", dist: "dist" },
+    seo: { robots: "auto", sitemap: "auto" },
+    isProduction: true,
+    origin: "https://blog.example.com",
+    tags: { app: "blog", environment: "production" },
+    maxDurationSeconds: 600,
+    startedAt: "2026-05-01T10:00:00.000Z",
+    logGroup: "/aws/microvms/production-blog-builder",
+    logStream: `build-${id}-abcdef12`,
+  };
 }

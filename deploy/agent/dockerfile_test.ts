@@ -4,9 +4,8 @@ import { GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3
 import { unzipSync } from "fflate";
 import { startS3, testAwsConfig } from "../../tests/support/s3.ts";
 import { getBuildRecord } from "../builds/store.ts";
-import { fixtureSiteZip } from "./_fixture_site.ts";
+import { FIXTURE_BUCKET, fixtureJob, fixtureSiteZip } from "./_fixture_site.ts";
 import { buildAgentBundle } from "./bundle.ts";
-import type { AgentJob } from "./job.ts";
 import {
   AGENT_FROM_IMAGE,
   AGENT_HOME,
@@ -210,24 +209,6 @@ Deno.test("the agent runs a job end to end against S3 under exactly the image's 
   }
 });
 
-const BUCKET = "production-blog-123456789012";
+const BUCKET = FIXTURE_BUCKET;
 
-function job(id: string): AgentJob {
-  return {
-    version: 1,
-    buildId: id,
-    bucket: BUCKET,
-    region: "us-east-1",
-    sourceKey: `build/${id}.zip`,
-    prefix: "site/",
-    paths: { app: ".", dist: "dist" },
-    seo: { robots: "auto", sitemap: "auto" },
-    isProduction: true,
-    origin: "https://blog.example.com",
-    tags: { app: "blog" },
-    maxDurationSeconds: 600,
-    startedAt: "2026-05-01T10:00:00.000Z",
-    logGroup: "/aws/microvms/production-blog-builder",
-    logStream: `build-${id}-abcdef12`,
-  };
-}
+const job = fixtureJob;

@@ -3,31 +3,12 @@ import { GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3
 import { FixedClock } from "@org/shared";
 import { startS3, testAwsConfig } from "../../tests/support/s3.ts";
 import { getBuildRecord, getManifest } from "../builds/store.ts";
-import { fixtureSiteZip } from "./_fixture_site.ts";
-import type { AgentJob } from "./job.ts";
+import { FIXTURE_BUCKET, fixtureJob, fixtureSiteZip } from "./_fixture_site.ts";
 import { runAgentJob } from "./run_job.ts";
 
-const BUCKET = "production-blog-123456789012";
+const BUCKET = FIXTURE_BUCKET;
 
-function job(id: string): AgentJob {
-  return {
-    version: 1,
-    buildId: id,
-    bucket: BUCKET,
-    region: "us-east-1",
-    sourceKey: `build/${id}.zip`,
-    prefix: "site/",
-    paths: { app: ".", dist: "dist" },
-    seo: { robots: "auto", sitemap: "auto" },
-    isProduction: true,
-    origin: "https://blog.example.com",
-    tags: { app: "blog", environment: "production" },
-    maxDurationSeconds: 600,
-    startedAt: "2026-05-01T10:00:00.000Z",
-    logGroup: "/aws/microvms/production-blog-builder",
-    logStream: `build-${id}-abcdef12`,
-  };
-}
+const job = fixtureJob;
 
 async function text(s3: S3Client, key: string): Promise<string> {
   const out = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
