@@ -149,15 +149,7 @@ export async function spawnTokenServer(
     await Deno.writeTextFile(join(dir, "token-exchange.toml"), options.toml);
   }
   const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      `--config=${join(REPO_ROOT, "deno.json")}`,
-      ...SERVER_PERMISSION_FLAGS,
-      join(REPO_ROOT, "server", "main.ts"),
-      "serve",
-      ...(options.args ?? []),
-    ],
+    args: cliArgs(["serve", ...(options.args ?? [])]),
     cwd: dir,
     env: { NO_COLOR: "1", ...options.env },
     stdout: "piped",
@@ -226,17 +218,22 @@ export async function runTokenCli(
   env: Record<string, string> = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      `--config=${join(REPO_ROOT, "deno.json")}`,
-      ...SERVER_PERMISSION_FLAGS,
-      join(REPO_ROOT, "server", "main.ts"),
-      ...args,
-    ],
+    args: cliArgs(args),
     cwd: dir,
     env: { NO_COLOR: "1", ...env },
   }).output();
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** `deno run` arguments for the token CLI under the `deno task start` permission flags. */
+function cliArgs(args: readonly string[]): string[] {
+  return [
+    "run",
+    "--quiet",
+    `--config=${join(REPO_ROOT, "deno.json")}`,
+    ...SERVER_PERMISSION_FLAGS,
+    join(REPO_ROOT, "server", "main.ts"),
+    ...args,
+  ];
 }
