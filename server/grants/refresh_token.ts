@@ -132,7 +132,7 @@ async function rotate(
     retired_at: now,
     successor: {
       hash: next.record.hash,
-      sealed: sealSuccessor(presented, record.hash, next.token, ctx.random),
+      sealed: sealSuccessor(presented, next.token),
     },
   };
   const outcome = await ctx.store.sessions.rotate(snapshot, retired, next.record);
