@@ -16,8 +16,9 @@
  *   record, family and user then come back in one `getMany`. A miss (restart, another
  *   instance) costs one more round trip.
  * - **Group commit**: while one rotation commit is in flight, the next ones queue and go out
- *   together in one atomic commit (each with its own checks). A local KV file syncs per
- *   commit, so this is what lets rotations outrun the disk. A batch that fails a check is
+ *   together in one atomic commit (each with its own checks); a full batch waiting goes out at
+ *   once as a second commit in flight. A local KV file syncs per commit, so this is what lets
+ *   rotations outrun the disk. A batch that fails a check is
  *   replayed one rotation per commit, so each rotation still succeeds or fails on its own
  *   checks alone.
  *
@@ -42,6 +43,13 @@ const MAX_HINTS = 100_000;
 const MAX_SNAPSHOTS = 10_000;
 /** Most rotations per group commit: 4 checks each stays within Deno KV's 100 checks. */
 const MAX_BATCH = 25;
+/**
+ * Most group commits in flight. A second one starts only when a full batch is waiting, so the
+ * KV thread goes on to it without waiting for the server thread to collect the first one's
+ * answer (measured with a KV file: 5,000-5,700 → 5,400-6,200 refreshes/s), while at lighter
+ * load batches stay as large as one-at-a-time makes them.
+ */
+const MAX_IN_FLIGHT = 2;
 
 interface Pending {
   readonly snapshot: RefreshSnapshot;
@@ -58,7 +66,7 @@ export class KvRotation {
   /** Tokens whose rotation is queued or in flight, to when it settles. */
   #rotating = new Map<string, Promise<unknown>>();
   #queue: Pending[] = [];
-  #committing = false;
+  #inFlight = 0;
 
   /** @param kv an opened Deno KV @param clock time source for `expireIn` */
   constructor(private readonly kv: Deno.Kv, private readonly clock: Clock) {}
@@ -157,19 +165,22 @@ export class KvRotation {
     const { promise, resolve, reject } = Promise.withResolvers<RotateOutcome>();
     this.#rotating.set(retired.hash, promise);
     this.#queue.push({ snapshot, retired, next, resolve, reject });
-    if (!this.#committing) void this.#drain();
+    this.#pump();
     return promise;
   }
 
-  async #drain(): Promise<void> {
-    this.#committing = true;
-    try {
-      while (this.#queue.length > 0) {
-        const batch = this.#queue.splice(0, MAX_BATCH);
-        await this.#commitBatch(batch);
-      }
-    } finally {
-      this.#committing = false;
+  /** Starts group commits of what is queued, within {@linkcode MAX_IN_FLIGHT}. */
+  #pump(): void {
+    while (
+      this.#queue.length > 0 &&
+      (this.#inFlight === 0 ||
+        (this.#inFlight < MAX_IN_FLIGHT && this.#queue.length >= MAX_BATCH))
+    ) {
+      this.#inFlight++;
+      void this.#commitBatch(this.#queue.splice(0, MAX_BATCH)).finally(() => {
+        this.#inFlight--;
+        this.#pump();
+      });
     }
   }
 

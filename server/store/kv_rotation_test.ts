@@ -75,6 +75,51 @@ Deno.test("rotate(): concurrent rotations of different tokens all commit", async
   });
 });
 
+/** `kv` with its atomic commits counted: how many, and most at once. */
+function countCommits(kv: Deno.Kv): { kv: Deno.Kv; commits: number; maxInFlight: number } {
+  const stats = { kv, commits: 0, maxInFlight: 0 };
+  let inFlight = 0;
+  stats.kv = new Proxy(kv, {
+    get(target, prop) {
+      if (prop !== "atomic") {
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      }
+      return () => {
+        const op = target.atomic();
+        const commit = op.commit.bind(op);
+        op.commit = async () => {
+          stats.commits++;
+          stats.maxInFlight = Math.max(stats.maxInFlight, ++inFlight);
+          try {
+            return await commit();
+          } finally {
+            inFlight--;
+          }
+        };
+        return op;
+      };
+    },
+  });
+  return stats;
+}
+
+Deno.test("rotate(): group commits, a second one in flight only for a full batch", async () => {
+  await withSessions(60, async (_, records, kv) => {
+    const counted = countCommits(kv);
+    const store = new KvSessionStore(counted.kv, new FixedClock(NOW));
+    const snaps = await Promise.all(records.map((r) => store.readForRefresh(r.hash)));
+    const oks = await Promise.all(snaps.map((s) => rotate(store, s!, "a")));
+    assert.deepEqual(oks, Array(60).fill(true));
+    // The first alone (nothing was in flight), a full 25 beside it, the next 25 once the first
+    // is done, and the last 9 only when nothing is in flight.
+    assert.deepEqual({ commits: counted.commits, max: counted.maxInFlight }, {
+      commits: 4,
+      max: 2,
+    });
+  });
+});
+
 Deno.test("rotate(): two rotations of one token at once: exactly one wins, the rest raced", async () => {
   await withSessions(3, async (store, records) => {
     const snap = (await store.readForRefresh(records[0]!.hash))!;
