@@ -16,7 +16,12 @@
  * over HTTP minus in-process is `refresh_http_overhead_cpu` (Deno.serve, routing, form
  * parsing, JSON), also as a share of the floor.
  *
- * Options: `--clients N` (64), `--per-client N` (400), `--seed N` extra idle sessions (2000).
+ * The HTTP load runs `--rounds` times (fresh chains each round) and every HTTP figure is the
+ * median over the rounds (each round is also printed as a `#` comment): this 2-core machine is
+ * shared, and one slow round should not decide the result.
+ *
+ * Options: `--clients N` (64), `--per-client N` (400), `--seed N` extra idle sessions (2000),
+ * `--rounds N` (3), `--store memory,file`.
  *
  * @module
  */
@@ -40,12 +45,14 @@ const { values } = parseArgs({
     clients: { type: "string", default: "64" },
     "per-client": { type: "string", default: "400" },
     seed: { type: "string", default: "2000" },
+    rounds: { type: "string", default: "3" },
     store: { type: "string", default: "memory,file" },
   },
 });
 const CLIENTS = Number(values.clients);
 const PER_CLIENT = Number(values["per-client"]);
 const IDLE_SESSIONS = Number(values.seed);
+const ROUNDS = Number(values.rounds);
 const WARMUP_PER_CLIENT = 25;
 
 function line(name: string, value: number, unit: string, digits = 1): void {
@@ -62,6 +69,10 @@ async function perCallUs(n: number, fn: (i: number) => unknown): Promise<number>
 
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
+}
+
+function median(xs: readonly number[]): number {
+  return percentile([...xs].sort((a, b) => a - b), 0.5);
 }
 
 async function seedSessions(deps: ServiceDeps, n: number): Promise<string[]> {
@@ -186,7 +197,8 @@ async function run(kind: "memory" | "file"): Promise<void> {
   });
   try {
     const port = new URL(server.publicUrl!).port;
-    const tokens = await seedSessions(server.deps, 3 * CLIENTS + IDLE_SESSIONS);
+    const tokens = await seedSessions(server.deps, (ROUNDS + 2) * CLIENTS + IDLE_SESSIONS);
+    const chains = (i: number) => tokens.slice(i * CLIENTS, (i + 1) * CLIENTS);
     const f = await floor(server.deps, kv);
     const floorUs = f.sign + f.sha + f.commit;
     line(`floor_ed25519_jwt_sign_${kind}`, f.sign, "µs");
@@ -195,37 +207,54 @@ async function run(kind: "memory" | "file"): Promise<void> {
     line(`floor_total_${kind}`, floorUs, "µs");
     line(`floor_rate_${kind}`, 1e6 / floorUs, "refreshes/s", 0);
 
-    await drive({
-      port: Number(port),
-      tokens: tokens.slice(0, CLIENTS),
-      perClient: WARMUP_PER_CLIENT,
-    });
-    const cpu0 = cpuUsage();
-    const r = await drive({
-      port: Number(port),
-      tokens: tokens.slice(CLIENTS, 2 * CLIENTS),
-      perClient: PER_CLIENT,
-    });
-    const cpu = cpuUsage(cpu0);
-    const sorted = r.latenciesMs.sort((a, b) => a - b);
-    const rate = sorted.length / (r.elapsedMs / 1000);
+    await drive({ port: Number(port), tokens: chains(0), perClient: WARMUP_PER_CLIENT });
+    const rounds: Record<
+      "count" | "errors" | "rate" | "p50" | "p99" | "process" | "main" | "load" | "runtime",
+      number
+    >[] = [];
+    for (let i = 1; i <= ROUNDS; i++) {
+      const cpu0 = cpuUsage();
+      const r = await drive({ port: Number(port), tokens: chains(i), perClient: PER_CLIENT });
+      const cpu = cpuUsage(cpu0);
+      if (r.firstError) console.error(`first error: ${r.firstError}`);
+      const sorted = r.latenciesMs.sort((a, b) => a - b);
+      const n = sorted.length;
+      rounds.push({
+        count: n,
+        errors: r.errors,
+        rate: n / (r.elapsedMs / 1000),
+        p50: percentile(sorted, 0.5),
+        p99: percentile(sorted, 0.99),
+        process: (cpu.user + cpu.system) / n,
+        main: r.cpu.main / n,
+        load: r.cpu.workers / n,
+        runtime: r.cpu.runtime / n,
+      });
+      const last = rounds.at(-1)!;
+      console.log(
+        `# round ${i}: ${last.rate.toFixed(0)} refreshes/s, p50 ${last.p50.toFixed(2)} ms, ` +
+          `p99 ${last.p99.toFixed(2)} ms, server thread ${last.main.toFixed(1)} µs/refresh`,
+      );
+    }
+    const med = (k: keyof (typeof rounds)[number]) => median(rounds.map((r) => r[k]));
+    const sum = (k: keyof (typeof rounds)[number]) => rounds.reduce((a, r) => a + r[k], 0);
+    const rate = med("rate");
     const perRefreshUs = 1e6 / rate;
-    line(`refresh_count_${kind}`, sorted.length, "refreshes", 0);
-    line(`refresh_errors_${kind}`, r.errors, "responses", 0);
-    if (r.firstError) console.error(`first error: ${r.firstError}`);
+    line(`refresh_count_${kind}`, sum("count"), "refreshes", 0);
+    line(`refresh_errors_${kind}`, sum("errors"), "responses", 0);
     line(`refresh_rate_${kind}`, rate, "refreshes/s", 0);
-    line(`refresh_p50_${kind}`, percentile(sorted, 0.5), "ms", 2);
-    line(`refresh_p99_${kind}`, percentile(sorted, 0.99), "ms", 2);
+    line(`refresh_p50_${kind}`, med("p50"), "ms", 2);
+    line(`refresh_p99_${kind}`, med("p99"), "ms", 2);
     // All threads of this process (server, KV, load worker): what a refresh costs when the
     // machine is shared and wall-clock rates are noisy.
-    line(`refresh_process_cpu_${kind}`, (cpu.user + cpu.system) / sorted.length, "µs/refresh");
-    line(`refresh_cpu_server_thread_${kind}`, r.cpu.main / sorted.length, "µs/refresh");
-    line(`refresh_cpu_load_generator_${kind}`, r.cpu.workers / sorted.length, "µs/refresh");
-    line(`refresh_cpu_runtime_threads_${kind}`, r.cpu.runtime / sorted.length, "µs/refresh");
+    line(`refresh_process_cpu_${kind}`, med("process"), "µs/refresh");
+    line(`refresh_cpu_server_thread_${kind}`, med("main"), "µs/refresh");
+    line(`refresh_cpu_load_generator_${kind}`, med("load"), "µs/refresh");
+    line(`refresh_cpu_runtime_threads_${kind}`, med("runtime"), "µs/refresh");
     // The same rotations without HTTP, on the server's thread, from the same kind of chains:
     // the server-thread CPU the HTTP layer (Deno.serve, routing, form, JSON) adds per refresh.
-    const direct = await driveInProcess(server.deps, tokens.slice(2 * CLIENTS, 3 * CLIENTS));
-    const httpUs = r.cpu.main / sorted.length - direct.mainUs;
+    const direct = await driveInProcess(server.deps, chains(ROUNDS + 1));
+    const httpUs = med("main") - direct.mainUs;
     line(`refresh_in_process_rate_${kind}`, direct.rate, "refreshes/s", 0);
     line(`refresh_in_process_cpu_server_thread_${kind}`, direct.mainUs, "µs/refresh");
     line(`refresh_http_overhead_cpu_${kind}`, httpUs, "µs/refresh");
@@ -239,7 +268,9 @@ async function run(kind: "memory" | "file"): Promise<void> {
   }
 }
 
-console.log(`# ${CLIENTS} clients x ${PER_CLIENT} rotations, ${IDLE_SESSIONS} idle sessions`);
+console.log(
+  `# ${CLIENTS} clients x ${PER_CLIENT} rotations x ${ROUNDS} rounds, ${IDLE_SESSIONS} idle sessions`,
+);
 for (const kind of String(values.store).split(",")) {
   if (kind !== "memory" && kind !== "file") throw new Error(`unknown store ${kind}`);
   await run(kind);
