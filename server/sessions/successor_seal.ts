@@ -1,6 +1,3 @@
-import { createDecipheriv, createHash, hkdfSync } from "node:crypto";
-import { Buffer } from "node:buffer";
-
 /**
  * Sealing the successor of a retired refresh token under the retired token itself, so the store
  * never holds a refresh token in plaintext, yet a retry that presents the old token recovers
@@ -23,6 +20,8 @@ import { Buffer } from "node:buffer";
  *
  * @module
  */
+import { createDecipheriv, createHash, hkdfSync } from "node:crypto";
+import { Buffer } from "node:buffer";
 
 const PAD_LABEL = "token-exchange refresh successor pad v2\0";
 const TOKEN_BYTES = 32;
