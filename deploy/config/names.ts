@@ -56,6 +56,19 @@ export function cdnLogGroup(env: string, siteName: string): string {
 }
 
 /**
+ * The name of the CDN access-log delivery's CloudWatch Logs source and destination:
+ * `<env>-<siteName>-cdn` (both are named per account; at most 54 characters, as `env` and
+ * `siteName` fit a 63-character bucket name with the account id, within the 60 allowed).
+ *
+ * @param env environment name
+ * @param siteName the `siteName` key
+ * @returns the delivery source and destination name
+ */
+export function cdnLogDeliveryName(env: string, siteName: string): string {
+  return `${env}-${siteName}-cdn`;
+}
+
+/**
  * The deploy role `bootstrap` creates when `githubRepo` is set: `<env>-<siteName>-gh`.
  *
  * @param env environment name

@@ -13,6 +13,12 @@ import {
   withRewriteFunction,
 } from "./nodes/distribution.ts";
 import { logRetentionDays } from "./nodes/log_group.ts";
+import {
+  CDN_LOG_FORMAT,
+  CDN_LOG_TYPE,
+  cdnLogDeliveryDrift,
+  cdnLogDeliverySpec,
+} from "./nodes/cdn_log_delivery.ts";
 import { oidcProviderArn } from "./nodes/oidc_provider.ts";
 import { canonicalJson, samePolicy } from "./policy_document.ts";
 import type { SiteFacts } from "./resource.ts";
@@ -346,4 +352,53 @@ Deno.test("logRetentionDays() rounds up to a retention CloudWatch accepts", () =
   assert.equal(logRetentionDays(100), 120);
   assert.equal(logRetentionDays(2), 3);
   assert.equal(logRetentionDays(99999), 3653);
+});
+
+Deno.test("cdnLogDeliverySpec() sends the distribution's access logs to the CDN log group in us-east-1", () => {
+  const spec = cdnLogDeliverySpec(facts({ region: "eu-west-1" }), DIST_ARN);
+  assert.equal(spec.name, "production-blog-cdn");
+  assert.equal(spec.sourceArn, DIST_ARN);
+  assert.equal(
+    spec.destinationArn,
+    `arn:aws:logs:us-east-1:${ACCOUNT}:log-group:/blog/production/cloudfront`,
+  );
+  assert.deepEqual(spec.tags, { app: "blog", environment: "production" });
+});
+
+Deno.test("cdnLogDeliveryDrift() names each difference; none when in sync", () => {
+  const spec = cdnLogDeliverySpec(facts({}), DIST_ARN);
+  const destinationArn = "arn:aws:logs:us-east-1:123456789012:delivery-destination:x";
+  const inSync = {
+    source: { resourceArns: [DIST_ARN], logType: CDN_LOG_TYPE },
+    destination: { arn: destinationArn, target: spec.destinationArn, format: CDN_LOG_FORMAT },
+    delivery: { id: "d1", destinationArn },
+  };
+  assert.deepEqual(cdnLogDeliveryDrift(spec, inSync), []);
+  assert.deepEqual(
+    cdnLogDeliveryDrift(spec, {
+      source: {
+        resourceArns: ["arn:aws:cloudfront::123456789012:distribution/EOLD"],
+        logType: "X",
+      },
+      destination: {
+        arn: destinationArn,
+        target: "arn:aws:logs:us-east-1:1:log-group:/x",
+        format: "plain",
+      },
+    }),
+    [
+      `source arn:aws:cloudfront::123456789012:distribution/EOLD, want ${DIST_ARN}`,
+      "log type X, want ACCESS_LOGS",
+      `destination arn:aws:logs:us-east-1:1:log-group:/x, want ${spec.destinationArn}`,
+      "format plain, want json",
+      "no delivery from the source to the destination",
+    ],
+  );
+  assert.deepEqual(cdnLogDeliveryDrift(spec, { source: inSync.source }), [
+    "no delivery destination",
+    "no delivery from the source to the destination",
+  ]);
+  // While the distribution is unknown (status after it was deleted), its ARN is not compared.
+  const noDist = cdnLogDeliverySpec(facts({}), undefined);
+  assert.deepEqual(cdnLogDeliveryDrift(noDist, inSync), []);
 });

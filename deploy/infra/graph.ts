@@ -9,6 +9,7 @@ import { bucketPolicyNode } from "./nodes/bucket_policy.ts";
 import { builderBaseImageNode } from "./nodes/builder_base_image.ts";
 import { builderImageNode } from "./nodes/builder_image.ts";
 import { builderRoleNode } from "./nodes/builder_role.ts";
+import { cdnLogDeliveryNode } from "./nodes/cdn_log_delivery.ts";
 import { certificateNode } from "./nodes/certificate.ts";
 import { deployRoleNode } from "./nodes/deploy_role.ts";
 import { distributionNode } from "./nodes/distribution.ts";
@@ -27,6 +28,7 @@ export const SITE_GRAPH: readonly ResourceNode[] = [
   rewriteFunctionNode,
   certificateNode,
   distributionNode,
+  cdnLogDeliveryNode,
   bucketPolicyNode,
   builderBaseImageNode,
   builderRoleNode,

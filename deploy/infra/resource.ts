@@ -19,6 +19,7 @@ export type NodeId =
   | "rewriteFunction"
   | "certificate"
   | "distribution"
+  | "cdnLogDelivery"
   | "bucketPolicy"
   | "builderBaseImage"
   | "builderRole"

@@ -58,6 +58,7 @@ Deno.test("bootstrap: a first run creates every node and records them; a second 
       `created   origin access control ${BUCKET}`,
       "created   CloudFront function production-blog-rewrite",
       `created   distribution for ${BUCKET}`,
+      "created   access-log delivery production-blog-cdn (us-east-1)",
       `created   bucket policy of ${BUCKET}`,
       "created   OIDC provider token.actions.githubusercontent.com",
       "created   role production-blog-gh",
@@ -125,6 +126,23 @@ Deno.test("bootstrap: a first run creates every node and records them; a second 
   assert.equal(logs.get("/aws/microvms/production-blog-builder")?.retentionInDays, 30);
   assert.equal(logs.get("/blog/production/cloudfront")?.retentionInDays, logRetentionDays(100));
   assert.equal(logs.get("/blog/production/cloudfront")?.tags.get("app"), "blog");
+  // The distribution's access logs are delivered into the CDN log group, as JSON.
+  const logsState = world.aws.logs.state;
+  const source = logsState.deliverySources.get("production-blog-cdn");
+  assert.deepEqual(source?.resourceArns, [dist.arn]);
+  assert.equal(source?.logType, "ACCESS_LOGS");
+  assert.equal(source?.tags.environment, "production");
+  const destination = logsState.deliveryDestinations.get("production-blog-cdn");
+  assert.equal(
+    destination?.destinationResourceArn,
+    `arn:aws:logs:us-east-1:${ACCOUNT}:log-group:/blog/production/cloudfront`,
+  );
+  assert.equal(destination?.outputFormat, "json");
+  const deliveries = [...logsState.deliveries.values()];
+  assert.equal(deliveries.length, 1);
+  assert.equal(deliveries[0]?.deliverySourceName, "production-blog-cdn");
+  assert.equal(deliveries[0]?.deliveryDestinationArn, destination?.arn);
+  assert.equal(deliveries[0]?.tags.app, "blog");
   const role = world.aws.iam.state.roles.get("production-blog-gh")!;
   assert.match(role.assumeRolePolicyDocument, /repo:acme\/blog:\*/);
   assert.match(role.inlinePolicies.get("deploy")!, new RegExp(dist.arn));
@@ -189,7 +207,9 @@ Deno.test("bootstrap: resources a run created but never recorded are adopted, no
   assert.equal(rerun.code, 0, rerun.stderr);
   assert.match(rerun.stdout, /adopted +distribution/);
   assert.match(rerun.stdout, /adopted +role production-blog-gh/);
-  assert.match(rerun.stdout, /No changes to AWS resources; 10 existing resource\(s\) adopted/);
+  assert.match(rerun.stdout, /adopted +access-log delivery production-blog-cdn/);
+  assert.match(rerun.stdout, /No changes to AWS resources; 11 existing resource\(s\) adopted/);
+  assert.equal(world.aws.logs.state.deliveries.size, 1);
   assert.equal(world.aws.cloudfront.state.distributions.size, 1);
   assert.equal(world.aws.cloudfront.state.originAccessControls.size, 1);
   assert.equal(typeof (await readState(world))?.distributionId, "string");
@@ -327,6 +347,41 @@ Deno.test("status: reports a node deleted behind its back, drift, and a failing 
   assert.match(text.stdout, /present +distribution for .*: id=EDFAKE/);
 });
 
+Deno.test("bootstrap: an access-log delivery removed or repointed behind its back is rebuilt", async () => {
+  await using world = await startInfraWorld(BASE);
+  assert.equal((await world.run(["bootstrap"])).code, 0);
+  const logs = world.aws.logs.state;
+  logs.deliveries.clear();
+  const status = JSON.parse((await world.run(["status", "--json"])).stdout);
+  const node = status.nodes.find((n: { id: string }) => n.id === "cdnLogDelivery");
+  assert.equal(node.status, "drifted");
+  assert.deepEqual(node.drift, ["no delivery from the source to the destination"]);
+
+  const fixed = await world.run(["bootstrap"]);
+  assert.equal(fixed.code, 0, fixed.stderr);
+  assert.match(fixed.stdout, /updated +access-log delivery production-blog-cdn/);
+  assert.equal(logs.deliveries.size, 1);
+
+  // Pointed at another log group: rebuilt onto the site's own.
+  logs.groups.set("/elsewhere", {
+    ...logs.groups.get("/blog/production/cloudfront")!,
+    name: "/elsewhere",
+  });
+  logs.deliveryDestinations.get("production-blog-cdn")!.destinationResourceArn = logs.groupArn(
+    "/elsewhere",
+  );
+  const again = await world.run(["bootstrap"]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /updated +access-log delivery/);
+  assert.equal(
+    logs.deliveryDestinations.get("production-blog-cdn")?.destinationResourceArn,
+    `arn:aws:logs:us-east-1:${ACCOUNT}:log-group:/blog/production/cloudfront`,
+  );
+  assert.equal(logs.deliveries.size, 1);
+  const after = JSON.parse((await world.run(["status", "--json"])).stdout);
+  assert.equal(after.ok, true);
+});
+
 Deno.test("delete: empties site/ and invalidates /*, keeping builds, state and infrastructure", async () => {
   await using world = await startInfraWorld(BASE);
   const missing = await world.run(["delete", "--json"]);
@@ -375,6 +430,9 @@ Deno.test("destroy: refuses without --yes; with --yes removes every resource in 
   assert.equal(cf.originAccessControls.size, 0);
   assert.equal(world.aws.acm.state.certificates.size, 0);
   assert.equal(world.aws.logs.state.groups.size, 0);
+  assert.equal(world.aws.logs.state.deliveries.size, 0);
+  assert.equal(world.aws.logs.state.deliverySources.size, 0);
+  assert.equal(world.aws.logs.state.deliveryDestinations.size, 0);
   assert.equal(world.aws.iam.state.roles.size, 0);
   assert.equal(await world.s3.bucketExists(BUCKET), false);
   // The account-wide OIDC provider stays for other sites.

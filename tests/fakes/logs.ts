@@ -1,6 +1,8 @@
 /**
  * A loopback fake of Amazon CloudWatch Logs (JSON 1.1, `X-Amz-Target: Logs_20140328.*`): log
- * groups with retention and tags, streams, and events with the real paging tokens.
+ * groups with retention and tags, streams, and events with the real paging tokens; and vended
+ * log delivery (delivery sources, delivery destinations into log groups, deliveries pairing
+ * them), as CloudFront standard logging v2 uses it.
  *
  * @module
  */
@@ -42,10 +44,64 @@ export interface FakeLogGroup {
   streams: Map<string, FakeLogStream>;
 }
 
+/** A delivery source held by the fake. */
+export interface FakeDeliverySource {
+  /** The source name. */
+  name: string;
+  /** Its ARN. */
+  arn: string;
+  /** The resource sending logs (one). */
+  resourceArns: string[];
+  /** The service of that resource (`cloudfront`). */
+  service: string;
+  /** The log type (`ACCESS_LOGS`). */
+  logType: string;
+  /** Tags. */
+  tags: Record<string, string>;
+}
+
+/** A delivery destination held by the fake. */
+export interface FakeDeliveryDestination {
+  /** The destination name. */
+  name: string;
+  /** Its ARN. */
+  arn: string;
+  /** `CWL` (a log group), `S3` or `FH`. */
+  deliveryDestinationType: string;
+  /** Output format (`json`, `plain`, …). */
+  outputFormat: string;
+  /** The log group (or bucket, stream) receiving the logs. */
+  destinationResourceArn: string;
+  /** Tags. */
+  tags: Record<string, string>;
+}
+
+/** A delivery held by the fake. */
+export interface FakeDelivery {
+  /** Its id. */
+  id: string;
+  /** Its ARN. */
+  arn: string;
+  /** The source's name. */
+  deliverySourceName: string;
+  /** The destination's ARN. */
+  deliveryDestinationArn: string;
+  /** The destination's type. */
+  deliveryDestinationType: string;
+  /** Tags. */
+  tags: Record<string, string>;
+}
+
 /** The Logs fake's state and helpers. */
 export interface LogsFakeState {
   /** Groups by name. */
   readonly groups: Map<string, FakeLogGroup>;
+  /** Delivery sources by name. */
+  readonly deliverySources: Map<string, FakeDeliverySource>;
+  /** Delivery destinations by name. */
+  readonly deliveryDestinations: Map<string, FakeDeliveryDestination>;
+  /** Deliveries by id. */
+  readonly deliveries: Map<string, FakeDelivery>;
   /** The ARN of a group as `TagResource` expects it (no trailing `:*`). */
   groupArn(name: string): string;
   /**
@@ -118,6 +174,10 @@ export function startLogsFake(options: LogsFakeOptions = {}): AwsFake<LogsFakeSt
   const now = options.now ?? (() => Date.now());
   const groups = new Map<string, FakeLogGroup>();
   const groupArn = (name: string) => `arn:aws:logs:${region}:${accountId}:log-group:${name}`;
+  const deliverySources = new Map<string, FakeDeliverySource>();
+  const deliveryDestinations = new Map<string, FakeDeliveryDestination>();
+  const deliveries = new Map<string, FakeDelivery>();
+  let deliveryCount = 0;
 
   const groupNamed = (name: string): FakeLogGroup => {
     const g = groups.get(name);
@@ -160,8 +220,27 @@ export function startLogsFake(options: LogsFakeOptions = {}): AwsFake<LogsFakeSt
     return s;
   };
 
+  const sourceNamed = (name: string): FakeDeliverySource => {
+    const d = deliverySources.get(name);
+    if (!d) throw notFound(`Delivery source ${name} does not exist`);
+    return d;
+  };
+  const destinationNamed = (name: string): FakeDeliveryDestination => {
+    const d = deliveryDestinations.get(name);
+    if (!d) throw notFound(`Delivery destination ${name} does not exist`);
+    return d;
+  };
+  const deliveryWithId = (id: string): FakeDelivery => {
+    const d = deliveries.get(id);
+    if (!d) throw notFound(`Delivery ${id} does not exist`);
+    return d;
+  };
+
   const state: LogsFakeState = {
     groups,
+    deliverySources,
+    deliveryDestinations,
+    deliveries,
     groupArn,
     append(group, stream, events) {
       const g = groups.get(group) ?? createGroup(group, new Map());
@@ -243,6 +322,111 @@ export function startLogsFake(options: LogsFakeOptions = {}): AwsFake<LogsFakeSt
     },
     ListTagsLogGroup(input) {
       return { tags: Object.fromEntries(groupOf(input).tags) };
+    },
+    PutDeliverySource(input) {
+      const name = deliveryName(input);
+      const resourceArn = requireString(input, "resourceArn");
+      const logType = requireString(input, "logType");
+      const service = /^arn:aws:([a-z0-9-]+):/.exec(resourceArn)?.[1];
+      if (service === undefined) throw validation(`Invalid resourceArn ${resourceArn}`);
+      if (service === "cloudfront" && logType !== "ACCESS_LOGS") {
+        throw validation(`logType ${logType} is not supported for cloudfront`);
+      }
+      const existing = deliverySources.get(name);
+      if (existing && (existing.resourceArns[0] !== resourceArn || existing.logType !== logType)) {
+        throw conflict("The resourceArn and logType of a delivery source cannot be changed");
+      }
+      const source: FakeDeliverySource = {
+        name,
+        arn: `arn:aws:logs:${region}:${accountId}:delivery-source:${name}`,
+        resourceArns: [resourceArn],
+        service,
+        logType,
+        tags: { ...existing?.tags, ...(input.tags ?? {}) as Record<string, string> },
+      };
+      deliverySources.set(name, source);
+      return { deliverySource: source };
+    },
+    GetDeliverySource(input) {
+      return { deliverySource: sourceNamed(requireString(input, "name")) };
+    },
+    DeleteDeliverySource(input) {
+      const source = sourceNamed(requireString(input, "name"));
+      if ([...deliveries.values()].some((d) => d.deliverySourceName === source.name)) {
+        throw conflict("The delivery source is used by a delivery");
+      }
+      deliverySources.delete(source.name);
+      return {};
+    },
+    PutDeliveryDestination(input) {
+      const name = deliveryName(input);
+      const config = input.deliveryDestinationConfiguration as
+        | { destinationResourceArn?: unknown }
+        | undefined;
+      const target = config?.destinationResourceArn;
+      if (typeof target !== "string") {
+        throw validation("deliveryDestinationConfiguration.destinationResourceArn is required");
+      }
+      if (!target.startsWith("arn:aws:logs:")) {
+        throw validation(`Unsupported destination ${target}`);
+      }
+      groupOfArn(target); // the log group must exist
+      const existing = deliveryDestinations.get(name);
+      const destination: FakeDeliveryDestination = {
+        name,
+        arn: `arn:aws:logs:${region}:${accountId}:delivery-destination:${name}`,
+        deliveryDestinationType: "CWL",
+        outputFormat: optionalString(input, "outputFormat") ?? existing?.outputFormat ?? "json",
+        destinationResourceArn: target,
+        tags: { ...existing?.tags, ...(input.tags ?? {}) as Record<string, string> },
+      };
+      deliveryDestinations.set(name, destination);
+      return { deliveryDestination: renderDestination(destination) };
+    },
+    GetDeliveryDestination(input) {
+      return {
+        deliveryDestination: renderDestination(destinationNamed(requireString(input, "name"))),
+      };
+    },
+    DeleteDeliveryDestination(input) {
+      const destination = destinationNamed(requireString(input, "name"));
+      if ([...deliveries.values()].some((d) => d.deliveryDestinationArn === destination.arn)) {
+        throw conflict("The delivery destination is used by a delivery");
+      }
+      deliveryDestinations.delete(destination.name);
+      return {};
+    },
+    CreateDelivery(input) {
+      const source = sourceNamed(requireString(input, "deliverySourceName"));
+      const destinationArn = requireString(input, "deliveryDestinationArn");
+      const destination = [...deliveryDestinations.values()].find((d) => d.arn === destinationArn);
+      if (!destination) throw notFound(`Delivery destination ${destinationArn} does not exist`);
+      if (
+        [...deliveries.values()].some((d) =>
+          d.deliverySourceName === source.name && d.deliveryDestinationArn === destinationArn
+        )
+      ) throw conflict("A delivery for this source and destination already exists");
+      const id = `dlv${String(++deliveryCount).padStart(13, "0")}`;
+      const delivery: FakeDelivery = {
+        id,
+        arn: `arn:aws:logs:${region}:${accountId}:delivery:${id}`,
+        deliverySourceName: source.name,
+        deliveryDestinationArn: destinationArn,
+        deliveryDestinationType: destination.deliveryDestinationType,
+        tags: { ...(input.tags ?? {}) as Record<string, string> },
+      };
+      deliveries.set(id, delivery);
+      return { delivery };
+    },
+    GetDelivery(input) {
+      return { delivery: deliveryWithId(requireString(input, "id")) };
+    },
+    DescribeDeliveries(input) {
+      return page([...deliveries.values()], input, 50, (d) => d, "deliveries");
+    },
+    DeleteDelivery(input) {
+      deliveries.delete(deliveryWithId(requireString(input, "id")).id);
+      return {};
     },
     CreateLogStream(input) {
       const g = groupOf(input);
@@ -384,6 +568,36 @@ export function startLogsFake(options: LogsFakeOptions = {}): AwsFake<LogsFakeSt
 
 function notFound(message: string): FakeAwsError {
   return new FakeAwsError("ResourceNotFoundException", 400, message);
+}
+
+function conflict(message: string): FakeAwsError {
+  return new FakeAwsError("ConflictException", 400, message);
+}
+
+function validation(message: string): FakeAwsError {
+  return new FakeAwsError("ValidationException", 400, message);
+}
+
+/** A delivery source or destination name: 1-60 word characters or hyphens. */
+function deliveryName(input: Record<string, unknown>): string {
+  const name = requireString(input, "name");
+  if (!/^[\w-]{1,60}$/.test(name)) {
+    throw validation(
+      `1 validation error detected: Value '${name}' at 'name' failed to satisfy constraint`,
+    );
+  }
+  return name;
+}
+
+function renderDestination(d: FakeDeliveryDestination): Record<string, unknown> {
+  return {
+    name: d.name,
+    arn: d.arn,
+    deliveryDestinationType: d.deliveryDestinationType,
+    outputFormat: d.outputFormat,
+    deliveryDestinationConfiguration: { destinationResourceArn: d.destinationResourceArn },
+    tags: d.tags,
+  };
 }
 
 function alreadyExists(message: string): FakeAwsError {

@@ -1,14 +1,22 @@
 import assert from "node:assert/strict";
 import {
   CloudWatchLogsClient,
+  CreateDeliveryCommand,
   CreateLogGroupCommand,
   CreateLogStreamCommand,
+  DeleteDeliveryCommand,
+  DeleteDeliveryDestinationCommand,
+  DeleteDeliverySourceCommand,
   DeleteLogGroupCommand,
+  DescribeDeliveriesCommand,
   DescribeLogGroupsCommand,
   DescribeLogStreamsCommand,
   FilterLogEventsCommand,
+  GetDeliverySourceCommand,
   GetLogEventsCommand,
   ListTagsForResourceCommand,
+  PutDeliveryDestinationCommand,
+  PutDeliverySourceCommand,
   PutLogEventsCommand,
   PutRetentionPolicyCommand,
   TagResourceCommand,
@@ -164,6 +172,84 @@ Deno.test("logs fake: an injected throttle surfaces as ThrottlingException", asy
     });
     assert.deepEqual((await client.send(new DescribeLogGroupsCommand({}))).logGroups, []);
     assert.equal(logs.callsOf("DescribeLogGroups").length, 2);
+  } finally {
+    client.destroy();
+  }
+});
+
+Deno.test("logs fake: vended log delivery pairs a source and a log-group destination; in-use parts cannot go", async () => {
+  await using logs = startLogsFake({ region: "us-east-1" });
+  const client = new CloudWatchLogsClient({
+    ...testAwsConfig,
+    endpoint: logs.endpoint,
+    maxAttempts: 1,
+  });
+  const dist = "arn:aws:cloudfront::123456789012:distribution/E1";
+  try {
+    await assert.rejects(
+      client.send(new GetDeliverySourceCommand({ name: "s" })),
+      { name: "ResourceNotFoundException" },
+    );
+    await client.send(
+      new PutDeliverySourceCommand({ name: "s", resourceArn: dist, logType: "ACCESS_LOGS" }),
+    );
+    await assert.rejects(
+      client.send(
+        new PutDeliverySourceCommand({
+          name: "s",
+          resourceArn: `${dist}X`,
+          logType: "ACCESS_LOGS",
+        }),
+      ),
+      { name: "ConflictException" },
+    );
+    const target = logs.state.groupArn("/cdn");
+    await assert.rejects(
+      client.send(
+        new PutDeliveryDestinationCommand({
+          name: "d",
+          deliveryDestinationConfiguration: { destinationResourceArn: target },
+        }),
+      ),
+      { name: "ResourceNotFoundException" },
+    );
+    await client.send(new CreateLogGroupCommand({ logGroupName: "/cdn" }));
+    const { deliveryDestination } = await client.send(
+      new PutDeliveryDestinationCommand({
+        name: "d",
+        outputFormat: "json",
+        deliveryDestinationConfiguration: { destinationResourceArn: target },
+      }),
+    );
+    const { delivery } = await client.send(
+      new CreateDeliveryCommand({
+        deliverySourceName: "s",
+        deliveryDestinationArn: deliveryDestination!.arn,
+      }),
+    );
+    await assert.rejects(
+      client.send(
+        new CreateDeliveryCommand({
+          deliverySourceName: "s",
+          deliveryDestinationArn: deliveryDestination!.arn,
+        }),
+      ),
+      { name: "ConflictException" },
+    );
+    const listed = await client.send(new DescribeDeliveriesCommand({}));
+    assert.deepEqual(listed.deliveries?.map((d) => d.id), [delivery!.id]);
+    await assert.rejects(
+      client.send(new DeleteDeliverySourceCommand({ name: "s" })),
+      { name: "ConflictException" },
+    );
+    await assert.rejects(
+      client.send(new DeleteDeliveryDestinationCommand({ name: "d" })),
+      { name: "ConflictException" },
+    );
+    await client.send(new DeleteDeliveryCommand({ id: delivery!.id }));
+    await client.send(new DeleteDeliveryDestinationCommand({ name: "d" }));
+    await client.send(new DeleteDeliverySourceCommand({ name: "s" }));
+    assert.equal(logs.state.deliverySources.size + logs.state.deliveryDestinations.size, 0);
   } finally {
     client.destroy();
   }
