@@ -56,6 +56,18 @@ export function cdnLogGroup(env: string, siteName: string): string {
 }
 
 /**
+ * A log group's ARN as IAM policies and log delivery name it (no trailing `:*`).
+ *
+ * @param region the log group's region
+ * @param accountId the AWS account
+ * @param name the log group name
+ * @returns `arn:aws:logs:<region>:<account>:log-group:<name>`
+ */
+export function logGroupArn(region: string, accountId: string, name: string): string {
+  return `arn:aws:logs:${region}:${accountId}:log-group:${name}`;
+}
+
+/**
  * The name of the CDN access-log delivery's CloudWatch Logs source and destination:
  * `<env>-<siteName>-cdn` (both are named per account; at most 54 characters, as `env` and
  * `siteName` fit a 63-character bucket name with the account id, within the 60 allowed).

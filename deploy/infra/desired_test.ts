@@ -371,7 +371,7 @@ Deno.test("cdnLogDeliveryDrift() names each difference; none when in sync", () =
   const inSync = {
     source: { resourceArns: [DIST_ARN], logType: CDN_LOG_TYPE },
     destination: { arn: destinationArn, target: spec.destinationArn, format: CDN_LOG_FORMAT },
-    delivery: { id: "d1", destinationArn },
+    delivery: { id: "d1" },
   };
   assert.deepEqual(cdnLogDeliveryDrift(spec, inSync), []);
   assert.deepEqual(
@@ -398,7 +398,7 @@ Deno.test("cdnLogDeliveryDrift() names each difference; none when in sync", () =
     "no delivery destination",
     "no delivery from the source to the destination",
   ]);
-  // While the distribution is unknown (status after it was deleted), its ARN is not compared.
+  // With no distribution recorded yet, there is no ARN to compare the source with.
   const noDist = cdnLogDeliverySpec(facts({}), undefined);
   assert.deepEqual(cdnLogDeliveryDrift(noDist, inSync), []);
 });

@@ -382,6 +382,114 @@ Deno.test("bootstrap: an access-log delivery removed or repointed behind its bac
   assert.equal(after.ok, true);
 });
 
+Deno.test("bootstrap: the access-log delivery is made in us-east-1 whatever the site's region", async () => {
+  await using world = await startInfraWorld(BASE);
+  assert.equal((await world.run(["bootstrap"])).code, 0);
+  const delivery = world.aws.logs.calls.filter((c) => /Deliver/.test(c.operation));
+  assert.ok(delivery.length >= 4);
+  assert.deepEqual([...new Set(delivery.map((c) => c.region))], ["us-east-1"]);
+  const builderGroup = world.aws.logs.callsOf("CreateLogGroup")
+    .find((c) => c.input.logGroupName === "/aws/microvms/production-blog-builder");
+  assert.equal(builderGroup?.region, "eu-west-1");
+});
+
+Deno.test("bootstrap: repairs only the missing part, leaving other deliveries from the source alone", async () => {
+  await using world = await startInfraWorld(BASE);
+  assert.equal((await world.run(["bootstrap"])).code, 0);
+  const logs = world.aws.logs.state;
+  // An operator's own extra delivery from the site's source, and 60 unrelated deliveries, so
+  // ours is past the first DescribeDeliveries page.
+  logs.groups.set("/audit", { ...logs.groups.get("/blog/production/cloudfront")!, name: "/audit" });
+  const extraArn = `arn:aws:logs:us-east-1:${ACCOUNT}:delivery-destination:audit`;
+  logs.deliveryDestinations.set("audit", {
+    name: "audit",
+    arn: extraArn,
+    deliveryDestinationType: "CWL",
+    outputFormat: "plain",
+    destinationResourceArn: logs.groupArn("/audit"),
+    tags: {},
+  });
+  const ours = [...logs.deliveries.values()][0]!;
+  logs.deliveries.clear();
+  for (let i = 0; i < 60; i++) {
+    logs.deliveries.set(`other${i}`, {
+      ...ours,
+      id: `other${i}`,
+      deliverySourceName: `other-${i}`,
+    });
+  }
+  logs.deliveries.set("extra", { ...ours, id: "extra", deliveryDestinationArn: extraArn });
+  logs.deliveries.set(ours.id, ours);
+
+  const status = JSON.parse((await world.run(["status", "--json"])).stdout);
+  assert.equal(status.ok, true, JSON.stringify(status.nodes));
+  assert.match((await world.run(["bootstrap"])).stdout, /No changes/);
+
+  // Our delivery gone, and the source too (the destination stays): both made again, the
+  // destination untouched, the operator's delivery kept.
+  logs.deliveries.delete(ours.id);
+  const before = world.aws.logs.calls.length;
+  const fixed = await world.run(["bootstrap"]);
+  assert.equal(fixed.code, 0, fixed.stderr);
+  assert.match(fixed.stdout, /updated +access-log delivery/);
+  assert.ok(logs.deliveries.has("extra"));
+  const made = world.aws.logs.calls.slice(before).map((c) => c.operation);
+  assert.deepEqual(made.filter((o) => /^(Put|Create|Delete)/.test(o)), ["CreateDelivery"]);
+
+  for (const d of [...logs.deliveries.values()]) {
+    if (d.deliverySourceName === "production-blog-cdn") logs.deliveries.delete(d.id);
+  }
+  logs.deliverySources.delete("production-blog-cdn");
+  const again = await world.run(["bootstrap"]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /created +access-log delivery/);
+  assert.equal(logs.deliverySources.get("production-blog-cdn")?.tags.app, "blog");
+  assert.equal(JSON.parse((await world.run(["status", "--json"])).stdout).ok, true);
+});
+
+Deno.test("bootstrap: a delivery that reports a conflict while the source settles is retried", async () => {
+  await using world = await startInfraWorld(BASE);
+  world.aws.logs.fail("CreateDelivery", {
+    code: "ConflictException",
+    message: "Requested resource is currently being updated. Please try again later",
+    times: 2,
+  });
+  const run = await world.run(["bootstrap"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(world.aws.logs.callsOf("CreateDelivery").length, 3);
+  assert.equal(world.aws.logs.state.deliveries.size, 1);
+});
+
+Deno.test("bootstrap: a conflict that does not settle fails the node instead of reporting it made", async () => {
+  await using world = await startInfraWorld(BASE);
+  world.aws.logs.fail("CreateDelivery", { code: "ConflictException", times: 10 });
+  const run = await world.run(["bootstrap", "--json"]);
+  assert.equal(run.code, 1);
+  assert.match(JSON.parse(run.stdout).error.message, /logs:CreateDelivery/);
+  assert.equal(world.aws.logs.state.deliveries.size, 0);
+});
+
+Deno.test("bootstrap: a distribution whose logs already go elsewhere is a clear error", async () => {
+  await using world = await startInfraWorld(BASE);
+  assert.equal((await world.run(["bootstrap"])).code, 0);
+  const logs = world.aws.logs.state;
+  const [dist] = [...world.aws.cloudfront.state.distributions.values()];
+  logs.deliveries.clear();
+  logs.deliverySources.delete("production-blog-cdn");
+  logs.deliverySources.set("console-made", {
+    name: "console-made",
+    arn: `arn:aws:logs:us-east-1:${ACCOUNT}:delivery-source:console-made`,
+    resourceArns: [dist!.arn],
+    service: "cloudfront",
+    logType: "ACCESS_LOGS",
+    tags: {},
+  });
+  const run = await world.run(["bootstrap"]);
+  assert.equal(run.code, 1);
+  assert.match(run.stderr, /already go to delivery source console-made/);
+  assert.match(run.stderr, /hint: delete delivery source console-made/);
+});
+
 Deno.test("delete: empties site/ and invalidates /*, keeping builds, state and infrastructure", async () => {
   await using world = await startInfraWorld(BASE);
   const missing = await world.run(["delete", "--json"]);

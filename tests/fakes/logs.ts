@@ -334,7 +334,14 @@ export function startLogsFake(options: LogsFakeOptions = {}): AwsFake<LogsFakeSt
       }
       const existing = deliverySources.get(name);
       if (existing && (existing.resourceArns[0] !== resourceArn || existing.logType !== logType)) {
-        throw conflict("The resourceArn and logType of a delivery source cannot be changed");
+        throw conflict("Update to existing Delivery Source with new ResourceId is not allowed");
+      }
+      if (existing && input.tags !== undefined) throw tagsOnUpdate();
+      const other = [...deliverySources.values()].find((d) =>
+        d.name !== name && d.resourceArns.includes(resourceArn) && d.logType === logType
+      );
+      if (other) {
+        throw conflict(`Resource ${resourceArn} already has delivery source ${other.name}`);
       }
       const source: FakeDeliverySource = {
         name,
@@ -346,6 +353,9 @@ export function startLogsFake(options: LogsFakeOptions = {}): AwsFake<LogsFakeSt
       };
       deliverySources.set(name, source);
       return { deliverySource: source };
+    },
+    DescribeDeliverySources(input) {
+      return page([...deliverySources.values()], input, 50, (d) => d, "deliverySources");
     },
     GetDeliverySource(input) {
       return { deliverySource: sourceNamed(requireString(input, "name")) };
@@ -372,6 +382,7 @@ export function startLogsFake(options: LogsFakeOptions = {}): AwsFake<LogsFakeSt
       }
       groupOfArn(target); // the log group must exist
       const existing = deliveryDestinations.get(name);
+      if (existing && input.tags !== undefined) throw tagsOnUpdate();
       const destination: FakeDeliveryDestination = {
         name,
         arn: `arn:aws:logs:${region}:${accountId}:delivery-destination:${name}`,
@@ -572,6 +583,11 @@ function notFound(message: string): FakeAwsError {
 
 function conflict(message: string): FakeAwsError {
   return new FakeAwsError("ConflictException", 400, message);
+}
+
+/** What the service answers to tags on an update of a delivery source or destination. */
+function tagsOnUpdate(): FakeAwsError {
+  return conflict("Tags can only be provided when a resource is being created, not updated");
 }
 
 function validation(message: string): FakeAwsError {

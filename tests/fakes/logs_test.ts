@@ -9,6 +9,7 @@ import {
   DeleteDeliverySourceCommand,
   DeleteLogGroupCommand,
   DescribeDeliveriesCommand,
+  DescribeDeliverySourcesCommand,
   DescribeLogGroupsCommand,
   DescribeLogStreamsCommand,
   FilterLogEventsCommand,
@@ -203,6 +204,28 @@ Deno.test("logs fake: vended log delivery pairs a source and a log-group destina
       ),
       { name: "ConflictException" },
     );
+    await assert.rejects(
+      client.send(
+        new PutDeliverySourceCommand({
+          name: "s",
+          resourceArn: dist,
+          logType: "ACCESS_LOGS",
+          tags: { app: "x" },
+        }),
+      ),
+      {
+        name: "ConflictException",
+        message: /Tags can only be provided when a resource is being created/,
+      },
+    );
+    await assert.rejects(
+      client.send(
+        new PutDeliverySourceCommand({ name: "s2", resourceArn: dist, logType: "ACCESS_LOGS" }),
+      ),
+      { name: "ConflictException", message: /already has delivery source s/ },
+    );
+    const sources = await client.send(new DescribeDeliverySourcesCommand({}));
+    assert.deepEqual(sources.deliverySources?.map((d) => d.name), ["s"]);
     const target = logs.state.groupArn("/cdn");
     await assert.rejects(
       client.send(

@@ -15,6 +15,8 @@ export interface FakeCall {
   readonly operation: string;
   /** The request as the fake decoded it (JSON body, query parameters, or path/header values). */
   readonly input: Record<string, unknown>;
+  /** The region the client signed for (SigV4 credential scope), when the request was signed. */
+  readonly region?: string;
 }
 
 /**
@@ -128,7 +130,15 @@ export function startFakeServer<S>(
         new FakeAwsError("UnknownOperationException", 404, `${req.method} ${url.pathname}`),
       );
     }
-    calls.push({ service: definition.service, operation: routed.operation, input: routed.input });
+    const region = /Credential=[^/]+\/\d{8}\/([^/]+)\//.exec(
+      req.headers.get("authorization") ?? "",
+    )?.[1];
+    calls.push({
+      service: definition.service,
+      operation: routed.operation,
+      input: routed.input,
+      ...(region ? { region } : {}),
+    });
     const queue = failures.get(routed.operation);
     const injected = queue?.[0];
     if (queue && injected) {

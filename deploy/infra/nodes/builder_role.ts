@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { builderRoleName } from "../../config/names.ts";
+import { builderRoleName, logGroupArn } from "../../config/names.ts";
 import type { PolicyDocument } from "../policy_document.ts";
 import type { ResourceNode, SiteFacts } from "../resource.ts";
 import { iamRoleNode } from "./iam_role.ts";
@@ -63,8 +63,7 @@ export interface BuilderPolicyInput {
  */
 export function builderPolicy(input: BuilderPolicyInput): PolicyDocument {
   const bucketArn = `arn:aws:s3:::${input.bucket}`;
-  const logGroupArn =
-    `arn:aws:logs:${input.region}:${input.accountId}:log-group:${input.builderLogGroup}`;
+  const logGroup = logGroupArn(input.region, input.accountId, input.builderLogGroup);
   return {
     Version: "2012-10-17",
     Statement: [
@@ -96,7 +95,7 @@ export function builderPolicy(input: BuilderPolicyInput): PolicyDocument {
         Sid: "BuilderLogs",
         Effect: "Allow",
         Action: ["logs:CreateLogStream", "logs:PutLogEvents"],
-        Resource: [logGroupArn, `${logGroupArn}:*`],
+        Resource: [logGroup, `${logGroup}:*`],
       },
     ],
   };

@@ -4,8 +4,12 @@
  * delivery source for the distribution (`ACCESS_LOGS`), a delivery destination for the log
  * group, and the delivery pairing them. Without it the log group exists but stays empty.
  *
- * The three are one node: they only mean something together, and a source's resource cannot
- * be changed in place, so a drifted delivery is rebuilt (deleted, then created again).
+ * The three are one node: they only mean something together. Creating and repairing share one
+ * convergence: each part is read and only what is missing or wrong is made again (a source's
+ * resource cannot change in place, so a source on another resource is replaced; a destination is
+ * overwritten in place). Tags go only on parts being created: CloudWatch Logs refuses tags on an
+ * update. Deliveries from the source to anywhere else are left alone unless the source itself
+ * must be replaced.
  *
  * @module
  */
@@ -16,15 +20,18 @@ import {
   DeleteDeliveryDestinationCommand,
   DeleteDeliverySourceCommand,
   type Delivery,
+  type DeliveryDestination,
   DescribeDeliveriesCommand,
+  DescribeDeliverySourcesCommand,
   GetDeliveryDestinationCommand,
   GetDeliverySourceCommand,
   PutDeliveryDestinationCommand,
   PutDeliverySourceCommand,
 } from "@aws-sdk/client-cloudwatch-logs";
-import { CDN_REGION, cdnLogDeliveryName } from "../../config/names.ts";
+import { CDN_REGION, cdnLogDeliveryName, logGroupArn } from "../../config/names.ts";
+import { DeployError } from "../../errors.ts";
 import type { NodeOutputs } from "../../state/env_state.ts";
-import { aws, awsErrorCode, awsMaybe } from "../aws_errors.ts";
+import { aws, awsErrorCode, awsFailure, awsMaybe } from "../aws_errors.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 import { optionalOutput, requireOutput } from "./outputs.ts";
 
@@ -46,16 +53,8 @@ export interface CdnLogDeliverySpec {
   readonly tags: Readonly<Record<string, string>>;
 }
 
-/**
- * The ARN CloudWatch Logs names a log group by in a delivery destination (no `:*`).
- *
- * @param accountId the AWS account
- * @param name the log group name
- * @returns `arn:aws:logs:us-east-1:<account>:log-group:<name>`
- */
-export function cdnLogGroupArn(accountId: string, name: string): string {
-  return `arn:aws:logs:${CDN_REGION}:${accountId}:log-group:${name}`;
-}
+/** Attempts at `CreateDelivery` while CloudWatch Logs answers that a part is being updated. */
+const CREATE_ATTEMPTS = 4;
 
 /**
  * The delivery's description (pure).
@@ -77,7 +76,7 @@ export function cdnLogDeliverySpec(
   return {
     name: cdnLogDeliveryName(facts.env, facts.config.siteName),
     sourceArn: distributionArn,
-    destinationArn: cdnLogGroupArn(facts.accountId, facts.cdnLogGroup),
+    destinationArn: logGroupArn(CDN_REGION, facts.accountId, facts.cdnLogGroup),
     tags: facts.tags,
   };
 }
@@ -88,8 +87,8 @@ export interface LiveCdnLogDelivery {
   readonly source: { readonly resourceArns: readonly string[]; readonly logType: string };
   /** The destination's target ARN and format, when the destination exists. */
   readonly destination?: { readonly arn: string; readonly target: string; readonly format: string };
-  /** The delivery from the source, when one exists: where it goes. */
-  readonly delivery?: { readonly id: string; readonly destinationArn: string };
+  /** The delivery from the source to that destination, when one exists. */
+  readonly delivery?: { readonly id: string };
 }
 
 /**
@@ -118,16 +117,17 @@ export function cdnLogDeliveryDrift(spec: CdnLogDeliverySpec, live: LiveCdnLogDe
       drift.push(`format ${destination.format}, want ${CDN_LOG_FORMAT}`);
     }
   }
-  if (delivery === undefined) {
-    drift.push("no delivery from the source to the destination");
-  } else if (destination !== undefined && delivery.destinationArn !== destination.arn) {
-    drift.push(`delivery to ${delivery.destinationArn}, want ${destination.arn}`);
-  }
+  if (delivery === undefined) drift.push("no delivery from the source to the destination");
   return drift;
 }
 
 const label = (spec: Pick<CdnLogDeliverySpec, "name">) =>
   `access-log delivery ${spec.name} (${CDN_REGION})`;
+
+const at = (spec: Pick<CdnLogDeliverySpec, "name">, action: string) => ({
+  resource: label(spec),
+  action,
+});
 
 /** The CDN access-log delivery node (us-east-1). */
 export const cdnLogDeliveryNode: ResourceNode = {
@@ -136,105 +136,215 @@ export const cdnLogDeliveryNode: ResourceNode = {
   wanted: () => true,
   label: (facts) => label(cdnLogDeliverySpec(facts, undefined)),
   async read(ctx) {
-    const spec = specFor(ctx, optionalOutput(ctx, "distribution", "arn"));
+    const spec = cdnLogDeliverySpec(ctx.facts, optionalOutput(ctx, "distribution", "arn"));
     const live = await readLive(ctx.clients.cdnLogs, spec);
     if (!live) return null;
     return { outputs: outputsOf(spec, live), drift: cdnLogDeliveryDrift(spec, live) };
   },
-  async create(ctx) {
-    const spec = specFor(ctx, requireOutput(ctx, "distribution", "arn"));
-    const logs = ctx.clients.cdnLogs;
-    const at = (action: string) => ({ resource: label(spec), action });
-    await aws(at("logs:PutDeliverySource"), () =>
-      logs.send(
-        new PutDeliverySourceCommand({
-          name: spec.name,
-          resourceArn: spec.sourceArn,
-          logType: CDN_LOG_TYPE,
-          tags: { ...spec.tags },
-        }),
-      ));
-    const destination = await aws(at("logs:PutDeliveryDestination"), () =>
-      logs.send(
-        new PutDeliveryDestinationCommand({
-          name: spec.name,
-          outputFormat: CDN_LOG_FORMAT,
-          deliveryDestinationConfiguration: { destinationResourceArn: spec.destinationArn },
-          tags: { ...spec.tags },
-        }),
-      ));
-    const destinationArn = destination.deliveryDestination?.arn ?? "";
-    const delivery = await aws(at("logs:CreateDelivery"), async () => {
-      try {
-        return (await logs.send(
-          new CreateDeliveryCommand({
-            deliverySourceName: spec.name,
-            deliveryDestinationArn: destinationArn,
-            tags: { ...spec.tags },
-          }),
-        )).delivery;
-      } catch (err) {
-        // Created by a run that crashed before recording it: adopt it.
-        if (awsErrorCode(err) !== "ConflictException") throw err;
-        return (await deliveriesOf(logs, spec.name)).find((d) =>
-          d.deliveryDestinationArn === destinationArn
-        );
-      }
-    });
-    return {
-      name: spec.name,
-      destinationArn,
-      ...(delivery?.id ? { deliveryId: delivery.id } : {}),
-    };
-  },
-  async update(ctx, live) {
-    await cdnLogDeliveryNode.delete(ctx, live);
-    return await cdnLogDeliveryNode.create(ctx);
-  },
+  create: (ctx) => converge(ctx),
+  update: (ctx) => converge(ctx),
   async delete(ctx) {
-    const spec = specFor(ctx, undefined);
+    const spec = cdnLogDeliverySpec(ctx.facts, undefined);
     const logs = ctx.clients.cdnLogs;
-    const at = (action: string) => ({ resource: label(spec), action });
+    const destination = await getDestination(logs, spec);
     // Deliveries first: CloudWatch Logs refuses to delete a source or destination in use.
-    for (const d of await deliveriesOf(logs, spec.name)) {
-      await awsMaybe(
-        at("logs:DeleteDelivery"),
-        () => logs.send(new DeleteDeliveryCommand({ id: d.id })),
-      );
+    for (const d of await deliveriesOf(logs, spec)) {
+      if (d.deliverySourceName === spec.name || d.deliveryDestinationArn === destination?.arn) {
+        await deleteDelivery(logs, spec, d);
+      }
     }
     await awsMaybe(
-      at("logs:DeleteDeliveryDestination"),
+      at(spec, "logs:DeleteDeliveryDestination"),
       () => logs.send(new DeleteDeliveryDestinationCommand({ name: spec.name })),
     );
     await awsMaybe(
-      at("logs:DeleteDeliverySource"),
+      at(spec, "logs:DeleteDeliverySource"),
       () => logs.send(new DeleteDeliverySourceCommand({ name: spec.name })),
     );
   },
 };
 
-function specFor(ctx: NodeContext, distributionArn: string | undefined): CdnLogDeliverySpec {
-  return cdnLogDeliverySpec(ctx.facts, distributionArn);
+/** Makes the source, the destination and the delivery right, touching only what is not. */
+async function converge(ctx: NodeContext): Promise<NodeOutputs> {
+  const spec = cdnLogDeliverySpec(ctx.facts, requireOutput(ctx, "distribution", "arn"));
+  const logs = ctx.clients.cdnLogs;
+  const tags = { ...spec.tags };
+
+  let source = await getSource(logs, spec);
+  if (
+    source && !(source.resourceArns.includes(spec.sourceArn!) && source.logType === CDN_LOG_TYPE)
+  ) {
+    // A source's resource cannot change: replace it, with the deliveries that depend on it.
+    for (const d of await deliveriesOf(logs, spec)) {
+      if (d.deliverySourceName === spec.name) await deleteDelivery(logs, spec, d);
+    }
+    await aws(
+      at(spec, "logs:DeleteDeliverySource"),
+      () => logs.send(new DeleteDeliverySourceCommand({ name: spec.name })),
+    );
+    source = undefined;
+  }
+  if (!source) {
+    await refuseForeignSource(logs, spec);
+    await aws(at(spec, "logs:PutDeliverySource"), () =>
+      logs.send(
+        new PutDeliverySourceCommand({
+          name: spec.name,
+          resourceArn: spec.sourceArn,
+          logType: CDN_LOG_TYPE,
+          tags,
+        }),
+      ));
+  }
+
+  let destination = await getDestination(logs, spec);
+  const target = destination?.deliveryDestinationConfiguration?.destinationResourceArn;
+  if (
+    !destination || target !== spec.destinationArn || destination.outputFormat !== CDN_LOG_FORMAT
+  ) {
+    // Our delivery into a destination being repointed goes first, then is made again below.
+    for (const d of await deliveriesOf(logs, spec)) {
+      if (destination && d.deliveryDestinationArn === destination.arn) {
+        await deleteDelivery(logs, spec, d);
+      }
+    }
+    const put = await aws(at(spec, "logs:PutDeliveryDestination"), () =>
+      logs.send(
+        new PutDeliveryDestinationCommand({
+          name: spec.name,
+          outputFormat: CDN_LOG_FORMAT,
+          deliveryDestinationConfiguration: { destinationResourceArn: spec.destinationArn },
+          // Tags only at creation: CloudWatch Logs refuses them on an update.
+          ...(destination ? {} : { tags }),
+        }),
+      ));
+    destination = put.deliveryDestination;
+  }
+  const destinationArn = destination?.arn ?? "";
+  const delivery = (await deliveriesOf(logs, spec)).find((d) => isOurs(spec, d, destinationArn)) ??
+    await createDelivery(ctx, spec, destinationArn);
+  return { name: spec.name, destinationArn, deliveryId: delivery.id ?? "" };
 }
 
-/** The live source, destination and delivery; `null` when the source does not exist. */
+/**
+ * `CreateDelivery`, retried while CloudWatch Logs answers `ConflictException` because a part
+ * was just changed; a conflict because the delivery exists (a run that crashed before
+ * recording it) adopts that delivery.
+ */
+async function createDelivery(
+  ctx: NodeContext,
+  spec: CdnLogDeliverySpec,
+  destinationArn: string,
+): Promise<Delivery> {
+  const logs = ctx.clients.cdnLogs;
+  for (let attempt = 1;; attempt++) {
+    try {
+      const out = await logs.send(
+        new CreateDeliveryCommand({
+          deliverySourceName: spec.name,
+          deliveryDestinationArn: destinationArn,
+          tags: { ...spec.tags },
+        }),
+      );
+      if (out.delivery) return out.delivery;
+    } catch (err) {
+      if (awsErrorCode(err) !== "ConflictException") {
+        throw awsFailure(err, at(spec, "logs:CreateDelivery"));
+      }
+      const found = (await deliveriesOf(logs, spec)).find((d) => isOurs(spec, d, destinationArn));
+      if (found) return found;
+      if (attempt >= CREATE_ATTEMPTS) throw awsFailure(err, at(spec, "logs:CreateDelivery"));
+      await ctx.sleep(1000 * 2 ** (attempt - 1));
+      continue;
+    }
+    throw new DeployError(
+      "aws_request_failed",
+      `CreateDelivery returned no delivery for ${label(spec)}`,
+    );
+  }
+}
+
+/**
+ * Refuses, with a clear error, a distribution whose access logs another delivery source already
+ * takes (standard logging v2 set up in the console, say): CloudWatch Logs allows one per resource.
+ */
+async function refuseForeignSource(
+  logs: CloudWatchLogsClient,
+  spec: CdnLogDeliverySpec,
+): Promise<void> {
+  let nextToken: string | undefined;
+  do {
+    const page = await aws(
+      at(spec, "logs:DescribeDeliverySources"),
+      () => logs.send(new DescribeDeliverySourcesCommand({ ...(nextToken ? { nextToken } : {}) })),
+    );
+    const other = page.deliverySources?.find((s) =>
+      s.name !== spec.name && s.resourceArns?.includes(spec.sourceArn!)
+    );
+    if (other) {
+      throw new DeployError(
+        "aws_request_failed",
+        `the distribution's access logs already go to delivery source ${other.name}, so ` +
+          `${label(spec)} cannot be made`,
+        {
+          hint: `delete delivery source ${other.name} (and its deliveries) in CloudWatch Logs ` +
+            "(us-east-1), then run `deploy bootstrap` again",
+        },
+      );
+    }
+    nextToken = page.nextToken;
+  } while (nextToken);
+}
+
+function isOurs(spec: CdnLogDeliverySpec, d: Delivery, destinationArn: string): boolean {
+  return d.deliverySourceName === spec.name && d.deliveryDestinationArn === destinationArn;
+}
+
+async function getSource(
+  logs: CloudWatchLogsClient,
+  spec: CdnLogDeliverySpec,
+): Promise<{ resourceArns: string[]; logType: string } | undefined> {
+  const source = (await awsMaybe(
+    at(spec, "logs:GetDeliverySource"),
+    () => logs.send(new GetDeliverySourceCommand({ name: spec.name })),
+  ))?.deliverySource;
+  return source && { resourceArns: source.resourceArns ?? [], logType: source.logType ?? "" };
+}
+
+async function getDestination(
+  logs: CloudWatchLogsClient,
+  spec: CdnLogDeliverySpec,
+): Promise<DeliveryDestination | undefined> {
+  return (await awsMaybe(
+    at(spec, "logs:GetDeliveryDestination"),
+    () => logs.send(new GetDeliveryDestinationCommand({ name: spec.name })),
+  ))?.deliveryDestination;
+}
+
+async function deleteDelivery(
+  logs: CloudWatchLogsClient,
+  spec: CdnLogDeliverySpec,
+  d: Delivery,
+): Promise<void> {
+  await awsMaybe(
+    at(spec, "logs:DeleteDelivery"),
+    () => logs.send(new DeleteDeliveryCommand({ id: d.id })),
+  );
+}
+
+/** The live source, destination and our delivery; `null` when the source does not exist. */
 async function readLive(
   logs: CloudWatchLogsClient,
   spec: CdnLogDeliverySpec,
 ): Promise<LiveCdnLogDelivery | null> {
-  const at = (action: string) => ({ resource: label(spec), action });
-  const source = (await awsMaybe(
-    at("logs:GetDeliverySource"),
-    () => logs.send(new GetDeliverySourceCommand({ name: spec.name })),
-  ))?.deliverySource;
+  const source = await getSource(logs, spec);
   if (!source) return null;
-  const destination = (await awsMaybe(
-    at("logs:GetDeliveryDestination"),
-    () => logs.send(new GetDeliveryDestinationCommand({ name: spec.name })),
-  ))?.deliveryDestination;
-  const [delivery] = await deliveriesOf(logs, spec.name);
+  const destination = await getDestination(logs, spec);
+  const delivery = destination?.arn === undefined
+    ? undefined
+    : (await deliveriesOf(logs, spec)).find((d) => isOurs(spec, d, destination.arn!));
   return {
-    source: { resourceArns: source.resourceArns ?? [], logType: source.logType ?? "" },
+    source,
     ...(destination
       ? {
         destination: {
@@ -244,22 +354,23 @@ async function readLive(
         },
       }
       : {}),
-    ...(delivery?.id
-      ? { delivery: { id: delivery.id, destinationArn: delivery.deliveryDestinationArn ?? "" } }
-      : {}),
+    ...(delivery?.id ? { delivery: { id: delivery.id } } : {}),
   };
 }
 
-/** Every delivery from the source `name` (all pages). */
-async function deliveriesOf(logs: CloudWatchLogsClient, name: string): Promise<Delivery[]> {
+/** Every delivery in the account and region (all pages): the API filters by nothing. */
+async function deliveriesOf(
+  logs: CloudWatchLogsClient,
+  spec: CdnLogDeliverySpec,
+): Promise<Delivery[]> {
   const out: Delivery[] = [];
   let nextToken: string | undefined;
   do {
     const page = await aws(
-      { resource: label({ name }), action: "logs:DescribeDeliveries" },
+      at(spec, "logs:DescribeDeliveries"),
       () => logs.send(new DescribeDeliveriesCommand({ ...(nextToken ? { nextToken } : {}) })),
     );
-    out.push(...(page.deliveries ?? []).filter((d) => d.deliverySourceName === name));
+    out.push(...(page.deliveries ?? []));
     nextToken = page.nextToken;
   } while (nextToken);
   return out;

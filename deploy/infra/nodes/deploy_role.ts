@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { builderImageName, builderRoleName } from "../../config/names.ts";
+import { builderImageName, builderRoleName, logGroupArn } from "../../config/names.ts";
 import type { PolicyDocument } from "../policy_document.ts";
 import type { NodeContext, ResourceNode } from "../resource.ts";
 import { iamRoleNode } from "./iam_role.ts";
@@ -84,8 +84,7 @@ export const DEPLOY_MICROVM_ACTIONS: readonly string[] = [
  */
 export function deployPolicy(input: DeployPolicyInput): PolicyDocument {
   const bucketArn = `arn:aws:s3:::${input.bucket}`;
-  const logGroupArn =
-    `arn:aws:logs:${input.region}:${input.accountId}:log-group:${input.builderLogGroup}`;
+  const logGroup = logGroupArn(input.region, input.accountId, input.builderLogGroup);
   const lambda = `arn:aws:lambda:${input.region}:${input.accountId}`;
   return {
     Version: "2012-10-17",
@@ -148,7 +147,7 @@ export function deployPolicy(input: DeployPolicyInput): PolicyDocument {
           "logs:GetLogEvents",
           "logs:FilterLogEvents",
         ],
-        Resource: [logGroupArn, `${logGroupArn}:*`],
+        Resource: [logGroup, `${logGroup}:*`],
       },
     ],
   };
