@@ -9,6 +9,7 @@ import type { InternalAuthMethod } from "../config/schema.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { OAuthError, slowDown } from "../http/errors.ts";
 import type { RequestInfo } from "../http/router.ts";
+import { type AddressSet, createAddressSet } from "../limits/address_set.ts";
 import { clientAddress, normalizeAddress } from "../limits/client_address.ts";
 import { afterFailure, forgetAt, lockedForMs, type LockoutPolicy } from "./lockout.ts";
 import { type OperatorTokenRules, verifyOperatorToken } from "./operator_token.ts";
@@ -60,7 +61,7 @@ export function createOperatorGate(
   };
   const forwarded = {
     header: ia.client_ip_header,
-    trustedProxies: ia.mtls.trusted_proxies.map(normalizeAddress),
+    trustedProxies: createAddressSet(ia.mtls.trusted_proxies),
   };
   const mechanisms: Record<InternalAuthMethod, Mechanism> = {
     operator_token: operatorTokenMechanism(deps),
@@ -125,13 +126,13 @@ function operatorTokenMechanism(deps: GateDeps): Mechanism {
 
 function mtlsMechanism(
   header: string,
-  trustedProxies: readonly string[],
+  trustedProxies: AddressSet,
   allowedSubjects: readonly string[],
 ): Mechanism {
   const allowed = new Set(allowedSubjects);
   return (req, socketPeer) => {
     // Anyone can send the header; only a proxy that terminated the TLS session may assert it.
-    if (!trustedProxies.includes(socketPeer)) return undefined;
+    if (!trustedProxies.has(socketPeer)) return undefined;
     const subject = req.headers.get(header)?.trim();
     return subject !== undefined && allowed.has(subject) ? subject : undefined;
   };

@@ -7,6 +7,7 @@ import {
   type ProviderConfig,
   RESERVED_CLAIMS,
 } from "./schema.ts";
+import { isAddressOrRange } from "../limits/address_set.ts";
 
 /** Defaults the spec fixes; documented in `docs/configuration.md`. */
 export const DEFAULTS = {
@@ -160,7 +161,7 @@ export function resolveConfig(
     },
     mtls: {
       header: mt.string("header", "x-client-cert-subject").toLowerCase(),
-      trusted_proxies: mt.stringList("trusted_proxies", []),
+      trusted_proxies: addressList(mt, "trusted_proxies"),
       allowed_subjects: mt.stringList("allowed_subjects", []),
     },
     lockout: {
@@ -190,7 +191,7 @@ export function resolveConfig(
     requests: rl.int("requests", DEFAULTS.rateLimitRequests, 1, 1_000_000_000),
     window: rl.duration("window", DEFAULTS.rateLimitWindow, 1),
     client_ip_header: rl.string("client_ip_header", undefined)?.toLowerCase(),
-    trusted_proxies: rl.stringList("trusted_proxies", []),
+    trusted_proxies: addressList(rl, "trusted_proxies"),
   };
   rl.done();
 
@@ -286,6 +287,17 @@ function readClaims(t: TableReader): Record<string, unknown> {
     }
   }
   return claims;
+}
+
+/** A list of IP addresses and CIDR ranges (trusted proxies); each bad entry is an issue. */
+function addressList(t: TableReader, key: string): readonly string[] {
+  const list = t.stringList(key, []);
+  for (const entry of list) {
+    if (!isAddressOrRange(entry)) {
+      t.issue(key, `"${entry}" is not an IP address or CIDR range (like 10.0.0.0/8)`);
+    }
+  }
+  return list;
 }
 
 function readAuthMethods(ia: TableReader): readonly InternalAuthMethod[] {

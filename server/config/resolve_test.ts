@@ -145,3 +145,35 @@ Deno.test("resolveConfig() explains that keys.kid needs keys.private_key_path", 
   assert.match(r.errors[0]!.message, /keys\.private_key_path.*not set.*remove keys\.kid/);
   assert.equal(ok({ keys: { kid: "k1", private_key_path: "k.pem" } }).keys.kid, "k1");
 });
+
+Deno.test("resolveConfig() takes trusted proxies as addresses or CIDR ranges, naming each bad one", () => {
+  const ok = resolveConfig({
+    rate_limit: { trusted_proxies: ["10.0.0.0/8", "2001:db8::/32", "127.0.0.1"] },
+    internal_api: { mtls: { trusted_proxies: ["192.168.0.0/16"] } },
+  }, {});
+  assert.ok("config" in ok, JSON.stringify(ok));
+  assert.deepEqual(ok.config.rate_limit.trusted_proxies, [
+    "10.0.0.0/8",
+    "2001:db8::/32",
+    "127.0.0.1",
+  ]);
+  const bad = resolveConfig({
+    rate_limit: { trusted_proxies: ["10.0.0.0/33", "lb.internal"] },
+    internal_api: { mtls: { trusted_proxies: ["10.0.0"] } },
+  }, {});
+  assert.ok("errors" in bad);
+  assert.deepEqual(bad.errors.map((e) => [e.path, e.message]), [
+    [
+      "internal_api.mtls.trusted_proxies",
+      '"10.0.0" is not an IP address or CIDR range (like 10.0.0.0/8)',
+    ],
+    [
+      "rate_limit.trusted_proxies",
+      '"10.0.0.0/33" is not an IP address or CIDR range (like 10.0.0.0/8)',
+    ],
+    [
+      "rate_limit.trusted_proxies",
+      '"lb.internal" is not an IP address or CIDR range (like 10.0.0.0/8)',
+    ],
+  ]);
+});

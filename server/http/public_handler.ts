@@ -7,7 +7,8 @@ import { health } from "./health.ts";
 import { createNonceEndpoint } from "./nonce_endpoint.ts";
 import { createRevokeEndpoint } from "./revoke_endpoint.ts";
 import { createRouter, type RequestInfo, type Route, UNMATCHED } from "./router.ts";
-import { clientAddress, type ForwardedRule, normalizeAddress } from "../limits/client_address.ts";
+import { createAddressSet } from "../limits/address_set.ts";
+import { clientAddress, type ForwardedRule } from "../limits/client_address.ts";
 import { RateLimiter } from "../limits/rate_limiter.ts";
 import { createTokenEndpoint } from "./token_endpoint.ts";
 
@@ -105,7 +106,7 @@ function rateLimit(
   const limiter = new RateLimiter(deps.clock, rl.requests, rl.window * 1000);
   const rule: ForwardedRule = {
     header: rl.client_ip_header,
-    trustedProxies: rl.trusted_proxies.map(normalizeAddress),
+    trustedProxies: createAddressSet(rl.trusted_proxies),
   };
   return (path, req, info) => {
     if (!LIMITED_PATHS.has(path)) return;

@@ -4,13 +4,14 @@
  *
  * @module
  */
+import type { AddressSet } from "./address_set.ts";
 
 /** Where to read a forwarded client address, and from which peers to believe it. */
 export interface ForwardedRule {
   /** Lower-case header name (for example `x-forwarded-for`); unset: always use the socket peer. */
   readonly header: string | undefined;
-  /** Peer addresses (exact, IPv4 or IPv6) whose header is believed. */
-  readonly trustedProxies: readonly string[];
+  /** Peers (addresses and CIDR ranges, IPv4 or IPv6) whose header is believed. */
+  readonly trustedProxies: AddressSet;
 }
 
 /**
@@ -27,7 +28,8 @@ export interface ForwardedRule {
  * @example
  * ```ts
  * clientAddress("10.0.0.2", new Headers({ "x-forwarded-for": "spoof, 203.0.113.9" }),
- *   { header: "x-forwarded-for", trustedProxies: ["10.0.0.2"] }); // "203.0.113.9"
+ *   { header: "x-forwarded-for", trustedProxies: createAddressSet(["10.0.0.0/24"]) });
+ * // "203.0.113.9"
  * ```
  */
 export function clientAddress(
@@ -36,7 +38,7 @@ export function clientAddress(
   rule: ForwardedRule,
 ): string {
   const socket = normalizeAddress(peer);
-  if (rule.header === undefined || !rule.trustedProxies.includes(socket)) return socket;
+  if (rule.header === undefined || !rule.trustedProxies.has(socket)) return socket;
   const value = headers.get(rule.header);
   if (value === null) return socket;
   const last = value.slice(value.lastIndexOf(",") + 1).trim();

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
+import { createAddressSet } from "./address_set.ts";
 import { clientAddress, rateLimitKey } from "./client_address.ts";
 
-const rule = { header: "x-forwarded-for", trustedProxies: ["10.0.0.2"] };
+const rule = { header: "x-forwarded-for", trustedProxies: createAddressSet(["10.0.0.2"]) };
 const h = (v: string) => new Headers({ "x-forwarded-for": v });
 
 Deno.test("clientAddress() believes the last forwarded entry only from a trusted proxy", () => {

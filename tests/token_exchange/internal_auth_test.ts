@@ -221,7 +221,7 @@ Deno.test("operator auth: mtls trusts the subject header only from a configured 
     `[internal_api.mtls]\ntrusted_proxies = ["${proxy}"]\nallowed_subjects = ["CN=ops,O=Example"]\n`;
   const subject = (s: string) => ({ "x-client-cert-subject": s, authorization: "" });
   {
-    await using te = await startTokenServer({ toml: toml("127.0.0.1") });
+    await using te = await startTokenServer({ toml: toml("127.0.0.0/8") });
     const get = (h: Record<string, string>) =>
       status(adminFetch(te, "GET", "/internal/stats", { headers: h }));
     assert.equal(await get(subject("CN=ops,O=Example")), 200);

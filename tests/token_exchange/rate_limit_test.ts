@@ -39,12 +39,12 @@ Deno.test("rate limit: /token, /revoke and /nonce share a per-client budget; pas
   assert.equal((await post(`${te.url}/revoke`)).status, 200, "a new window");
 });
 
-Deno.test("rate limit: clients behind a trusted proxy are counted by the forwarded address", async () => {
+Deno.test("rate limit: clients behind a trusted proxy (a CIDR range) are counted by the forwarded address", async () => {
   const clock = new FixedClock(T0);
   await using te = await startTokenServer({
     clock,
     toml: `[rate_limit]\nrequests = 1\nclient_ip_header = "X-Forwarded-For"\n` +
-      `trusted_proxies = ["127.0.0.1"]\n`,
+      `trusted_proxies = ["127.0.0.0/8"]\n`,
   });
   const from = (ip: string) => ({ "x-forwarded-for": ip });
   assert.equal((await post(`${te.url}/revoke`, from("203.0.113.1"))).status, 200);
@@ -58,7 +58,7 @@ Deno.test("rate limit: a forwarded address from an untrusted peer is ignored", a
   await using te = await startTokenServer({
     clock: new FixedClock(T0),
     toml: `[rate_limit]\nrequests = 1\nclient_ip_header = "x-forwarded-for"\n` +
-      `trusted_proxies = ["10.0.0.1"]\n`,
+      `trusted_proxies = ["10.0.0.0/8", "::1"]\n`,
   });
   assert.equal((await post(`${te.url}/revoke`, { "x-forwarded-for": "203.0.113.1" })).status, 200);
   const res = await post(`${te.url}/revoke`, { "x-forwarded-for": "203.0.113.2" });
