@@ -13,6 +13,7 @@ import { contentTypeFor } from "./content_type.ts";
 import { scanSite } from "./local_files.ts";
 import type { DeployError } from "../errors.ts";
 import { changedKeys, type LocalFile, planSync, type SyncPlan, syncRefusal } from "./plan.ts";
+import { MULTIPART_THRESHOLD, uploadMultipart } from "./multipart.ts";
 import { listSite, MD5_METADATA_KEY, normalizePrefix, type SiteLocation } from "./remote.ts";
 import { forEachLimited, type RetryOptions, withRetry } from "./retry.ts";
 
@@ -46,6 +47,11 @@ export interface SyncOptions extends SiteLocation {
   readonly dryRun?: boolean;
   /** Uploads (and hashes) in flight at once. Default 16. */
   readonly concurrency?: number;
+  /**
+   * Files larger than this many bytes go up in parts (default 64 MiB; see `multipart.ts`), read
+   * one part at a time; `partSize` overrides the part size (tests use small ones).
+   */
+  readonly multipart?: { readonly threshold?: number; readonly partSize?: number };
   /** Backoff for 503 SlowDown and 5xx. */
   readonly retry?: RetryOptions;
   /** Called as uploads and deletions progress. */
@@ -90,7 +96,8 @@ const DELETE_BATCH = 1000;
  * deletes what is gone, with bounded parallelism and retry on 503 SlowDown / 5xx.
  *
  * Each upload sets `Content-Type`, `Cache-Control`, the tags, `Content-MD5` (S3 verifies the
- * bytes) and an `md5` metadata entry (so a later multipart copy can still be compared).
+ * bytes) and an `md5` metadata entry (so a later multipart copy can still be compared). Files
+ * over 64 MiB go up in parts, one part in memory at a time (`multipart.ts`).
  *
  * @param options where, what and how
  * @returns the plan and what was done
@@ -176,7 +183,31 @@ async function applyUploads(options: SyncOptions, plan: SyncPlan) {
   let bytes = 0;
   const report = () =>
     options.onProgress?.({ phase: "upload", done: uploaded.length, total, bytes, totalBytes });
+  const threshold = options.multipart?.threshold ?? MULTIPART_THRESHOLD;
   const put = async (file: LocalFile) => {
+    if ("path" in file.source && file.size > threshold) {
+      await uploadMultipart({
+        s3: options.s3,
+        bucket: options.bucket,
+        key: prefix + file.key,
+        path: file.source.path,
+        size: file.size,
+        md5: file.md5,
+        metadata: { [MD5_METADATA_KEY]: file.md5 },
+        contentType: contentTypeFor(file.key),
+        cacheControl: cacheControlFor(file.key),
+        tagging,
+        ...(options.multipart?.partSize ? { partSize: options.multipart.partSize } : {}),
+        ...(options.retry ? { retry: options.retry } : {}),
+        onPart: (n) => {
+          bytes += n;
+          report();
+        },
+      });
+      uploaded.push(file.key);
+      report();
+      return;
+    }
     const body = "bytes" in file.source ? file.source.bytes : await Deno.readFile(file.source.path);
     await withRetry(
       () =>

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { HeadObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { createHash } from "node:crypto";
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+} from "@aws-sdk/client-s3";
 import { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import { startS3, testAwsConfig } from "../support/s3.ts";
 import { syncSite } from "../../deploy/sync/engine.ts";
@@ -108,5 +114,157 @@ Deno.test("listSite() returns site-relative keys with the single-part ETag as MD
     assert.deepEqual(listed, [{ key: "x.txt", size: 1, md5: "9dd4e461268c8034f5c8564e155c67a6" }]);
   } finally {
     s3.destroy();
+  }
+});
+
+/** A site with one file of `size` pseudo-random bytes at `key`, and its MD5. */
+async function bigFileSite(key: string, size: number): Promise<{ dir: string; md5: string }> {
+  const dir = await Deno.makeTempDir();
+  const bytes = new Uint8Array(size);
+  for (let i = 0; i < size; i += 65536) crypto.getRandomValues(bytes.subarray(i, i + 65536));
+  await Deno.mkdir(`${dir}/media`, { recursive: true });
+  await Deno.writeFile(`${dir}/${key}`, bytes);
+  await Deno.writeTextFile(`${dir}/index.html`, "<video src=/media/talk.mp4></video>");
+  return { dir, md5: createHash("md5").update(bytes).digest("hex") };
+}
+
+/** Records each S3 operation sent (by command name) and lets a test fail chosen calls. */
+function recordOps(s3: S3Client, fail?: (op: string, n: number) => Error | undefined): string[] {
+  const ops: string[] = [];
+  s3.middlewareStack.add((next, context) => (args) => {
+    const op = String(context.commandName).replace(/Command$/, "");
+    ops.push(op);
+    const err = fail?.(op, ops.filter((o) => o === op).length);
+    return err ? Promise.reject(err) : next(args);
+  }, { step: "initialize" });
+  return ops;
+}
+
+const MiB = 1024 * 1024;
+
+Deno.test("syncSite() uploads a large file in parts, one part in memory, and finds it unchanged next time", async () => {
+  await using s3srv = await startS3(["site-bucket"]);
+  const s3 = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
+  const ops = recordOps(s3);
+  const { dir, md5 } = await bigFileSite("media/talk.mp4", 12 * MiB + 1);
+  try {
+    const progress: number[] = [];
+    const site = {
+      s3,
+      bucket: "site-bucket",
+      prefix: "site/",
+      distDir: dir,
+      tags: { app: "example.com", environment: "production" },
+      multipart: { threshold: 5 * MiB, partSize: 5 * MiB },
+      onProgress: (p: { bytes: number }) => progress.push(p.bytes),
+    };
+    const first = await syncSite(site);
+    assert.deepEqual(first.uploaded, ["media/talk.mp4", "index.html"]);
+    assert.equal(first.bytesUploaded, 12 * MiB + 1 + 35);
+    assert.deepEqual(ops.filter((o) => /Multipart|Part/.test(o)), [
+      "CreateMultipartUpload",
+      "UploadPart",
+      "UploadPart",
+      "UploadPart",
+      "CompleteMultipartUpload",
+    ]);
+    // The bar moves part by part, not only at the end of the file.
+    assert.ok(progress.includes(5 * MiB) && progress.includes(10 * MiB), String(progress));
+    const got = await s3.send(
+      new GetObjectCommand({ Bucket: "site-bucket", Key: "site/media/talk.mp4" }),
+    );
+    const body = await got.Body!.transformToByteArray();
+    assert.equal(createHash("md5").update(body).digest("hex"), md5);
+    assert.equal(got.ContentType, "video/mp4");
+    assert.equal(got.CacheControl, "public, max-age=0, must-revalidate");
+    assert.equal(got.Metadata?.md5, md5);
+
+    ops.length = 0;
+    const again = await syncSite(site);
+    assert.deepEqual(again.uploaded, []);
+    assert.equal(again.unchanged, 2);
+    assert.ok(!ops.some((o) => /Put|Part|Multipart/.test(o)), ops.join());
+  } finally {
+    s3.destroy();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("syncSite() retries a failed part alone, and aborts the upload when a part keeps failing", async () => {
+  await using s3srv = await startS3(["site-bucket"]);
+  const slowDown = () =>
+    Object.assign(new Error("Please reduce your request rate."), {
+      name: "SlowDown",
+      $metadata: { httpStatusCode: 503 },
+    });
+  const denied = () =>
+    Object.assign(new Error("Access Denied"), {
+      name: "AccessDenied",
+      $metadata: { httpStatusCode: 403 },
+    });
+  const { dir } = await bigFileSite("media/talk.mp4", 11 * MiB);
+  const site = (s3: S3Client) => ({
+    s3,
+    bucket: "site-bucket",
+    prefix: "site/",
+    distDir: dir,
+    tags: {},
+    multipart: { threshold: 5 * MiB, partSize: 5 * MiB },
+    retry: { sleep: () => Promise.resolve() },
+  });
+  const flaky = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
+  const broken = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
+  try {
+    const ops = recordOps(
+      flaky,
+      (op, n) => op === "UploadPart" && n === 2 ? slowDown() : undefined,
+    );
+    await syncSite(site(flaky));
+    assert.deepEqual(ops.filter((o) => o === "UploadPart").length, 4, "part 2 twice, 1 and 3 once");
+    assert.ok(!ops.includes("AbortMultipartUpload"));
+
+    await Deno.writeFile(`${dir}/media/talk.mp4`, new Uint8Array(11 * MiB).fill(7));
+    const failing = recordOps(
+      broken,
+      (op, n) => op === "UploadPart" && n >= 2 ? denied() : undefined,
+    );
+    await assert.rejects(syncSite(site(broken)), { name: "AccessDenied" });
+    assert.equal(failing.filter((o) => o === "UploadPart").length, 2, "a 403 is not retried");
+    assert.ok(failing.includes("AbortMultipartUpload"));
+    assert.ok(!failing.includes("CompleteMultipartUpload"));
+  } finally {
+    flaky.destroy();
+    broken.destroy();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("syncSite() refuses to complete a large file that changed while it was going up", async () => {
+  await using s3srv = await startS3(["site-bucket"]);
+  const s3 = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
+  const { dir } = await bigFileSite("media/talk.mp4", 11 * MiB);
+  const path = `${dir}/media/talk.mp4`;
+  const ops = recordOps(s3, (op, n) => {
+    // The build rewrites the file after the scan hashed it: the last part now differs.
+    if (op === "UploadPart" && n === 1) Deno.writeFileSync(path, new Uint8Array(11 * MiB).fill(1));
+    return undefined;
+  });
+  try {
+    await assert.rejects(
+      syncSite({
+        s3,
+        bucket: "site-bucket",
+        prefix: "site/",
+        distDir: dir,
+        tags: {},
+        multipart: { threshold: 5 * MiB, partSize: 5 * MiB },
+      }),
+      /changed while it was being uploaded/,
+    );
+    assert.ok(ops.includes("AbortMultipartUpload"));
+    assert.ok(!ops.includes("CompleteMultipartUpload"));
+  } finally {
+    s3.destroy();
+    await Deno.remove(dir, { recursive: true });
   }
 });
