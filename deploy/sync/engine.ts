@@ -185,7 +185,8 @@ async function applyUploads(options: SyncOptions, plan: SyncPlan) {
     options.onProgress?.({ phase: "upload", done: uploaded.length, total, bytes, totalBytes });
   const threshold = options.multipart?.threshold ?? MULTIPART_THRESHOLD;
   const put = async (file: LocalFile) => {
-    if ("path" in file.source && file.size > threshold) {
+    // An empty file has no part to send: a single PUT, whatever the threshold.
+    if ("path" in file.source && file.size > threshold && file.size > 0) {
       await uploadMultipart({
         s3: options.s3,
         bucket: options.bucket,

@@ -30,8 +30,8 @@ const MIN_PART = 5 * MiB;
 const MAX_PARTS = 10_000;
 
 /**
- * The part size for a file (pure): `base` (at least 5 MiB), or larger, in whole MiB, when the
- * file would otherwise need more than 10,000 parts.
+ * The part size for a file (pure): `base`, raised to S3's 5 MiB minimum, or larger, in whole MiB,
+ * when the file would otherwise need more than 10,000 parts.
  *
  * @param size the file's size in bytes
  * @param base the preferred part size (default {@linkcode PART_SIZE})
@@ -65,7 +65,7 @@ export interface MultipartUpload {
   readonly cacheControl: string;
   /** URL-encoded tags, or empty. */
   readonly tagging: string;
-  /** Bytes per part (default from {@linkcode partSizeFor}). */
+  /** Preferred bytes per part (default {@linkcode PART_SIZE}; see {@linkcode partSizeFor}). */
   readonly partSize?: number;
   readonly retry?: RetryOptions;
   /** Called with the byte count of each part once it is stored. */
@@ -94,17 +94,21 @@ export async function uploadMultipart(upload: MultipartUpload): Promise<void> {
           CacheControl: upload.cacheControl,
           Metadata: { ...upload.metadata },
           ...(upload.tagging === "" ? {} : { Tagging: upload.tagging }),
+          // Stated, not left to the SDK's default: the parts' checksums must be of the type the
+          // upload was created with, or S3 refuses them.
+          ChecksumAlgorithm: "CRC32",
         }),
       ),
     retry,
   );
   const uploadId = created.UploadId!;
-  const partSize = upload.partSize ?? partSizeFor(upload.size);
-  const file = await Deno.open(upload.path, { read: true });
+  const partSize = partSizeFor(upload.size, upload.partSize);
+  let file: Deno.FsFile | undefined;
   try {
-    const parts: { ETag: string; PartNumber: number }[] = [];
+    file = await Deno.open(upload.path, { read: true });
+    const parts: { ETag: string; PartNumber: number; ChecksumCRC32?: string }[] = [];
     const whole = createHash("md5");
-    const buffer = new Uint8Array(Math.min(partSize, Math.max(upload.size, 1)));
+    const buffer = new Uint8Array(Math.min(partSize, upload.size));
     for (let offset = 0, n = 1; offset < upload.size; offset += partSize, n++) {
       const body = await readAt(file, buffer, offset, Math.min(partSize, upload.size - offset));
       whole.update(body);
@@ -119,11 +123,16 @@ export async function uploadMultipart(upload: MultipartUpload): Promise<void> {
               Body: body,
               ContentLength: body.byteLength,
               ContentMD5: Buffer.from(md5Hex(body), "hex").toString("base64"),
+              ChecksumAlgorithm: "CRC32",
             }),
           ),
         retry,
       );
-      parts.push({ ETag: out.ETag!, PartNumber: n });
+      parts.push({
+        ETag: out.ETag!,
+        PartNumber: n,
+        ...(out.ChecksumCRC32 ? { ChecksumCRC32: out.ChecksumCRC32 } : {}),
+      });
       upload.onPart?.(body.byteLength);
     }
     if (whole.digest("hex") !== upload.md5) {
@@ -142,11 +151,14 @@ export async function uploadMultipart(upload: MultipartUpload): Promise<void> {
       retry,
     );
   } catch (err) {
-    await s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }))
-      .catch(() => {/* the original error matters; a lifecycle rule can sweep leftovers */});
+    await withRetry(
+      () =>
+        s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId })),
+      retry,
+    ).catch(() => {/* the original error matters; a lifecycle rule can sweep leftovers */});
     throw err;
   } finally {
-    file.close();
+    file?.close();
   }
 }
 

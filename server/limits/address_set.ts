@@ -78,6 +78,8 @@ export function createAddressSet(entries: readonly string[]): AddressSet {
 }
 
 function parseRange(entry: string): Range | undefined {
+  // A zone (`fe80::1%eth0`) names an interface, not addresses: it would be silently ignored.
+  if (entry.includes("%")) return undefined;
   const slash = entry.indexOf("/");
   const bytes = parseIp(slash < 0 ? entry : entry.slice(0, slash));
   if (bytes === undefined) return undefined;
@@ -118,13 +120,13 @@ function parseIpv6(text: string): Uint8Array | undefined {
   const groups = (s: string) => (s === "" ? [] : s.split(":"));
   const head = groups(halves[0]!);
   const tail = halves.length === 2 ? groups(halves[1]!) : [];
-  // A dotted IPv4 tail (`::ffff:1.2.3.4`) stands for the last two hextets.
-  const last = (tail.length > 0 ? tail : head).at(-1);
+  // A dotted IPv4 part (`::ffff:1.2.3.4`) stands for the last two hextets, so it may only end
+  // the address: the tail after `::`, or the head when there is no `::`.
+  const end = halves.length === 2 ? tail : head;
   let v4: Uint8Array | undefined;
-  if (last?.includes(".")) {
-    v4 = parseIpv4(last);
+  if (end.at(-1)?.includes(".")) {
+    v4 = parseIpv4(end.pop()!);
     if (v4 === undefined) return undefined;
-    (tail.length > 0 ? tail : head).pop();
   }
   const width = head.length + tail.length + (v4 ? 2 : 0);
   if (halves.length === 1 ? width !== 8 : width > 7) return undefined;

@@ -25,6 +25,9 @@ Deno.test("parseIp() reads IPv4, IPv6 in any spelling, brackets and zones; mappe
       "12345::",
       ":1",
       "::ffff:1.2.3",
+      "1.2.3.4::",
+      "ffff:1.2.3.4::",
+      "1.2.3.4:1::",
       "example.com",
     ]
   ) assert.equal(parseIp(bad), undefined, bad);
@@ -56,7 +59,17 @@ Deno.test("isAddressOrRange() refuses what createAddressSet() would", () => {
   for (const ok of ["10.0.0.1", "10.0.0.0/8", "::1", "2001:db8::/32", "::/0", "1.2.3.4/32"]) {
     assert.ok(isAddressOrRange(ok), ok);
   }
-  for (const bad of ["10.0.0.0/33", "::/129", "10.0.0.0/", "10.0.0.0/-1", "10.0.0.0/8/8", "a/8"]) {
+  for (
+    const bad of [
+      "10.0.0.0/33",
+      "::/129",
+      "10.0.0.0/",
+      "10.0.0.0/-1",
+      "10.0.0.0/8/8",
+      "a/8",
+      "fe80::1%eth0",
+    ]
+  ) {
     assert.ok(!isAddressOrRange(bad), bad);
     assert.throws(() => createAddressSet([bad]), TypeError);
   }

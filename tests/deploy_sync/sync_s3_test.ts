@@ -268,3 +268,37 @@ Deno.test("syncSite() refuses to complete a large file that changed while it was
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("syncSite() aborts the multipart upload when the file is gone before its parts are read", async () => {
+  await using s3srv = await startS3(["site-bucket"]);
+  const s3 = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
+  const { dir } = await bigFileSite("media/talk.mp4", 6 * MiB);
+  const created: Record<string, unknown>[] = [];
+  s3.middlewareStack.add((next, context) => (args) => {
+    if (context.commandName === "CreateMultipartUploadCommand") {
+      created.push(args.input as Record<string, unknown>);
+      Deno.removeSync(`${dir}/media/talk.mp4`);
+    }
+    return next(args);
+  }, { step: "initialize" });
+  const ops = recordOps(s3);
+  try {
+    await assert.rejects(
+      syncSite({
+        s3,
+        bucket: "site-bucket",
+        prefix: "site/",
+        distDir: dir,
+        tags: {},
+        multipart: { threshold: 5 * MiB, partSize: 5 * MiB },
+      }),
+      Deno.errors.NotFound,
+    );
+    // The upload states its checksum type, so S3 takes the SDK's part checksums.
+    assert.equal(created[0]?.ChecksumAlgorithm, "CRC32");
+    assert.deepEqual(ops, ["ListObjectsV2", "CreateMultipartUpload", "AbortMultipartUpload"]);
+  } finally {
+    s3.destroy();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
