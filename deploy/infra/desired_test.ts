@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { resolveSiteConfig, type SiteConfig } from "../config/site_config.ts";
-import { bucketDrift, PUBLIC_ACCESS_BLOCK } from "./nodes/bucket.ts";
+import {
+  ABORT_INCOMPLETE_UPLOADS_RULE,
+  abortsIncompleteUploads,
+  bucketDrift,
+  PUBLIC_ACCESS_BLOCK,
+} from "./nodes/bucket.ts";
 import * as MicrovmsSdk from "@aws-sdk/client-lambda-microvms";
 import { bucketPolicy } from "./nodes/bucket_policy.ts";
 import { builderPolicy, builderTrustPolicy } from "./nodes/builder_role.ts";
@@ -328,7 +333,12 @@ Deno.test("bucketDrift() reports open public access, ACL ownership and missing t
   const tags = { app: "blog", environment: "production" };
   assert.deepEqual(
     bucketDrift(
-      { publicAccessBlock: PUBLIC_ACCESS_BLOCK, ownership: "BucketOwnerEnforced", tags },
+      {
+        publicAccessBlock: PUBLIC_ACCESS_BLOCK,
+        ownership: "BucketOwnerEnforced",
+        tags,
+        lifecycleRules: [ABORT_INCOMPLETE_UPLOADS_RULE],
+      },
       tags,
     ),
     [],
@@ -338,12 +348,37 @@ Deno.test("bucketDrift() reports open public access, ACL ownership and missing t
       publicAccessBlock: { ...PUBLIC_ACCESS_BLOCK, BlockPublicPolicy: false },
       ownership: "ObjectWriter",
       tags: { app: "blog" },
+      lifecycleRules: undefined,
     }, tags),
     [
       "public access not blocked (BlockPublicPolicy off)",
       "object ownership ObjectWriter, want BucketOwnerEnforced",
       "tag environment=(missing), want production",
+      "no lifecycle rule removing incomplete multipart uploads",
     ],
+  );
+});
+
+Deno.test("abortsIncompleteUploads() takes an owner's equivalent rule, not a disabled or partial one", () => {
+  const rule = ABORT_INCOMPLETE_UPLOADS_RULE;
+  assert.ok(abortsIncompleteUploads([rule]));
+  assert.ok(
+    abortsIncompleteUploads([{
+      ID: "mine",
+      Status: "Enabled",
+      AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
+    }]),
+  );
+  assert.ok(!abortsIncompleteUploads(undefined));
+  assert.ok(!abortsIncompleteUploads([{ ...rule, Status: "Disabled" }]));
+  assert.ok(!abortsIncompleteUploads([{ ...rule, Filter: { Prefix: "builds/" } }]));
+  assert.ok(
+    !abortsIncompleteUploads([{
+      ID: "x",
+      Status: "Enabled",
+      Expiration: { Days: 30 },
+      Filter: { Prefix: "" },
+    }]),
   );
 });
 

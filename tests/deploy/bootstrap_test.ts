@@ -72,6 +72,12 @@ Deno.test("bootstrap: a first run creates every node and records them; a second 
   assert.match(cfg.get("ownershipControls")!, /BucketOwnerEnforced/);
   assert.match(cfg.get("tagging")!, /<Key>app<\/Key><Value>blog<\/Value>/);
   assert.match(cfg.get("tagging")!, /<Key>environment<\/Key><Value>production<\/Value>/);
+  // Parts of uploads a killed deploy never completed are removed after 7 days.
+  assert.match(cfg.get("lifecycle")!, /<Status>Enabled<\/Status>/);
+  assert.match(
+    cfg.get("lifecycle")!,
+    /<AbortIncompleteMultipartUpload><DaysAfterInitiation>7<\/DaysAfterInitiation>/,
+  );
   const [dist] = [...world.aws.cloudfront.state.distributions.values()];
   assert.ok(dist);
   const policy = JSON.parse(cfg.get("policy")!);
@@ -488,6 +494,29 @@ Deno.test("bootstrap: a distribution whose logs already go elsewhere is a clear 
   assert.equal(run.code, 1);
   assert.match(run.stderr, /already go to delivery source console-made/);
   assert.match(run.stderr, /hint: delete delivery source console-made/);
+});
+
+Deno.test("bootstrap: adds the incomplete-upload rule beside the owner's lifecycle rules", async () => {
+  await using world = await startInfraWorld(BASE);
+  assert.equal((await world.run(["bootstrap"])).code, 0);
+  const cfg = world.s3.state.configs.get(BUCKET)!;
+  cfg.set(
+    "lifecycle",
+    '<LifecycleConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Rule><ID>old-builds</ID>' +
+      "<Filter><Prefix>builds/</Prefix></Filter><Status>Enabled</Status>" +
+      "<Expiration><Days>90</Days></Expiration></Rule></LifecycleConfiguration>",
+  );
+  const status = JSON.parse((await world.run(["status", "--json"])).stdout);
+  const bucket = status.nodes.find((n: { id: string }) => n.id === "bucket");
+  assert.deepEqual(bucket.drift, ["no lifecycle rule removing incomplete multipart uploads"]);
+
+  const fixed = await world.run(["bootstrap"]);
+  assert.equal(fixed.code, 0, fixed.stderr);
+  assert.match(fixed.stdout, /updated +bucket/);
+  const lifecycle = cfg.get("lifecycle")!;
+  assert.match(lifecycle, /<ID>old-builds<\/ID>/);
+  assert.match(lifecycle, /<ID>deploy-abort-incomplete-multipart-uploads<\/ID>/);
+  assert.match((await world.run(["bootstrap"])).stdout, /No changes/);
 });
 
 Deno.test("delete: empties site/ and invalidates /*, keeping builds, state and infrastructure", async () => {

@@ -1,6 +1,6 @@
 /**
  * s3rver with the bucket-configuration APIs it lacks: a loopback proxy in front of it that
- * answers `?publicAccessBlock`, `?ownershipControls`, `?policy` and `?tagging` on buckets
+ * answers `?publicAccessBlock`, `?ownershipControls`, `?policy`, `?tagging` and `?lifecycle` on buckets
  * itself (in S3's REST-XML wire format, echoing back what the SDK sent) and forwards every
  * other request, Host header included so SigV4 signatures still verify, to s3rver.
  *
@@ -14,7 +14,13 @@ import { type S3Fixture, startS3 } from "../support/s3.ts";
 import type { FakeCall } from "./server.ts";
 
 /** The bucket sub-resources the proxy serves itself. */
-const CONFIGS = ["publicAccessBlock", "ownershipControls", "policy", "tagging"] as const;
+const CONFIGS = [
+  "publicAccessBlock",
+  "ownershipControls",
+  "policy",
+  "tagging",
+  "lifecycle",
+] as const;
 type ConfigName = typeof CONFIGS[number];
 
 const MISSING: Record<ConfigName, string> = {
@@ -22,6 +28,7 @@ const MISSING: Record<ConfigName, string> = {
   ownershipControls: "OwnershipControlsNotFoundError",
   policy: "NoSuchBucketPolicy",
   tagging: "NoSuchTagSet",
+  lifecycle: "NoSuchLifecycleConfiguration",
 };
 
 /** The proxy's state. */
@@ -67,18 +74,21 @@ const OPERATION: Record<string, Record<ConfigName, string>> = {
     ownershipControls: "PutBucketOwnershipControls",
     policy: "PutBucketPolicy",
     tagging: "PutBucketTagging",
+    lifecycle: "PutBucketLifecycleConfiguration",
   },
   GET: {
     publicAccessBlock: "GetPublicAccessBlock",
     ownershipControls: "GetBucketOwnershipControls",
     policy: "GetBucketPolicy",
     tagging: "GetBucketTagging",
+    lifecycle: "GetBucketLifecycleConfiguration",
   },
   DELETE: {
     publicAccessBlock: "DeletePublicAccessBlock",
     ownershipControls: "DeleteBucketOwnershipControls",
     policy: "DeleteBucketPolicy",
     tagging: "DeleteBucketTagging",
+    lifecycle: "DeleteBucketLifecycle",
   },
 };
 

@@ -1,7 +1,9 @@
 /**
  * The site bucket `<env>-<siteName>-<accountId>`: private, every public-access block on,
- * object ownership enforced (ACLs disabled), tagged `app`/`environment`. Its policy is a
- * separate node (`bucket_policy.ts`) because it names the distribution, which needs the bucket.
+ * object ownership enforced (ACLs disabled), tagged `app`/`environment`, and a lifecycle rule
+ * that removes the parts of multipart uploads never completed (a deploy killed mid-upload
+ * cannot abort its own). Its policy is a separate node (`bucket_policy.ts`) because it names
+ * the distribution, which needs the bucket.
  *
  * @module
  */
@@ -9,11 +11,14 @@ import {
   CreateBucketCommand,
   DeleteBucketCommand,
   DeleteObjectsCommand,
+  GetBucketLifecycleConfigurationCommand,
   GetBucketOwnershipControlsCommand,
   GetBucketTaggingCommand,
   GetPublicAccessBlockCommand,
   HeadBucketCommand,
+  type LifecycleRule,
   ListObjectsV2Command,
+  PutBucketLifecycleConfigurationCommand,
   PutBucketOwnershipControlsCommand,
   PutBucketTaggingCommand,
   PutPublicAccessBlockCommand,
@@ -33,6 +38,33 @@ export const PUBLIC_ACCESS_BLOCK = {
 
 /** Object ownership: the bucket owner owns every object; ACLs are disabled. */
 export const OBJECT_OWNERSHIP = "BucketOwnerEnforced";
+
+/**
+ * The lifecycle rule bootstrap adds: parts of a multipart upload not completed within 7 days
+ * are removed (they are billed as storage until then, invisible to listings).
+ */
+export const ABORT_INCOMPLETE_UPLOADS_RULE: LifecycleRule = {
+  ID: "deploy-abort-incomplete-multipart-uploads",
+  Status: "Enabled",
+  Filter: { Prefix: "" },
+  AbortIncompleteMultipartUpload: { DaysAfterInitiation: 7 },
+};
+
+/**
+ * Whether some enabled rule, for the whole bucket, removes incomplete multipart uploads (pure):
+ * ours, or an equivalent one the owner wrote.
+ *
+ * @param rules the bucket's lifecycle rules (`undefined`: no lifecycle configuration)
+ * @returns true when one does
+ */
+export function abortsIncompleteUploads(rules: readonly LifecycleRule[] | undefined): boolean {
+  return (rules ?? []).some((r) =>
+    r.Status === "Enabled" && r.AbortIncompleteMultipartUpload?.DaysAfterInitiation !== undefined &&
+    (r.Filter === undefined || (r.Filter.Prefix ?? "") === "" && r.Filter.And === undefined &&
+        r.Filter.Tag === undefined && r.Filter.ObjectSizeGreaterThan === undefined &&
+        r.Filter.ObjectSizeLessThan === undefined)
+  );
+}
 
 /**
  * The S3 domain CloudFront uses as the bucket's origin (regional, so no redirect).
@@ -57,6 +89,7 @@ export function bucketDrift(
     publicAccessBlock: Readonly<Record<string, boolean | undefined>> | undefined;
     ownership: string | undefined;
     tags: Readonly<Record<string, string>>;
+    lifecycleRules: readonly LifecycleRule[] | undefined;
   },
   tags: Readonly<Record<string, string>>,
 ): string[] {
@@ -70,6 +103,9 @@ export function bucketDrift(
   }
   for (const [k, v] of Object.entries(tags)) {
     if (live.tags[k] !== v) drift.push(`tag ${k}=${live.tags[k] ?? "(missing)"}, want ${v}`);
+  }
+  if (!abortsIncompleteUploads(live.lifecycleRules)) {
+    drift.push("no lifecycle rule removing incomplete multipart uploads");
   }
   return drift;
 }
@@ -89,6 +125,15 @@ async function liveTags(s3: S3Client, bucket: string): Promise<Record<string, st
     "NoSuchTagSet",
   );
   return Object.fromEntries((out?.TagSet ?? []).map((t) => [t.Key ?? "", t.Value ?? ""]));
+}
+
+async function liveLifecycle(s3: S3Client, bucket: string): Promise<LifecycleRule[] | undefined> {
+  const out = await awsMaybe(
+    { resource: `bucket ${bucket}`, action: "s3:GetLifecycleConfiguration" },
+    () => s3.send(new GetBucketLifecycleConfigurationCommand({ Bucket: bucket })),
+    "NoSuchLifecycleConfiguration",
+  );
+  return out?.Rules;
 }
 
 async function configure(ctx: NodeContext, existingTags: Record<string, string>): Promise<void> {
@@ -124,6 +169,18 @@ async function configure(ctx: NodeContext, existingTags: Record<string, string>)
         Tagging: { TagSet: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) },
       }),
     ));
+  // The lifecycle configuration is replaced whole too: add our rule beside the owner's rules.
+  const rules = await liveLifecycle(s3, Bucket);
+  if (!abortsIncompleteUploads(rules)) {
+    const others = (rules ?? []).filter((r) => r.ID !== ABORT_INCOMPLETE_UPLOADS_RULE.ID);
+    await aws({ resource, action: "s3:PutLifecycleConfiguration" }, () =>
+      s3.send(
+        new PutBucketLifecycleConfigurationCommand({
+          Bucket,
+          LifecycleConfiguration: { Rules: [...others, ABORT_INCOMPLETE_UPLOADS_RULE] },
+        }),
+      ));
+  }
 }
 
 /**
@@ -214,6 +271,7 @@ export const bucketNode: ResourceNode = {
         | undefined,
       ownership: ownership?.OwnershipControls?.Rules?.[0]?.ObjectOwnership,
       tags,
+      lifecycleRules: await liveLifecycle(s3, Bucket),
     }, ctx.facts.tags);
     return { outputs: outputsOf(ctx.facts), drift };
   },
