@@ -312,6 +312,10 @@ Deno.test("builderPolicy() reads build/ and builder/, writes site/ and builds/, 
   ]);
   assert.deepEqual(allowed("s3:PutObject"), [`${bucketArn}/builds/*`, `${bucketArn}/site/*`]);
   assert.deepEqual(allowed("s3:DeleteObject"), [`${bucketArn}/builds/*`, `${bucketArn}/site/*`]);
+  assert.deepEqual(allowed("s3:AbortMultipartUpload"), [
+    `${bucketArn}/builds/*`,
+    `${bucketArn}/site/*`,
+  ]);
   assert.deepEqual(allowed("s3:ListBucket"), [bucketArn]);
   const group = `arn:aws:logs:eu-west-1:${ACCOUNT}:log-group:/aws/microvms/production-blog-builder`;
   assert.deepEqual(allowed("logs:PutLogEvents"), [group, `${group}:*`]);
@@ -320,7 +324,7 @@ Deno.test("builderPolicy() reads build/ and builder/, writes site/ and builds/, 
   const actions = new Set(policy.Statement.flatMap((s) => [s.Action].flat()));
   assert.deepEqual(
     [...actions].filter((a) =>
-      !/^(s3:(Get|Put|Delete)Object(Tagging)?|s3:ListBucket|logs:(CreateLogStream|PutLogEvents))$/
+      !/^(s3:(Get|Put|Delete)Object(Tagging)?|s3:AbortMultipartUpload|s3:ListBucket|logs:(CreateLogStream|PutLogEvents))$/
         .test(a)
     ),
     [],

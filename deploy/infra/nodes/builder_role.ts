@@ -88,6 +88,8 @@ export function builderPolicy(input: BuilderPolicyInput): PolicyDocument {
           "s3:DeleteObject",
           "s3:GetObjectTagging",
           "s3:PutObjectTagging",
+          // Large files go up in parts; a failed upload is aborted so its parts are not billed.
+          "s3:AbortMultipartUpload",
         ],
         Resource: [`${bucketArn}/site/*`, `${bucketArn}/builds/*`],
       },

@@ -104,6 +104,8 @@ export function deployPolicy(input: DeployPolicyInput): PolicyDocument {
           "s3:DeleteObject",
           "s3:GetObjectTagging",
           "s3:PutObjectTagging",
+          // Large files go up in parts; a failed upload is aborted so its parts are not billed.
+          "s3:AbortMultipartUpload",
         ],
         Resource: `${bucketArn}/*`,
       },
