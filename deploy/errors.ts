@@ -60,6 +60,8 @@ export type DeployErrorCode =
   | "dist_empty"
   /** The sync would delete most of the live site; `--force` allows it. */
   | "too_many_deletes"
+  /** A built file changed or vanished while the deploy was uploading it. */
+  | "dist_changed"
   /** `plan` was asked of a builder that syncs as it builds. */
   | "plan_unsupported"
   /** No build record `builds/<id>.json` for the id given to `logs` or `rollback`. */

@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { type CloudFrontClient, CreateInvalidationCommand } from "@aws-sdk/client-cloudfront";
 import { type RetryOptions, withRetry } from "../sync/retry.ts";
+import { aws } from "../infra/aws_errors.ts";
 
 /** What {@linkcode createInvalidation} sent. */
 export interface InvalidationResult {
@@ -69,18 +70,22 @@ export async function createInvalidation(
 ): Promise<InvalidationResult | undefined> {
   if (paths.length === 0) return undefined;
   const callerReference = invalidationCallerReference(buildId, paths, changeDigest);
-  const out = await withRetry(
+  const out = await aws(
+    { resource: `distribution ${distributionId}`, action: "cloudfront:CreateInvalidation" },
     () =>
-      cloudfront.send(
-        new CreateInvalidationCommand({
-          DistributionId: distributionId,
-          InvalidationBatch: {
-            CallerReference: callerReference,
-            Paths: { Quantity: paths.length, Items: [...paths] },
-          },
-        }),
+      withRetry(
+        () =>
+          cloudfront.send(
+            new CreateInvalidationCommand({
+              DistributionId: distributionId,
+              InvalidationBatch: {
+                CallerReference: callerReference,
+                Paths: { Quantity: paths.length, Items: [...paths] },
+              },
+            }),
+          ),
+        retry,
       ),
-    retry,
   );
   return { id: out.Invalidation?.Id ?? "", paths, callerReference };
 }

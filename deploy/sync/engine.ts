@@ -10,8 +10,9 @@ import type { Logger } from "@org/shared";
 import { cacheControlFor } from "./cache_control.ts";
 import { changeDigest } from "./change_digest.ts";
 import { contentTypeFor } from "./content_type.ts";
-import { scanSite } from "./local_files.ts";
+import { readBuilt, scanSite } from "./local_files.ts";
 import type { DeployError } from "../errors.ts";
+import { aws, awsFailure } from "../infra/aws_errors.ts";
 import { changedKeys, type LocalFile, planSync, type SyncPlan, syncRefusal } from "./plan.ts";
 import { MULTIPART_THRESHOLD, uploadMultipart } from "./multipart.ts";
 import { listSite, MD5_METADATA_KEY, normalizePrefix, type SiteLocation } from "./remote.ts";
@@ -209,23 +210,27 @@ async function applyUploads(options: SyncOptions, plan: SyncPlan) {
       report();
       return;
     }
-    const body = "bytes" in file.source ? file.source.bytes : await Deno.readFile(file.source.path);
-    await withRetry(
+    const body = "bytes" in file.source ? file.source.bytes : await readBuilt(file.source.path);
+    await aws(
+      { resource: `s3://${options.bucket}/${prefix}${file.key}`, action: "s3:PutObject" },
       () =>
-        options.s3.send(
-          new PutObjectCommand({
-            Bucket: options.bucket,
-            Key: prefix + file.key,
-            Body: body,
-            ContentLength: body.byteLength,
-            ContentType: contentTypeFor(file.key),
-            CacheControl: cacheControlFor(file.key),
-            ContentMD5: hexToBase64(file.md5),
-            Metadata: { [MD5_METADATA_KEY]: file.md5 },
-            ...(tagging === "" ? {} : { Tagging: tagging }),
-          }),
+        withRetry(
+          () =>
+            options.s3.send(
+              new PutObjectCommand({
+                Bucket: options.bucket,
+                Key: prefix + file.key,
+                Body: body,
+                ContentLength: body.byteLength,
+                ContentType: contentTypeFor(file.key),
+                CacheControl: cacheControlFor(file.key),
+                ContentMD5: hexToBase64(file.md5),
+                Metadata: { [MD5_METADATA_KEY]: file.md5 },
+                ...(tagging === "" ? {} : { Tagging: tagging }),
+              }),
+            ),
+          options.retry,
         ),
-      options.retry,
     );
     uploaded.push(file.key);
     bytes += body.byteLength;
@@ -244,24 +249,27 @@ async function applyDeletes(options: SyncOptions, keys: readonly string[]): Prom
   const deleted: string[] = [];
   for (let i = 0; i < keys.length; i += DELETE_BATCH) {
     const batch = keys.slice(i, i + DELETE_BATCH);
-    const out = await withRetry(
-      () =>
-        options.s3.send(
-          new DeleteObjectsCommand({
-            Bucket: options.bucket,
-            Delete: { Objects: batch.map((k) => ({ Key: prefix + k })), Quiet: true },
-          }),
-        ),
-      options.retry,
-    );
+    const context = { resource: `s3://${options.bucket}/${prefix}`, action: "s3:DeleteObject" };
+    const out = await aws(context, () =>
+      withRetry(
+        () =>
+          options.s3.send(
+            new DeleteObjectsCommand({
+              Bucket: options.bucket,
+              Delete: { Objects: batch.map((k) => ({ Key: prefix + k })), Quiet: true },
+            }),
+          ),
+        options.retry,
+      ));
     const failed = out.Errors ?? [];
     if (failed.length > 0) {
+      // A batch answers 200 and lists the keys it could not delete, each with its own code.
       const first = failed[0]!;
-      throw Object.assign(
-        new Error(`could not delete ${first.Key}: ${first.Code} ${first.Message}`),
-        {
+      throw awsFailure(
+        Object.assign(new Error(first.Message ?? "could not delete"), {
           name: first.Code ?? "DeleteFailed",
-        },
+        }),
+        { resource: `s3://${options.bucket}/${first.Key}`, action: "s3:DeleteObject" },
       );
     }
     deleted.push(...batch);

@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { forEachLimited } from "./retry.ts";
 import type { LocalFile } from "./plan.ts";
+import { DeployError } from "../errors.ts";
 
 /** Files above this size are hashed in streamed chunks rather than read whole. */
 const STREAM_ABOVE = 16 * 1024 * 1024;
@@ -131,4 +132,31 @@ async function walk(
       await walk(path, key, new Set([...ancestors, real]), out);
     }
   }
+}
+
+/**
+ * Reads a built file for upload; one that vanished since the scan is `dist_changed` (the build
+ * output changed during the deploy), not an unexpected failure.
+ */
+export async function readBuilt(path: string): Promise<Uint8Array> {
+  try {
+    return await Deno.readFile(path);
+  } catch (err) {
+    throw err instanceof Deno.errors.NotFound ? distChanged(path, err) : err;
+  }
+}
+
+/**
+ * The error for a built file that changed or vanished after the scan hashed it.
+ *
+ * @param path the file
+ * @param cause what showed it
+ * @returns `dist_changed`
+ */
+export function distChanged(path: string, cause?: unknown): DeployError {
+  return new DeployError("dist_changed", `${path} changed while the deploy was uploading it`, {
+    hint:
+      "let the build finish (nothing else may write to the output directory), then deploy again",
+    ...(cause === undefined ? {} : { cause }),
+  });
 }

@@ -14,7 +14,8 @@ import {
 } from "@aws-sdk/client-s3";
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
-import { md5Hex } from "./local_files.ts";
+import { aws } from "../infra/aws_errors.ts";
+import { distChanged, md5Hex } from "./local_files.ts";
 import { type RetryOptions, withRetry } from "./retry.ts";
 
 const MiB = 1024 * 1024;
@@ -79,54 +80,64 @@ export interface MultipartUpload {
  * keeps no orphan parts to bill) and the error rethrown.
  *
  * @param upload the file, where it goes and its headers
- * @throws the S3 error of a call that still fails after its retries; an `Error` when the file
- *   changed while it was being uploaded
+ * @throws {DeployError} the mapped S3 failure of a call that still fails after its retries;
+ *   `dist_changed` when the file changed or vanished while it was being uploaded
  */
 export async function uploadMultipart(upload: MultipartUpload): Promise<void> {
   const { s3, bucket, key, retry } = upload;
-  const created = await withRetry(
-    () =>
-      s3.send(
-        new CreateMultipartUploadCommand({
-          Bucket: bucket,
-          Key: key,
-          ContentType: upload.contentType,
-          CacheControl: upload.cacheControl,
-          Metadata: { ...upload.metadata },
-          ...(upload.tagging === "" ? {} : { Tagging: upload.tagging }),
-          // Stated, not left to the SDK's default: the parts' checksums must be of the type the
-          // upload was created with, or S3 refuses them.
-          ChecksumAlgorithm: "CRC32",
-        }),
-      ),
-    retry,
+  // Every call of an upload needs s3:PutObject: a denial names that, with the object.
+  const put = <T>(call: () => Promise<T>) =>
+    aws(
+      { resource: `s3://${bucket}/${key}`, action: "s3:PutObject" },
+      () => withRetry(call, retry),
+    );
+  const created = await put(() =>
+    s3.send(
+      new CreateMultipartUploadCommand({
+        Bucket: bucket,
+        Key: key,
+        ContentType: upload.contentType,
+        CacheControl: upload.cacheControl,
+        Metadata: { ...upload.metadata },
+        ...(upload.tagging === "" ? {} : { Tagging: upload.tagging }),
+        // Stated, not left to the SDK's default: the parts' checksums must be of the type the
+        // upload was created with, or S3 refuses them.
+        ChecksumAlgorithm: "CRC32",
+      }),
+    )
   );
   const uploadId = created.UploadId!;
   const partSize = partSizeFor(upload.size, upload.partSize);
   let file: Deno.FsFile | undefined;
   try {
-    file = await Deno.open(upload.path, { read: true });
+    file = await Deno.open(upload.path, { read: true }).catch((err) => {
+      throw err instanceof Deno.errors.NotFound ? distChanged(upload.path, err) : err;
+    });
     const parts: { ETag: string; PartNumber: number; ChecksumCRC32?: string }[] = [];
     const whole = createHash("md5");
     const buffer = new Uint8Array(Math.min(partSize, upload.size));
     for (let offset = 0, n = 1; offset < upload.size; offset += partSize, n++) {
-      const body = await readAt(file, buffer, offset, Math.min(partSize, upload.size - offset));
+      const body = await readAt(
+        upload.path,
+        file,
+        buffer,
+        offset,
+        Math.min(partSize, upload.size - offset),
+      );
       whole.update(body);
-      const out = await withRetry(
-        () =>
-          s3.send(
-            new UploadPartCommand({
-              Bucket: bucket,
-              Key: key,
-              UploadId: uploadId,
-              PartNumber: n,
-              Body: body,
-              ContentLength: body.byteLength,
-              ContentMD5: Buffer.from(md5Hex(body), "hex").toString("base64"),
-              ChecksumAlgorithm: "CRC32",
-            }),
-          ),
-        retry,
+      const out = await put(() =>
+        s3.send(
+          new UploadPartCommand({
+            Bucket: bucket,
+            Key: key,
+            UploadId: uploadId,
+            PartNumber: n,
+            Body: body,
+            ContentLength: body.byteLength,
+            ContentMD5: Buffer.from(md5Hex(body), "hex").toString("base64"),
+            ChecksumAlgorithm: "CRC32",
+          }),
+        )
       );
       parts.push({
         ETag: out.ETag!,
@@ -135,20 +146,16 @@ export async function uploadMultipart(upload: MultipartUpload): Promise<void> {
       });
       upload.onPart?.(body.byteLength);
     }
-    if (whole.digest("hex") !== upload.md5) {
-      throw new Error(`${upload.path} changed while it was being uploaded; deploy again`);
-    }
-    await withRetry(
-      () =>
-        s3.send(
-          new CompleteMultipartUploadCommand({
-            Bucket: bucket,
-            Key: key,
-            UploadId: uploadId,
-            MultipartUpload: { Parts: parts },
-          }),
-        ),
-      retry,
+    if (whole.digest("hex") !== upload.md5) throw distChanged(upload.path);
+    await put(() =>
+      s3.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: bucket,
+          Key: key,
+          UploadId: uploadId,
+          MultipartUpload: { Parts: parts },
+        }),
+      )
     );
   } catch (err) {
     await withRetry(
@@ -164,6 +171,7 @@ export async function uploadMultipart(upload: MultipartUpload): Promise<void> {
 
 /** Reads exactly `length` bytes at `offset` into the start of `buffer`. */
 async function readAt(
+  path: string,
   file: Deno.FsFile,
   buffer: Uint8Array,
   offset: number,
@@ -173,7 +181,7 @@ async function readAt(
   let got = 0;
   while (got < length) {
     const n = await file.read(buffer.subarray(got, length));
-    if (n === null) throw new Error(`the file ended at ${offset + got} bytes while uploading it`);
+    if (n === null) throw distChanged(path);
     got += n;
   }
   return buffer.subarray(0, length);

@@ -6,6 +6,7 @@
 import { HeadObjectCommand, ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
 import type { RemoteObject } from "./plan.ts";
 import { forEachLimited, type RetryOptions, withRetry } from "./retry.ts";
+import { aws } from "../infra/aws_errors.ts";
 
 /** Object metadata key (`x-amz-meta-md5`) holding the hex MD5 the sync engine uploaded. */
 export const MD5_METADATA_KEY = "md5";
@@ -52,17 +53,21 @@ export async function listSite(
   const multipart: { key: string; size: number }[] = [];
   let token: string | undefined;
   do {
-    const page = await withRetry(
+    const page = await aws(
+      { resource: `s3://${site.bucket}/${prefix}`, action: "s3:ListBucket" },
       () =>
-        site.s3.send(
-          new ListObjectsV2Command({
-            Bucket: site.bucket,
-            Prefix: prefix === "" ? undefined : prefix,
-            ContinuationToken: token,
-            MaxKeys: 1000,
-          }),
+        withRetry(
+          () =>
+            site.s3.send(
+              new ListObjectsV2Command({
+                Bucket: site.bucket,
+                Prefix: prefix === "" ? undefined : prefix,
+                ContinuationToken: token,
+                MaxKeys: 1000,
+              }),
+            ),
+          retry,
         ),
-      retry,
     );
     for (const item of page.Contents ?? []) {
       if (item.Key === undefined || !item.Key.startsWith(prefix)) continue;
@@ -76,9 +81,13 @@ export async function listSite(
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token !== undefined);
   await forEachLimited(multipart, 8, async ({ key, size }) => {
-    const head = await withRetry(
-      () => site.s3.send(new HeadObjectCommand({ Bucket: site.bucket, Key: prefix + key })),
-      retry,
+    const head = await aws(
+      { resource: `s3://${site.bucket}/${prefix}${key}`, action: "s3:GetObject" },
+      () =>
+        withRetry(
+          () => site.s3.send(new HeadObjectCommand({ Bucket: site.bucket, Key: prefix + key })),
+          retry,
+        ),
     );
     const stored = head.Metadata?.[MD5_METADATA_KEY]?.toLowerCase();
     objects.push({

@@ -253,3 +253,23 @@ Deno.test("deploy: on a colour terminal the uploads draw a progress bar, cleared
   );
   assert.match(cli.stdout(), /Deployed production/);
 });
+
+Deno.test("deploy: an AWS refusal during the deploy names the action and resource, not a bug", async () => {
+  await using world = await bootstrapped();
+  world.aws.cloudfront.fail("CreateInvalidation", {
+    code: "AccessDenied",
+    status: 403,
+    message: "User is not authorized to perform cloudfront:CreateInvalidation",
+  });
+  const r = await world.run(["deploy", "--builder", "local", "--json"]);
+  assert.equal(r.code, 1);
+  const error = JSON.parse(r.stdout).error;
+  const [dist] = [...world.aws.cloudfront.state.distributions.values()];
+  assert.equal(error.code, "aws_access_denied");
+  assert.equal(
+    error.message,
+    `access denied: cloudfront:CreateInvalidation on distribution ${dist!.id}`,
+  );
+  assert.match(error.hint, /grant cloudfront:CreateInvalidation/);
+  assert.doesNotMatch(r.stderr, /unexpected error|this is a bug/);
+});
