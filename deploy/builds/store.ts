@@ -21,6 +21,7 @@ import {
   RECORDS_PREFIX,
   sourceKey,
 } from "./record.ts";
+import { aws, awsFailure } from "../infra/aws_errors.ts";
 
 /** A bucket and the client to reach it. */
 export interface BuildStoreLocation {
@@ -47,16 +48,17 @@ export interface ListedRecords {
  */
 export async function putJson(at: BuildStoreLocation, key: string, value: unknown): Promise<void> {
   const body = new TextEncoder().encode(JSON.stringify(value, null, 2) + "\n");
-  await at.s3.send(
-    new PutObjectCommand({
-      Bucket: at.bucket,
-      Key: key,
-      Body: body,
-      ContentLength: body.byteLength,
-      ContentType: "application/json",
-      CacheControl: "no-store",
-    }),
-  );
+  await aws({ resource: `s3://${at.bucket}/${key}`, action: "s3:PutObject" }, () =>
+    at.s3.send(
+      new PutObjectCommand({
+        Bucket: at.bucket,
+        Key: key,
+        Body: body,
+        ContentLength: body.byteLength,
+        ContentType: "application/json",
+        CacheControl: "no-store",
+      }),
+    ));
 }
 
 /**
@@ -73,7 +75,7 @@ export async function getText(at: BuildStoreLocation, key: string): Promise<stri
     return await out.Body?.transformToString() ?? "";
   } catch (err) {
     if (isNotFound(err)) return undefined;
-    throw err;
+    throw awsFailure(err, { resource: `s3://${at.bucket}/${key}`, action: "s3:GetObject" });
   }
 }
 
@@ -90,7 +92,7 @@ export async function objectExists(at: BuildStoreLocation, key: string): Promise
     return true;
   } catch (err) {
     if (isNotFound(err)) return false;
-    throw err;
+    throw awsFailure(err, { resource: `s3://${at.bucket}/${key}`, action: "s3:GetObject" });
   }
 }
 
@@ -167,12 +169,16 @@ export async function listBuildRecords(at: BuildStoreLocation): Promise<ListedRe
   const keys: string[] = [];
   let token: string | undefined;
   do {
-    const page = await at.s3.send(
-      new ListObjectsV2Command({
-        Bucket: at.bucket,
-        Prefix: RECORDS_PREFIX,
-        ...(token ? { ContinuationToken: token } : {}),
-      }),
+    const page = await aws(
+      { resource: `s3://${at.bucket}/${RECORDS_PREFIX}`, action: "s3:ListBucket" },
+      () =>
+        at.s3.send(
+          new ListObjectsV2Command({
+            Bucket: at.bucket,
+            Prefix: RECORDS_PREFIX,
+            ...(token ? { ContinuationToken: token } : {}),
+          }),
+        ),
     );
     for (const o of page.Contents ?? []) if (o.Key && isRecordKey(o.Key)) keys.push(o.Key);
     token = page.IsTruncated ? page.NextContinuationToken : undefined;

@@ -19,6 +19,7 @@ import type { AgentBundle } from "../agent/bundle.ts";
 import { AGENT_HOOK_PORT } from "../agent/hooks.ts";
 import { type BuildStoreLocation, getText, putJson } from "../builds/store.ts";
 import { DeployError } from "../errors.ts";
+import { aws, awsFailure } from "../infra/aws_errors.ts";
 
 /** Key of the image state object. */
 export const IMAGE_STATE_KEY = "builder/image.json";
@@ -155,30 +156,37 @@ export async function ensureBuilderImage(o: EnsureImageOptions): Promise<ReadyIm
     };
   }
   const bundleKey = `builder/agent-${o.bundle.hash.slice(0, 16)}.zip`;
-  await o.store.s3.send(
-    new PutObjectCommand({
-      Bucket: o.store.bucket,
-      Key: bundleKey,
-      Body: o.bundle.zip,
-      ContentLength: o.bundle.zip.byteLength,
-      ContentType: "application/zip",
-    }),
+  await aws(
+    { resource: `s3://${o.store.bucket}/${bundleKey}`, action: "s3:PutObject" },
+    () =>
+      o.store.s3.send(
+        new PutObjectCommand({
+          Bucket: o.store.bucket,
+          Key: bundleKey,
+          Body: o.bundle.zip,
+          ContentLength: o.bundle.zip.byteLength,
+          ContentType: "application/zip",
+        }),
+      ),
   );
   const definition = imageDefinition(o, bundleKey, hash);
   o.onStatus?.(current ? "updating the builder image" : "creating the builder image");
+  const image = `builder image ${o.name}`;
   if (current) {
-    await o.microvms.send(
-      new UpdateMicrovmImageCommand({ imageIdentifier: o.name, ...definition }),
-    );
+    await aws({ resource: image, action: "lambda:UpdateMicrovmImage" }, () =>
+      o.microvms.send(
+        new UpdateMicrovmImageCommand({ imageIdentifier: o.name, ...definition }),
+      ));
   } else {
-    await o.microvms.send(
-      new CreateMicrovmImageCommand({
-        name: o.name,
-        ...definition,
-        tags: { ...o.tags },
-        clientToken: hash.slice(0, 64),
-      }),
-    );
+    await aws({ resource: image, action: "lambda:CreateMicrovmImage" }, () =>
+      o.microvms.send(
+        new CreateMicrovmImageCommand({
+          name: o.name,
+          ...definition,
+          tags: { ...o.tags },
+          clientToken: hash.slice(0, 64),
+        }),
+      ));
   }
   const ready = await waitReady(o);
   if (ready.imageArn === undefined || ready.latestActiveImageVersion === undefined) {
@@ -233,7 +241,7 @@ async function getImage(
     };
   } catch (err) {
     if ((err as { name?: string }).name === "ResourceNotFoundException") return undefined;
-    throw err;
+    throw awsFailure(err, { resource: `builder image ${name}`, action: "lambda:GetMicrovmImage" });
   }
 }
 

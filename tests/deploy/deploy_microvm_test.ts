@@ -295,3 +295,24 @@ Deno.test({
     assert.match(history[0].reason, /exit code 3/);
   },
 });
+
+Deno.test({
+  name: "deploy (MicroVM default): a refused image creation names the action and the image",
+  permissions: LOOPBACK_ONLY,
+  async fn() {
+    await using mw = await microvmWorld();
+    const { world } = mw;
+    world.aws.microvms.fail("CreateMicrovmImage", {
+      code: "AccessDeniedException",
+      status: 403,
+      message: "not authorized to perform lambda:CreateMicrovmImage",
+    });
+    const r = await mw.run(["deploy", "--json"]);
+    assert.equal(r.code, 1, r.stdout);
+    const error = JSON.parse(r.stdout).error;
+    assert.equal(error.code, "aws_access_denied");
+    assert.match(error.message, /^access denied: lambda:CreateMicrovmImage on builder image /);
+    assert.match(error.hint, /grant lambda:CreateMicrovmImage/);
+    assert.equal(callsOf(world, "RunMicrovm").length, 0);
+  },
+});
