@@ -317,6 +317,7 @@ Deno.test("builderPolicy() reads build/ and builder/, writes site/ and builds/, 
     `${bucketArn}/site/*`,
   ]);
   assert.deepEqual(allowed("s3:ListBucket"), [bucketArn]);
+  assert.deepEqual(allowed("s3:GetEncryptionConfiguration"), [bucketArn]);
   const group = `arn:aws:logs:eu-west-1:${ACCOUNT}:log-group:/aws/microvms/production-blog-builder`;
   assert.deepEqual(allowed("logs:PutLogEvents"), [group, `${group}:*`]);
   assert.deepEqual(allowed("logs:CreateLogStream"), [group, `${group}:*`]);
@@ -324,7 +325,7 @@ Deno.test("builderPolicy() reads build/ and builder/, writes site/ and builds/, 
   const actions = new Set(policy.Statement.flatMap((s) => [s.Action].flat()));
   assert.deepEqual(
     [...actions].filter((a) =>
-      !/^(s3:(Get|Put|Delete)Object(Tagging)?|s3:AbortMultipartUpload|s3:ListBucket|logs:(CreateLogStream|PutLogEvents))$/
+      !/^(s3:(Get|Put|Delete)Object(Tagging)?|s3:AbortMultipartUpload|s3:ListBucket|s3:GetEncryptionConfiguration|logs:(CreateLogStream|PutLogEvents))$/
         .test(a)
     ),
     [],

@@ -3,7 +3,12 @@
  *
  * @module
  */
-import { HeadObjectCommand, ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
+import {
+  GetBucketEncryptionCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  type S3Client,
+} from "@aws-sdk/client-s3";
 import type { RemoteObject } from "./plan.ts";
 import { forEachLimited, type RetryOptions, withRetry } from "./retry.ts";
 import { aws } from "../infra/aws_errors.ts";
@@ -36,8 +41,9 @@ export function normalizePrefix(prefix: string): string {
  * Lists every object under the prefix with `ListObjectsV2`, page by page and without a
  * delimiter (so nested keys are all seen), and returns them site-relative with their MD5.
  *
- * A single-part upload's ETag is its MD5. A multipart ETag (`"<hash>-<parts>"`) is not, so
- * for those the MD5 is read from the object's `md5` metadata with `HeadObject`; when that is
+ * A single-part upload's ETag is its MD5, unless the bucket encrypts with KMS by default
+ * ({@linkcode etagsAreMd5}). A multipart ETag (`"<hash>-<parts>"`) never is. For those the MD5
+ * is read from the object's `md5` metadata with `HeadObject`; when that is
  * missing too the MD5 is unknown and the file will be re-uploaded.
  *
  * @param site bucket, prefix and client
@@ -51,6 +57,7 @@ export async function listSite(
   const prefix = normalizePrefix(site.prefix);
   const objects: RemoteObject[] = [];
   const multipart: { key: string; size: number }[] = [];
+  const md5Etags = await etagsAreMd5(site);
   let token: string | undefined;
   do {
     const page = await aws(
@@ -75,7 +82,7 @@ export async function listSite(
       if (key === "" || key.endsWith("/")) continue; // console-made "folder" markers
       const etag = (item.ETag ?? "").replaceAll('"', "").toLowerCase();
       const size = item.Size ?? 0;
-      if (/^[0-9a-f]{32}$/.test(etag)) objects.push({ key, size, md5: etag });
+      if (md5Etags && /^[0-9a-f]{32}$/.test(etag)) objects.push({ key, size, md5: etag });
       else multipart.push({ key, size });
     }
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
@@ -97,4 +104,29 @@ export async function listSite(
     });
   });
   return objects;
+}
+
+/** Default encryptions whose single-part ETags are not the object's MD5. */
+const KMS_ALGORITHMS: ReadonlySet<string> = new Set(["aws:kms", "aws:kms:dsse"]);
+
+/**
+ * Whether the bucket's single-part ETags are MD5s: false when its default encryption is KMS
+ * (SSE-KMS or DSSE-KMS), whose ETags are not; then every object's MD5 comes from its metadata
+ * (one `HeadObject` each) rather than re-uploading the whole site on every deploy. When the
+ * encryption cannot be read (no `s3:GetEncryptionConfiguration`, an S3 without the API) the
+ * ETags are taken as MD5s, as for the SSE-S3 default of every bucket since 2023.
+ *
+ * @param site bucket and client
+ * @returns whether a 32-hex-digit ETag is the MD5
+ */
+export async function etagsAreMd5(site: SiteLocation): Promise<boolean> {
+  try {
+    const out = await site.s3.send(new GetBucketEncryptionCommand({ Bucket: site.bucket }));
+    const rules = out.ServerSideEncryptionConfiguration?.Rules ?? [];
+    return !rules.some((r) =>
+      KMS_ALGORITHMS.has(r.ApplyServerSideEncryptionByDefault?.SSEAlgorithm ?? "")
+    );
+  } catch {
+    return true;
+  }
 }

@@ -304,9 +304,58 @@ Deno.test("syncSite() aborts the multipart upload when the file is gone before i
     );
     // The upload states its checksum type, so S3 takes the SDK's part checksums.
     assert.equal(created[0]?.ChecksumAlgorithm, "CRC32");
-    assert.deepEqual(ops, ["ListObjectsV2", "CreateMultipartUpload", "AbortMultipartUpload"]);
+    assert.deepEqual(ops, [
+      "GetBucketEncryption",
+      "ListObjectsV2",
+      "CreateMultipartUpload",
+      "AbortMultipartUpload",
+    ]);
   } finally {
     s3.destroy();
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("syncSite() under default SSE-KMS compares the stored MD5s, not the ETags", async () => {
+  await using s3srv = await startS3(["site-bucket"]);
+  const s3 = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
+  // s3rver has neither bucket encryption nor KMS ETags: answer GetBucketEncryption with a KMS
+  // default, and give listed objects ETags that are not their MD5, as S3 does under SSE-KMS.
+  let kms = false;
+  s3.middlewareStack.add((next, context) => async (args) => {
+    if (kms && context.commandName === "GetBucketEncryptionCommand") {
+      return {
+        response: {},
+        output: {
+          $metadata: {},
+          ServerSideEncryptionConfiguration: {
+            Rules: [{ ApplyServerSideEncryptionByDefault: { SSEAlgorithm: "aws:kms" } }],
+          },
+        },
+      } as never;
+    }
+    const result = await next(args);
+    if (kms && context.commandName === "ListObjectsV2Command") {
+      const out = result.output as { Contents?: { ETag?: string }[] };
+      for (const o of out.Contents ?? []) o.ETag = `"${"ab".repeat(16)}"`;
+    }
+    return result;
+  }, { step: "initialize" });
+  const ops = recordOps(s3);
+  const dist = await Deno.makeTempDir();
+  try {
+    await writeSite(dist, { "index.html": "<h1>hi</h1>", "a.css": "a{}" });
+    const site = { s3, bucket: "site-bucket", prefix: "site/", distDir: dist, tags: {} };
+    assert.deepEqual((await syncSite(site)).uploaded, ["a.css", "index.html"]);
+    kms = true;
+    ops.length = 0;
+    const again = await syncSite(site);
+    assert.deepEqual(again.uploaded, [], "the metadata MD5s match: nothing re-uploaded");
+    assert.equal(ops.filter((o) => o === "HeadObject").length, 2);
+    await Deno.writeTextFile(`${dist}/a.css`, "a{color:red}");
+    assert.deepEqual((await syncSite(site)).uploaded, ["a.css"]);
+  } finally {
+    s3.destroy();
+    await Deno.remove(dist, { recursive: true });
   }
 });

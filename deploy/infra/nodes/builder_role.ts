@@ -70,7 +70,8 @@ export function builderPolicy(input: BuilderPolicyInput): PolicyDocument {
       {
         Sid: "ListSiteBucket",
         Effect: "Allow",
-        Action: "s3:ListBucket",
+        // The encryption tells the sync whether ETags are MD5s (not under KMS).
+        Action: ["s3:ListBucket", "s3:GetEncryptionConfiguration"],
         Resource: bucketArn,
       },
       {

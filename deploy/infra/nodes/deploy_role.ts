@@ -92,7 +92,8 @@ export function deployPolicy(input: DeployPolicyInput): PolicyDocument {
       {
         Sid: "ListSiteBucket",
         Effect: "Allow",
-        Action: ["s3:ListBucket", "s3:GetBucketLocation"],
+        // The encryption tells the sync whether ETags are MD5s (not under KMS).
+        Action: ["s3:ListBucket", "s3:GetBucketLocation", "s3:GetEncryptionConfiguration"],
         Resource: bucketArn,
       },
       {
