@@ -96,8 +96,13 @@ export function awsFailure(err: unknown, context: AwsCallContext): DeployError {
   if (
     DENIED_CODES.includes(code) || (awsHttpStatus(err) === 403 && code !== "BucketAlreadyExists")
   ) {
+    // Under a customer-managed KMS key S3 refuses for the key's sake: say which grant is missing.
+    const kms = /\bkms:[A-Za-z]+/.exec(detail)?.[0];
     return new DeployError("aws_access_denied", `access denied: ${action} on ${resource}`, {
-      hint: `grant ${action} to the identity running deploy (see docs/deploy-infra.md)`,
+      hint: kms
+        ? `the bucket's KMS key does not allow this identity ${kms} (AWS: ${detail}); grant ` +
+          "kms:GenerateDataKey and kms:Decrypt on the key to the identity running deploy"
+        : `grant ${action} to the identity running deploy (see docs/deploy-infra.md)`,
       cause: err,
     });
   }

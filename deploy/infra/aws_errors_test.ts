@@ -68,3 +68,16 @@ Deno.test("isNotFound() accepts every service's spelling and extra codes", () =>
   assert.ok(isNotFound(sdkError("NoSuchBucketPolicy"), "NoSuchBucketPolicy"));
   assert.ok(!isNotFound(sdkError("AccessDenied", 403)));
 });
+
+Deno.test("awsFailure() points a KMS refusal at the key, quoting AWS", () => {
+  const message = "User: arn:aws:sts::1:assumed-role/gh/x is not authorized to perform: " +
+    "kms:GenerateDataKey on resource: arn:aws:kms:eu-west-1:1:key/abc";
+  const err = awsFailure(sdkError("AccessDenied", 403, message), {
+    resource: "s3://b/site/a.css",
+    action: "s3:PutObject",
+  });
+  assert.equal(err.code, "aws_access_denied");
+  assert.equal(err.message, "access denied: s3:PutObject on s3://b/site/a.css");
+  assert.match(err.hint, /KMS key does not allow this identity kms:GenerateDataKey/);
+  assert.match(err.hint, /grant kms:GenerateDataKey and kms:Decrypt/);
+});

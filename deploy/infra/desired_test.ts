@@ -5,6 +5,7 @@ import {
   abortsIncompleteUploads,
   bucketDrift,
   PUBLIC_ACCESS_BLOCK,
+  withIncompleteUploadRule,
 } from "./nodes/bucket.ts";
 import * as MicrovmsSdk from "@aws-sdk/client-lambda-microvms";
 import { bucketPolicy } from "./nodes/bucket_policy.ts";
@@ -377,6 +378,10 @@ Deno.test("abortsIncompleteUploads() takes an owner's equivalent rule, not a dis
   assert.ok(!abortsIncompleteUploads(undefined));
   assert.ok(!abortsIncompleteUploads([{ ...rule, Status: "Disabled" }]));
   assert.ok(!abortsIncompleteUploads([{ ...rule, Filter: { Prefix: "builds/" } }]));
+  // The older rule-level Prefix scopes a rule just the same.
+  const { Filter: _f, ...unfiltered } = rule;
+  assert.ok(!abortsIncompleteUploads([{ ...unfiltered, Prefix: "tmp/" }]));
+  assert.ok(abortsIncompleteUploads([{ ...unfiltered, Prefix: "" }]));
   assert.ok(
     !abortsIncompleteUploads([{
       ID: "x",
@@ -441,4 +446,18 @@ Deno.test("cdnLogDeliveryDrift() names each difference; none when in sync", () =
   // With no distribution recorded yet, there is no ARN to compare the source with.
   const noDist = cdnLogDeliverySpec(facts({}), undefined);
   assert.deepEqual(cdnLogDeliveryDrift(noDist, inSync), []);
+});
+
+Deno.test("withIncompleteUploadRule() keeps the owner's rules and matches their style", () => {
+  const modern = { ID: "old-builds", Status: "Enabled" as const, Filter: { Prefix: "builds/" } };
+  assert.deepEqual(withIncompleteUploadRule([modern]), [modern, ABORT_INCOMPLETE_UPLOADS_RULE]);
+  const legacy = { ID: "tmp", Status: "Enabled" as const, Prefix: "tmp/", Expiration: { Days: 1 } };
+  const out = withIncompleteUploadRule([legacy]);
+  assert.deepEqual(out[0], legacy);
+  assert.equal(out[1]?.Filter, undefined, "no Filter beside a rule-level Prefix");
+  assert.equal(out[1]?.Prefix, "");
+  assert.ok(abortsIncompleteUploads(out));
+  // A stale copy of ours is replaced, not duplicated.
+  const stale = { ...ABORT_INCOMPLETE_UPLOADS_RULE, Status: "Disabled" as const };
+  assert.deepEqual(withIncompleteUploadRule([stale]), [ABORT_INCOMPLETE_UPLOADS_RULE]);
 });

@@ -10,9 +10,9 @@ import type { Logger } from "@org/shared";
 import { cacheControlFor } from "./cache_control.ts";
 import { changeDigest } from "./change_digest.ts";
 import { contentTypeFor } from "./content_type.ts";
-import { readBuilt, scanSite } from "./local_files.ts";
+import { distChanged, readBuilt, scanSite } from "./local_files.ts";
 import type { DeployError } from "../errors.ts";
-import { aws, awsFailure } from "../infra/aws_errors.ts";
+import { aws, awsErrorCode, awsFailure } from "../infra/aws_errors.ts";
 import { changedKeys, type LocalFile, planSync, type SyncPlan, syncRefusal } from "./plan.ts";
 import { MULTIPART_THRESHOLD, uploadMultipart } from "./multipart.ts";
 import { listSite, MD5_METADATA_KEY, normalizePrefix, type SiteLocation } from "./remote.ts";
@@ -122,7 +122,9 @@ export async function syncSite(options: SyncOptions): Promise<SyncResult> {
       ...(options.overlay ? { overlay: options.overlay } : {}),
       concurrency: 8,
     }).finally(() => scanMs = performance.now() - t0),
-    listSite(options, options.retry).finally(() => listMs = performance.now() - t0),
+    listSite(options, options.retry, (m) => options.logger?.warn(m)).finally(() =>
+      listMs = performance.now() - t0
+    ),
   ]);
   const plan = planSync(local, remote, { refresh: options.refresh ?? false });
   const t1 = performance.now();
@@ -230,7 +232,13 @@ async function applyUploads(options: SyncOptions, plan: SyncPlan) {
               }),
             ),
           options.retry,
-        ),
+        ).catch((err) => {
+          // S3 checked the bytes against the scanned MD5: the file changed since the scan.
+          if (awsErrorCode(err) === "BadDigest" && "path" in file.source) {
+            throw distChanged(file.source.path, err);
+          }
+          throw err;
+        }),
     );
     uploaded.push(file.key);
     bytes += body.byteLength;

@@ -11,7 +11,7 @@ import {
 } from "@aws-sdk/client-s3";
 import type { RemoteObject } from "./plan.ts";
 import { forEachLimited, type RetryOptions, withRetry } from "./retry.ts";
-import { aws } from "../infra/aws_errors.ts";
+import { aws, awsErrorCode, awsHttpStatus } from "../infra/aws_errors.ts";
 
 /** Object metadata key (`x-amz-meta-md5`) holding the hex MD5 the sync engine uploaded. */
 export const MD5_METADATA_KEY = "md5";
@@ -48,16 +48,19 @@ export function normalizePrefix(prefix: string): string {
  *
  * @param site bucket, prefix and client
  * @param retry backoff options for each call
+ * @param warn receives a line when the bucket's encryption could not be read (see
+ *   {@linkcode etagsAreMd5})
  * @returns the live objects, site-relative
  */
 export async function listSite(
   site: SiteLocation,
   retry: RetryOptions = {},
+  warn?: (message: string) => void,
 ): Promise<RemoteObject[]> {
   const prefix = normalizePrefix(site.prefix);
   const objects: RemoteObject[] = [];
   const multipart: { key: string; size: number }[] = [];
-  const md5Etags = await etagsAreMd5(site);
+  const md5Etags = await etagsAreMd5(site, retry, warn);
   let token: string | undefined;
   do {
     const page = await aws(
@@ -112,21 +115,48 @@ const KMS_ALGORITHMS: ReadonlySet<string> = new Set(["aws:kms", "aws:kms:dsse"])
 /**
  * Whether the bucket's single-part ETags are MD5s: false when its default encryption is KMS
  * (SSE-KMS or DSSE-KMS), whose ETags are not; then every object's MD5 comes from its metadata
- * (one `HeadObject` each) rather than re-uploading the whole site on every deploy. When the
- * encryption cannot be read (no `s3:GetEncryptionConfiguration`, an S3 without the API) the
- * ETags are taken as MD5s, as for the SSE-S3 default of every bucket since 2023.
+ * (one `HeadObject` each) rather than re-uploading the whole site on every deploy.
+ *
+ * No configuration or an S3 without the API (the SSE-S3 default every bucket has had since
+ * 2023) means MD5s. A denial (a role without `s3:GetEncryptionConfiguration`) also means MD5s,
+ * with a warning. Any other failure, after retries, means "not MD5s": reading every object's
+ * metadata is slower but never wrong, where guessing wrong would re-upload a KMS site.
  *
  * @param site bucket and client
+ * @param retry backoff options
+ * @param warn receives a line when the answer is a guess
  * @returns whether a 32-hex-digit ETag is the MD5
  */
-export async function etagsAreMd5(site: SiteLocation): Promise<boolean> {
+export async function etagsAreMd5(
+  site: SiteLocation,
+  retry: RetryOptions = {},
+  warn: (message: string) => void = () => {},
+): Promise<boolean> {
   try {
-    const out = await site.s3.send(new GetBucketEncryptionCommand({ Bucket: site.bucket }));
+    const out = await withRetry(
+      () => site.s3.send(new GetBucketEncryptionCommand({ Bucket: site.bucket })),
+      retry,
+    );
     const rules = out.ServerSideEncryptionConfiguration?.Rules ?? [];
     return !rules.some((r) =>
       KMS_ALGORITHMS.has(r.ApplyServerSideEncryptionByDefault?.SSEAlgorithm ?? "")
     );
-  } catch {
-    return true;
+  } catch (err) {
+    const code = awsErrorCode(err) ?? "";
+    const status = awsHttpStatus(err);
+    if (code === "ServerSideEncryptionConfigurationNotFoundError" || status === 501) return true;
+    if (status === 403 || /AccessDenied/.test(code)) {
+      warn(
+        `cannot read the default encryption of bucket ${site.bucket} ` +
+          "(s3:GetEncryptionConfiguration denied): ETags are taken as MD5s, so under SSE-KMS " +
+          "every file would be uploaded again",
+      );
+      return true;
+    }
+    warn(
+      `could not read the default encryption of bucket ${site.bucket} (${code || err}): ` +
+        "comparing each object's stored MD5 instead",
+    );
+    return false;
   }
 }

@@ -31,8 +31,9 @@ const RETRYABLE_NAMES = new Set([
 ]);
 
 /**
- * Whether an error is worth retrying: S3's 503 `SlowDown`, any 5xx, a 429, throttling, or a
- * dropped connection. A 4xx means the request itself is wrong, so it is not retried.
+ * Whether an error is worth retrying: S3's 503 `SlowDown`, any 5xx but 501, a 429, throttling,
+ * or a dropped connection. A 4xx means the request itself is wrong, and 501 Not Implemented
+ * that the API is missing (an S3-compatible store), so neither is retried.
  *
  * @param err anything thrown by an AWS SDK call
  * @returns true when a retry may succeed
@@ -41,7 +42,7 @@ export function isRetryable(err: unknown): boolean {
   if (typeof err !== "object" || err === null) return false;
   const e = err as { name?: unknown; code?: unknown; $metadata?: { httpStatusCode?: unknown } };
   const status = e.$metadata?.httpStatusCode;
-  if (typeof status === "number") return status >= 500 || status === 429;
+  if (typeof status === "number") return (status >= 500 && status !== 501) || status === 429;
   return (typeof e.name === "string" && RETRYABLE_NAMES.has(e.name)) ||
     (typeof e.code === "string" && RETRYABLE_NAMES.has(e.code));
 }

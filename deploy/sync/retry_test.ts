@@ -4,11 +4,12 @@ import { backoffMs, forEachLimited, isRetryable, withRetry } from "./retry.ts";
 const s3Error = (name: string, status: number) =>
   Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } });
 
-Deno.test("isRetryable() retries 503 SlowDown and other 5xx but not 4xx", () => {
+Deno.test("isRetryable() retries 503 SlowDown and other 5xx but not 4xx or 501", () => {
   assert.equal(isRetryable(s3Error("SlowDown", 503)), true);
   assert.equal(isRetryable(s3Error("InternalError", 500)), true);
   assert.equal(isRetryable(s3Error("TooManyRequests", 429)), true);
   assert.equal(isRetryable(s3Error("AccessDenied", 403)), false);
+  assert.equal(isRetryable(s3Error("NotImplemented", 501)), false, "a missing API stays missing");
   assert.equal(isRetryable(s3Error("NoSuchBucket", 404)), false);
   assert.equal(isRetryable(Object.assign(new Error("x"), { code: "ECONNRESET" })), true);
   assert.equal(isRetryable("boom"), false);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { createMemoryLogger } from "@org/shared";
 import {
   GetObjectCommand,
   HeadObjectCommand,
@@ -354,6 +355,94 @@ Deno.test("syncSite() under default SSE-KMS compares the stored MD5s, not the ET
     assert.equal(ops.filter((o) => o === "HeadObject").length, 2);
     await Deno.writeTextFile(`${dist}/a.css`, "a{color:red}");
     assert.deepEqual((await syncSite(site)).uploaded, ["a.css"]);
+  } finally {
+    s3.destroy();
+    await Deno.remove(dist, { recursive: true });
+  }
+});
+
+/** Answers `GetBucketEncryption` as `answer` says (s3rver has no such API), counting the calls. */
+function encryption(s3: S3Client, answer: () => string | Error): { calls: number } {
+  const seen = { calls: 0 };
+  s3.middlewareStack.add((next, context) => (args) => {
+    if (context.commandName !== "GetBucketEncryptionCommand") return next(args);
+    seen.calls++;
+    const a = answer();
+    if (a instanceof Error) return Promise.reject(a);
+    return Promise.resolve({
+      response: {},
+      output: {
+        $metadata: {},
+        ServerSideEncryptionConfiguration: {
+          Rules: [{ ApplyServerSideEncryptionByDefault: { SSEAlgorithm: a } }],
+        },
+      },
+    } as never);
+  }, { step: "initialize" });
+  return seen;
+}
+
+const awsError = (name: string, status: number) =>
+  Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } });
+
+Deno.test("syncSite() trusts ETags under SSE-S3, warns when the encryption is denied, retries a blip", async () => {
+  await using s3srv = await startS3(["site-bucket"]);
+  const dist = await Deno.makeTempDir();
+  await writeSite(dist, { "index.html": "<h1>hi</h1>", "a.css": "a{}" });
+  const run = async (answer: () => string | Error) => {
+    const s3 = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
+    const seen = encryption(s3, answer);
+    const ops = recordOps(s3);
+    const { log, lines } = createMemoryLogger("warn");
+    try {
+      const r = await syncSite({
+        s3,
+        bucket: "site-bucket",
+        prefix: "site/",
+        distDir: dist,
+        tags: {},
+        logger: log,
+        retry: { sleep: () => Promise.resolve() },
+      });
+      return { r, heads: ops.filter((o) => o === "HeadObject").length, lines, seen };
+    } finally {
+      s3.destroy();
+    }
+  };
+  try {
+    assert.deepEqual((await run(() => "AES256")).r.uploaded, ["a.css", "index.html"]);
+    const sse = await run(() => "AES256");
+    assert.deepEqual([sse.r.uploaded, sse.heads, sse.lines], [[], 0, []]);
+
+    const denied = await run(() => awsError("AccessDenied", 403));
+    assert.deepEqual([denied.r.uploaded, denied.heads], [[], 0]);
+    assert.match(String(denied.lines[0]?.msg), /s3:GetEncryptionConfiguration denied/);
+
+    let n = 0;
+    const blip = await run(() => ++n === 1 ? awsError("SlowDown", 503) : "aws:kms");
+    assert.equal(blip.seen.calls, 2, "retried");
+    assert.deepEqual([blip.r.uploaded, blip.heads], [[], 2]);
+
+    const down = await run(() => awsError("InternalError", 500));
+    assert.deepEqual([down.r.uploaded, down.heads], [[], 2], "unknown: compare stored MD5s");
+    assert.match(String(down.lines[0]?.msg), /comparing each object's stored MD5/);
+  } finally {
+    await Deno.remove(dist, { recursive: true });
+  }
+});
+
+Deno.test("syncSite() reports a small file that changed after the scan as dist_changed", async () => {
+  await using s3srv = await startS3(["site-bucket"]);
+  const s3 = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
+  // Real S3 checks Content-MD5 (s3rver does not) and answers BadDigest when the bytes differ.
+  recordOps(s3, (op) => op === "PutObject" ? awsError("BadDigest", 400) : undefined);
+  const dist = await Deno.makeTempDir();
+  try {
+    await writeSite(dist, { "a.css": "a{}" });
+    await assert.rejects(
+      syncSite({ s3, bucket: "site-bucket", prefix: "site/", distDir: dist, tags: {} }),
+      { code: "dist_changed", message: `${dist}/a.css changed while the deploy was uploading it` },
+    );
   } finally {
     s3.destroy();
     await Deno.remove(dist, { recursive: true });

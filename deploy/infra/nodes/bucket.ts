@@ -60,10 +60,27 @@ export const ABORT_INCOMPLETE_UPLOADS_RULE: LifecycleRule = {
 export function abortsIncompleteUploads(rules: readonly LifecycleRule[] | undefined): boolean {
   return (rules ?? []).some((r) =>
     r.Status === "Enabled" && r.AbortIncompleteMultipartUpload?.DaysAfterInitiation !== undefined &&
+    // The rule-level `Prefix` is the older way to scope a rule; either form must cover all keys.
+    (r.Prefix ?? "") === "" &&
     (r.Filter === undefined || (r.Filter.Prefix ?? "") === "" && r.Filter.And === undefined &&
         r.Filter.Tag === undefined && r.Filter.ObjectSizeGreaterThan === undefined &&
         r.Filter.ObjectSizeLessThan === undefined)
   );
+}
+
+/**
+ * The lifecycle rules to write (pure): the owner's rules, and ours beside them in the style they
+ * use. S3 refuses a configuration mixing rule-level `Prefix` (the older form) with `Filter`, so
+ * next to older-style rules ours scopes itself with `Prefix: ""` too.
+ *
+ * @param owners the bucket's current rules
+ * @returns the rules to put
+ */
+export function withIncompleteUploadRule(owners: readonly LifecycleRule[]): LifecycleRule[] {
+  const others = owners.filter((r) => r.ID !== ABORT_INCOMPLETE_UPLOADS_RULE.ID);
+  const legacy = others.some((r) => r.Prefix !== undefined);
+  const { Filter: _filter, ...unfiltered } = ABORT_INCOMPLETE_UPLOADS_RULE;
+  return [...others, legacy ? { ...unfiltered, Prefix: "" } : ABORT_INCOMPLETE_UPLOADS_RULE];
 }
 
 /**
@@ -127,13 +144,12 @@ async function liveTags(s3: S3Client, bucket: string): Promise<Record<string, st
   return Object.fromEntries((out?.TagSet ?? []).map((t) => [t.Key ?? "", t.Value ?? ""]));
 }
 
-async function liveLifecycle(s3: S3Client, bucket: string): Promise<LifecycleRule[] | undefined> {
-  const out = await awsMaybe(
+async function liveLifecycle(s3: S3Client, bucket: string) {
+  return await awsMaybe(
     { resource: `bucket ${bucket}`, action: "s3:GetLifecycleConfiguration" },
     () => s3.send(new GetBucketLifecycleConfigurationCommand({ Bucket: bucket })),
     "NoSuchLifecycleConfiguration",
   );
-  return out?.Rules;
 }
 
 async function configure(ctx: NodeContext, existingTags: Record<string, string>): Promise<void> {
@@ -169,15 +185,17 @@ async function configure(ctx: NodeContext, existingTags: Record<string, string>)
         Tagging: { TagSet: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) },
       }),
     ));
-  // The lifecycle configuration is replaced whole too: add our rule beside the owner's rules.
-  const rules = await liveLifecycle(s3, Bucket);
-  if (!abortsIncompleteUploads(rules)) {
-    const others = (rules ?? []).filter((r) => r.ID !== ABORT_INCOMPLETE_UPLOADS_RULE.ID);
+  // The lifecycle configuration is replaced whole too: add our rule beside the owner's rules,
+  // keeping the configuration-wide setting as it was.
+  const lifecycle = await liveLifecycle(s3, Bucket);
+  if (!abortsIncompleteUploads(lifecycle?.Rules)) {
+    const minimumSize = lifecycle?.TransitionDefaultMinimumObjectSize;
     await aws({ resource, action: "s3:PutLifecycleConfiguration" }, () =>
       s3.send(
         new PutBucketLifecycleConfigurationCommand({
           Bucket,
-          LifecycleConfiguration: { Rules: [...others, ABORT_INCOMPLETE_UPLOADS_RULE] },
+          LifecycleConfiguration: { Rules: withIncompleteUploadRule(lifecycle?.Rules ?? []) },
+          ...(minimumSize ? { TransitionDefaultMinimumObjectSize: minimumSize } : {}),
         }),
       ));
   }
@@ -271,7 +289,7 @@ export const bucketNode: ResourceNode = {
         | undefined,
       ownership: ownership?.OwnershipControls?.Rules?.[0]?.ObjectOwnership,
       tags,
-      lifecycleRules: await liveLifecycle(s3, Bucket),
+      lifecycleRules: (await liveLifecycle(s3, Bucket))?.Rules,
     }, ctx.facts.tags);
     return { outputs: outputsOf(ctx.facts), drift };
   },
