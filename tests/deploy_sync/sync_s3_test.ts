@@ -16,6 +16,14 @@ import { planInvalidation } from "../../deploy/cdn/invalidation.ts";
 import { createInvalidation } from "../../deploy/cdn/invalidate.ts";
 import { startCloudFrontFake } from "./cloudfront_fake.ts";
 
+/** An S3 client on the fixture's s3rver (close it with `destroy()`). */
+function s3Of(s3srv: { endpoint: string }): S3Client {
+  return new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
+}
+
+/** Where every sync of these tests goes. */
+const SITE = { bucket: "site-bucket", prefix: "site/" } as const;
+
 async function writeSite(dir: string, files: Record<string, string>) {
   for (const [key, body] of Object.entries(files)) {
     const path = `${dir}/${key}`;
@@ -27,7 +35,7 @@ async function writeSite(dir: string, files: Record<string, string>) {
 Deno.test("syncSite() uploads with MIME, cache, tags and MD5, then an identical redeploy does nothing", async () => {
   await using s3srv = await startS3(["site-bucket"]);
   await using cf = startCloudFrontFake();
-  const s3 = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
+  const s3 = s3Of(s3srv);
   const cloudfront = new CloudFrontClient({ ...testAwsConfig, endpoint: cf.endpoint });
   const sentTagging: string[] = [];
   const putOrder: string[] = [];
@@ -48,8 +56,7 @@ Deno.test("syncSite() uploads with MIME, cache, tags and MD5, then an identical 
     });
     const site = {
       s3,
-      bucket: "site-bucket",
-      prefix: "site/",
+      ...SITE,
       distDir: dist,
       tags: { app: "example.com", environment: "production" },
     };
@@ -109,7 +116,7 @@ Deno.test("syncSite() uploads with MIME, cache, tags and MD5, then an identical 
 
 Deno.test("listSite() returns site-relative keys with the single-part ETag as MD5", async () => {
   await using s3srv = await startS3(["b"]);
-  const s3 = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
+  const s3 = s3Of(s3srv);
   try {
     await s3.send(new PutObjectCommand({ Bucket: "b", Key: "site/x.txt", Body: "x" }));
     const listed = await listSite({ s3, bucket: "b", prefix: "site/" });
@@ -146,15 +153,14 @@ const MiB = 1024 * 1024;
 
 Deno.test("syncSite() uploads a large file in parts, one part in memory, and finds it unchanged next time", async () => {
   await using s3srv = await startS3(["site-bucket"]);
-  const s3 = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
+  const s3 = s3Of(s3srv);
   const ops = recordOps(s3);
   const { dir, md5 } = await bigFileSite("media/talk.mp4", 12 * MiB + 1);
   try {
     const progress: number[] = [];
     const site = {
       s3,
-      bucket: "site-bucket",
-      prefix: "site/",
+      ...SITE,
       distDir: dir,
       tags: { app: "example.com", environment: "production" },
       multipart: { threshold: 5 * MiB, partSize: 5 * MiB },
@@ -207,15 +213,14 @@ Deno.test("syncSite() retries a failed part alone, and aborts the upload when a 
   const { dir } = await bigFileSite("media/talk.mp4", 11 * MiB);
   const site = (s3: S3Client) => ({
     s3,
-    bucket: "site-bucket",
-    prefix: "site/",
+    ...SITE,
     distDir: dir,
     tags: {},
     multipart: { threshold: 5 * MiB, partSize: 5 * MiB },
     retry: { sleep: () => Promise.resolve() },
   });
-  const flaky = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
-  const broken = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
+  const flaky = s3Of(s3srv);
+  const broken = s3Of(s3srv);
   try {
     const ops = recordOps(
       flaky,
@@ -250,7 +255,7 @@ Deno.test("syncSite() retries a failed part alone, and aborts the upload when a 
 
 Deno.test("syncSite() refuses to complete a large file that changed while it was going up", async () => {
   await using s3srv = await startS3(["site-bucket"]);
-  const s3 = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
+  const s3 = s3Of(s3srv);
   const { dir } = await bigFileSite("media/talk.mp4", 11 * MiB);
   const path = `${dir}/media/talk.mp4`;
   const ops = recordOps(s3, (op, n) => {
@@ -262,8 +267,7 @@ Deno.test("syncSite() refuses to complete a large file that changed while it was
     await assert.rejects(
       syncSite({
         s3,
-        bucket: "site-bucket",
-        prefix: "site/",
+        ...SITE,
         distDir: dir,
         tags: {},
         multipart: { threshold: 5 * MiB, partSize: 5 * MiB },
@@ -280,7 +284,7 @@ Deno.test("syncSite() refuses to complete a large file that changed while it was
 
 Deno.test("syncSite() aborts the multipart upload when the file is gone before its parts are read", async () => {
   await using s3srv = await startS3(["site-bucket"]);
-  const s3 = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
+  const s3 = s3Of(s3srv);
   const { dir } = await bigFileSite("media/talk.mp4", 6 * MiB);
   const created: Record<string, unknown>[] = [];
   s3.middlewareStack.add((next, context) => (args) => {
@@ -295,8 +299,7 @@ Deno.test("syncSite() aborts the multipart upload when the file is gone before i
     await assert.rejects(
       syncSite({
         s3,
-        bucket: "site-bucket",
-        prefix: "site/",
+        ...SITE,
         distDir: dir,
         tags: {},
         multipart: { threshold: 5 * MiB, partSize: 5 * MiB },
@@ -319,7 +322,7 @@ Deno.test("syncSite() aborts the multipart upload when the file is gone before i
 
 Deno.test("syncSite() under default SSE-KMS compares the stored MD5s, not the ETags", async () => {
   await using s3srv = await startS3(["site-bucket"]);
-  const s3 = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
+  const s3 = s3Of(s3srv);
   // s3rver has neither bucket encryption nor KMS ETags: answer GetBucketEncryption with a KMS
   // default, and give listed objects ETags that are not their MD5, as S3 does under SSE-KMS.
   let kms = false;
@@ -346,7 +349,7 @@ Deno.test("syncSite() under default SSE-KMS compares the stored MD5s, not the ET
   const dist = await Deno.makeTempDir();
   try {
     await writeSite(dist, { "index.html": "<h1>hi</h1>", "a.css": "a{}" });
-    const site = { s3, bucket: "site-bucket", prefix: "site/", distDir: dist, tags: {} };
+    const site = { s3, ...SITE, distDir: dist, tags: {} };
     assert.deepEqual((await syncSite(site)).uploaded, ["a.css", "index.html"]);
     kms = true;
     ops.length = 0;
@@ -390,15 +393,14 @@ Deno.test("syncSite() trusts ETags under SSE-S3, warns when the encryption is de
   const dist = await Deno.makeTempDir();
   await writeSite(dist, { "index.html": "<h1>hi</h1>", "a.css": "a{}" });
   const run = async (answer: () => string | Error) => {
-    const s3 = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
+    const s3 = s3Of(s3srv);
     const seen = encryption(s3, answer);
     const ops = recordOps(s3);
     const { log, lines } = createMemoryLogger("warn");
     try {
       const r = await syncSite({
         s3,
-        bucket: "site-bucket",
-        prefix: "site/",
+        ...SITE,
         distDir: dist,
         tags: {},
         logger: log,
@@ -433,14 +435,14 @@ Deno.test("syncSite() trusts ETags under SSE-S3, warns when the encryption is de
 
 Deno.test("syncSite() reports a small file that changed after the scan as dist_changed", async () => {
   await using s3srv = await startS3(["site-bucket"]);
-  const s3 = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
+  const s3 = s3Of(s3srv);
   // Real S3 checks Content-MD5 (s3rver does not) and answers BadDigest when the bytes differ.
   recordOps(s3, (op) => op === "PutObject" ? awsError("BadDigest", 400) : undefined);
   const dist = await Deno.makeTempDir();
   try {
     await writeSite(dist, { "a.css": "a{}" });
     await assert.rejects(
-      syncSite({ s3, bucket: "site-bucket", prefix: "site/", distDir: dist, tags: {} }),
+      syncSite({ s3, ...SITE, distDir: dist, tags: {} }),
       { code: "dist_changed", message: `${dist}/a.css changed while the deploy was uploading it` },
     );
   } finally {
