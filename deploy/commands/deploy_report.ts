@@ -123,25 +123,19 @@ export function planLines(env: string, plan: DeployPlan): string[] {
   return lines;
 }
 
-/** The `--json` output of `deploy deploy`. */
-export interface SummaryJson {
-  readonly env: string;
-  /** `local` or `microvm`. */
-  readonly builder: string;
-  readonly revision: string;
-  readonly uploaded: number;
-  readonly deleted: number;
-  readonly unchanged: number;
-  readonly bytesUploaded: number;
-  readonly durationMs: number;
-  /** The invalidation sent; `null` when nothing changed (no request at all). */
-  readonly invalidation: { readonly id: string; readonly paths: readonly string[] } | null;
-  /** The site URL; `null` when no origin is known. */
-  readonly url: string | null;
-  /** Site-relative keys uploaded or deleted. */
-  readonly changedKeys: readonly string[];
-  readonly warnings: readonly string[];
-}
+/** `T` with every optional-by-`undefined` field as `null` instead: JSON has no `undefined`. */
+export type NullForUndefined<T> = {
+  readonly [K in keyof T]: undefined extends T[K] ? Exclude<T[K], undefined> | null : T[K];
+};
+
+/**
+ * The `--json` output of `deploy deploy`: the pipeline's summary with `env` and `builder`
+ * (`local` or `microvm`), and `null` where the summary has nothing (no invalidation request, no
+ * known URL).
+ */
+export type SummaryJson =
+  & { readonly env: string; readonly builder: string }
+  & NullForUndefined<DeploySummary>;
 
 /**
  * The summary as `--json` data (`null` where the summary has nothing).
