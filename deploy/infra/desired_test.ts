@@ -213,16 +213,18 @@ Deno.test("trustPolicy() trusts only web identities of the configured repository
   });
 });
 
+const DEPLOY_POLICY_INPUT = {
+  accountId: ACCOUNT,
+  region: "eu-west-1",
+  bucket: BUCKET,
+  distributionArn: DIST_ARN,
+  builderLogGroup: "/aws/microvms/production-blog-builder",
+  builderImage: "production-blog-builder",
+  builderRole: "production-blog-builder",
+};
+
 Deno.test("deployPolicy() grants objects of this bucket and invalidations of this distribution only", () => {
-  const policy = deployPolicy({
-    accountId: ACCOUNT,
-    region: "eu-west-1",
-    bucket: BUCKET,
-    distributionArn: DIST_ARN,
-    builderLogGroup: "/aws/microvms/production-blog-builder",
-    builderImage: "production-blog-builder",
-    builderRole: "production-blog-builder",
-  });
+  const policy = deployPolicy(DEPLOY_POLICY_INPUT);
   const resources = policy.Statement.flatMap((s) => [s.Resource ?? []].flat());
   assert.ok(!resources.includes("*"), "no wildcard resource");
   const cf = policy.Statement.find((s) => s.Sid === "InvalidateDistribution")!;
@@ -244,15 +246,7 @@ Deno.test("deployPolicy() grants objects of this bucket and invalidations of thi
 });
 
 Deno.test("deployPolicy() allows exactly the MicroVM operations a build runs, on this site's builder image", () => {
-  const policy = deployPolicy({
-    accountId: ACCOUNT,
-    region: "eu-west-1",
-    bucket: BUCKET,
-    distributionArn: DIST_ARN,
-    builderLogGroup: "/aws/microvms/production-blog-builder",
-    builderImage: "production-blog-builder",
-    builderRole: "production-blog-builder",
-  });
+  const policy = deployPolicy(DEPLOY_POLICY_INPUT);
   const builder = policy.Statement.find((s) => s.Sid === "Builder")!;
   const actions = [builder.Action].flat();
   // Every action is an operation of the SDK client (IAM prefix = signing name "lambda").

@@ -8,6 +8,7 @@ import { type MicrovmRunContext, startMicrovmsFake } from "../../tests/fakes/mic
 import { startS3, testAwsConfig } from "../../tests/support/s3.ts";
 import type { AgentBundle } from "../agent/bundle.ts";
 import { type AgentJob, parseAgentJob } from "../agent/job.ts";
+import type { BuildJob } from "../build/builder.ts";
 import { getBuildRecord, putManifest, sourceExists } from "../builds/store.ts";
 import { DeployError } from "../errors.ts";
 import { createMicrovmBuilder, type MicrovmBuilderOptions } from "./builder.ts";
@@ -124,6 +125,17 @@ async function zipFile(): Promise<string> {
 }
 
 /** The agent's happy path: manifest in S3, then the done marker in the log stream. */
+/** A build job for the zipped fixture: `dist` from the repo root, 600 s unless `extra` says. */
+function buildJob(zip: string, buildId: string, extra: Partial<BuildJob> = {}): BuildJob {
+  return {
+    buildId,
+    sourceZip: zip,
+    paths: { app: ".", dist: "dist" },
+    maxDurationSeconds: 600,
+    ...extra,
+  };
+}
+
 async function succeed(ctx: MicrovmRunContext, job: AgentJob, env: Env) {
   await putManifest({ s3: env.s3, bucket: job.bucket }, {
     version: 1,
@@ -145,13 +157,9 @@ Deno.test("microvm builder: launches with memory on the image, idle unchanged, m
   await using env = await setup(succeed);
   const zip = await zipFile();
   const lines: string[] = [];
-  const out = await createMicrovmBuilder(env.options()).build({
-    buildId: "abc123",
-    sourceZip: zip,
-    paths: { app: ".", dist: "dist" },
-    maxDurationSeconds: 600,
-    onOutput: (l) => lines.push(l),
-  });
+  const out = await createMicrovmBuilder(env.options()).build(
+    buildJob(zip, "abc123", { onOutput: (l) => lines.push(l) }),
+  );
   await Deno.remove(zip);
 
   assert.deepEqual(out, {
@@ -199,20 +207,14 @@ Deno.test("microvm builder: launches with memory on the image, idle unchanged, m
 Deno.test("microvm builder: the image is rebuilt only when the bundle or memory changes", async () => {
   await using env = await setup(succeed);
   const zip = await zipFile();
-  const job = {
-    buildId: "b1",
-    sourceZip: zip,
-    paths: { app: ".", dist: "dist" },
-    maxDurationSeconds: 600,
-  };
-  await createMicrovmBuilder(env.options()).build(job);
-  await createMicrovmBuilder(env.options()).build({ ...job, buildId: "b2" });
+  await createMicrovmBuilder(env.options()).build(buildJob(zip, "b1"));
+  await createMicrovmBuilder(env.options()).build(buildJob(zip, "b2"));
   assert.equal(env.vms.callsOf("CreateMicrovmImage").length, 1);
   assert.equal(env.vms.callsOf("UpdateMicrovmImage").length, 0);
 
   await createMicrovmBuilder(env.options({
     microvm: { memory: 4, maxDurationSeconds: 600, idle: IDLE },
-  })).build({ ...job, buildId: "b3" });
+  })).build(buildJob(zip, "b3"));
   const updates = env.vms.callsOf("UpdateMicrovmImage");
   assert.equal(updates.length, 1);
   assert.deepEqual(updates[0]!.input.resources, [{ minimumMemoryInMiB: 4096 }]);
@@ -220,7 +222,7 @@ Deno.test("microvm builder: the image is rebuilt only when the bundle or memory 
   await createMicrovmBuilder(env.options({
     microvm: { memory: 4, maxDurationSeconds: 600, idle: IDLE },
     bundle: bundle("b".repeat(64)),
-  })).build({ ...job, buildId: "b4" });
+  })).build(buildJob(zip, "b4"));
   assert.equal(env.vms.callsOf("UpdateMicrovmImage").length, 2);
   await Deno.remove(zip);
 });
@@ -233,12 +235,10 @@ Deno.test("microvm builder: a failed build throws build_failed with the last log
     ]);
   });
   const zip = await zipFile();
-  const err = await createMicrovmBuilder(env.options()).build({
-    buildId: "bad",
-    sourceZip: zip,
-    paths: { app: ".", dist: "dist" },
-    maxDurationSeconds: 600,
-  }).then(() => undefined, (e) => e);
+  const err = await createMicrovmBuilder(env.options()).build(buildJob(zip, "bad")).then(
+    () => undefined,
+    (e) => e,
+  );
   await Deno.remove(zip);
   assert.ok(err instanceof DeployError);
   assert.equal(err.code, "build_failed");
@@ -260,12 +260,10 @@ Deno.test("microvm builder: no marker by maxDurationSeconds + 60 s after launch 
       if (s.startsWith("launching")) launchedAt = env.clock.now();
     },
   }));
-  const err = await builder.build({
-    buildId: "slow",
-    sourceZip: zip,
-    paths: { app: ".", dist: "dist" },
-    maxDurationSeconds: 30,
-  }).then(() => undefined, (e) => e);
+  const err = await builder.build(buildJob(zip, "slow", { maxDurationSeconds: 30 })).then(
+    () => undefined,
+    (e) => e,
+  );
   await Deno.remove(zip);
   assert.ok(err instanceof DeployError);
   assert.equal(err.code, "build_timeout");
@@ -282,12 +280,10 @@ Deno.test("microvm builder: a VM stopped by the service without a marker fails t
     ctx.state.setState(ctx.vm.id, "TERMINATED", "GuestExited");
   });
   const zip = await zipFile();
-  const err = await createMicrovmBuilder(env.options()).build({
-    buildId: "crash",
-    sourceZip: zip,
-    paths: { app: ".", dist: "dist" },
-    maxDurationSeconds: 600,
-  }).then(() => undefined, (e) => e);
+  const err = await createMicrovmBuilder(env.options()).build(buildJob(zip, "crash")).then(
+    () => undefined,
+    (e) => e,
+  );
   await Deno.remove(zip);
   assert.ok(err instanceof DeployError);
   assert.equal(err.code, "build_failed");
@@ -298,12 +294,7 @@ Deno.test("microvm builder: RunMicrovm 503s are retried with the same client tok
   await using env = await setup(succeed);
   env.vms.fail("RunMicrovm", { code: "ServiceUnavailableException", status: 503, times: 2 });
   const zip = await zipFile();
-  await createMicrovmBuilder(env.options()).build({
-    buildId: "retry",
-    sourceZip: zip,
-    paths: { app: ".", dist: "dist" },
-    maxDurationSeconds: 600,
-  });
+  await createMicrovmBuilder(env.options()).build(buildJob(zip, "retry"));
   await Deno.remove(zip);
   const runs = env.vms.callsOf("RunMicrovm");
   assert.equal(runs.length, 3);
@@ -315,12 +306,7 @@ Deno.test("microvm builder: a failed terminate is a warning, not a failed build"
   await using env = await setup(succeed);
   env.vms.fail("TerminateMicrovm", { code: "AccessDeniedException", status: 403 });
   const zip = await zipFile();
-  const out = await createMicrovmBuilder(env.options()).build({
-    buildId: "term",
-    sourceZip: zip,
-    paths: { app: ".", dist: "dist" },
-    maxDurationSeconds: 600,
-  });
+  const out = await createMicrovmBuilder(env.options()).build(buildJob(zip, "term"));
   await Deno.remove(zip);
   assert.equal(out.kind, "synced");
   assert.equal(env.vms.callsOf("TerminateMicrovm").length, 1);
@@ -342,14 +328,9 @@ Deno.test("microvm builder: rebuilding a stored source fails with build_source_m
 Deno.test("microvm builder: --refresh and --force reach the agent job", async () => {
   await using env = await setup(succeed);
   const zip = await zipFile();
-  await createMicrovmBuilder(env.options()).build({
-    buildId: "abc123",
-    sourceZip: zip,
-    paths: { app: ".", dist: "dist" },
-    maxDurationSeconds: 600,
-    refresh: true,
-    force: true,
-  });
+  await createMicrovmBuilder(env.options()).build(
+    buildJob(zip, "abc123", { refresh: true, force: true }),
+  );
   await Deno.remove(zip);
   const input = env.vms.callsOf("RunMicrovm")[0]!.input;
   const job = parseAgentJob(String(input.runHookPayload));
