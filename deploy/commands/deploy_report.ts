@@ -6,7 +6,6 @@
  */
 import type { DeployPlan, DeploySummary } from "../pipeline/deploy.ts";
 import type { SyncProgress } from "../sync/engine.ts";
-import type { UploadReason } from "../sync/plan.ts";
 import { humanDuration } from "./build_context.ts";
 
 /**
@@ -59,21 +58,8 @@ export function progressBar(p: SyncProgress, width = 24): string {
     `files  ${formatBytes(p.bytes)}/${formatBytes(p.totalBytes)}`;
 }
 
-/** The `--json` output of `deploy plan`. */
-export interface PlanJson {
-  readonly env: string;
-  /** `local` (or `none` with `--no-build`). */
-  readonly builder: string;
-  readonly revision: string;
-  readonly uploads: readonly { key: string; size: number; reason: UploadReason }[];
-  readonly deletes: readonly string[];
-  readonly unchanged: number;
-  /** Bytes that would be uploaded. */
-  readonly bytes: number;
-  /** `[]` for no invalidation at all, `["/*"]` past `invalidationMaxPaths`. */
-  readonly invalidation: readonly string[];
-  readonly warnings: readonly string[];
-}
+/** The `--json` output of `deploy plan`: the plan with `env` and `builder` (`local`, or `none`). */
+export type PlanJson = { readonly env: string; readonly builder: string } & DeployPlan;
 
 /**
  * The plan as `--json` data.
@@ -84,17 +70,9 @@ export interface PlanJson {
  * @returns the JSON shape
  */
 export function planJson(env: string, builder: string, plan: DeployPlan): PlanJson {
-  return {
-    env,
-    builder,
-    revision: plan.revision,
-    uploads: plan.uploads,
-    deletes: plan.deletes,
-    unchanged: plan.unchanged,
-    bytes: plan.bytes,
-    invalidation: plan.invalidation,
-    warnings: plan.warnings,
-  };
+  const { revision, uploads, deletes, unchanged, bytes, invalidation, warnings } = plan;
+  // Named, not spread: the JSON keeps this key order whatever order the plan was built in.
+  return { env, builder, revision, uploads, deletes, unchanged, bytes, invalidation, warnings };
 }
 
 /**
