@@ -12,7 +12,7 @@
 import { builderRoleName, logGroupArn } from "../../config/names.ts";
 import type { PolicyDocument } from "../policy_document.ts";
 import type { ResourceNode, SiteFacts } from "../resource.ts";
-import { iamRoleNode } from "./iam_role.ts";
+import { iamRoleNode, SITE_OBJECT_ACTIONS } from "./iam_role.ts";
 
 /** The inline policy's name on the builder role. */
 export const BUILDER_POLICY_NAME = "builder";
@@ -83,15 +83,7 @@ export function builderPolicy(input: BuilderPolicyInput): PolicyDocument {
       {
         Sid: "WriteSiteAndRecords",
         Effect: "Allow",
-        Action: [
-          "s3:GetObject",
-          "s3:PutObject",
-          "s3:DeleteObject",
-          "s3:GetObjectTagging",
-          "s3:PutObjectTagging",
-          // Large files go up in parts; a failed upload is aborted so its parts are not billed.
-          "s3:AbortMultipartUpload",
-        ],
+        Action: [...SITE_OBJECT_ACTIONS],
         Resource: [`${bucketArn}/site/*`, `${bucketArn}/builds/*`],
       },
       {

@@ -8,7 +8,7 @@
 import { builderImageName, builderRoleName, logGroupArn } from "../../config/names.ts";
 import type { PolicyDocument } from "../policy_document.ts";
 import type { NodeContext, ResourceNode } from "../resource.ts";
-import { iamRoleNode } from "./iam_role.ts";
+import { iamRoleNode, SITE_OBJECT_ACTIONS } from "./iam_role.ts";
 import { GITHUB_OIDC_AUDIENCE, GITHUB_OIDC_HOST } from "./oidc_provider.ts";
 import { optionalOutput, requireOutput } from "./outputs.ts";
 
@@ -99,15 +99,7 @@ export function deployPolicy(input: DeployPolicyInput): PolicyDocument {
       {
         Sid: "SiteObjects",
         Effect: "Allow",
-        Action: [
-          "s3:GetObject",
-          "s3:PutObject",
-          "s3:DeleteObject",
-          "s3:GetObjectTagging",
-          "s3:PutObjectTagging",
-          // Large files go up in parts; a failed upload is aborted so its parts are not billed.
-          "s3:AbortMultipartUpload",
-        ],
+        Action: [...SITE_OBJECT_ACTIONS],
         Resource: `${bucketArn}/*`,
       },
       {

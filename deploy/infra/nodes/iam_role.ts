@@ -22,6 +22,20 @@ import { aws, awsErrorCode, awsMaybe } from "../aws_errors.ts";
 import { type PolicyDocument, samePolicy } from "../policy_document.ts";
 import type { NodeContext, NodeId, ResourceNode, SiteFacts } from "../resource.ts";
 
+/**
+ * What the deploy and builder roles may do to the site's objects under their prefixes: read,
+ * write, delete and tag them, and abort the multipart uploads large files go up in (so a failed
+ * upload's parts are not billed).
+ */
+export const SITE_OBJECT_ACTIONS: readonly string[] = [
+  "s3:GetObject",
+  "s3:PutObject",
+  "s3:DeleteObject",
+  "s3:GetObjectTagging",
+  "s3:PutObjectTagging",
+  "s3:AbortMultipartUpload",
+];
+
 /** What makes one role node different from another. */
 export interface IamRoleSpec {
   /** The node id. */
