@@ -34,6 +34,22 @@ export interface BuildJob {
   readonly onOutput?: (line: string, stream: "stdout" | "stderr") => void;
 }
 
+/** What a sync did where a builder ran it: the counts and the keys to invalidate. */
+export interface SyncOutcome {
+  /** Site-relative keys uploaded with new content or deleted: the invalidation input. */
+  readonly changedKeys: readonly string[];
+  /** Files uploaded. */
+  readonly uploaded: number;
+  /** Files deleted. */
+  readonly deleted: number;
+  /** Files already live. */
+  readonly unchanged: number;
+  /** Bytes uploaded. */
+  readonly bytesUploaded: number;
+  /** Digest of the sync's changes (`sync/change_digest.ts`): the invalidation's caller reference. */
+  readonly changeDigest?: string;
+}
+
 /**
  * A build's result. A builder either leaves the output in a local directory for the caller
  * to add the SEO files and sync (`directory`, the local builder), or has already synced it
@@ -48,21 +64,7 @@ export type BuildOutput =
     /** Removes the build's temporary files. */
     dispose(): Promise<void>;
   }
-  | {
-    readonly kind: "synced";
-    /** Site-relative keys that changed or were deleted: the invalidation input. */
-    readonly changedKeys: readonly string[];
-    /** Files uploaded. */
-    readonly uploaded: number;
-    /** Files deleted. */
-    readonly deleted: number;
-    /** Files already live. */
-    readonly unchanged: number;
-    /** Bytes uploaded. */
-    readonly bytesUploaded: number;
-    /** Digest of the sync's changes, for the invalidation's caller reference. */
-    readonly changeDigest?: string;
-  };
+  | { readonly kind: "synced" } & SyncOutcome;
 
 /** Something that builds a site (`--builder local|microvm`). */
 export interface Builder {

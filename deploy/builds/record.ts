@@ -9,6 +9,7 @@
  *
  * @module
  */
+import type { SyncOutcome } from "../build/builder.ts";
 
 /** A build's state: launched, finished well, failed, or past its deadline. */
 export type BuildStatus = "running" | "done" | "failed" | "timeout";
@@ -47,24 +48,15 @@ export interface BuildRecord {
   readonly bytesUploaded?: number;
 }
 
-/** What a finished build changed, as `builds/<id>.changed.json` holds it. */
-export interface ChangedManifest {
+/**
+ * What a finished build changed, as `builds/<id>.changed.json` holds it (`changeDigest` is
+ * absent in older manifests).
+ */
+export interface ChangedManifest extends SyncOutcome {
   /** Manifest format version (1). */
   readonly version: 1;
   /** The build id. */
   readonly id: string;
-  /** Site-relative keys uploaded with new content or deleted: the invalidation input. */
-  readonly changedKeys: readonly string[];
-  /** Files uploaded. */
-  readonly uploaded: number;
-  /** Files deleted. */
-  readonly deleted: number;
-  /** Files already live. */
-  readonly unchanged: number;
-  /** Bytes uploaded. */
-  readonly bytesUploaded: number;
-  /** Digest of the sync's changes (`sync/change_digest.ts`); absent in older manifests. */
-  readonly changeDigest?: string;
 }
 
 /** Key prefix of the build records and manifests. */
