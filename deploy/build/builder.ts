@@ -46,7 +46,7 @@ export interface SyncOutcome {
   readonly unchanged: number;
   /** Bytes uploaded. */
   readonly bytesUploaded: number;
-  /** Digest of the sync's changes (`sync/change_digest.ts`): the invalidation's caller reference. */
+  /** Digest of the changes (`sync/change_digest.ts`): the invalidation's caller reference. */
   readonly changeDigest?: string;
 }
 
