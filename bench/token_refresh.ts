@@ -33,7 +33,7 @@ import { resolveConfig } from "../server/config/resolve.ts";
 import type { ServiceDeps } from "../server/deps.ts";
 import { mintAccessToken, startSession } from "../server/grants/issue_tokens.ts";
 import { refreshTokenGrant } from "../server/grants/refresh_token.ts";
-import { startServer } from "../server/main.ts";
+import { startServer } from "../server/serve.ts";
 import { createIdFactory, newOpaqueToken, tokenHash } from "../server/store/ids.ts";
 import type { RefreshRecord, UserRecord } from "../server/store/store.ts";
 import type { LoadRequest, LoadResult } from "./support/refresh_load_worker.ts";

@@ -7,10 +7,11 @@
  */
 export { createPublicHandler } from "./http/public_handler.ts";
 export { createInternalHandler } from "./http/internal_handler.ts";
-export { errorResponse, OAuthError } from "./http/errors.ts";
+export { OAuthError } from "./errors.ts";
+export { errorResponse } from "./http/errors.ts";
 export { resolveConfig } from "./config/resolve.ts";
 export type { Config } from "./config/schema.ts";
 export type { ServiceDeps } from "./deps.ts";
 export type { Store } from "./store/store.ts";
 export { createKvStore } from "./store/kv_store.ts";
-export { startServer } from "./main.ts";
+export { startServer } from "./serve.ts";

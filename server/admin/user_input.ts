@@ -5,7 +5,7 @@
  * @module
  */
 import { RESERVED_CLAIMS } from "../config/schema.ts";
-import { clip, invalidRequest } from "../http/errors.ts";
+import { clip, invalidRequest } from "../errors.ts";
 import type { UserStatus } from "../store/store.ts";
 
 /** Every status a user may have; see `docs/http-api.md` for what each allows. */

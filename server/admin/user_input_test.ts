@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { OAuthError } from "../http/errors.ts";
+import type { OAuthError } from "../errors.ts";
 import {
   encodeCursor,
   mergeClaims,

@@ -6,7 +6,7 @@
  */
 import type { ServiceDeps } from "../deps.ts";
 import { readCapped } from "../http/body.ts";
-import { conflict, resourceNotFound } from "../http/errors.ts";
+import { conflict, resourceNotFound } from "../errors.ts";
 import { type IdFactory, isUserId } from "../store/ids.ts";
 import type { UserRecord } from "../store/store.ts";
 import type { OperatorPrincipal } from "../auth/operator_gate.ts";

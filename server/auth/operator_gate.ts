@@ -7,7 +7,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { InternalAuthMethod } from "../config/schema.ts";
 import type { ServiceDeps } from "../deps.ts";
-import { OAuthError, slowDown } from "../http/errors.ts";
+import { OAuthError, slowDown } from "../errors.ts";
 import type { RequestInfo } from "../http/router.ts";
 import { type AddressSet, createAddressSet } from "../limits/address_set.ts";
 import { clientAddress, normalizeAddress } from "../limits/client_address.ts";

@@ -1,4 +1,4 @@
-import { clip, invalidRequest, serverError } from "../http/errors.ts";
+import { clip, invalidRequest, serverError } from "../errors.ts";
 import { IdTokenInvalid } from "../providers/id_token.ts";
 import type { GrantContext } from "./grant.ts";
 import type { TokenResponse } from "./issue_tokens.ts";

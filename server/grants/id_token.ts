@@ -1,5 +1,5 @@
 import { decodeProtectedHeader } from "jose";
-import { clip, invalidGrant, invalidRequest, invalidToken } from "../http/errors.ts";
+import { clip, invalidGrant, invalidRequest, invalidToken } from "../errors.ts";
 import { ID_TOKEN_CLOCK_SKEW, type IdTokenClaims, IdTokenInvalid } from "../providers/id_token.ts";
 import { tokenHash } from "../store/ids.ts";
 import type { AssertionMark, RedeemOutcome } from "../store/store.ts";

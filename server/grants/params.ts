@@ -1,4 +1,4 @@
-import { invalidRequest } from "../http/errors.ts";
+import { invalidRequest } from "../errors.ts";
 
 /**
  * A required, non-empty request parameter.

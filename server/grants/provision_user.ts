@@ -1,5 +1,5 @@
 import type { ServiceDeps } from "../deps.ts";
-import { accessDenied } from "../http/errors.ts";
+import { accessDenied } from "../errors.ts";
 import type { IdTokenClaims } from "../providers/id_token.ts";
 import type { IdFactory } from "../store/ids.ts";
 import type { UserRecord } from "../store/store.ts";

@@ -1,4 +1,4 @@
-import { accessDenied, invalidGrant, serverError } from "../http/errors.ts";
+import { accessDenied, invalidGrant, serverError } from "../errors.ts";
 import { classifyRefresh } from "../sessions/classify_refresh.ts";
 import { openSuccessor, sealSuccessor } from "../sessions/successor_seal.ts";
 import type { RefreshRecord, RefreshSnapshot, RotateOutcome } from "../store/store.ts";

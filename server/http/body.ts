@@ -1,4 +1,4 @@
-import { clip, invalidRequest, OAuthError } from "./errors.ts";
+import { clip, invalidRequest, OAuthError } from "../errors.ts";
 
 /** Largest request body accepted by the form endpoints (bytes); ID tokens fit easily. */
 export const MAX_FORM_BYTES = 64 * 1024;

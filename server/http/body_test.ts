@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createMemoryLogger } from "@org/shared";
-import { errorResponse, OAuthError } from "./errors.ts";
+import { OAuthError } from "../errors.ts";
+import { errorResponse } from "./errors.ts";
 import { parseForm, readCapped, readForm } from "./body.ts";
 
 const FORM = "application/x-www-form-urlencoded";

@@ -1,13 +1,7 @@
 import assert from "node:assert/strict";
 import { createMemoryLogger } from "@org/shared";
-import {
-  clip,
-  errorResponse,
-  invalidGrant,
-  methodNotAllowed,
-  serverError,
-  startingResponse,
-} from "./errors.ts";
+import { clip, invalidGrant, methodNotAllowed, serverError } from "../errors.ts";
+import { errorResponse, startingResponse } from "./errors.ts";
 
 Deno.test("errorResponse() shows an OAuthError's code and description", async () => {
   const { log } = createMemoryLogger();

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createMemoryLogger } from "@org/shared";
-import { errorResponse, slowDown } from "./errors.ts";
+import { slowDown } from "../errors.ts";
+import { errorResponse } from "./errors.ts";
 import { emptyResponse, jsonResponse, TOKEN_HEADERS } from "./json_response.ts";
 
 const headersOf = (res: Response) => Object.fromEntries(res.headers);

@@ -1,7 +1,7 @@
 import type { ServiceDeps } from "../deps.ts";
 import { mintNonce } from "../grants/nonce.ts";
 import { readCapped } from "./body.ts";
-import { invalidRequest } from "./errors.ts";
+import { invalidRequest } from "../errors.ts";
 import { jsonResponse, TOKEN_HEADERS } from "./json_response.ts";
 
 /** Largest body read before refusing: anything non-empty is refused anyway. */

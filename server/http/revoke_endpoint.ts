@@ -1,7 +1,7 @@
 import type { ServiceDeps } from "../deps.ts";
 import { revokeToken } from "../sessions/revoke.ts";
 import { readForm } from "./body.ts";
-import { invalidRequest } from "./errors.ts";
+import { invalidRequest } from "../errors.ts";
 import { emptyResponse, TOKEN_HEADERS } from "./json_response.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { methodNotAllowed, notFound } from "./errors.ts";
+import { methodNotAllowed, notFound } from "../errors.ts";
 
 /** Values of the `{name}` segments of a matched route pattern. */
 export type RouteParams = Readonly<Record<string, string>>;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { OAuthError } from "./errors.ts";
+import { OAuthError } from "../errors.ts";
 import { createRouter, pathOf, UNMATCHED } from "./router.ts";
 
 const info = { remoteAddr: { hostname: "127.0.0.1", port: 1 } };

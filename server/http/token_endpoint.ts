@@ -1,6 +1,6 @@
 import type { Grant, GrantContext } from "../grants/grant.ts";
 import { readForm } from "./body.ts";
-import { clip, unsupportedGrantType } from "./errors.ts";
+import { clip, unsupportedGrantType } from "../errors.ts";
 import { jsonResponse, TOKEN_HEADERS } from "./json_response.ts";
 
 /**

@@ -1,6 +1,6 @@
 import type { ProviderConfig } from "../config/schema.ts";
 import { isAllowedIssuerUrl } from "../config/resolve.ts";
-import { serverError } from "../http/errors.ts";
+import { serverError } from "../errors.ts";
 import { type Fetch, providerFetch, providerJson } from "./provider_fetch.ts";
 
 /** The parts of a provider's discovery document the service uses. */

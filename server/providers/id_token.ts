@@ -1,5 +1,5 @@
 import { errors, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from "jose";
-import { OAuthError } from "../http/errors.ts";
+import { OAuthError } from "../errors.ts";
 
 /**
  * How an ID token failed: `malformed` (not a parseable JWT), `expired` (past `exp`), or

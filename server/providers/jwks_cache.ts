@@ -1,6 +1,6 @@
 import type { Clock } from "@org/shared";
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
-import { serverError } from "../http/errors.ts";
+import { serverError } from "../errors.ts";
 import { type Fetch, providerFetch, providerJson } from "./provider_fetch.ts";
 
 /** Options for {@linkcode JwksCache}. */

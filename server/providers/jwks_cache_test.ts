@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { FixedClock } from "@org/shared";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
-import { OAuthError } from "../http/errors.ts";
+import { OAuthError } from "../errors.ts";
 import { JwksCache } from "./jwks_cache.ts";
 import { verifyIdToken } from "./id_token.ts";
 

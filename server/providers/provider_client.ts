@@ -1,6 +1,6 @@
 import type { Clock, Logger } from "@org/shared";
 import type { ProviderConfig } from "../config/schema.ts";
-import { invalidGrant, serverError } from "../http/errors.ts";
+import { invalidGrant, serverError } from "../errors.ts";
 import { discoverProvider, type ProviderMetadata } from "./discovery.ts";
 import { type IdTokenClaims, IdTokenInvalid, verifyIdToken } from "./id_token.ts";
 import { JwksCache } from "./jwks_cache.ts";

@@ -1,4 +1,4 @@
-import { serverError } from "../http/errors.ts";
+import { serverError } from "../errors.ts";
 
 /** The `fetch` the service uses for providers; injected so tests and proxies can replace it. */
 export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { type Clock, type Logger, parseToml, type Random, silentLogger } from "@org/shared";
 import { resolveConfig } from "../../server/config/resolve.ts";
 import type { Config } from "../../server/config/schema.ts";
-import { type RunningServer, startServer } from "../../server/main.ts";
+import { type RunningServer, startServer } from "../../server/serve.ts";
 import type { Scheduler } from "../../server/sessions/sweep_schedule.ts";
 
 /** The repository root (for subprocess runs). */

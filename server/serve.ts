@@ -1,0 +1,195 @@
+/**
+ * Starting and stopping the service in a process: opening the store (with the lock that keeps a
+ * local KV file to one process), binding the listeners, building the service and its timers.
+ * `main.ts` (the CLI) and the tests call {@linkcode startServer}; nothing else calls `Deno.serve`.
+ *
+ * @module
+ */
+import { dirname } from "node:path";
+import {
+  type Clock,
+  createJsonLogger,
+  cryptoRandom,
+  type Logger,
+  type Random,
+  systemClock,
+} from "@org/shared";
+import { defaultIssuer } from "./config/resolve.ts";
+import type { Config } from "./config/schema.ts";
+import type { ServiceDeps } from "./deps.ts";
+import { createInternalHandler } from "./http/internal_handler.ts";
+import { createPublicHandler } from "./http/public_handler.ts";
+import { startingResponse } from "./http/errors.ts";
+import type { RequestInfo } from "./http/router.ts";
+import type { Fetch } from "./providers/provider_fetch.ts";
+import { buildService, listenersFor } from "./service.ts";
+import {
+  intervalScheduler,
+  type ScheduledSweep,
+  type Scheduler,
+  scheduleSessionSweep,
+} from "./sessions/sweep_schedule.ts";
+
+/** A KV store opened for one process, with the lock that makes a local file single-process. */
+export interface OpenedKv {
+  readonly kv: Deno.Kv;
+  /** Closes KV and releases the lock. */
+  close(): void;
+}
+
+/**
+ * Opens the configured KV. A local file is locked exclusively (`<path>.lock`) first, so a
+ * second process on the same file refuses to start instead of failing commits later.
+ *
+ * @param path `storage.kv_path`: a file, `:memory:` or a KV Connect URL
+ * @returns the opened KV
+ * @throws {Error} with a one-line message when the lock is held or KV cannot be opened
+ */
+export async function openKv(path: string): Promise<OpenedKv> {
+  const local = path !== ":memory:" && !/^https?:\/\//.test(path);
+  let lock: Deno.FsFile | undefined;
+  if (local) {
+    await Deno.mkdir(dirname(path), { recursive: true });
+    lock = await Deno.open(`${path}.lock`, { create: true, write: true });
+    if (!await lock.tryLock(true)) {
+      lock.close();
+      throw new Error(
+        `another token-exchange process is using ${path}; a local KV file serves one process ` +
+          "(stop the other one, or share state through a KV Connect URL)",
+      );
+    }
+  }
+  let kv: Deno.Kv;
+  try {
+    if (typeof Deno.openKv !== "function") {
+      throw new Error('Deno KV is not enabled (needs "unstable": ["kv"] or --unstable-kv)');
+    }
+    kv = await Deno.openKv(path);
+  } catch (err) {
+    lock?.close();
+    throw new Error(`cannot open the KV store at ${path}: ${(err as Error).message}`);
+  }
+  return {
+    kv,
+    close() {
+      kv.close();
+      lock?.close();
+    },
+  };
+}
+
+/** Options for {@linkcode startServer}; everything but `config` defaults to the real world. */
+export interface StartOptions {
+  readonly config: Config;
+  /** An already opened KV (tests pass `:memory:`); default: opens `storage.kv_path`. */
+  readonly kv?: Deno.Kv;
+  readonly clock?: Clock;
+  readonly random?: Random;
+  readonly log?: Logger;
+  readonly fetch?: Fetch;
+  /** Repeats the hourly expired-session sweep; default `setInterval` (tests trigger runs). */
+  readonly scheduler?: Scheduler;
+}
+
+/** A started service. */
+export interface RunningServer extends AsyncDisposable {
+  /** The public listener's URL, when it runs. */
+  readonly publicUrl: string | undefined;
+  /** The internal listener's URL, when it runs. */
+  readonly internalUrl: string | undefined;
+  /** The issuer in use. */
+  readonly issuer: string;
+  readonly deps: ServiceDeps;
+  /** Stops accepting, finishes in-flight requests, stops timers, closes KV if it opened it. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Starts the listeners `config` asks for. Port 0 picks a free port; without `server.issuer`
+ * the issuer is the public listener's bound address.
+ *
+ * @param options config and injectable clock, random, logger, fetch and KV
+ * @returns the running server
+ *
+ * @example
+ * ```ts
+ * await using server = await startServer({ config, kv: await Deno.openKv(":memory:") });
+ * await fetch(`${server.publicUrl}/health`);
+ * ```
+ */
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const { config } = options;
+  const log = options.log ?? createJsonLogger();
+  const opened = options.kv ? undefined : await openKv(config.storage.kv_path);
+  const kv = options.kv ?? opened!.kv;
+  const listeners = listenersFor(config);
+  const servers: Deno.HttpServer<Deno.NetAddr>[] = [];
+  let handler: (req: Request, info: RequestInfo) => Promise<Response> = () =>
+    Promise.resolve(startingResponse());
+  let internalHandler = handler;
+  let reloadTimer: ReturnType<typeof setInterval> | undefined;
+  let sweep: ScheduledSweep | undefined;
+  try {
+    const serve = (host: string, port: number, h: () => typeof handler) =>
+      Deno.serve({ hostname: host, port, onListen: () => {} }, (req, info) => h()(req, info));
+    const pub = listeners.public
+      ? serve(config.server.host, config.server.port, () => handler)
+      : undefined;
+    const internal = listeners.internal
+      ? serve(config.internal_api.host, config.internal_api.port, () => internalHandler)
+      : undefined;
+    if (pub) servers.push(pub);
+    if (internal) servers.push(internal);
+    const addrUrl = (s: Deno.HttpServer<Deno.NetAddr> | undefined) =>
+      s ? defaultIssuer(s.addr.hostname, s.addr.port) : undefined;
+    const publicUrl = addrUrl(pub);
+    const internalUrl = addrUrl(internal);
+    const issuer = config.server.issuer ??
+      publicUrl ?? defaultIssuer(config.server.host, config.server.port);
+    const deps = await buildService(config, issuer, {
+      kv,
+      clock: options.clock ?? systemClock,
+      random: options.random ?? cryptoRandom,
+      log,
+      fetch: options.fetch ?? fetch,
+      readKeyFile: (path) => Deno.readTextFile(path),
+    });
+    handler = createPublicHandler(deps);
+    internalHandler = createInternalHandler(deps, listeners.internalApi);
+    if (listeners.internal && !listeners.internalApi) {
+      log.warn(
+        'server.role is "admin" but internal_api.enabled is false: the internal listener ' +
+          "serves only /health; set internal_api.enabled = true to serve the internal API",
+      );
+    }
+    // Pick up `keys rotate` run against a shared (remote) store by another process.
+    reloadTimer = setInterval(() => {
+      deps.keys.reload().catch((err) => log.warn("key ring reload failed", { err }));
+    }, 60_000);
+    Deno.unrefTimer(reloadTimer);
+    // Keeps `sessions.live` exact without an operator cron job (see kv_sessions.ts).
+    sweep = scheduleSessionSweep(deps, options.scheduler ?? intervalScheduler);
+    let stopped: Promise<void> | undefined;
+    const shutdown = () =>
+      stopped ??= (async () => {
+        clearInterval(reloadTimer);
+        await sweep?.stop();
+        await Promise.all(servers.map((s) => s.shutdown()));
+        opened?.close();
+      })();
+    return {
+      publicUrl,
+      internalUrl,
+      issuer,
+      deps,
+      shutdown,
+      [Symbol.asyncDispose]: shutdown,
+    };
+  } catch (err) {
+    clearInterval(reloadTimer);
+    await sweep?.stop();
+    await Promise.all(servers.map((s) => s.shutdown()));
+    opened?.close();
+    throw err;
+  }
+}
