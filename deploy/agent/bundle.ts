@@ -128,6 +128,10 @@ export async function buildAgentBundle(options: AgentBundleOptions = {}): Promis
     "deno.json",
     enc.encode(JSON.stringify({ imports, nodeModulesDir: "auto" }, null, 2) + "\n"),
   );
+  // The workspace lockfile pins every transitive package too, so the image installs exactly
+  // what the workspace was tested with (without it, `deno install` resolves today's newest
+  // matching versions, which an offline or cached-only install may not have).
+  files.set("deno.lock", enc.encode(await read(new URL("deno.lock", ROOT))));
   files.set(
     "Dockerfile",
     enc.encode(agentDockerfile({
