@@ -30,6 +30,8 @@ const ROOT = new URL("../../", import.meta.url);
 const ENTRY = "deploy/agent/main.ts";
 /** Workspace packages the agent imports by name, and their entry inside the bundle. */
 const WORKSPACE_PACKAGES: Readonly<Record<string, string>> = { "@org/shared": "shared/mod.ts" };
+/** The workspace members whose `deno.json` pins the npm packages the agent imports. */
+const PINNING_MEMBERS = ["deploy", "shared"] as const;
 
 /**
  * The import specifiers of a TypeScript module (static, re-export and literal dynamic imports),
@@ -80,7 +82,7 @@ export interface AgentBundleOptions {
  *
  * @param options reader and Deno version (defaults suit the real image)
  * @returns the bundle
- * @throws Error when a module or the workspace `deno.json` cannot be read
+ * @throws Error when a module or a member's `deno.json` cannot be read
  *
  * @example
  * ```ts
@@ -110,17 +112,20 @@ export async function buildAgentBundle(options: AgentBundleOptions = {}): Promis
       }
     }
   }
-  const rootConfig = JSON.parse(await read(new URL("deno.json", ROOT))) as {
-    imports?: Record<string, string>;
-  };
+  // Each workspace member pins its own packages; the agent is made of `deploy/` and `shared/`.
+  const pins: Record<string, string> = {};
+  for (const member of PINNING_MEMBERS) {
+    const config = JSON.parse(await read(new URL(`${member}/deno.json`, ROOT))) as {
+      imports?: Record<string, string>;
+    };
+    Object.assign(pins, config.imports);
+  }
   const imports: Record<string, string> = {};
   for (const spec of [...bare].sort()) {
     const pkg = spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0]!;
-    const target = WORKSPACE_PACKAGES[pkg]
-      ? `./${WORKSPACE_PACKAGES[pkg]}`
-      : rootConfig.imports?.[pkg];
+    const target = WORKSPACE_PACKAGES[pkg] ? `./${WORKSPACE_PACKAGES[pkg]}` : pins[pkg];
     if (target === undefined) {
-      throw new Error(`the agent imports ${spec}, which deno.json does not pin`);
+      throw new Error(`the agent imports ${spec}, which no member's deno.json pins`);
     }
     imports[pkg] = target;
   }
