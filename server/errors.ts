@@ -72,8 +72,6 @@ export const invalidGrant = (why: string): OAuthError => new OAuthError("invalid
 /** 400 `unsupported_grant_type`. */
 export const unsupportedGrantType = (why: string): OAuthError =>
   new OAuthError("unsupported_grant_type", 400, why);
-/** 401 `invalid_token`: a presented token is malformed or expired. */
-export const invalidToken = (why: string): OAuthError => new OAuthError("invalid_token", 401, why);
 /** 403 `access_denied`: registration policy or user status refuses sign-in. */
 export const accessDenied = (why: string): OAuthError => new OAuthError("access_denied", 403, why);
 /** 404 for an unknown path. */

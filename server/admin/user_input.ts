@@ -15,6 +15,12 @@ export const USER_STATUSES: readonly UserStatus[] = ["active", "suspended", "Del
 export const MAX_CLAIMS_BYTES = 8 * 1024;
 /** Largest serialized metadata object (bytes of JSON). */
 export const MAX_METADATA_BYTES = 16 * 1024;
+/**
+ * Deepest nesting of objects and arrays inside `metadata` or `claims` (the object itself is
+ * level 1). Far beyond any real use; without it a few KiB of `[[[[…]]]]` overflow the stack of
+ * the store's serializer and the request fails with a 500.
+ */
+export const MAX_JSON_DEPTH = 32;
 /** Users per page when `limit` is not given, and the most one page holds. */
 export const LIST_LIMIT = { default: 50, max: 200 } as const;
 
@@ -124,6 +130,7 @@ export function parseClaims(
   mode: "replace" | "merge" = "replace",
 ): Json {
   if (!isObject(value)) throw invalidRequest(`Field "${field}" must be a JSON object`);
+  checkDepth(value, field);
   for (const [name, v] of Object.entries(value)) {
     if (name === "") throw invalidRequest("Claim names must not be empty");
     if (RESERVED_CLAIMS.has(name)) {
@@ -238,10 +245,27 @@ function checkEmail(email: string): void {
 
 function parseMetadata(value: unknown): Json {
   if (!isObject(value)) throw invalidRequest('Field "metadata" must be a JSON object');
+  checkDepth(value, "metadata");
   if (byteLength(value) > MAX_METADATA_BYTES) {
     throw invalidRequest(`Field "metadata" must not exceed ${MAX_METADATA_BYTES} bytes of JSON`);
   }
   return value;
+}
+
+function checkDepth(value: Json, field: string): void {
+  if (tooDeep(value, 1)) {
+    throw invalidRequest(`Field "${field}" must not nest deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+}
+
+/** True when `v` nests objects or arrays deeper than {@linkcode MAX_JSON_DEPTH}; stops there. */
+function tooDeep(v: unknown, level: number): boolean {
+  if (typeof v !== "object" || v === null) return false;
+  if (level > MAX_JSON_DEPTH) return true;
+  for (const child of Array.isArray(v) ? v : Object.values(v)) {
+    if (tooDeep(child, level + 1)) return true;
+  }
+  return false;
 }
 
 function isObject(v: unknown): v is Json {

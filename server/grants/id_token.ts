@@ -1,5 +1,5 @@
 import { decodeProtectedHeader } from "jose";
-import { clip, invalidGrant, invalidRequest, invalidToken } from "../errors.ts";
+import { clip, invalidGrant, invalidRequest } from "../errors.ts";
 import { ID_TOKEN_CLOCK_SKEW, type IdTokenClaims, IdTokenInvalid } from "../providers/id_token.ts";
 import { tokenHash } from "../store/ids.ts";
 import type { AssertionMark, RedeemOutcome } from "../store/store.ts";
@@ -22,10 +22,12 @@ import { signIn } from "./sign_in.ts";
  * start as the code exchange.
  *
  * Errors: missing parameter, empty `provider_access_token` or unknown provider →
- * `invalid_request`; an `id_token` that is not a parseable JWT, or is past its `exp` → 401
- * `invalid_token`; any other check on the token (signature, `iss`, `aud`, `azp`, `iat` age),
- * its `at_hash`, its nonce or a replay failing → `invalid_grant`; policy → `access_denied`; provider keys unavailable → 502/504
- * `server_error`.
+ * `invalid_request`; an ID token failing any check (not a parseable JWT, signature, `iss`,
+ * `aud`, `azp`, `exp`, `nbf`, `iat`, claim bounds) → 400 `invalid_grant` with the one
+ * description {@linkcode INVALID_ID_TOKEN}: a refused assertion is `invalid_grant` (RFC 7521
+ * §5.2), and which check failed goes to the log only, so a prober learns nothing (not even
+ * whether a `kid` exists at the provider); its `at_hash`, its nonce or a replay failing →
+ * `invalid_grant`; policy → `access_denied`; provider keys unavailable → 502/504 `server_error`.
  *
  * @param params the request parameters
  * @param ctx the grant context
@@ -47,10 +49,12 @@ export async function idTokenGrant(
     claims = await provider.verifyIdToken(idToken, ctx.config.grants.id_token_max_age);
   } catch (err) {
     if (err instanceof IdTokenInvalid) {
-      ctx.log.info("id token refused", { provider: providerName, reason: err.message });
-      if (err.kind === "malformed") throw invalidToken("The ID token is not a well-formed JWT");
-      if (err.kind === "expired") throw invalidToken(`The ID token has expired (${err.message})`);
-      throw invalidGrant(`The ID token failed verification (${err.message})`);
+      ctx.log.info("id token refused", {
+        provider: providerName,
+        failure: err.kind,
+        reason: err.message,
+      });
+      throw invalidGrant(INVALID_ID_TOKEN);
     }
     throw err;
   }
@@ -76,7 +80,15 @@ export async function idTokenGrant(
   return await signIn(ctx, providerName, claims, "id token redeemed");
 }
 
-const REFUSALS: Readonly<Record<Exclude<RedeemOutcome, "redeemed">, string>> = {
+/**
+ * The one `error_description` of an ID token that fails verification, whatever failed: the
+ * library's own message (naming our dependency, telling "no such `kid`" from "bad signature")
+ * is logged, never returned.
+ */
+export const INVALID_ID_TOKEN = "The ID token is not valid";
+
+/** The fixed descriptions of a verified ID token refused by the nonce and replay step. */
+export const REFUSALS: Readonly<Record<Exclude<RedeemOutcome, "redeemed">, string>> = {
   nonce_unknown: "The ID token's nonce was not issued by this service or was already used",
   nonce_expired: "The ID token's nonce has expired",
   assertion_used: "This ID token has already been redeemed",

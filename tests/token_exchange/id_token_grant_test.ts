@@ -2,68 +2,20 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import { FixedClock } from "@org/shared";
+import {
+  expectError,
+  getNonce,
+  mintIdToken,
+  postForm,
+  redeemIdToken,
+} from "../support/id_tokens.ts";
 import { type OidcFixture, startOidcProvider } from "../support/oidc.ts";
 import { providerToml, startTokenServer, type TokenServer } from "../support/token_server.ts";
 
 const ON = `[grants]\nid_token = true\n`;
 
-function post(url: string, body?: Record<string, string>): Promise<Response> {
-  return fetch(url, {
-    method: "POST",
-    ...(body === undefined ? {} : {
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams(body),
-    }),
-  });
-}
-
-async function getNonce(te: TokenServer): Promise<string> {
-  const res = await post(`${te.url}/nonce`);
-  assert.equal(res.status, 200);
-  return (await res.json()).nonce;
-}
-
-/**
- * An ID token from `idp` for our client, issued now by `clock` (default: real time) with
- * `claims` applied last (`undefined` deletes a claim).
- */
-function mintIdToken(
-  idp: OidcFixture,
-  claims: Record<string, unknown>,
-  clock?: FixedClock,
-  kid?: string,
-): Promise<string> {
-  return idp.server.issuer.buildToken({
-    ...(kid === undefined ? {} : { kid }),
-    scopesOrTransform: (_header, payload) => {
-      const now = Math.floor((clock?.now() ?? Date.now()) / 1000);
-      Object.assign(payload, {
-        iat: now,
-        nbf: now - 10,
-        exp: now + 300,
-        aud: "te-client",
-        sub: "alice-1",
-        email: "alice@example.com",
-      });
-      for (const [k, v] of Object.entries(claims)) {
-        if (v === undefined) delete payload[k];
-        else payload[k] = v;
-      }
-    },
-  });
-}
-
-function redeem(te: TokenServer, params: Record<string, string>): Promise<Response> {
-  return post(`${te.url}/token`, { grant_type: "id_token", provider: "idp", ...params });
-}
-
-async function expectError(res: Response, status: number, error: string): Promise<string> {
-  const body = await res.json();
-  assert.equal(res.status, status, JSON.stringify(body));
-  assert.equal(body.error, error);
-  assert.equal(typeof body.error_description, "string");
-  return body.error_description;
-}
+const post = postForm;
+const redeem = redeemIdToken;
 
 function leftHalfHash(hash: string, value: string): string {
   const d = createHash(hash).update(value).digest();
@@ -242,22 +194,23 @@ Deno.test("id_token grant: ID tokens failing verification → invalid_grant", as
   await using idp = await startOidcProvider();
   await using other = await startOidcProvider();
   await using te = await start(idp);
-  const refused = async (idToken: string, pattern?: RegExp) => {
+  // Whatever check fails, the caller sees one description; which one failed is logged only.
+  const refused = async (idToken: string) => {
     const why = await expectError(await redeem(te, { id_token: idToken }), 400, "invalid_grant");
-    if (pattern) assert.match(why, pattern);
+    assert.equal(why, "The ID token is not valid");
   };
   const now = Math.floor(Date.now() / 1000);
 
   await t.step("another issuer (claimed, or the other provider's own token)", async () => {
-    await refused(await mintIdToken(idp, { nonce: await getNonce(te), iss: other.issuer }), /iss/);
+    await refused(await mintIdToken(idp, { nonce: await getNonce(te), iss: other.issuer }));
     await refused(await mintIdToken(other, { nonce: await getNonce(te) }));
   });
   await t.step("wrong audience", async () => {
-    await refused(await mintIdToken(idp, { nonce: await getNonce(te), aud: "someone" }), /aud/);
+    await refused(await mintIdToken(idp, { nonce: await getNonce(te), aud: "someone" }));
   });
   await t.step("several audiences without azp naming us", async () => {
     const aud = ["te-client", "someone"];
-    await refused(await mintIdToken(idp, { nonce: await getNonce(te), aud }), /azp/);
+    await refused(await mintIdToken(idp, { nonce: await getNonce(te), aud }));
     const ok = await redeem(te, {
       id_token: await mintIdToken(idp, { nonce: await getNonce(te), aud, azp: "te-client" }),
     });
@@ -266,7 +219,7 @@ Deno.test("id_token grant: ID tokens failing verification → invalid_grant", as
   });
   await t.step("iat older than grants.id_token_max_age (10 min)", async () => {
     const claims = { nonce: await getNonce(te), iat: now - 900, exp: now + 300 };
-    await refused(await mintIdToken(idp, claims), /iat/);
+    await refused(await mintIdToken(idp, claims));
   });
   await t.step("iat in the future", async () => {
     await refused(await mintIdToken(idp, { nonce: await getNonce(te), iat: now + 600 }));
@@ -277,15 +230,19 @@ Deno.test("id_token grant: ID tokens failing verification → invalid_grant", as
   await t.step("tampered payload", async () => {
     const [h, , s] = (await mintIdToken(idp, { nonce: await getNonce(te) })).split(".");
     const forged = await mintIdToken(other, { nonce: await getNonce(te), iss: idp.issuer });
-    await refused(`${h}.${forged.split(".")[1]}.${s}`, /signature/);
+    await refused(`${h}.${forged.split(".")[1]}.${s}`);
   });
 });
 
-Deno.test("id_token grant: a malformed or expired ID token → 401 invalid_token", async (t) => {
+Deno.test("id_token grant: a malformed, expired or not-yet-valid ID token → 400 invalid_grant", async (t) => {
   await using idp = await startOidcProvider();
   await using te = await start(idp);
-  const rejected = async (idToken: string) =>
-    await expectError(await redeem(te, { id_token: idToken }), 401, "invalid_token");
+  // RFC 7521 §5.2: an assertion that is not valid is invalid_grant; a 401 from a token
+  // endpoint would tell the client its own authentication failed (RFC 6749 §5.2).
+  const rejected = async (idToken: string) => {
+    const why = await expectError(await redeem(te, { id_token: idToken }), 400, "invalid_grant");
+    assert.equal(why, "The ID token is not valid");
+  };
   const now = Math.floor(Date.now() / 1000);
 
   await t.step("not a JWT at all", async () => {
@@ -296,17 +253,17 @@ Deno.test("id_token grant: a malformed or expired ID token → 401 invalid_token
     await rejected(`${btoa("{not json").replace(/=+$/, "")}.e30.c2ln`);
   });
   await t.step("expired (past exp and the clock skew)", async () => {
-    const claims = { nonce: await getNonce(te), iat: now - 400, exp: now - 120 };
-    assert.match(await rejected(await mintIdToken(idp, claims)), /exp/);
-  });
-  await t.step("an old iat within exp stays invalid_grant, not invalid_token", async () => {
-    const claims = { nonce: await getNonce(te), iat: now - 900, exp: now + 300 };
-    const why = await expectError(
-      await redeem(te, { id_token: await mintIdToken(idp, claims) }),
-      400,
-      "invalid_grant",
+    await rejected(
+      await mintIdToken(idp, { nonce: await getNonce(te), iat: now - 400, exp: now - 120 }),
     );
-    assert.match(why, /iat/);
+  });
+  await t.step("not yet valid (nbf past the clock skew)", async () => {
+    await rejected(await mintIdToken(idp, { nonce: await getNonce(te), nbf: now + 600 }));
+  });
+  await t.step("an old iat within exp", async () => {
+    await rejected(
+      await mintIdToken(idp, { nonce: await getNonce(te), iat: now - 900, exp: now + 300 }),
+    );
   });
 });
 
