@@ -7,6 +7,8 @@
 import { RESERVED_CLAIMS } from "../config/schema.ts";
 import { clip, invalidRequest } from "../errors.ts";
 import type { UserStatus } from "../store/store.ts";
+import { parseEmailAddress } from "../users/email_address.ts";
+import { truncateText, USER_FIELD_LIMITS } from "../users/user_fields.ts";
 
 /** Every status a user may have; see `docs/http-api.md` for what each allows. */
 export const USER_STATUSES: readonly UserStatus[] = ["active", "suspended", "Deleted"];
@@ -43,8 +45,7 @@ export interface UserPatch {
 
 type Json = Record<string, unknown>;
 
-const STRING_LIMITS = { external_id: 255, provider: 64, email: 320, display_name: 256 };
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
+const STRING_LIMITS = USER_FIELD_LIMITS;
 
 /**
  * Parses a JSON body that must be an object.
@@ -77,7 +78,8 @@ export function parseNewUser(body: Json): NewUserInput {
   const provider = requiredString(body, "provider");
   const email = requiredString(body, "email");
   checkEmail(email);
-  const display_name = optionalString(body, "display_name") ?? email;
+  const display_name = optionalString(body, "display_name") ??
+    truncateText(email, STRING_LIMITS.display_name);
   const metadata = body.metadata === undefined ? {} : parseMetadata(body.metadata);
   const claims = body.claims === undefined ? {} : parseClaims(body.claims, "claims");
   return { external_id, provider, email, display_name, metadata, claims };
@@ -240,7 +242,7 @@ function optionalString(body: Json, field: keyof typeof STRING_LIMITS): string |
 }
 
 function checkEmail(email: string): void {
-  if (!EMAIL.test(email)) throw invalidRequest('Field "email" must be an email address');
+  if (!parseEmailAddress(email)) throw invalidRequest('Field "email" must be an email address');
 }
 
 function parseMetadata(value: unknown): Json {

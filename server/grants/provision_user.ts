@@ -1,16 +1,19 @@
 import type { ServiceDeps } from "../deps.ts";
 import { accessDenied } from "../errors.ts";
+import { providerIdentity } from "../providers/claims.ts";
 import type { IdTokenClaims } from "../providers/id_token.ts";
 import type { IdFactory } from "../store/ids.ts";
 import type { UserRecord } from "../store/store.ts";
+import { truncateText, USER_FIELD_LIMITS } from "../users/user_fields.ts";
 import { decideRegistration } from "./registration.ts";
 
 /**
  * Finds or creates the user for a verified provider identity, applying the registration
  * policy. Shared by every grant that signs a user in from an ID token.
  *
- * New users get id `usr_<ULID>`, status `active`, email and display name (`name`, else
- * `preferred_username`, else the email) from the claims, empty metadata and claims.
+ * New users get id `usr_<ULID>`, status `active`, the email (only when the strict parser
+ * accepts it, else none) and a display name (`name`, else `preferred_username`, else the email,
+ * cut to 256 characters like the internal API's cap) from the claims, empty metadata and claims.
  *
  * @param deps config, store, clock and logger
  * @param ids the id factory
@@ -25,12 +28,14 @@ export async function provisionUser(
   provider: string,
   claims: IdTokenClaims,
 ): Promise<UserRecord> {
-  const email = typeof claims.email === "string" ? claims.email : undefined;
+  const identity = providerIdentity(claims);
+  const email = identity.email;
   for (let attempt = 0; attempt < 3; attempt++) {
     const existing = await deps.store.users.findByExternalId(provider, claims.sub);
     const decision = decideRegistration({
       existing,
-      email,
+      // The raw claim: the policy parses it itself and refuses what the parser refuses.
+      email: typeof claims.email === "string" ? claims.email : undefined,
       emailVerified: claims.email_verified,
       mode: deps.config.registration.mode,
       domainAllowlist: deps.config.registration.domain_allowlist,
@@ -46,7 +51,8 @@ export async function provisionUser(
       provider,
       external_id: claims.sub,
       email: email ?? "",
-      display_name: displayName(claims) ?? email ?? "",
+      display_name: identity.displayName ??
+        truncateText(email ?? "", USER_FIELD_LIMITS.display_name),
       status: "active",
       metadata: {},
       claims: {},
@@ -60,12 +66,4 @@ export async function provisionUser(
     }
   }
   throw new Error(`could not create or find user for provider ${provider}`);
-}
-
-function displayName(claims: IdTokenClaims): string | undefined {
-  for (const key of ["name", "preferred_username"]) {
-    const v = claims[key];
-    if (typeof v === "string" && v !== "") return v;
-  }
-  return undefined;
 }

@@ -1,13 +1,15 @@
 import type { RegistrationMode } from "../config/schema.ts";
+import { claimBoolean } from "../providers/claims.ts";
+import { parseEmailAddress } from "../users/email_address.ts";
 import type { UserRecord } from "../store/store.ts";
 
 /** The registration policy's input: who signs in and what we know about them. */
 export interface RegistrationInput {
   /** The user found by (provider, sub), if any. */
   readonly existing: UserRecord | undefined;
-  /** `email` claim of the ID token. */
+  /** `email` claim of the ID token, as sent (parsed here: see {@linkcode parseEmailAddress}). */
   readonly email: string | undefined;
-  /** `email_verified` claim; only the boolean `true` counts as verified. */
+  /** `email_verified` claim; `true` or `"true"` counts as verified (see {@linkcode claimBoolean}). */
   readonly emailVerified: unknown;
   readonly mode: RegistrationMode;
   /** Lower-case domains; `*.example.com` matches subdomains only. Empty = any domain. */
@@ -27,9 +29,11 @@ export type RegistrationDecision =
  *   `Deleted`, …) is refused. The domain allow-list governs registration only: an operator
  *   blocks an existing user by suspending them.
  * - A new user is refused in `existing_users_only` mode, and, when an allow-list is set, unless
- *   the ID token carries an email with `email_verified === true` (absent, `"true"` or `false`
- *   all refuse: an unverified address proves no control of the domain) whose domain matches
- *   (exactly, or a `*.` entry for any subdomain).
+ *   the ID token carries an email that {@linkcode parseEmailAddress} accepts (an address mail
+ *   systems could read with two different domains is refused outright), verified
+ *   (`email_verified` `true` or `"true"`; absent, `false` or anything else refuses: an
+ *   unverified address proves no control of the domain), whose domain matches (exactly, or a
+ *   `*.` entry for any subdomain).
  *
  * @param input the user found, the email claims and the policy config
  * @returns the decision
@@ -51,8 +55,17 @@ export function decideRegistration(input: RegistrationInput): RegistrationDecisi
   }
   if (input.domainAllowlist.length > 0) {
     const domain = emailDomain(input.email);
-    if (domain === undefined) return { kind: "deny", reason: "no email to check the domain of" };
-    if (input.emailVerified !== true) return { kind: "deny", reason: "email is not verified" };
+    if (domain === undefined) {
+      return {
+        kind: "deny",
+        reason: input.email
+          ? "email address refused by the parser"
+          : "no email to check the domain of",
+      };
+    }
+    if (claimBoolean(input.emailVerified) !== true) {
+      return { kind: "deny", reason: "email is not verified" };
+    }
     if (!domainAllowed(domain, input.domainAllowlist)) {
       return { kind: "deny", reason: "email domain is not allowed" };
     }
@@ -72,7 +85,5 @@ export function domainAllowed(domain: string, allowlist: readonly string[]): boo
 }
 
 function emailDomain(email: string | undefined): string | undefined {
-  if (!email) return undefined;
-  const at = email.lastIndexOf("@");
-  return at > 0 && at < email.length - 1 ? email.slice(at + 1).toLowerCase() : undefined;
+  return email ? parseEmailAddress(email)?.domain : undefined;
 }

@@ -66,10 +66,15 @@ Deno.test("domainAllowed() matches exact domains and *. wildcards for subdomains
   assert.equal(domainAllowed("badexample.com", ["*.example.com"]), false);
 });
 
-Deno.test("decideRegistration() with an allow-list requires email_verified to be exactly true for new users", () => {
+Deno.test('decideRegistration() with an allow-list requires email_verified true or "true" for new users', () => {
   const list = ["example.com"];
   assert.equal(decideRegistration({ ...base, domainAllowlist: list }).kind, "create");
-  for (const emailVerified of [undefined, false, "true", 1, null]) {
+  // Sign in with Apple sends the string form.
+  assert.equal(
+    decideRegistration({ ...base, domainAllowlist: list, emailVerified: "true" }).kind,
+    "create",
+  );
+  for (const emailVerified of [undefined, false, "false", "TRUE", 1, null]) {
     assert.deepEqual(
       decideRegistration({ ...base, domainAllowlist: list, emailVerified }),
       { kind: "deny", reason: "email is not verified" },
@@ -87,5 +92,40 @@ Deno.test("decideRegistration() with an allow-list requires email_verified to be
     })
       .kind,
     "existing",
+  );
+});
+
+Deno.test("decideRegistration() refuses every hostile address that ends in an allowed domain", () => {
+  const hostile = [
+    "eve@evil.example@example.com",
+    "eve@evil.example\u0000@example.com",
+    "eve@evil.example\n@example.com",
+    "eve@evil.example @example.com",
+    "eve@evil.example\u200b@example.com",
+    "=?utf-8?q?eve=40evil.example?=@example.com",
+    "eve%evil.example@example.com",
+    "evil.example!eve@example.com",
+    '"eve@evil.example\\"@example.com',
+    "<eve@evil.example>@example.com",
+    "eve@evil.example,a@example.com",
+    "eve@example.com.",
+    "eve@EXAMPLE.com\u0000",
+    "eve@exam\u0440le.com",
+  ];
+  for (const email of hostile) {
+    assert.deepEqual(
+      decideRegistration({ ...base, domainAllowlist: ["example.com", "*.example.com"], email }),
+      { kind: "deny", reason: "email address refused by the parser" },
+      JSON.stringify(email),
+    );
+  }
+  // A quoted local part may hold an @: the one domain is still the allowed one.
+  assert.equal(
+    decideRegistration({
+      ...base,
+      domainAllowlist: ["example.com"],
+      email: '"eve@evil.example"@example.com',
+    }).kind,
+    "create",
   );
 });

@@ -68,12 +68,16 @@ export function parseForm(text: string): Map<string, string> {
 }
 
 /**
- * The body as text, refusing more than `maxBytes` without reading past the cap.
+ * The body as text, refusing more than `maxBytes` without reading past the cap. Also reads a
+ * provider's `Response` (the caller turns the errors into its own).
  *
  * @throws {OAuthError} 413 when the body is larger than `maxBytes`; 400 when it is not UTF-8
  *   or cannot be read to the end (client disconnected mid-body; the cause is logged at debug)
  */
-export async function readCapped(req: Request, maxBytes: number): Promise<string> {
+export async function readCapped(
+  req: Pick<Request, "headers" | "body" | "arrayBuffer">,
+  maxBytes: number,
+): Promise<string> {
   const tooLarge = () =>
     new OAuthError("invalid_request", 413, `Request body is larger than ${maxBytes} bytes`);
   const length = req.headers.get("content-length");

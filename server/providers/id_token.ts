@@ -1,5 +1,6 @@
 import { errors, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from "jose";
 import { OAuthError } from "../errors.ts";
+import { PROVIDER_CLAIM_LIMITS } from "./claims.ts";
 
 /**
  * How an ID token failed: `malformed` (not a parseable JWT), `expired` (past `exp`), or
@@ -75,8 +76,9 @@ export interface IdTokenClaims extends JWTPayload {
 /**
  * Verifies a provider ID token: signature by the provider's keys (asymmetric algorithms only),
  * `iss`, `aud` containing our client id (and `azp` equal to it when there are several
- * audiences), `exp`, `iat` present and not in the future, and `sub` present. `nonce` is not
- * looked at here.
+ * audiences), `exp`, `iat` present and not in the future, `sub` present, and `sub` and `jti`
+ * within {@linkcode PROVIDER_CLAIM_LIMITS} (an identity the store could not key is refused here,
+ * so no grant ever fails on writing it). `nonce` is not looked at here.
  *
  * @param token the compact JWT
  * @param getKey the provider's key resolver ({@linkcode JwksCache.getKey})
@@ -119,6 +121,12 @@ export async function verifyIdToken(
   }
   if (typeof payload.sub !== "string" || payload.sub === "") {
     throw new IdTokenInvalid("sub is missing");
+  }
+  if (payload.sub.length > PROVIDER_CLAIM_LIMITS.sub) {
+    throw new IdTokenInvalid(`sub is longer than ${PROVIDER_CLAIM_LIMITS.sub} characters`);
+  }
+  if (typeof payload.jti === "string" && payload.jti.length > PROVIDER_CLAIM_LIMITS.jti) {
+    throw new IdTokenInvalid(`jti is longer than ${PROVIDER_CLAIM_LIMITS.jti} characters`);
   }
   if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp !== expect.clientId) {
     throw new IdTokenInvalid("azp does not name our client id");

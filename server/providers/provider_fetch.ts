@@ -1,4 +1,11 @@
 import { serverError } from "../errors.ts";
+import { readCapped } from "../http/body.ts";
+
+/**
+ * Largest answer read from a provider (discovery, JWKS, token response): far above any real
+ * one, so a broken or hostile provider cannot make us buffer without bound.
+ */
+export const MAX_PROVIDER_RESPONSE_BYTES = 256 * 1024;
 
 /** The `fetch` the service uses for providers; injected so tests and proxies can replace it. */
 export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -36,14 +43,15 @@ export async function providerFetch(
 }
 
 /**
- * Reads a provider's JSON answer, turning anything but a JSON object into 502.
+ * Reads a provider's JSON answer, at most {@linkcode MAX_PROVIDER_RESPONSE_BYTES}, turning
+ * anything but a JSON object into 502.
  *
  * @throws {OAuthError} 502 `server_error`
  */
 export async function providerJson(res: Response, what: string): Promise<Record<string, unknown>> {
   let body: unknown;
   try {
-    body = await res.json();
+    body = JSON.parse(await readCapped(res, MAX_PROVIDER_RESPONSE_BYTES));
   } catch (err) {
     throw serverError(502, { msg: `provider ${what} is not JSON`, status: res.status, err });
   }

@@ -277,7 +277,7 @@ Deno.test("code exchange: registration policy refuses with access_denied", async
     assert.equal(res.status, 403);
     assert.equal((await res.json()).error, "access_denied");
   });
-  await t.step("domain allow-list: exact and wildcard, email_verified exactly true", async () => {
+  await t.step('domain allow-list: exact and wildcard, email_verified true or "true"', async () => {
     await using te = await startTokenServer({
       toml: providerToml("idp", idp.issuer) +
         `[registration]\ndomain_allowlist = ["example.com", "*.corp.example"]\n`,
@@ -289,7 +289,8 @@ Deno.test("code exchange: registration policy refuses with access_denied", async
         ["c@corp.example", 403, true],
         ["d@evil.com", 403, true],
         ["e@example.com", 403, undefined], // email_verified absent: not proof of the domain
-        ["f@example.com", 403, "true"],
+        ["f@example.com", 200, "true"], // Apple sends the string form
+        ["h@example.com", 403, "false"],
         ["g@example.com", 403, false],
       ] as const
     ) {
