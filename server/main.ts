@@ -23,7 +23,6 @@ import type { Config } from "./config/schema.ts";
 import {
   exportPkcs8Pem,
   generateEd25519,
-  importPkcs8Der,
   importPkcs8Pem,
   type JwtSigner,
   jwtSigner,
@@ -31,7 +30,8 @@ import {
 } from "./keys/ed25519.ts";
 import { mintOperatorToken } from "./auth/operator_token.ts";
 import { KvKeyRingStore } from "./store/kv_store.ts";
-import { rotateStoreKey } from "./keys/key_manager.ts";
+import { openStoredKey, resealKeyRing, rotateStoreKey } from "./keys/key_manager.ts";
+import { createKeySealer, type KeySealer, MIN_ENCRYPTION_KEY_BYTES } from "./keys/key_seal.ts";
 import { keyManagerOptions } from "./service.ts";
 import { openKv, startServer } from "./serve.ts";
 
@@ -57,6 +57,12 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     usage: "keys rotate [--config PATH]",
     summary: "make a new store key the signer; the old one stays in /keys until its tokens expire",
     run: keysRotateCommand,
+  },
+  "keys reseal": {
+    usage: "keys reseal --new-secret-env VAR [--config PATH]",
+    summary: "re-seal the store's private keys under the secret in $VAR (--plaintext: unsealed); " +
+      "keys.encryption_key must hold the current one",
+    run: keysResealCommand,
   },
   "operator-token": {
     usage: "operator-token --sub NAME [--ttl 1h] [--config PATH]",
@@ -190,6 +196,60 @@ async function keysRotateCommand(args: string[]): Promise<number> {
   }
 }
 
+async function keysResealCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: {
+      config: { type: "string" },
+      "new-secret-env": { type: "string" },
+      plaintext: { type: "boolean", default: false },
+    },
+    allowPositionals: true,
+  });
+  if (positionals.length > 0) throw new Error(`unexpected argument "${positionals[0]}"`);
+  const variable = values["new-secret-env"];
+  if ((variable === undefined) === !values.plaintext) {
+    throw new Error(
+      "keys reseal needs --new-secret-env VAR (the name of the variable holding the new " +
+        "secret; never the secret itself, which would show in the process list) or --plaintext",
+    );
+  }
+  let next: KeySealer | undefined;
+  if (variable !== undefined) {
+    const secret = Deno.env.get(variable);
+    if (
+      secret === undefined || new TextEncoder().encode(secret).length < MIN_ENCRYPTION_KEY_BYTES
+    ) {
+      throw new Error(
+        `$${variable} must hold the new secret, at least ${MIN_ENCRYPTION_KEY_BYTES} bytes`,
+      );
+    }
+    next = createKeySealer(secret);
+  }
+  const config = await loadFromCli(values.config);
+  const opened = await openKv(config.storage.kv_path);
+  try {
+    const options = await keyManagerOptions(config, {
+      kv: opened.kv,
+      clock: systemClock,
+      log: createJsonLogger({ level: "warn" }),
+      readKeyFile: (p) => Deno.readTextFile(p),
+    });
+    const count = await resealKeyRing(options, next);
+    console.log(
+      `token-exchange: ${count} private key(s) ${
+        next ? `sealed under $${variable}` : "stored unsealed"
+      }; ` +
+        (next
+          ? `set keys.encryption_key to that secret before the next start`
+          : "remove keys.encryption_key before the next start"),
+    );
+    return 0;
+  } finally {
+    opened.close();
+  }
+}
+
 /** Longest lifetime `operator-token --ttl` accepts. */
 const MAX_OPERATOR_TTL = 30 * 86400;
 
@@ -273,7 +333,10 @@ async function activeSigner(config: Config): Promise<JwtSigner> {
         `no signing key in the store at ${config.storage.kv_path} yet; start the service once first`,
       );
     }
-    return jwtSigner(importPkcs8Der(active.pkcs8), active.kid);
+    const sealer = config.keys.encryption_key === undefined
+      ? undefined
+      : createKeySealer(config.keys.encryption_key);
+    return jwtSigner(openStoredKey({ kid: active.kid, pkcs8: active.pkcs8 }, sealer), active.kid);
   } finally {
     kv.close();
   }

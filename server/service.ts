@@ -2,6 +2,7 @@ import type { Clock, Logger, Random } from "@org/shared";
 import type { Config } from "./config/schema.ts";
 import type { ServiceDeps } from "./deps.ts";
 import { type KeyManagerOptions, type KeySource, loadKeyManager } from "./keys/key_manager.ts";
+import { createKeySealer } from "./keys/key_seal.ts";
 import { createProviderClients } from "./providers/provider_client.ts";
 import type { Fetch } from "./providers/provider_fetch.ts";
 import { createKvStore } from "./store/kv_store.ts";
@@ -46,7 +47,8 @@ export function listenersFor(config: Config): Listeners {
 
 /**
  * The key-manager options for a config: file key when `keys.private_key_path` is set, else a
- * key kept in the store; replaced keys stay published for the access-token TTL plus a minute.
+ * key kept in the store (sealed under `keys.encryption_key` when set); replaced keys stay
+ * published for the access-token TTL plus a minute.
  */
 export async function keyManagerOptions(
   config: Config,
@@ -63,6 +65,9 @@ export async function keyManagerOptions(
     clock: runtime.clock,
     retireAfterMs: (config.token.access_token_ttl + 60) * 1000,
     log: runtime.log,
+    ...(config.keys.encryption_key === undefined
+      ? {}
+      : { sealer: createKeySealer(config.keys.encryption_key) }),
   };
 }
 

@@ -8,6 +8,7 @@ import {
   RESERVED_CLAIMS,
 } from "./schema.ts";
 import { isAddressOrRange } from "../limits/address_set.ts";
+import { MIN_ENCRYPTION_KEY_BYTES } from "../keys/key_seal.ts";
 
 /** Defaults the spec fixes; documented in `docs/configuration.md`. */
 export const DEFAULTS = {
@@ -91,6 +92,17 @@ export function resolveConfig(
   const k = root.table("keys");
   const private_key_path = k.string("private_key_path", undefined);
   const kid = k.string("kid", undefined);
+  const encryption_key = k.string("encryption_key", undefined);
+  if (
+    encryption_key !== undefined &&
+    new TextEncoder().encode(encryption_key).length < MIN_ENCRYPTION_KEY_BYTES
+  ) {
+    k.issue(
+      "encryption_key",
+      `must be at least ${MIN_ENCRYPTION_KEY_BYTES} bytes long (a random secret, such as ` +
+        "`openssl rand -base64 32`)",
+    );
+  }
   if (kid !== undefined && private_key_path === undefined) {
     // Store-generated keys are always named by their RFC 7638 thumbprint (rotation creates
     // new ones), so a configured kid could never apply to them: refuse it rather than ignore.
@@ -200,7 +212,7 @@ export function resolveConfig(
     config: {
       server: { issuer: issuer?.replace(/\/+$/, ""), host, port, role },
       storage: { kv_path },
-      keys: { private_key_path, kid },
+      keys: { private_key_path, kid, encryption_key },
       token: {
         access_token_ttl,
         refresh_token_ttl,

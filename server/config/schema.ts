@@ -52,6 +52,11 @@ export interface Config {
   readonly keys: {
     readonly private_key_path: string | undefined;
     readonly kid: string | undefined;
+    /**
+     * Secret (at least 32 bytes, normally `${VAR}`) that seals the private keys generated into
+     * the store; `undefined` keeps them as plain PKCS#8.
+     */
+    readonly encryption_key: string | undefined;
   };
   readonly token: {
     readonly access_token_ttl: number;

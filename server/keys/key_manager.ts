@@ -13,6 +13,7 @@ import {
   publicJwk,
   thumbprint,
 } from "./ed25519.ts";
+import { isSealed, type KeySealer } from "./key_seal.ts";
 
 /** Where the active signing key comes from. */
 export type KeySource =
@@ -30,6 +31,11 @@ export interface KeyManagerOptions {
    */
   readonly retireAfterMs: number;
   readonly log: Logger;
+  /**
+   * Seals the private keys generated into the store (`keys.encryption_key`). Unset: they are
+   * stored as plain PKCS#8 (documented; start-up says so once).
+   */
+  readonly sealer?: KeySealer;
 }
 
 /**
@@ -165,7 +171,85 @@ export class KeyManager {
  *   from the stored key with the same `kid` (a one-line message asking for a new `keys.kid`)
  */
 export async function loadKeyManager(options: KeyManagerOptions): Promise<KeyManager> {
-  return KeyManager.fromState(options, await loadState(options));
+  const manager = KeyManager.fromState(options, await loadState(options));
+  if (!options.sealer && options.source.kind === "store") {
+    options.log.warn(
+      "the signing key is kept in the store unencrypted: anyone who can read the store (or a " +
+        "backup of it) can sign tokens; set keys.encryption_key to seal it",
+    );
+  }
+  return manager;
+}
+
+/**
+ * The base64 PKCS#8 DER of a store key, opened with `sealer` when it is sealed.
+ *
+ * @param entry a ring entry holding a private key
+ * @param sealer the sealer of `keys.encryption_key`, if configured
+ * @returns the plain base64 PKCS#8 DER
+ * @throws {Error} a one-line message when the key is sealed and no secret, or another secret,
+ *   is configured
+ */
+export function openStoredPkcs8(
+  entry: Pick<StoredKey, "kid"> & { readonly pkcs8: string },
+  sealer: KeySealer | undefined,
+): string {
+  if (!isSealed(entry.pkcs8)) return entry.pkcs8;
+  if (!sealer) {
+    throw new Error(
+      "the signing keys in the store are sealed, but keys.encryption_key is not set; set it " +
+        "to the secret they were sealed under",
+    );
+  }
+  const der = sealer.open(entry.pkcs8, entry.kid);
+  if (der === undefined) {
+    throw new Error(
+      `keys.encryption_key does not open the signing key "${entry.kid}" in the store: it was ` +
+        "sealed under another secret; start with that secret (to change it, run " +
+        "`token-exchange keys reseal --new-secret-env VAR` with the old one configured)",
+    );
+  }
+  return der;
+}
+
+/**
+ * The imported private key of a store key (see {@linkcode openStoredPkcs8}).
+ *
+ * @throws {Error} when the key is sealed under another secret, or no secret is configured
+ */
+export function openStoredKey(
+  entry: Pick<StoredKey, "kid"> & { readonly pkcs8: string },
+  sealer: KeySealer | undefined,
+): Ed25519Key {
+  return importPkcs8Der(openStoredPkcs8(entry, sealer));
+}
+
+/**
+ * Re-seals every private key of the ring under `next` (a new `keys.encryption_key`), or
+ * stores them plain when `next` is undefined. `options.sealer` must open them (the current
+ * secret). One compare-and-swap of the ring; retried when another writer changed it meanwhile.
+ *
+ * @param options store and current sealer
+ * @param next the sealer of the new secret, or `undefined` for plain storage
+ * @returns how many private keys were re-sealed
+ * @throws {Error} when the current secret does not open a key
+ */
+export async function resealKeyRing(
+  options: Pick<KeyManagerOptions, "store" | "sealer">,
+  next: KeySealer | undefined,
+): Promise<number> {
+  for (;;) {
+    const { ring, version } = await options.store.load();
+    if (!ring) return 0;
+    let count = 0;
+    const keys = ring.keys.map((k) => {
+      if (k.pkcs8 === undefined) return k;
+      count++;
+      const der = openStoredPkcs8({ kid: k.kid, pkcs8: k.pkcs8 }, options.sealer);
+      return { ...k, pkcs8: next ? next.seal(der, k.kid) : der };
+    });
+    if (await options.store.save({ ...ring, keys }, version)) return count;
+  }
 }
 
 /**
@@ -185,8 +269,9 @@ export async function rotateStoreKey(
   }
   for (;;) {
     const { ring, version } = await options.store.load();
+    if (ring) checkRingOpens(ring, options.sealer);
     const key = generateEd25519();
-    const entry = storeEntry(key, options.clock.now());
+    const entry = storeEntry(key, options.clock.now(), options.sealer);
     const next = activate(ring, entry, options);
     if (await options.store.save(next, version)) {
       options.log.info("signing key rotated", { kid: entry.kid, previous: ring?.active_kid });
@@ -221,7 +306,14 @@ async function loadState(options: KeyManagerOptions): Promise<LoadedState> {
   const { store, source, clock } = options;
   const fileKey = source.kind === "file" ? importPkcs8Pem(source.pem) : undefined;
   for (;;) {
-    const { ring, version } = await store.load();
+    const loaded = await store.load();
+    const { version } = loaded;
+    // A wrong or missing secret stops the start here, before anything is written.
+    if (loaded.ring) checkRingOpens(loaded.ring, options.sealer);
+    // With a secret configured, keys stored plain (before it was set) are sealed now.
+    const ring = loaded.ring && options.sealer
+      ? sealRing(loaded.ring, options.sealer)
+      : loaded.ring;
     const now = clock.now();
     let active: { key: Ed25519Key; kid: string } | undefined;
     let next: KeyRing | undefined;
@@ -245,19 +337,26 @@ async function loadState(options: KeyManagerOptions): Promise<LoadedState> {
     } else {
       const current = ring?.keys.find((k) => k.kid === ring.active_kid && k.pkcs8);
       if (ring && current?.pkcs8) {
-        active = { key: importPkcs8Der(current.pkcs8), kid: current.kid };
+        active = {
+          key: openStoredKey({ kid: current.kid, pkcs8: current.pkcs8 }, options.sealer),
+          kid: current.kid,
+        };
       } else {
         const key = generateEd25519();
-        const entry = storeEntry(key, now);
+        const entry = storeEntry(key, now, options.sealer);
         active = { key, kid: entry.kid };
         next = activate(ring, entry, options);
         options.log.info("generated a signing key into the store", { kid: entry.kid });
       }
     }
+    if (!next && ring !== loaded.ring) next = ring;
     let finalRing = next ?? ring!;
     let finalVersion = version;
     if (next) {
       if (!await store.save(next, version)) continue; // another instance wrote first
+      if (ring !== loaded.ring) {
+        options.log.info("sealed the signing keys in the store under keys.encryption_key");
+      }
       const reread = await store.load();
       finalRing = reread.ring ?? next;
       finalVersion = reread.version;
@@ -278,13 +377,35 @@ async function loadState(options: KeyManagerOptions): Promise<LoadedState> {
   }
 }
 
-function storeEntry(key: Ed25519Key, now: number): StoredKey {
+function storeEntry(key: Ed25519Key, now: number, sealer: KeySealer | undefined): StoredKey {
+  const kid = thumbprint(key.x);
+  const der = exportPkcs8Der(key);
   return {
-    kid: thumbprint(key.x),
+    kid,
     x: key.x,
-    pkcs8: exportPkcs8Der(key),
+    pkcs8: sealer ? sealer.seal(der, kid) : der,
     source: "store",
     created_at: now,
+  };
+}
+
+/** Throws the one-line start-up error unless every sealed key of `ring` opens with `sealer`. */
+function checkRingOpens(ring: KeyRing, sealer: KeySealer | undefined): void {
+  for (const k of ring.keys) {
+    if (k.pkcs8 !== undefined && isSealed(k.pkcs8)) {
+      openStoredPkcs8({ kid: k.kid, pkcs8: k.pkcs8 }, sealer);
+    }
+  }
+}
+
+/** `ring` with every plain private key sealed; the same object when there is none. */
+function sealRing(ring: KeyRing, sealer: KeySealer): KeyRing {
+  if (!ring.keys.some((k) => k.pkcs8 !== undefined && !isSealed(k.pkcs8))) return ring;
+  return {
+    ...ring,
+    keys: ring.keys.map((k) =>
+      k.pkcs8 === undefined || isSealed(k.pkcs8) ? k : { ...k, pkcs8: sealer.seal(k.pkcs8, k.kid) }
+    ),
   };
 }
 

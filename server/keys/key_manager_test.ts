@@ -1,8 +1,14 @@
 import assert from "node:assert/strict";
-import { FixedClock, silentLogger } from "@org/shared";
+import { createMemoryLogger, FixedClock, silentLogger } from "@org/shared";
 import { createKvStore } from "../store/kv_store.ts";
 import { exportPkcs8Pem, generateEd25519, thumbprint } from "./ed25519.ts";
-import { type KeyManagerOptions, loadKeyManager, rotateStoreKey } from "./key_manager.ts";
+import {
+  type KeyManagerOptions,
+  loadKeyManager,
+  resealKeyRing,
+  rotateStoreKey,
+} from "./key_manager.ts";
+import { createKeySealer } from "./key_seal.ts";
 
 async function withKv(fn: (o: KeyManagerOptions, clock: FixedClock) => Promise<void>) {
   const kv = await Deno.openKv(":memory:");
@@ -116,4 +122,90 @@ Deno.test("KeyManager.jwks() drops a retired key once its retire_at passes, with
     assert.deepEqual(m.jwks().keys.map((k) => k.kid), [kid, previous]);
     clock.advance(1);
     assert.deepEqual(m.jwks().keys.map((k) => k.kid), [kid]);
+  }));
+
+const SECRET_A = "secret-a-secret-a-secret-a-secret-a-0123";
+const SECRET_B = "secret-b-secret-b-secret-b-secret-b-0123";
+
+/** Every private key of the stored ring, as stored. */
+async function storedPrivates(o: KeyManagerOptions): Promise<string[]> {
+  const { ring } = await o.store.load();
+  return (ring?.keys ?? []).flatMap((k) => (k.pkcs8 === undefined ? [] : [k.pkcs8]));
+}
+
+Deno.test("with keys.encryption_key the store holds only sealed keys, and a restart signs on", () =>
+  withKv(async (o, clock) => {
+    const sealed = { ...o, sealer: createKeySealer(SECRET_A) };
+    const first = await loadKeyManager(sealed);
+    const token = first.sign({ iss: "i", iat: 0, exp: 2e9 });
+    await rotateStoreKey(sealed);
+    const stored = await storedPrivates(o);
+    assert.equal(stored.length, 2);
+    for (const p of stored) assert.match(p, /^sealed-v1:/);
+    const again = await loadKeyManager(sealed);
+    await again.verify(token, { typ: "JWT", issuer: "i", currentDate: new Date(clock.now()) });
+    const t2 = again.sign({ iss: "i", iat: 0, exp: 2e9 });
+    await again.verify(t2, { typ: "JWT", issuer: "i", currentDate: new Date(clock.now()) });
+  }));
+
+Deno.test("a restart with another secret, or none, refuses with a clear message", () =>
+  withKv(async (o) => {
+    const first = await loadKeyManager({ ...o, sealer: createKeySealer(SECRET_A) });
+    await assert.rejects(
+      loadKeyManager({ ...o, sealer: createKeySealer(SECRET_B) }),
+      new RegExp(
+        `^Error: keys.encryption_key does not open the signing key "${first.activeKid}" ` +
+          "in the store: it was sealed under another secret",
+      ),
+    );
+    await assert.rejects(
+      loadKeyManager(o),
+      /the signing keys in the store are sealed, but keys.encryption_key is not set/,
+    );
+    await assert.rejects(
+      rotateStoreKey({ ...o, sealer: createKeySealer(SECRET_B) }),
+      /sealed under another secret/,
+    );
+    // Nothing was written by the refused starts.
+    assert.equal(
+      (await loadKeyManager({ ...o, sealer: createKeySealer(SECRET_A) })).activeKid,
+      first.activeKid,
+    );
+  }));
+
+Deno.test("setting keys.encryption_key seals the keys already stored in the clear", () =>
+  withKv(async (o) => {
+    const plain = await loadKeyManager(o);
+    const [before] = await storedPrivates(o);
+    assert.doesNotMatch(before!, /^sealed-v1:/);
+    const sealed = await loadKeyManager({ ...o, sealer: createKeySealer(SECRET_A) });
+    assert.equal(sealed.activeKid, plain.activeKid);
+    const [after] = await storedPrivates(o);
+    assert.match(after!, /^sealed-v1:/);
+  }));
+
+Deno.test("resealKeyRing() moves every key to the new secret (and back to plain)", () =>
+  withKv(async (o) => {
+    const a = { ...o, sealer: createKeySealer(SECRET_A) };
+    const kid = (await loadKeyManager(a)).activeKid;
+    await rotateStoreKey(a);
+    assert.equal(await resealKeyRing(a, createKeySealer(SECRET_B)), 2);
+    await assert.rejects(loadKeyManager(a), /sealed under another secret/);
+    const b = await loadKeyManager({ ...o, sealer: createKeySealer(SECRET_B) });
+    assert.deepEqual(b.jwks().keys.map((k) => k.kid).includes(kid), true);
+    assert.equal(await resealKeyRing({ ...o, sealer: createKeySealer(SECRET_B) }, undefined), 2);
+    for (const p of await storedPrivates(o)) assert.doesNotMatch(p, /^sealed-v1:/);
+    await loadKeyManager(o);
+  }));
+
+Deno.test("without keys.encryption_key start-up says once that the store key is unencrypted", () =>
+  withKv(async (o) => {
+    const { log, lines } = createMemoryLogger();
+    await loadKeyManager({ ...o, log });
+    const notices = lines.filter((l) => /unencrypted/.test(String(l.msg)));
+    assert.equal(notices.length, 1);
+    assert.equal(notices[0]!.level, "warn");
+    const sealedLog = createMemoryLogger();
+    await loadKeyManager({ ...o, log: sealedLog.log, sealer: createKeySealer(SECRET_A) });
+    assert.equal(sealedLog.lines.filter((l) => /unencrypted/.test(String(l.msg))).length, 0);
   }));

@@ -82,7 +82,86 @@ Deno.test("serve refuses a bad config, listing every issue, exit code 1", async 
 Deno.test("--help lists the subcommands", async () => {
   const out = await runTokenCli(Deno.cwd(), ["--help"]);
   assert.equal(out.code, 0);
-  for (const c of ["serve", "keys generate", "keys rotate", "operator-token --sub NAME"]) {
+  for (
+    const c of ["serve", "keys generate", "keys rotate", "keys reseal", "operator-token --sub NAME"]
+  ) {
     assert.ok(out.stdout.includes(c));
+  }
+});
+
+/** Every Ed25519 PKCS#8 DER starts with these bytes; in base64 this text. */
+const PKCS8_ED25519_PREFIX = "MC4CAQAwBQYDK2VwBCIEI";
+
+/** The KV file and its WAL, as text (binary bytes decoded leniently). */
+async function kvFilesText(dir: string): Promise<string> {
+  let text = "";
+  for await (const e of Deno.readDir(`${dir}/data`)) {
+    if (e.isFile) text += new TextDecoder().decode(await Deno.readFile(`${dir}/data/${e.name}`));
+  }
+  return text;
+}
+
+Deno.test("keys.encryption_key: sealed at rest, wrong secret refuses to start, reseal moves it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "te-proc-" });
+  const toml = `[server]\nport = 0\n[keys]\nencryption_key = "\${TE_KEYS_SECRET}"\n`;
+  const OLD = "old-secret-old-secret-old-secret-0123456";
+  const NEW = "new-secret-new-secret-new-secret-0123456";
+  try {
+    const first = await spawnTokenServer({ dir, toml, env: { TE_KEYS_SECRET: OLD } });
+    const kid = (await (await fetch(`${first.url}/keys`)).json()).keys[0].kid;
+    assert.equal((await first.stop()).code, 0);
+    assert.ok(!(await kvFilesText(dir)).includes(PKCS8_ED25519_PREFIX));
+
+    const wrong = await runTokenCli(dir, ["serve"], { TE_KEYS_SECRET: NEW });
+    assert.equal(wrong.code, 1);
+    assert.match(
+      wrong.stderr.trim(),
+      /^token-exchange: keys\.encryption_key does not open the signing key "[^"]+" in the store: it was sealed under another secret/,
+    );
+    assert.equal(wrong.stderr.trim().split("\n").length, 1);
+
+    const resealed = await runTokenCli(dir, ["keys", "reseal", "--new-secret-env", "TE_NEW"], {
+      TE_KEYS_SECRET: OLD,
+      TE_NEW: NEW,
+    });
+    assert.equal(resealed.code, 0, resealed.stderr);
+    assert.match(resealed.stdout, /1 private key\(s\) sealed under \$TE_NEW/);
+    assert.ok(!resealed.stdout.includes(NEW) && !resealed.stderr.includes(NEW));
+
+    await using again = await spawnTokenServer({ dir, toml, env: { TE_KEYS_SECRET: NEW } });
+    assert.equal((await (await fetch(`${again.url}/keys`)).json()).keys[0].kid, kid);
+    const old = await runTokenCli(dir, ["serve"], { TE_KEYS_SECRET: OLD });
+    assert.equal(old.code, 1);
+    // The CLI opens the sealed key too: an operator token minted with it verifies.
+    const minted = await runTokenCli(dir, ["operator-token", "--sub", "ops"], {
+      TE_KEYS_SECRET: NEW,
+    });
+    assert.equal(minted.code, 0, minted.stderr);
+    await jwtVerify(
+      minted.stdout.trim().split("\n").at(-1)!,
+      createRemoteJWKSet(new URL(`${again.url}/keys`)),
+      {
+        typ: "operator+jwt",
+      },
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("without keys.encryption_key the key stays plain, and start-up says so once", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "te-proc-" });
+  try {
+    const server = await spawnTokenServer({ dir, toml: `[server]\nport = 0\n` });
+    assert.equal((await fetch(`${server.url}/keys`)).status, 200);
+    const { code, stderr } = await server.stop();
+    assert.equal(code, 0);
+    const notices = [...server.stdout, ...stderr.split("\n")].filter((l) =>
+      l.includes("unencrypted")
+    );
+    assert.equal(notices.length, 1, notices.join("\n"));
+    assert.ok((await kvFilesText(dir)).includes(PKCS8_ED25519_PREFIX));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
