@@ -36,7 +36,7 @@ export interface OperatorRequest {
 export type OperatorHandler = (r: OperatorRequest) => Promise<Response>;
 
 /** What the user routes depend on. */
-export type UserRouteDeps = Pick<ServiceDeps, "store" | "clock" | "log"> & {
+export type UserRouteDeps = Pick<ServiceDeps, "store" | "clock" | "log" | "config"> & {
   readonly ids: IdFactory;
 };
 
@@ -79,7 +79,8 @@ export function userRoutes(deps: UserRouteDeps): Record<string, OperatorHandler>
    */
   const revokeIfDeleted = async (user: UserRecord): Promise<number> =>
     user.status === "Deleted" ? await sessions.revokeAllOfUser(user.id, deps.clock.now()) : 0;
-  const body = async (req: Request) => parseJsonObject(await readCapped(req, MAX_JSON_BYTES));
+  const body = async (req: Request) =>
+    parseJsonObject(await readCapped(req, MAX_JSON_BYTES, deps.config.server.body_timeout));
 
   return {
     "POST /internal/users": async (r) => {

@@ -29,6 +29,15 @@ export const DEFAULTS = {
    */
   rateLimitRequests: 1000,
   rateLimitWindow: 60,
+  /**
+   * Requests one client address may have in progress at once: far above what one client or
+   * a NAT needs (a request takes milliseconds), low enough that a slow client cannot hold
+   * hundreds of half-read bodies.
+   */
+  rateLimitMaxConcurrent: 128,
+  /** Seconds a request body may take to arrive: any real client sends it in well under one. */
+  bodyTimeout: 10,
+  bodyTimeoutMax: 300,
 } as const;
 
 const AUTH_METHODS: readonly InternalAuthMethod[] = ["operator_token", "mtls", "shared_secret"];
@@ -82,6 +91,7 @@ export function resolveConfig(
   const issuerRaw = s.string("issuer", undefined);
   const issuer = issuerRaw === undefined ? undefined : checkUrl(s, "issuer", issuerRaw);
   const role = s.oneOf("role", ["public", "admin", "all"] as const, "all");
+  const body_timeout = s.duration("body_timeout", DEFAULTS.bodyTimeout, 1, DEFAULTS.bodyTimeoutMax);
   s.done();
 
   const st = root.table("storage");
@@ -202,6 +212,7 @@ export function resolveConfig(
     enabled: rl.bool("enabled", true),
     requests: rl.int("requests", DEFAULTS.rateLimitRequests, 1, 1_000_000_000),
     window: rl.duration("window", DEFAULTS.rateLimitWindow, 1),
+    max_concurrent: rl.int("max_concurrent", DEFAULTS.rateLimitMaxConcurrent, 1, 1_000_000),
     client_ip_header: rl.string("client_ip_header", undefined)?.toLowerCase(),
     trusted_proxies: addressList(rl, "trusted_proxies"),
   };
@@ -210,7 +221,7 @@ export function resolveConfig(
   if (issues.length > 0) return { errors: issues };
   return {
     config: {
-      server: { issuer: issuer?.replace(/\/+$/, ""), host, port, role },
+      server: { issuer: issuer?.replace(/\/+$/, ""), host, port, role, body_timeout },
       storage: { kv_path },
       keys: { private_key_path, kid, encryption_key },
       token: {

@@ -44,6 +44,11 @@ export interface Config {
     readonly host: string;
     readonly port: number;
     readonly role: ServerRole;
+    /**
+     * Seconds a request body may take to arrive on `/token`, `/revoke`, `/nonce` and the
+     * internal API before the answer is 408.
+     */
+    readonly body_timeout: number;
   };
   readonly storage: {
     /** A file path, `:memory:`, or a KV Connect URL (`https://…`). */
@@ -100,6 +105,8 @@ export interface Config {
     /** Requests allowed per client address per window on `/token`, `/revoke`, `/nonce`. */
     readonly requests: number;
     readonly window: number;
+    /** Requests one client address may have in progress at once on those paths. */
+    readonly max_concurrent: number;
     /** Header carrying the client address, honoured only from `trusted_proxies`. */
     readonly client_ip_header: string | undefined;
     readonly trusted_proxies: readonly string[];

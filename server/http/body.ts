@@ -3,20 +3,25 @@ import { clip, invalidRequest, OAuthError } from "../errors.ts";
 /** Largest request body accepted by the form endpoints (bytes); ID tokens fit easily. */
 export const MAX_FORM_BYTES = 64 * 1024;
 
+/** The description of a request whose body did not arrive within the deadline. */
+export const BODY_TIMEOUT_DESCRIPTION = "The request body was not received in time";
+
 /**
- * Reads an `application/x-www-form-urlencoded` body with a size cap.
+ * Reads an `application/x-www-form-urlencoded` body with a size cap and a deadline.
  *
  * Repeated parameters are refused (RFC 6749 §3.2: parameters must not be included more than
  * once), and so are empty or malformed bodies.
  *
  * @param req the request
+ * @param timeoutSeconds the deadline for the whole body (`server.body_timeout`); unset: none
  * @param maxBytes the cap (default {@linkcode MAX_FORM_BYTES})
  * @returns the parameters, each present at most once
  * @throws {OAuthError} 400 `invalid_request` for a wrong content type or repeated parameter,
- *   413 `invalid_request` for an oversized body
+ *   413 `invalid_request` for an oversized body, 408 when the body is late
  */
 export async function readForm(
   req: Request,
+  timeoutSeconds?: number,
   maxBytes = MAX_FORM_BYTES,
 ): Promise<Map<string, string>> {
   const header = req.headers.get("content-type");
@@ -25,7 +30,7 @@ export async function readForm(
   if (type !== FORM) {
     throw invalidRequest("Content-Type must be application/x-www-form-urlencoded");
   }
-  return parseForm(await readCapped(req, maxBytes));
+  return parseForm(await readCapped(req, maxBytes, timeoutSeconds));
 }
 
 const FORM = "application/x-www-form-urlencoded";
@@ -68,15 +73,22 @@ export function parseForm(text: string): Map<string, string> {
 }
 
 /**
- * The body as text, refusing more than `maxBytes` without reading past the cap. Also reads a
- * provider's `Response` (the caller turns the errors into its own).
+ * The body as text, refusing more than `maxBytes` without reading past the cap, and giving up
+ * after `timeoutSeconds`: a client that sends its body a byte at a time holds a request (and
+ * up to `maxBytes` of buffer) for as long as it likes otherwise. Also reads a provider's
+ * `Response` (the caller turns the errors into its own; the fetch's own deadline covers it).
  *
+ * @param req the request (or response)
+ * @param maxBytes the cap
+ * @param timeoutSeconds the deadline for the whole body; unset: none
  * @throws {OAuthError} 413 when the body is larger than `maxBytes`; 400 when it is not UTF-8
- *   or cannot be read to the end (client disconnected mid-body; the cause is logged at debug)
+ *   or cannot be read to the end (client disconnected mid-body; the cause is logged at debug);
+ *   408 when the body has not arrived within `timeoutSeconds`
  */
 export async function readCapped(
   req: Pick<Request, "headers" | "body" | "arrayBuffer">,
   maxBytes: number,
+  timeoutSeconds?: number,
 ): Promise<string> {
   const tooLarge = () =>
     new OAuthError("invalid_request", 413, `Request body is larger than ${maxBytes} bytes`);
@@ -90,14 +102,15 @@ export async function readCapped(
     // taken whole, no stream is built), as long as `req.body` is never touched first: this
     // is on every /token request. The check after the read covers an in-process Request.
     try {
-      all = new Uint8Array(await req.arrayBuffer());
+      all = new Uint8Array(await withDeadline(req.arrayBuffer(), timeoutSeconds));
     } catch (err) {
+      if (err instanceof OAuthError) throw err;
       throw unreadable(err);
     }
     if (all.byteLength > maxBytes) throw tooLarge();
   } else {
     if (!req.body) return "";
-    all = await readChunked(req.body, maxBytes, tooLarge);
+    all = await readChunked(req.body, maxBytes, tooLarge, timeoutSeconds);
   }
   try {
     return UTF8.decode(all);
@@ -117,34 +130,83 @@ function unreadable(err: unknown): OAuthError {
   );
 }
 
+const LATE = Symbol("late");
+
+/**
+ * `work`, or 408 ({@linkcode bodyTimeout}) once `timeoutSeconds` pass. One timer per call,
+ * cleared as soon as `work` settles. A whole-body read cannot be cancelled once started: it
+ * ends when the client finishes or goes away, and its failure then is nobody's concern.
+ */
+async function withDeadline<T>(work: Promise<T>, timeoutSeconds: number | undefined): Promise<T> {
+  if (timeoutSeconds === undefined) return await work;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(LATE), timeoutSeconds * 1000);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } catch (err) {
+    if (err !== LATE) throw err;
+    work.catch(() => {});
+    throw bodyTimeout();
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * 408 for a body that did not arrive in time, with `Connection: close`: the connection still
+ * carries the rest of that body, so a well-behaved client must not reuse it.
+ */
+function bodyTimeout(): OAuthError {
+  return new OAuthError("invalid_request", 408, BODY_TIMEOUT_DESCRIPTION, {
+    Connection: "close",
+  });
+}
+
 /** A fatal decoder can be shared: `decode` without `stream` starts afresh on every call. */
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
-/** Reads a body of unknown length, cancelling it as soon as it passes `maxBytes`. */
+/**
+ * Reads a body of unknown length, cancelling it as soon as it passes `maxBytes`, or when
+ * `timeoutSeconds` pass (the pending read then ends, and so does the loop).
+ */
 async function readChunked(
   body: ReadableStream<Uint8Array>,
   maxBytes: number,
   tooLarge: () => OAuthError,
+  timeoutSeconds: number | undefined,
 ): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = body.getReader();
-  for (;;) {
-    let chunk: ReadableStreamReadResult<Uint8Array>;
-    try {
-      chunk = await reader.read();
-    } catch (err) {
-      throw unreadable(err);
+  let late = false;
+  const timer = timeoutSeconds === undefined ? undefined : setTimeout(() => {
+    late = true;
+    reader.cancel().catch(() => {});
+  }, timeoutSeconds * 1000);
+  try {
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (err) {
+        if (late) break;
+        throw unreadable(err);
+      }
+      const { done, value } = chunk;
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) {
+        await reader.cancel();
+        throw tooLarge();
+      }
+      chunks.push(value);
     }
-    const { done, value } = chunk;
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
+  } finally {
+    clearTimeout(timer);
   }
+  if (late) throw bodyTimeout();
   const all = new Uint8Array(size);
   let off = 0;
   for (const c of chunks) {

@@ -156,3 +156,34 @@ Deno.test("parseForm() refuses a repeated parameter on both paths", () => {
     );
   }
 });
+
+/** A body that sends one chunk and then never another, nor its end. */
+function stalledBody(): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(c) {
+      c.enqueue(new TextEncoder().encode("grant_type="));
+    },
+  });
+}
+
+Deno.test("readForm(): a body that stalls is 408 once the deadline passes, with or without content-length", async () => {
+  for (
+    const headers of [{ "content-type": FORM }, { "content-type": FORM, "content-length": "99" }]
+  ) {
+    const started = performance.now();
+    await assert.rejects(
+      readForm(post(stalledBody(), headers), 0.05),
+      (e) =>
+        e instanceof OAuthError && e.status === 408 && e.code === "invalid_request" &&
+        e.description === "The request body was not received in time" &&
+        e.headers.Connection === "close",
+    );
+    assert.ok(performance.now() - started < 2000);
+  }
+});
+
+Deno.test("readForm(): a body that arrives in time is read, and no timer is left behind", async () => {
+  const params = await readForm(post("grant_type=x", { "content-type": FORM }), 30);
+  assert.deepEqual([...params], [["grant_type", "x"]]);
+  // Deno's test sanitizer fails this test if the 30 s timer were still pending.
+});

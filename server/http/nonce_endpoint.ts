@@ -16,17 +16,18 @@ const MAX_NONCE_BODY_BYTES = 1024;
  * @returns the route handler answering `{nonce, expires_in}` with `Cache-Control: no-store`
  */
 export function createNonceEndpoint(
-  deps: Pick<ServiceDeps, "store" | "clock" | "random">,
+  deps: Pick<ServiceDeps, "store" | "clock" | "random" | "config">,
 ): (req: Request) => Promise<Response> {
   return async (req) => {
-    if ((await readCapped(req, MAX_NONCE_BODY_BYTES)) !== "") {
+    const body = await readCapped(req, MAX_NONCE_BODY_BYTES, deps.config.server.body_timeout);
+    if (body !== "") {
       throw invalidRequest("POST /nonce takes no request body");
     }
-    const body = await mintNonce({
+    const minted = await mintNonce({
       random: deps.random,
       clock: deps.clock,
       nonces: deps.store.nonces,
     });
-    return jsonResponse(body, 200, TOKEN_HEADERS);
+    return jsonResponse(minted, 200, TOKEN_HEADERS);
   };
 }

@@ -10,6 +10,7 @@ import { createRevokeEndpoint } from "./revoke_endpoint.ts";
 import { createRouter, type RequestInfo, type Route, UNMATCHED } from "./router.ts";
 import { createAddressSet } from "../limits/address_set.ts";
 import { clientAddress, type ForwardedRule } from "../limits/client_address.ts";
+import { ConcurrencyLimiter } from "../limits/concurrency_limiter.ts";
 import { RateLimiter } from "../limits/rate_limiter.ts";
 import { createTokenEndpoint } from "./token_endpoint.ts";
 
@@ -73,18 +74,21 @@ export function createPublicHandler(
       : []),
   ];
   const match = createRouter(routes);
-  const limit = rateLimit(deps);
+  const admit = admission(deps);
   return async (req, info) => {
     const started = performance.now();
     let route = UNMATCHED;
     let res: Response;
+    let held: Admitted | undefined;
     try {
       const m = match(req);
       route = m.route;
-      limit?.(m.path, req, info);
+      held = admit?.(m.path, req, info);
       res = await m.handler(req, info, m.params);
     } catch (err) {
       res = errorResponse(err, deps.log);
+    } finally {
+      held?.leave();
     }
     deps.metrics.observeRequest("public", route, res.status, (performance.now() - started) / 1000);
     return res;
@@ -94,24 +98,33 @@ export function createPublicHandler(
 /** Paths `rate_limit` applies to, whatever the method. */
 const LIMITED_PATHS: ReadonlySet<string> = new Set(["/token", "/revoke", "/nonce"]);
 
+/** A request admitted past the limits; `leave` gives its in-progress slot back. */
+interface Admitted {
+  leave(): void;
+}
+
 /**
- * The public rate limit (`rate_limit.*`): a check that throws 429 `slow_down` with
- * `Retry-After` once a client address used up its window on `/token`, `/revoke` or `/nonce`;
+ * The public limits (`rate_limit.*`) on `/token`, `/revoke` and `/nonce`: a check that throws
+ * 429 `slow_down` with `Retry-After` once a client address used up its window, or when it
+ * already has `rate_limit.max_concurrent` requests in progress (a slow client trickling bodies);
+ * otherwise the admitted request, whose slot the caller gives back when it is answered.
  * `undefined` when `rate_limit.enabled` is false.
  */
-function rateLimit(
+function admission(
   deps: Pick<ServiceDeps, "config" | "clock" | "metrics">,
-): ((path: string, req: Request, info: RequestInfo) => void) | undefined {
+): ((path: string, req: Request, info: RequestInfo) => Admitted | undefined) | undefined {
   const rl = deps.config.rate_limit;
   if (!rl.enabled) return undefined;
   const limiter = new RateLimiter(deps.clock, rl.requests, rl.window * 1000);
+  const slots = new ConcurrencyLimiter(rl.max_concurrent);
   const rule: ForwardedRule = {
     header: rl.client_ip_header,
     trustedProxies: createAddressSet(rl.trusted_proxies),
   };
   return (path, req, info) => {
-    if (!LIMITED_PATHS.has(path)) return;
-    const d = limiter.take(clientAddress(info.remoteAddr.hostname, req.headers, rule));
+    if (!LIMITED_PATHS.has(path)) return undefined;
+    const client = clientAddress(info.remoteAddr.hostname, req.headers, rule);
+    const d = limiter.take(client);
     if (!d.allowed) {
       deps.metrics.rateLimited();
       throw slowDown(
@@ -119,5 +132,11 @@ function rateLimit(
         d.retryAfterSeconds,
       );
     }
+    const key = slots.enter(client);
+    if (key === undefined) {
+      deps.metrics.rateLimited();
+      throw slowDown("Too many requests in progress from this client; retry shortly", 1);
+    }
+    return { leave: () => slots.leave(key) };
   };
 }

@@ -17,7 +17,7 @@ import { emptyResponse, TOKEN_HEADERS } from "./json_response.ts";
  */
 export function createRevokeEndpoint(deps: ServiceDeps): (req: Request) => Promise<Response> {
   return async (req) => {
-    const params = await readForm(req);
+    const params = await readForm(req, deps.config.server.body_timeout);
     const token = params.get("token");
     if (token === undefined) throw invalidRequest("Missing parameter token");
     if (token !== "") await revokeToken(deps, token, params.get("token_type_hint"));

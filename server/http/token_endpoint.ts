@@ -4,7 +4,7 @@ import { clip, unsupportedGrantType } from "../errors.ts";
 import { jsonResponse, TOKEN_HEADERS } from "./json_response.ts";
 
 /**
- * `POST /token`: reads the form, refuses an `id_token` field unless the `id_token` grant is
+ * `POST /token`: reads the form (within `server.body_timeout`), refuses an `id_token` field unless the `id_token` grant is
  * served, and dispatches on `grant_type` (absent, empty or unknown → `unsupported_grant_type`).
  *
  * @param grants the served grants by `grant_type`
@@ -16,7 +16,7 @@ export function createTokenEndpoint(
   ctx: GrantContext,
 ): (req: Request) => Promise<Response> {
   return async (req) => {
-    const params = await readForm(req);
+    const params = await readForm(req, ctx.config.server.body_timeout);
     if (params.has("id_token") && !grants.has("id_token")) {
       throw unsupportedGrantType("The id_token grant is not enabled");
     }

@@ -1,0 +1,117 @@
+/**
+ * Slow clients: a request body trickled a byte at a time is cut off by `server.body_timeout`,
+ * and one address holds at most `rate_limit.max_concurrent` requests in progress.
+ */
+import assert from "node:assert/strict";
+import { internalToml, SECRET } from "../support/internal_api.ts";
+import { startTokenServer } from "../support/token_server.ts";
+
+/** A request whose head is sent whole and whose body stalls after `sent` bytes. */
+interface Stalled {
+  /** The status line and body the server answered, or "no answer" after `waitMs`. */
+  answer(waitMs?: number): Promise<{ status: number; body: string } | "no answer">;
+  close(): void;
+}
+
+async function stalled(
+  url: string,
+  path: string,
+  options: { headers?: Record<string, string>; chunked?: boolean; sent?: string } = {},
+): Promise<Stalled> {
+  const { hostname, port } = new URL(url);
+  const conn = await Deno.connect({ hostname, port: Number(port) });
+  const sent = options.sent ?? "grant_type=refresh_token&refresh_token=";
+  const framing = options.chunked
+    ? `transfer-encoding: chunked\r\n\r\n${sent.length.toString(16)}\r\n${sent}\r\n`
+    : `content-length: ${sent.length + 100}\r\n\r\n${sent}`;
+  const extra = Object.entries(options.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join("");
+  await conn.write(new TextEncoder().encode(
+    `POST ${path} HTTP/1.1\r\nhost: ${hostname}\r\n` +
+      `content-type: application/x-www-form-urlencoded\r\n${extra}${framing}`,
+  ));
+  return {
+    async answer(waitMs = 5000) {
+      const buf = new Uint8Array(8192);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const read = conn.read(buf);
+      const late = new Promise<"late">((r) => timer = setTimeout(() => r("late"), waitMs));
+      const n = await Promise.race([read, late]);
+      clearTimeout(timer);
+      if (n === "late") {
+        read.catch(() => {});
+        return "no answer";
+      }
+      const text = new TextDecoder().decode(buf.subarray(0, n ?? 0));
+      return {
+        status: Number(text.split(" ")[1]),
+        body: text.slice(text.indexOf("\r\n\r\n") + 4),
+      };
+    },
+    close: () => conn.close(),
+  };
+}
+
+Deno.test("slow clients: a body not received within server.body_timeout is 408 on every body-reading endpoint", async (t) => {
+  await using te = await startTokenServer({
+    toml: `[server]\nbody_timeout = "1s"\n[grants]\nid_token = true\n` + internalToml(),
+  });
+  const auth = { authorization: `Bearer ${SECRET}` };
+  const cases: [string, string, Parameters<typeof stalled>[2]][] = [
+    ["/token (content-length)", `${te.url}|/token`, {}],
+    ["/token (chunked)", `${te.url}|/token`, { chunked: true }],
+    ["/revoke", `${te.url}|/revoke`, {}],
+    ["/nonce", `${te.url}|/nonce`, { sent: "" }],
+    ["internal POST /internal/users", `${te.internalUrl}|/internal/users`, {
+      headers: auth,
+      sent: '{"external_id":',
+    }],
+  ];
+  for (const [name, target, options] of cases) {
+    await t.step(name, async () => {
+      const [base, path] = target.split("|") as [string, string];
+      const started = performance.now();
+      const req = await stalled(base, path, options);
+      try {
+        const answer = await req.answer();
+        assert.notEqual(answer, "no answer", "the server waited for the body indefinitely");
+        if (answer === "no answer") return;
+        assert.equal(answer.status, 408, answer.body);
+        assert.deepEqual(JSON.parse(answer.body), {
+          error: "invalid_request",
+          error_description: "The request body was not received in time",
+        });
+        assert.ok(performance.now() - started < 4000);
+      } finally {
+        req.close();
+      }
+    });
+  }
+});
+
+Deno.test("slow clients: one address holds at most rate_limit.max_concurrent requests in progress", async () => {
+  await using te = await startTokenServer({
+    toml: `[server]\nbody_timeout = "1s"\n[rate_limit]\nmax_concurrent = 2\n`,
+  });
+  const refresh = () =>
+    fetch(`${te.url}/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "grant_type=refresh_token&refresh_token=nope",
+    });
+  const held = [await stalled(te.url, "/token"), await stalled(te.url, "/revoke")];
+  try {
+    // Let both stalled requests reach the handler, then a third from the same address.
+    await new Promise((r) => setTimeout(r, 100));
+    const refused = await refresh();
+    assert.equal(refused.status, 429);
+    assert.equal(refused.headers.get("retry-after"), "1");
+    assert.equal((await refused.json()).error, "slow_down");
+    for (const h of held) assert.equal((await h.answer()) !== "no answer", true);
+    // Both timed out and gave their slots back: the address is admitted again.
+    const admitted = await refresh();
+    assert.equal(admitted.status, 400);
+    assert.equal((await admitted.json()).error, "invalid_grant");
+  } finally {
+    for (const h of held) h.close();
+  }
+});
