@@ -1,4 +1,5 @@
 import { clip, invalidRequest, OAuthError } from "../errors.ts";
+import { LATE, ReadDeadlines } from "./read_deadlines.ts";
 
 /** Largest request body accepted by the form endpoints (bytes); ID tokens fit easily. */
 export const MAX_FORM_BYTES = 64 * 1024;
@@ -110,7 +111,13 @@ export async function readCapped(
     if (all.byteLength > maxBytes) throw tooLarge();
   } else {
     if (!req.body) return "";
-    all = await readChunked(req.body, maxBytes, tooLarge, timeoutSeconds);
+    const reader = req.body.getReader();
+    // When late, cancelling ends the pending read, and with it the reading loop.
+    all = await withDeadline(
+      readChunked(reader, maxBytes, tooLarge),
+      timeoutSeconds,
+      () => void reader.cancel().catch(() => {}),
+    );
   }
   try {
     return UTF8.decode(all);
@@ -130,27 +137,20 @@ function unreadable(err: unknown): OAuthError {
   );
 }
 
-const LATE = Symbol("late");
+/** The process's body-read deadlines, on one shared timer (created on first use). */
+const DEADLINES = new ReadDeadlines();
 
-/**
- * `work`, or 408 ({@linkcode bodyTimeout}) once `timeoutSeconds` pass. One timer per call,
- * cleared as soon as `work` settles. A whole-body read cannot be cancelled once started: it
- * ends when the client finishes or goes away, and its failure then is nobody's concern.
- */
-async function withDeadline<T>(work: Promise<T>, timeoutSeconds: number | undefined): Promise<T> {
+/** `work`, or 408 ({@linkcode bodyTimeout}) once `timeoutSeconds` pass (after `onLate`). */
+async function withDeadline<T>(
+  work: Promise<T>,
+  timeoutSeconds: number | undefined,
+  onLate?: () => void,
+): Promise<T> {
   if (timeoutSeconds === undefined) return await work;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(LATE), timeoutSeconds * 1000);
-  });
   try {
-    return await Promise.race([work, late]);
+    return await DEADLINES.race(work, timeoutSeconds, onLate);
   } catch (err) {
-    if (err !== LATE) throw err;
-    work.catch(() => {});
-    throw bodyTimeout();
-  } finally {
-    clearTimeout(timer);
+    throw err === LATE ? bodyTimeout() : err;
   }
 }
 
@@ -167,46 +167,30 @@ function bodyTimeout(): OAuthError {
 /** A fatal decoder can be shared: `decode` without `stream` starts afresh on every call. */
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
-/**
- * Reads a body of unknown length, cancelling it as soon as it passes `maxBytes`, or when
- * `timeoutSeconds` pass (the pending read then ends, and so does the loop).
- */
+/** Reads a body of unknown length, cancelling it as soon as it passes `maxBytes`. */
 async function readChunked(
-  body: ReadableStream<Uint8Array>,
+  reader: ReadableStreamDefaultReader<Uint8Array>,
   maxBytes: number,
   tooLarge: () => OAuthError,
-  timeoutSeconds: number | undefined,
 ): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let size = 0;
-  const reader = body.getReader();
-  let late = false;
-  const timer = timeoutSeconds === undefined ? undefined : setTimeout(() => {
-    late = true;
-    reader.cancel().catch(() => {});
-  }, timeoutSeconds * 1000);
-  try {
-    for (;;) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await reader.read();
-      } catch (err) {
-        if (late) break;
-        throw unreadable(err);
-      }
-      const { done, value } = chunk;
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel();
-        throw tooLarge();
-      }
-      chunks.push(value);
+  for (;;) {
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch (err) {
+      throw unreadable(err);
     }
-  } finally {
-    clearTimeout(timer);
+    const { done, value } = chunk;
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
   }
-  if (late) throw bodyTimeout();
   const all = new Uint8Array(size);
   let off = 0;
   for (const c of chunks) {
