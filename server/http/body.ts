@@ -102,22 +102,30 @@ export async function readCapped(
     // read of the whole body is safe. It is also the fast path of `Deno.serve` (the body is
     // taken whole, no stream is built), as long as `req.body` is never touched first: this
     // is on every /token request. The check after the read covers an in-process Request.
+    const read = req.arrayBuffer();
     try {
-      all = new Uint8Array(await withDeadline(req.arrayBuffer(), timeoutSeconds));
+      all = new Uint8Array(
+        await (timeoutSeconds === undefined ? read : DEADLINES.race(read, timeoutSeconds)),
+      );
     } catch (err) {
-      if (err instanceof OAuthError) throw err;
+      if (err === LATE) throw bodyTimeout();
       throw unreadable(err);
     }
     if (all.byteLength > maxBytes) throw tooLarge();
   } else {
     if (!req.body) return "";
     const reader = req.body.getReader();
-    // When late, cancelling ends the pending read, and with it the reading loop.
-    all = await withDeadline(
-      readChunked(reader, maxBytes, tooLarge),
-      timeoutSeconds,
-      () => void reader.cancel().catch(() => {}),
-    );
+    const read = readChunked(reader, maxBytes, tooLarge);
+    try {
+      all = await (timeoutSeconds === undefined ? read : DEADLINES.race(
+        read,
+        timeoutSeconds,
+        // Cancelling ends the pending read, and with it the reading loop.
+        () => void reader.cancel().catch(() => {}),
+      ));
+    } catch (err) {
+      throw err === LATE ? bodyTimeout() : err;
+    }
   }
   try {
     return UTF8.decode(all);
@@ -139,20 +147,6 @@ function unreadable(err: unknown): OAuthError {
 
 /** The process's body-read deadlines, on one shared timer (created on first use). */
 const DEADLINES = new ReadDeadlines();
-
-/** `work`, or 408 ({@linkcode bodyTimeout}) once `timeoutSeconds` pass (after `onLate`). */
-async function withDeadline<T>(
-  work: Promise<T>,
-  timeoutSeconds: number | undefined,
-  onLate?: () => void,
-): Promise<T> {
-  if (timeoutSeconds === undefined) return await work;
-  try {
-    return await DEADLINES.race(work, timeoutSeconds, onLate);
-  } catch (err) {
-    throw err === LATE ? bodyTimeout() : err;
-  }
-}
 
 /**
  * 408 for a body that did not arrive in time, with `Connection: close`: the connection still
