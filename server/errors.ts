@@ -5,7 +5,11 @@
  * @module
  */
 
-/** Error codes the service may answer with (spec "Errors" table). */
+/**
+ * Error codes of the spec's "Errors" table. `invalid_token` is the resource server's code for
+ * our access tokens (RFC 6750 §3.1); the service itself never answers it: a refused ID token
+ * at `/token` is `invalid_grant` (see `docs/http-api.md`).
+ */
 export type OAuthErrorCode =
   | "invalid_request"
   | "invalid_grant"
