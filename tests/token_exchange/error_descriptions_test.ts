@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { SignJWT } from "jose";
 import { base64url, type Random, seededRandom } from "@org/shared";
 import { getNonce, mintIdToken, redeemIdToken } from "../support/id_tokens.ts";
-import { adminFetch, internalToml } from "../support/internal_api.ts";
+import { adminFetch, internalToml, SECRET } from "../support/internal_api.ts";
 import { startOidcProvider } from "../support/oidc.ts";
 import { providerToml, startTokenServer } from "../support/token_server.ts";
 
@@ -145,6 +145,7 @@ const RESERVED = ["iss", "sub", "aud", "exp", "nbf", "iat", "jti", "sid"];
 /** The fixed descriptions of the internal API. */
 const INTERNAL_DESCRIPTIONS: ReadonlySet<string> = new Set([
   "Operator authentication is required",
+  "Too many failed authentication attempts; retry after the delay in Retry-After",
   "No such endpoint",
   "No such user",
   "The request body must be a JSON object",
@@ -233,7 +234,9 @@ function randomJson(random: Random, depth = 0): { text: string; names: string[] 
 }
 
 Deno.test("error descriptions: every failure of the internal API is one of a fixed set", async () => {
-  await using te = await startTokenServer({ toml: internalToml() });
+  await using te = await startTokenServer({
+    toml: internalToml().replace('["shared_secret"]', '["operator_token", "shared_secret"]'),
+  });
   const random = seededRandom("internal-api-fuzz");
   const created = await (await adminFetch(te, "POST", "/internal/users", {
     body: { external_id: "e1", provider: "idp", email: "a@example.com" },
@@ -262,17 +265,29 @@ Deno.test("error descriptions: every failure of the internal API is one of a fix
     { method: "GET", path: "/internal/users?limit=-1" },
     { method: "GET", path: "/internal/users?cursor=%FF%FE" },
     { method: "GET", path: "/internal/users/usr_nope" },
-    { method: "GET", path: "/internal/users", auth: "Bearer wrong" },
   ];
   for (let i = 0; i < 300; i++) {
     const [method, path] = targets[pick(random, targets.length)]!;
     requests.push({ method, path, raw: randomJson(random).text });
   }
+  // Refused credentials last: past the lockout threshold the peer is locked out.
+  for (
+    const auth of [
+      "Bearer wrong",
+      "Bearer ",
+      "Basic czNjcmV0",
+      `Bearer ${enc({ alg: "EdDSA", typ: "operator+jwt" })}.${enc({ sub: "x" })}.c2ln`,
+      `Bearer ${enc({ alg: "none" })}.${enc({ sub: "x", operator: true })}.`,
+      "Bearer a.b.c",
+      `Bearer ${SECRET}x`,
+      "bearer",
+    ]
+  ) requests.push({ method: "GET", path: "/internal/users", auth });
   for (const r of requests) {
     const raw = r.raw;
     const res = await fetch(`${te.internalUrl}${r.path}`, {
       method: r.method,
-      headers: { authorization: r.auth ?? `Bearer s3cret-s3cret-s3cret-s3cret-0123` },
+      headers: { authorization: r.auth ?? `Bearer ${SECRET}` },
       ...(raw === undefined ? {} : { body: raw }),
     });
     const body = await res.json();
