@@ -15,7 +15,7 @@ import { type SyncResult, syncSite } from "../deploy/sync/engine.ts";
 import { listSite } from "../deploy/sync/remote.ts";
 import { hashFile } from "../deploy/sync/local_files.ts";
 import { planInvalidation } from "../deploy/cdn/invalidation.ts";
-import { forEachLimited } from "../deploy/sync/retry.ts";
+import { forEachLimited } from "../deploy/aws/retry.ts";
 
 const FILES = Number(Deno.env.get("BENCH_SYNC_FILES") ?? 10_000);
 const TOTAL_BYTES = Number(Deno.env.get("BENCH_SYNC_BYTES") ?? 100 * 1024 * 1024);

@@ -8,7 +8,7 @@
 import { runCli } from "./cli/run.ts";
 import { COMMAND_TABLE } from "./commands/table.ts";
 import { denoFiles } from "./config/files.ts";
-import { AWS_ENV_VARS, lookupAccountIdWithSts } from "./infra/aws_clients.ts";
+import { AWS_ENV_VARS, lookupAccountIdWithSts } from "./aws/clients.ts";
 import { BUILDER_BASE_IMAGE_ENV } from "./infra/nodes/builder_base_image.ts";
 
 /** Variables read one by one when the process may not list the whole environment. */

@@ -37,16 +37,10 @@ export {
   type MicrovmBuilder,
   type MicrovmBuilderOptions,
 } from "./microvm/builder.ts";
-export { type BuildClients, createBuildClients } from "./microvm/clients.ts";
 export type { BuilderImageSettings } from "./microvm/image.ts";
 export type { BuildRecord, BuildStatus, ChangedManifest } from "./builds/record.ts";
 export type { AgentJob } from "./agent/job.ts";
 export * from "./state/env_state.ts";
 export * from "./state/bucket_layout.ts";
-export {
-  type AwsClients,
-  createAwsClients,
-  destroyAwsClients,
-  lookupAccountIdWithSts,
-} from "./infra/aws_clients.ts";
-export { aws, awsFailure, awsMaybe } from "./infra/aws_errors.ts";
+export { type AwsClients, createAwsClients, lookupAccountIdWithSts } from "./aws/clients.ts";
+export { aws, awsFailure, awsMaybe } from "./aws/errors.ts";

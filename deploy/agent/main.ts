@@ -15,16 +15,16 @@
  */
 import { S3Client } from "@aws-sdk/client-s3";
 import { parseArgs } from "node:util";
+import { AWS_ENV_VARS, createAwsClientFactory } from "../aws/client_factory.ts";
 import { AGENT_HOOK_PORT, createHookHandler } from "./hooks.ts";
 import { type AgentJob, parseAgentJob } from "./job.ts";
 import { runAgentJob } from "./run_job.ts";
 
+/** The S3 client for a job, by the same endpoint and credential rules as the CLI's. */
 function s3For(job: AgentJob): S3Client {
-  const endpoint = Deno.env.get("AWS_ENDPOINT_URL_S3") ?? Deno.env.get("AWS_ENDPOINT_URL");
-  return new S3Client({
-    region: job.region,
-    ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
-  });
+  const environ: Record<string, string | undefined> = {};
+  for (const name of AWS_ENV_VARS) environ[name] = Deno.env.get(name);
+  return createAwsClientFactory(environ).client(S3Client, "S3", job.region);
 }
 
 const log = (line: string) => console.log(line);

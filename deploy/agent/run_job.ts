@@ -13,6 +13,7 @@ import { extractZip } from "../build/unzip.ts";
 import { finishRecord } from "../builds/record.ts";
 import type { BuildRecord, ChangedManifest } from "../builds/record.ts";
 import { putBuildRecord, putManifest } from "../builds/store.ts";
+import { isNotFound } from "../aws/errors.ts";
 import { DeployError } from "../errors.ts";
 import { generateSeoFiles, listKeys } from "../seo/files.ts";
 import { syncSite } from "../sync/engine.ts";
@@ -148,8 +149,7 @@ async function download(s3: S3Client, bucket: string, key: string, path: string)
   try {
     out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
   } catch (err) {
-    const name = (err as { name?: string }).name;
-    if (name === "NoSuchKey" || name === "NotFound") {
+    if (isNotFound(err)) {
       throw new DeployError("build_source_missing", `s3://${bucket}/${key} does not exist`);
     }
     throw err;

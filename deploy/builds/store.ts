@@ -21,7 +21,7 @@ import {
   RECORDS_PREFIX,
   sourceKey,
 } from "./record.ts";
-import { aws, awsFailure } from "../infra/aws_errors.ts";
+import { aws, awsFailure, isNotFound } from "../aws/errors.ts";
 
 /** A bucket and the client to reach it. */
 export interface BuildStoreLocation {
@@ -193,10 +193,4 @@ export async function listBuildRecords(at: BuildStoreLocation): Promise<ListedRe
     else skipped.push({ key, reason: parsed.error });
   }
   return { records, skipped };
-}
-
-function isNotFound(err: unknown): boolean {
-  if (typeof err !== "object" || err === null) return false;
-  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
-  return e.name === "NoSuchKey" || e.name === "NotFound" || e.$metadata?.httpStatusCode === 404;
 }

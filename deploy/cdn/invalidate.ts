@@ -5,8 +5,8 @@
  */
 import { createHash } from "node:crypto";
 import { type CloudFrontClient, CreateInvalidationCommand } from "@aws-sdk/client-cloudfront";
-import { type RetryOptions, withRetry } from "../sync/retry.ts";
-import { aws } from "../infra/aws_errors.ts";
+import { type RetryOptions, withRetry } from "../aws/retry.ts";
+import { aws } from "../aws/errors.ts";
 
 /** What {@linkcode createInvalidation} sent. */
 export interface InvalidationResult {

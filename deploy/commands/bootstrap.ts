@@ -8,8 +8,7 @@
 import type { Command, CommandContext } from "../cli/command.ts";
 import { recordedValidation, type ValidationRecord } from "../infra/nodes/certificate.ts";
 import { type NodeResult, reconcile } from "../infra/reconcile.ts";
-import { readEnvState } from "../state/env_state.ts";
-import { openAwsSite } from "./aws_site.ts";
+import { openSite } from "../site/open_site.ts";
 
 /**
  * The DNS validation table (pure).
@@ -48,9 +47,8 @@ export const bootstrapCommand: Command = {
     "<env>-<siteName>-gh. Records everything in s3://<bucket>/state/<env>.json after every step.\n" +
     "Re-running changes nothing when all is in place; a run that stopped part-way resumes.",
   async run(ctx) {
-    using aws = await openAwsSite(ctx);
-    const { facts, clients } = aws;
-    const previous = await readEnvState(clients.s3, facts.bucket, facts.env);
+    using aws = await openSite(ctx, { state: "optional" });
+    const { facts, state: previous } = aws;
     if (ctx.out.mode !== "json") {
       ctx.out.line(`Bootstrapping ${facts.env} (${facts.bucket}, ${facts.config.region}):`);
     }

@@ -9,6 +9,7 @@ import type { Command } from "../cli/command.ts";
 import { resolveAnalyticsConfig } from "../config/analytics_config.ts";
 import type { LoadedSite } from "../config/load.ts";
 import { resolvePdsConfig } from "../config/pds_config.ts";
+import { openSite } from "../site/open_site.ts";
 
 /**
  * The JSON `deploy config` prints: the resolved keys at the top level, then where they came
@@ -82,7 +83,7 @@ export const configCommand: Command = {
     "printed resolved when valid; when not, as written with their problems under `issues`\n" +
     "(a warning, exit code 0: only their own commands refuse them).",
   async run(ctx) {
-    const report = configReport(await ctx.site());
+    const report = configReport((await openSite(ctx, {})).site);
     const issues = (report.issues ?? []) as ConfigIssue[];
     for (const issue of issues) {
       ctx.out.warn(

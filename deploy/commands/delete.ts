@@ -7,11 +7,10 @@
  */
 import { CreateInvalidationCommand } from "@aws-sdk/client-cloudfront";
 import type { Command } from "../cli/command.ts";
-import { aws } from "../infra/aws_errors.ts";
+import { aws } from "../aws/errors.ts";
 import { emptyPrefix } from "../infra/nodes/bucket.ts";
 import { SITE_PREFIX } from "../state/bucket_layout.ts";
-import { loadEnvState } from "../state/env_state.ts";
-import { openAwsSite } from "./aws_site.ts";
+import { openSite } from "../site/open_site.ts";
 
 /** The `delete` command. */
 export const deleteCommand: Command = {
@@ -22,9 +21,8 @@ export const deleteCommand: Command = {
     "the site answers 404. Builds, history, the state and every AWS resource stay; `deploy` or\n" +
     "`rollback` publishes again. Needs a bootstrapped environment.",
   async run(ctx) {
-    using site = await openAwsSite(ctx);
-    const { facts, clients } = site;
-    const state = await loadEnvState({ s3: clients.s3, bucket: facts.bucket, env: facts.env });
+    using site = await openSite(ctx, { state: "required" });
+    const { facts, clients, state } = site;
     const deleted = await emptyPrefix(clients.s3, facts.bucket, SITE_PREFIX);
     let invalidationId: string | undefined;
     if (state.distributionId) {

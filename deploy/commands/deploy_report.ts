@@ -1,27 +1,25 @@
 /**
  * What `deploy plan` and `deploy deploy` show, as pure functions of the pipeline's results: the
- * site origin, byte counts, the upload progress bar, the human lines and the `--json` shapes.
+ * durations, byte counts, the upload progress bar, the human lines and the `--json` shapes.
  *
  * @module
  */
 import type { DeployPlan, DeploySummary } from "../pipeline/deploy.ts";
 import type { SyncProgress } from "../sync/engine.ts";
-import { humanDuration } from "./build_context.ts";
 
 /**
- * The site's public origin: the custom domain (config `domain` or `--domain`) when set, else
- * the distribution's CloudFront domain, else undefined (no sitemap, no URL in the summary).
+ * Formats milliseconds for people: `850 ms`, `42 s`, `3m 05s`, `1h 02m`.
  *
- * @param domain the effective custom domain
- * @param distributionDomain `state.distributionDomain`
- * @returns `https://…` or undefined
+ * @param ms a duration
+ * @returns the text
  */
-export function siteOrigin(
-  domain: string | undefined,
-  distributionDomain: string | undefined,
-): string | undefined {
-  const host = domain || distributionDomain;
-  return host ? `https://${host}` : undefined;
+export function humanDuration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, "0")}m`;
 }
 
 /**

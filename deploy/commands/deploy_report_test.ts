@@ -1,19 +1,6 @@
 import assert from "node:assert/strict";
 import type { DeploySummary } from "../pipeline/deploy.ts";
-import {
-  formatBytes,
-  planLines,
-  progressBar,
-  siteOrigin,
-  summaryJson,
-  summaryLines,
-} from "./deploy_report.ts";
-
-Deno.test("siteOrigin() prefers the custom domain, falls back to the CDN domain, else none", () => {
-  assert.equal(siteOrigin("blog.example.com", "d1.cloudfront.net"), "https://blog.example.com");
-  assert.equal(siteOrigin(undefined, "d1.cloudfront.net"), "https://d1.cloudfront.net");
-  assert.equal(siteOrigin(undefined, undefined), undefined);
-});
+import { formatBytes, planLines, progressBar, summaryJson, summaryLines } from "./deploy_report.ts";
 
 Deno.test("formatBytes() counts in powers of 1024", () => {
   assert.equal(formatBytes(0), "0 B");

@@ -9,8 +9,7 @@
 import type { Command } from "../cli/command.ts";
 import { DeployError } from "../errors.ts";
 import { teardown } from "../infra/reconcile.ts";
-import { readEnvState } from "../state/env_state.ts";
-import { openAwsSite } from "./aws_site.ts";
+import { openSite } from "../site/open_site.ts";
 
 /** The `destroy` command. */
 export const destroyCommand: Command = {
@@ -30,9 +29,8 @@ export const destroyCommand: Command = {
         { hint: `run \`deploy destroy ${ctx.env} --yes\` to confirm` },
       );
     }
-    using aws = await openAwsSite(ctx);
-    const { facts, clients } = aws;
-    const state = await readEnvState(clients.s3, facts.bucket, facts.env).catch(() => null);
+    using aws = await openSite(ctx, { state: "report" });
+    const { facts, state } = aws;
     if (ctx.out.mode !== "json") ctx.out.line(`Destroying ${facts.env} (${facts.bucket}):`);
     const results = await teardown(aws.graphRun(state), (r) => {
       if (ctx.out.mode === "json") return;

@@ -7,7 +7,8 @@
 import type { Command } from "../cli/command.ts";
 import { type BuildRecord, newestFirst } from "../builds/record.ts";
 import { listBuildRecords } from "../builds/store.ts";
-import { buildContext, humanDuration } from "./build_context.ts";
+import { openSite } from "../site/open_site.ts";
+import { humanDuration } from "./deploy_report.ts";
 
 /**
  * The history as a terminal table: a header, then one aligned row per build.
@@ -52,8 +53,11 @@ export const historyCommand: Command = {
     "be read is skipped with a warning. Piped output is tab-separated: id, status, finishedAt\n" +
     "(ISO 8601), durationMs. --json prints the records.",
   async run(ctx) {
-    const { store } = await buildContext(ctx);
-    const { records, skipped } = await listBuildRecords(store);
+    using site = await openSite(ctx, { aws: true });
+    const { records, skipped } = await listBuildRecords({
+      s3: site.clients.s3,
+      bucket: site.bucket,
+    });
     for (const s of skipped) ctx.out.warn(`skipped ${s.key}: ${s.reason}`);
     const sorted = newestFirst(records);
     if (ctx.out.mode === "json") {

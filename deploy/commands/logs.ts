@@ -7,7 +7,7 @@ import type { Command } from "../cli/command.ts";
 import { getBuildRecord } from "../builds/store.ts";
 import { DeployError } from "../errors.ts";
 import { readLogStream } from "../microvm/log_tail.ts";
-import { buildContext } from "./build_context.ts";
+import { openSite } from "../site/open_site.ts";
 
 /** The `logs` command. */
 export const logsCommand: Command = {
@@ -19,14 +19,14 @@ export const logsCommand: Command = {
     "(builds/<id>.json). --json prints [{timestamp, message}].",
   async run(ctx) {
     const id = ctx.args.id ?? "";
-    const { store, clients } = await buildContext(ctx);
-    const record = await getBuildRecord(store, id);
+    using site = await openSite(ctx, { aws: true });
+    const record = await getBuildRecord({ s3: site.clients.s3, bucket: site.bucket }, id);
     if (!record) {
       throw new DeployError("build_not_found", `no build ${id} is recorded for ${ctx.env}`, {
         hint: "`deploy history` lists the builds",
       });
     }
-    const lines = await readLogStream(clients.logs, record.logGroup, record.logStream);
+    const lines = await readLogStream(site.clients.logs, record.logGroup, record.logStream);
     const at = (ms: number) => new Date(ms).toISOString();
     if (ctx.out.mode === "json") {
       ctx.out.data(lines.map((l) => ({ timestamp: at(l.timestamp), message: l.message })));

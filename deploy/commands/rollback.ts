@@ -9,7 +9,10 @@ import { createInvalidation } from "../cdn/invalidate.ts";
 import { planInvalidation } from "../cdn/invalidation.ts";
 import { DeployError } from "../errors.ts";
 import { createMicrovmBuilder, type MicrovmBuilderOptions } from "../microvm/builder.ts";
-import { buildContext, readEnvironmentState, requireBuilderSettings } from "./build_context.ts";
+import { siteOrigin } from "../seo/policy.ts";
+import { openSite } from "../site/open_site.ts";
+import { SITE_PREFIX } from "../state/bucket_layout.ts";
+import { requireBuilderSettings } from "../state/env_state.ts";
 
 /** Test seams passed through to the MicroVM builder (clock, sleep, keep-alive, bundle). */
 export type RollbackSeams = Pick<
@@ -34,8 +37,8 @@ export function createRollbackCommand(seams: RollbackSeams = {}): Command {
       "the builder image settings from state/<env>.json (written by bootstrap).",
     async run(ctx) {
       const id = ctx.args.id ?? "";
-      const { site, bucket, clients, store } = await buildContext(ctx);
-      const state = await readEnvironmentState(store, ctx.env);
+      using site = await openSite(ctx, { state: "lenient" });
+      const { bucket, clients, state } = site;
       const distributionId = state.distributionId;
       if (!distributionId) {
         throw new DeployError(
@@ -46,24 +49,20 @@ export function createRollbackCommand(seams: RollbackSeams = {}): Command {
       }
       const image = requireBuilderSettings(state, ctx.env);
       const config = site.config;
-      const origin = config.domain
-        ? `https://${config.domain}`
-        : state.distributionDomain
-        ? `https://${state.distributionDomain}`
-        : undefined;
+      const origin = siteOrigin(config.domain, state.distributionDomain);
       const builder = createMicrovmBuilder({
         clients,
         env: ctx.env,
         siteName: config.siteName,
         region: config.region,
         bucket,
-        prefix: "site/",
+        prefix: SITE_PREFIX,
         microvm: config.microvm,
         image,
         seo: config.seo,
         isProduction: ctx.env === "production",
         origin,
-        tags: site.names.tags as unknown as Record<string, string>,
+        tags: { ...site.names.tags },
         onStatus: (s) => ctx.out.step(s),
         onWarning: (w) => ctx.out.warn(w),
         clock: ctx.clock,

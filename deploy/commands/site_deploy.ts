@@ -10,13 +10,12 @@ import type { Builder } from "../build/builder.ts";
 import { DeployError } from "../errors.ts";
 import { createMicrovmBuilder, type MicrovmBuilderOptions } from "../microvm/builder.ts";
 import type { DeployInput, DeployProgress } from "../pipeline/deploy.ts";
+import { siteOrigin } from "../seo/policy.ts";
+import { openSite } from "../site/open_site.ts";
 import { denoCommandRunner } from "../source/revision.ts";
-import { loadEnvState } from "../state/env_state.ts";
-import { buildContext, readEnvironmentState } from "./build_context.ts";
-import { progressBar, siteOrigin } from "./deploy_report.ts";
-
-/** The live site's key prefix in the bucket (the distribution's origin path). */
-export const SITE_PREFIX = "site/";
+import { SITE_PREFIX } from "../state/bucket_layout.ts";
+import { requireBuilderSettings } from "../state/env_state.ts";
+import { progressBar } from "./deploy_report.ts";
 
 /**
  * Test seams passed through to the MicroVM builder. The keep-alive matters most: by default it
@@ -65,13 +64,10 @@ export async function openSiteDeploy(
   builderName: "local" | "microvm",
   seams: MicrovmSeams = {},
 ): Promise<SiteDeploy> {
-  await ctx.accountId(); // the bucket name needs the account: STS unless AWS_ACCOUNT_ID
-  const { site, bucket, clients, store } = await buildContext(ctx);
-  const release = () => {
-    for (const c of [clients.s3, clients.cloudfront, clients.logs, clients.microvms]) c.destroy();
-  };
+  const site = await openSite(ctx, { state: "required" });
+  const { bucket, clients, state } = site;
+  const release = () => site[Symbol.dispose]();
   try {
-    const state = await loadEnvState({ s3: clients.s3, bucket, env: ctx.env });
     if (!state.distributionId) {
       throw new DeployError("distribution_unknown", `state/${ctx.env}.json names no distribution`, {
         hint: `run \`deploy bootstrap ${ctx.env}\` to finish creating the environment`,
@@ -83,7 +79,7 @@ export async function openSiteDeploy(
     const tags = { ...site.names.tags } as Record<string, string>;
     const noBuild = ctx.flags["no-build"] === true;
     const tempRoot = deployTempRoot(ctx.environ);
-    if (tempRoot) await Deno.mkdir(tempRoot, { recursive: true });
+    if (tempRoot) await ctx.files.mkdir(tempRoot);
     let builder: Builder;
     if (builderName === "local" || noBuild) {
       // The build's output is relayed line by line; a child such as `deno task` colours it even
@@ -94,17 +90,7 @@ export async function openSiteDeploy(
         ...(ctx.out.color ? {} : { env: { NO_COLOR: "1" } }),
       });
     } else {
-      const b = (await readEnvironmentState(store, ctx.env)).builder ?? {};
-      if (!b.baseImageArn || !b.buildRoleArn) {
-        throw new DeployError(
-          "builder_not_configured",
-          `state/${ctx.env}.json has no builder.baseImageArn/builder.buildRoleArn`,
-          {
-            hint: `run \`deploy bootstrap ${ctx.env}\` to set up the MicroVM builder, ` +
-              "or deploy with --builder local",
-          },
-        );
-      }
+      const image = requireBuilderSettings(state, ctx.env, "or deploy with --builder local");
       builder = createMicrovmBuilder({
         clients,
         env: ctx.env,
@@ -113,11 +99,7 @@ export async function openSiteDeploy(
         bucket,
         prefix: SITE_PREFIX,
         microvm: config.microvm,
-        image: {
-          baseImageArn: b.baseImageArn,
-          buildRoleArn: b.buildRoleArn,
-          ...(b.executionRoleArn ? { executionRoleArn: b.executionRoleArn } : {}),
-        },
+        image,
         seo: config.seo,
         isProduction,
         origin,

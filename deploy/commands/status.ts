@@ -7,10 +7,8 @@
  */
 import type { Command } from "../cli/command.ts";
 import { inspect, type NodeReport } from "../infra/reconcile.ts";
-import { type EnvState, readEnvState } from "../state/env_state.ts";
 import { stateKey } from "../state/bucket_layout.ts";
-import { openAwsSite } from "./aws_site.ts";
-import { DeployError } from "../errors.ts";
+import { openSite } from "../site/open_site.ts";
 
 /** The one-line summary of a node's recorded outputs (pure): ids and names, not lists. */
 export function outputSummary(report: NodeReport): string {
@@ -30,15 +28,8 @@ export const statusCommand: Command = {
     "others are still shown). The builder image is made by the first MicroVM deploy, so it is\n" +
     "missing until then. Exit code 0 whatever the findings; --json for scripts.",
   async run(ctx) {
-    using aws = await openAwsSite(ctx);
-    const { facts, clients } = aws;
-    let state: EnvState | null = null;
-    let stateError: string | undefined;
-    try {
-      state = await readEnvState(clients.s3, facts.bucket, facts.env);
-    } catch (err) {
-      stateError = err instanceof DeployError ? err.message : String(err);
-    }
+    using aws = await openSite(ctx, { state: "report" });
+    const { facts, state, stateError } = aws;
     const reports = await inspect(aws.graphRun(state));
     if (ctx.out.mode === "json") {
       ctx.out.data({

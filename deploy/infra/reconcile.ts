@@ -15,7 +15,7 @@ import {
   type NodeRecord,
   writeEnvState,
 } from "../state/env_state.ts";
-import type { AwsClients } from "./aws_clients.ts";
+import type { AwsClients } from "../aws/clients.ts";
 import { dependencyOrder, SITE_GRAPH } from "./graph.ts";
 import { canonicalJson } from "./policy_document.ts";
 import type { LiveResource, NodeContext, NodeId, ResourceNode, SiteFacts } from "./resource.ts";

@@ -8,7 +8,7 @@
 import type { Clock } from "@org/shared";
 import type { SiteConfig } from "../config/site_config.ts";
 import type { NodeOutputs } from "../state/env_state.ts";
-import type { AwsClients } from "./aws_clients.ts";
+import type { AwsClients } from "../aws/clients.ts";
 
 /** Node ids, in dependency order. Stable: they key `nodes` in the state file. */
 export type NodeId =

@@ -19,7 +19,7 @@ import type { AgentBundle } from "../agent/bundle.ts";
 import { AGENT_HOOK_PORT } from "../agent/hooks.ts";
 import { type BuildStoreLocation, getText, putJson } from "../builds/store.ts";
 import { DeployError } from "../errors.ts";
-import { aws, awsFailure } from "../infra/aws_errors.ts";
+import { aws, awsFailure } from "../aws/errors.ts";
 
 /** Key of the image state object. */
 export const IMAGE_STATE_KEY = "builder/image.json";

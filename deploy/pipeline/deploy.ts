@@ -19,7 +19,7 @@ import { type CommandRunner, readRevision, type Revision } from "../source/revis
 import { createSourceZip } from "../source/zip.ts";
 import { type SyncProgress, syncSite } from "../sync/engine.ts";
 import type { UploadReason } from "../sync/plan.ts";
-import type { RetryOptions } from "../sync/retry.ts";
+import type { RetryOptions } from "../aws/retry.ts";
 
 /** A pipeline step, reported as it starts. */
 export type DeployStage = "revision" | "zip" | "build" | "seo" | "sync" | "invalidate";

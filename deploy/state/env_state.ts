@@ -13,7 +13,7 @@ import {
   type S3Client,
 } from "@aws-sdk/client-s3";
 import { DeployError } from "../errors.ts";
-import { aws, awsFailure, isNotFound } from "../infra/aws_errors.ts";
+import { aws, awsFailure, isNotFound } from "../aws/errors.ts";
 import { stateKey } from "./bucket_layout.ts";
 
 /** A JSON value, as node outputs hold them. */
@@ -101,6 +101,9 @@ export interface StateIdentity {
   bucket: string;
 }
 
+/** The advice for a state file that cannot be read. */
+const REWRITE_HINT = "run `deploy bootstrap` to rewrite it (it adopts the existing resources)";
+
 const str = (v: JsonValue | undefined): string | undefined => typeof v === "string" ? v : undefined;
 
 /**
@@ -175,28 +178,122 @@ export function parseEnvState(value: unknown, where: string): EnvState {
     throw new DeployError(
       "state_invalid",
       `${where} is not a version ${STATE_VERSION} state file`,
-      {
-        hint: "run `deploy bootstrap` to rewrite it (it adopts the existing resources)",
-      },
+      { hint: REWRITE_HINT },
     );
   }
   return { logGroups: {}, ...v } as EnvState;
 }
 
 /**
- * Reads `state/<env>.json`; `null` when it (or the bucket) does not exist.
+ * The fields of a state file the publishing commands read (`deploy`, `plan`, `rollback`):
+ * what {@linkcode readEnvState} returns with `lenient`. The names are the contract
+ * `bootstrap` writes ({@linkcode buildEnvState}).
+ */
+export interface EnvStateView {
+  /** The CloudFront distribution id. */
+  readonly distributionId?: string;
+  /** The CloudFront domain (`d111.cloudfront.net`), the origin when no `domain` is set. */
+  readonly distributionDomain?: string;
+  /** Builder image settings, those that are present. */
+  readonly builder?: Partial<EnvBuilderState>;
+}
+
+/** How {@linkcode readEnvState} reads the file. */
+export interface ReadEnvStateOptions {
+  /**
+   * Accept any JSON object and keep only the {@linkcode EnvStateView} fields that are non-empty
+   * strings (a hand-written or partial state that names them is enough); a missing file reads
+   * as `{}`. Without it the file must be a full version-1 state and a missing one reads as
+   * `null`. Either way a file that is not JSON (or not an object) is `state_invalid`, never
+   * "no state": read as empty it would send the user to re-bootstrap an environment that exists.
+   */
+  readonly lenient?: boolean;
+}
+
+/**
+ * Parses a state file's text (pure): the one parser of `state/<env>.json`.
+ *
+ * @param text the file's contents
+ * @param where the object's `s3://bucket/key`, for messages
+ * @param options `lenient` for the view of the publishing commands
+ * @returns the state, or with `lenient` its view
+ * @throws {DeployError} `state_invalid`
+ */
+export function parseEnvStateText(text: string, where: string): EnvState;
+export function parseEnvStateText(
+  text: string,
+  where: string,
+  options: { readonly lenient: true },
+): EnvStateView;
+export function parseEnvStateText(
+  text: string,
+  where: string,
+  options?: ReadEnvStateOptions,
+): EnvState | EnvStateView;
+export function parseEnvStateText(
+  text: string,
+  where: string,
+  options: ReadEnvStateOptions = {},
+): EnvState | EnvStateView {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    const detail = options.lenient ? ` (${err instanceof Error ? err.message : String(err)})` : "";
+    throw new DeployError("state_invalid", `${where} is not valid JSON${detail}`, {
+      hint: REWRITE_HINT,
+    });
+  }
+  if (!options.lenient) return parseEnvState(json, where);
+  if (json === null || typeof json !== "object" || Array.isArray(json)) {
+    throw new DeployError("state_invalid", `${where} is not a JSON object`, { hint: REWRITE_HINT });
+  }
+  return envStateView(json);
+}
+
+/** The view's fields of a parsed state: non-empty strings only (pure). */
+function envStateView(raw: object): EnvStateView {
+  const obj = (v: unknown): Record<string, unknown> =>
+    v !== null && typeof v === "object" ? v as Record<string, unknown> : {};
+  const str = (v: unknown) => typeof v === "string" && v !== "" ? v : undefined;
+  const top = obj(raw);
+  const b = obj(top.builder);
+  const builder: Partial<EnvBuilderState> = {
+    ...(str(b.baseImageArn) ? { baseImageArn: str(b.baseImageArn)! } : {}),
+    ...(str(b.buildRoleArn) ? { buildRoleArn: str(b.buildRoleArn)! } : {}),
+    ...(str(b.executionRoleArn) ? { executionRoleArn: str(b.executionRoleArn)! } : {}),
+  };
+  return {
+    ...(str(top.distributionId) ? { distributionId: str(top.distributionId)! } : {}),
+    ...(str(top.distributionDomain) ? { distributionDomain: str(top.distributionDomain)! } : {}),
+    builder,
+  };
+}
+
+/**
+ * Reads `state/<env>.json`, once, with the one parser ({@linkcode parseEnvStateText}).
  *
  * @param s3 S3 client in the bucket's region
  * @param bucket the site bucket
  * @param env environment name
- * @returns the state or null
+ * @param options `lenient` for the publishing commands' view
+ * @returns the state (`null` when it or the bucket does not exist), or with `lenient` its
+ *   view (`{}` when absent)
  * @throws {DeployError} `state_invalid`, or an AWS failure
  */
+export function readEnvState(s3: S3Client, bucket: string, env: string): Promise<EnvState | null>;
+export function readEnvState(
+  s3: S3Client,
+  bucket: string,
+  env: string,
+  options: { readonly lenient: true },
+): Promise<EnvStateView>;
 export async function readEnvState(
   s3: S3Client,
   bucket: string,
   env: string,
-): Promise<EnvState | null> {
+  options: ReadEnvStateOptions = {},
+): Promise<EnvState | EnvStateView | null> {
   const key = stateKey(env);
   const where = `s3://${bucket}/${key}`;
   let text: string;
@@ -204,18 +301,42 @@ export async function readEnvState(
     const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
     text = await out.Body!.transformToString();
   } catch (err) {
-    if (isNotFound(err, "NoSuchKey")) return null;
+    if (isNotFound(err)) return options.lenient ? {} : null;
     throw awsFailure(err, { resource: where, action: "s3:GetObject" });
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new DeployError("state_invalid", `${where} is not valid JSON`, {
-      hint: "run `deploy bootstrap` to rewrite it (it adopts the existing resources)",
-    });
+  return parseEnvStateText(text, where, options);
+}
+
+/**
+ * The builder image settings a MicroVM build needs, from the state (pure).
+ *
+ * @param view the state's fields
+ * @param env environment name (for the message)
+ * @param alternative a second way out for the hint (`deploy` offers `--builder local`)
+ * @returns base image and roles
+ * @throws DeployError `builder_not_configured` when bootstrap has not recorded them
+ */
+export function requireBuilderSettings(
+  view: EnvStateView,
+  env: string,
+  alternative?: string,
+): { baseImageArn: string; buildRoleArn: string; executionRoleArn?: string } {
+  const b = view.builder ?? {};
+  if (!b.baseImageArn || !b.buildRoleArn) {
+    throw new DeployError(
+      "builder_not_configured",
+      `state/${env}.json has no builder.baseImageArn/builder.buildRoleArn`,
+      {
+        hint: `run \`deploy bootstrap ${env}\` to set up the MicroVM builder` +
+          (alternative ? `, ${alternative}` : ""),
+      },
+    );
   }
-  return parseEnvState(json, where);
+  return {
+    baseImageArn: b.baseImageArn,
+    buildRoleArn: b.buildRoleArn,
+    ...(b.executionRoleArn ? { executionRoleArn: b.executionRoleArn } : {}),
+  };
 }
 
 /**
@@ -252,46 +373,8 @@ export async function deleteEnvState(s3: S3Client, bucket: string, env: string):
   try {
     await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
   } catch (err) {
-    if (!isNotFound(err, "NoSuchKey")) {
+    if (!isNotFound(err)) {
       throw awsFailure(err, { resource: `s3://${bucket}/${key}`, action: "s3:DeleteObject" });
     }
   }
-}
-
-/** What {@linkcode loadEnvState} needs. */
-export interface LoadEnvStateOptions {
-  /** S3 client in the bucket's region. */
-  s3: S3Client;
-  /** The site bucket (`names.bucket`). */
-  bucket: string;
-  /** Environment name. */
-  env: string;
-}
-
-/**
- * The state a command needs to run (the deploy pipeline's entry point): fails with
- * `state_missing` when the environment was never bootstrapped.
- *
- * @param options S3 client, bucket and environment
- * @returns the state
- * @throws {DeployError} `state_missing`, `state_invalid` or an AWS failure
- *
- * @example
- * ```ts
- * const state = await loadEnvState({ s3: clients.s3, bucket: site.names.bucket!, env: site.env });
- * state.distributionId; // "E2ABC…"
- * ```
- */
-export async function loadEnvState(options: LoadEnvStateOptions): Promise<EnvState> {
-  const state = await readEnvState(options.s3, options.bucket, options.env);
-  if (state === null) {
-    throw new DeployError(
-      "state_missing",
-      `environment "${options.env}" is not bootstrapped: no s3://${options.bucket}/${
-        stateKey(options.env)
-      }`,
-      { hint: `run \`deploy bootstrap ${options.env}\` first` },
-    );
-  }
-  return state;
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
+import type { S3Client } from "@aws-sdk/client-s3";
 import { DeployError } from "../errors.ts";
-import { buildEnvState, parseEnvState } from "./env_state.ts";
+import { buildEnvState, parseEnvState, readEnvState } from "./env_state.ts";
 
 const ID = {
   env: "production",
@@ -43,4 +44,54 @@ Deno.test("parseEnvState() rejects a file that is not a version 1 state", () => 
   );
   const ok = parseEnvState(buildEnvState(ID, {}, new Date()), "x");
   assert.equal(ok.bucket, ID.bucket);
+});
+
+/** An S3 client whose every GetObject returns `body` (or NoSuchKey when undefined). */
+function s3Returning(body: string | undefined): S3Client {
+  const send = () =>
+    body === undefined
+      ? Promise.reject(Object.assign(new Error("missing"), {
+        name: "NoSuchKey",
+        $metadata: { httpStatusCode: 404 },
+      }))
+      : Promise.resolve({ Body: { transformToString: () => Promise.resolve(body) } });
+  return { send } as unknown as S3Client;
+}
+
+Deno.test("readEnvState() lenient reads the distribution and builder fields", async () => {
+  const view = await readEnvState(
+    s3Returning(
+      '{"distributionId":"E1","builder":{"baseImageArn":"arn:base","buildRoleArn":"arn:r"}}',
+    ),
+    "b",
+    "production",
+    { lenient: true },
+  );
+  assert.equal(view.distributionId, "E1");
+  assert.deepEqual(view.builder, { baseImageArn: "arn:base", buildRoleArn: "arn:r" });
+});
+
+Deno.test("readEnvState() is empty (lenient) or null (strict) when there is no state file yet", async () => {
+  assert.deepEqual(
+    await readEnvState(s3Returning(undefined), "b", "production", { lenient: true }),
+    {},
+  );
+  assert.equal(await readEnvState(s3Returning(undefined), "b", "production"), null);
+});
+
+Deno.test("readEnvState() rejects a corrupt state file with state_invalid naming its key", async () => {
+  for (const body of ["{ not json", "[1, 2]", "null", '"text"']) {
+    for (const lenient of [true, false]) {
+      const read = lenient
+        ? readEnvState(s3Returning(body), "b", "staging", { lenient: true })
+        : readEnvState(s3Returning(body), "b", "staging");
+      await assert.rejects(read, (err) => {
+        assert.ok(err instanceof DeployError);
+        assert.equal(err.code, "state_invalid");
+        assert.match(err.message, /^s3:\/\/b\/state\/staging\.json is not/);
+        assert.match(err.hint, /deploy bootstrap/);
+        return true;
+      }, body);
+    }
+  }
 });

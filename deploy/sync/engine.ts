@@ -12,11 +12,11 @@ import { changeDigest } from "./change_digest.ts";
 import { contentTypeFor } from "./content_type.ts";
 import { distChanged, readBuilt, scanSite } from "./local_files.ts";
 import type { DeployError } from "../errors.ts";
-import { aws, awsErrorCode, awsFailure } from "../infra/aws_errors.ts";
+import { aws, awsErrorCode, awsFailure } from "../aws/errors.ts";
 import { changedKeys, type LocalFile, planSync, type SyncPlan, syncRefusal } from "./plan.ts";
 import { MULTIPART_THRESHOLD, uploadMultipart } from "./multipart.ts";
 import { listSite, MD5_METADATA_KEY, normalizePrefix, type SiteLocation } from "./remote.ts";
-import { forEachLimited, type RetryOptions, withRetry } from "./retry.ts";
+import { forEachLimited, type RetryOptions, withRetry } from "../aws/retry.ts";
 
 /** Progress of a running sync, for a progress bar. */
 export interface SyncProgress {

@@ -4,7 +4,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { forEachLimited } from "./retry.ts";
+import { forEachLimited } from "../aws/retry.ts";
 import type { LocalFile } from "./plan.ts";
 import { DeployError } from "../errors.ts";
 

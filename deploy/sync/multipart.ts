@@ -14,9 +14,9 @@ import {
 } from "@aws-sdk/client-s3";
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
-import { aws } from "../infra/aws_errors.ts";
+import { aws } from "../aws/errors.ts";
 import { distChanged, md5Hex } from "./local_files.ts";
-import { type RetryOptions, withRetry } from "./retry.ts";
+import { type RetryOptions, withRetry } from "../aws/retry.ts";
 
 const MiB = 1024 * 1024;
 

@@ -10,8 +10,8 @@ import {
   type S3Client,
 } from "@aws-sdk/client-s3";
 import type { RemoteObject } from "./plan.ts";
-import { forEachLimited, type RetryOptions, withRetry } from "./retry.ts";
-import { aws, awsErrorCode, awsHttpStatus } from "../infra/aws_errors.ts";
+import { forEachLimited, type RetryOptions, withRetry } from "../aws/retry.ts";
+import { aws, awsErrorCode, awsHttpStatus } from "../aws/errors.ts";
 
 /** Object metadata key (`x-amz-meta-md5`) holding the hex MD5 the sync engine uploaded. */
 export const MD5_METADATA_KEY = "md5";

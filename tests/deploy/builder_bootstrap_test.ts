@@ -14,7 +14,7 @@ import { runCli } from "../../deploy/cli/run.ts";
 import { captureCli } from "../../deploy/cli/test_deps.ts";
 import { createRollbackCommand } from "../../deploy/commands/rollback.ts";
 import { COMMAND_TABLE } from "../../deploy/commands/table.ts";
-import { lookupAccountIdWithSts } from "../../deploy/infra/aws_clients.ts";
+import { lookupAccountIdWithSts } from "../../deploy/aws/clients.ts";
 import { ACCOUNT, type InfraWorld, mutatingCalls, startInfraWorld } from "./infra_world.ts";
 
 const BUCKET = `production-blog-${ACCOUNT}`;

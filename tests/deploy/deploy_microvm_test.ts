@@ -20,7 +20,7 @@ import { runCli } from "../../deploy/cli/run.ts";
 import { captureCli } from "../../deploy/cli/test_deps.ts";
 import { createDeployCommand } from "../../deploy/commands/deploy.ts";
 import { COMMAND_TABLE } from "../../deploy/commands/table.ts";
-import { lookupAccountIdWithSts } from "../../deploy/infra/aws_clients.ts";
+import { lookupAccountIdWithSts } from "../../deploy/aws/clients.ts";
 import { createKeepAlive } from "../../deploy/microvm/keep_alive.ts";
 import { ACCOUNT, type InfraWorld, liveKeys, siteS3, startInfraWorld } from "./infra_world.ts";
 import { SITE_KEYS, writeSiteRepo } from "./site_repo.ts";

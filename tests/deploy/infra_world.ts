@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { runCli } from "../../deploy/cli/run.ts";
 import { captureCli } from "../../deploy/cli/test_deps.ts";
-import { lookupAccountIdWithSts } from "../../deploy/infra/aws_clients.ts";
+import { lookupAccountIdWithSts } from "../../deploy/aws/clients.ts";
 import { type AwsFakes, type AwsFakesOptions, startAwsFakes } from "../fakes/aws.ts";
 import { S3RVER_CREDENTIALS, type SiteS3, startSiteS3 } from "../fakes/s3_bucket_config.ts";
 

@@ -25,7 +25,14 @@ import {
   type S3Client,
 } from "@aws-sdk/client-s3";
 import { DeployError } from "../../errors.ts";
-import { aws, awsErrorCode, awsFailure, awsHttpStatus, awsMaybe } from "../aws_errors.ts";
+import {
+  aws,
+  awsErrorCode,
+  awsFailure,
+  awsHttpStatus,
+  awsMaybe,
+  isNotFound,
+} from "../../aws/errors.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 
 /** The public-access block the bucket must have: everything blocked. */
@@ -258,7 +265,7 @@ export const bucketNode: ResourceNode = {
       await s3.send(new HeadBucketCommand({ Bucket }));
     } catch (err) {
       const status = awsHttpStatus(err);
-      if (status === 404 || awsErrorCode(err) === "NotFound") return null;
+      if (isNotFound(err)) return null;
       if (status === 403) {
         throw new DeployError(
           "bucket_name_taken",

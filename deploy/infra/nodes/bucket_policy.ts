@@ -10,7 +10,7 @@ import {
   PutBucketPolicyCommand,
 } from "@aws-sdk/client-s3";
 import { SITE_PREFIX } from "../../state/bucket_layout.ts";
-import { aws, awsMaybe } from "../aws_errors.ts";
+import { aws, awsMaybe } from "../../aws/errors.ts";
 import { type PolicyDocument, samePolicy } from "../policy_document.ts";
 import type { NodeContext, ResourceNode } from "../resource.ts";
 import { requireOutput } from "./outputs.ts";

@@ -14,7 +14,7 @@ import {
   type ManagedMicrovmImageSummary,
 } from "@aws-sdk/client-lambda-microvms";
 import { DeployError } from "../../errors.ts";
-import { aws } from "../aws_errors.ts";
+import { aws } from "../../aws/errors.ts";
 import type { ResourceNode, SiteFacts } from "../resource.ts";
 
 /** The environment variable naming a managed base image (name or ARN) instead of the default. */

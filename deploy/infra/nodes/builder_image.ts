@@ -9,7 +9,7 @@
 import { DeleteMicrovmImageCommand, GetMicrovmImageCommand } from "@aws-sdk/client-lambda-microvms";
 import { builderImageName } from "../../config/names.ts";
 import { DeployError } from "../../errors.ts";
-import { awsMaybe } from "../aws_errors.ts";
+import { awsMaybe } from "../../aws/errors.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 
 function name(facts: SiteFacts): string {

@@ -31,7 +31,7 @@ import {
 import { CDN_REGION, cdnLogDeliveryName, logGroupArn } from "../../config/names.ts";
 import { DeployError } from "../../errors.ts";
 import type { NodeOutputs } from "../../state/env_state.ts";
-import { aws, awsErrorCode, awsFailure, awsMaybe } from "../aws_errors.ts";
+import { aws, awsErrorCode, awsFailure, awsMaybe } from "../../aws/errors.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 import { optionalOutput, requireOutput } from "./outputs.ts";
 

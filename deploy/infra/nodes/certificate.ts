@@ -16,7 +16,7 @@ import {
 } from "@aws-sdk/client-acm";
 import { createHash } from "node:crypto";
 import type { JsonValue, NodeOutputs } from "../../state/env_state.ts";
-import { aws, awsMaybe } from "../aws_errors.ts";
+import { aws, awsMaybe } from "../../aws/errors.ts";
 import type { LiveResource, NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 
 /** A DNS record the user must create for ACM to issue the certificate. */

@@ -23,7 +23,7 @@ import {
 import { DeployError } from "../../errors.ts";
 import type { NodeOutputs } from "../../state/env_state.ts";
 import { SITE_ORIGIN_PATH } from "../../state/bucket_layout.ts";
-import { aws, awsErrorCode, awsMaybe } from "../aws_errors.ts";
+import { aws, awsErrorCode, awsMaybe } from "../../aws/errors.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 import { bucketOriginDomain } from "./bucket.ts";
 import { optionalOutput, requireOutput } from "./outputs.ts";

@@ -18,7 +18,7 @@ import {
   TagRoleCommand,
   UpdateAssumeRolePolicyCommand,
 } from "@aws-sdk/client-iam";
-import { aws, awsErrorCode, awsMaybe } from "../aws_errors.ts";
+import { aws, awsErrorCode, awsMaybe } from "../../aws/errors.ts";
 import { type PolicyDocument, samePolicy } from "../policy_document.ts";
 import type { NodeContext, NodeId, ResourceNode, SiteFacts } from "../resource.ts";
 

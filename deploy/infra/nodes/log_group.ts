@@ -12,7 +12,7 @@ import {
   PutRetentionPolicyCommand,
 } from "@aws-sdk/client-cloudwatch-logs";
 import { CDN_REGION } from "../../config/names.ts";
-import { aws, awsMaybe } from "../aws_errors.ts";
+import { aws, awsMaybe } from "../../aws/errors.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 
 /** The retention periods CloudWatch Logs accepts, in days. */

@@ -13,7 +13,7 @@ import {
   type OriginAccessControlConfig,
   UpdateOriginAccessControlCommand,
 } from "@aws-sdk/client-cloudfront";
-import { aws, awsErrorCode, awsMaybe } from "../aws_errors.ts";
+import { aws, awsErrorCode, awsMaybe } from "../../aws/errors.ts";
 import type { NodeContext, ResourceNode } from "../resource.ts";
 
 /**

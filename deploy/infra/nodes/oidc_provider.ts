@@ -10,7 +10,7 @@ import {
   DeleteOpenIDConnectProviderCommand,
   GetOpenIDConnectProviderCommand,
 } from "@aws-sdk/client-iam";
-import { aws, awsErrorCode, awsMaybe } from "../aws_errors.ts";
+import { aws, awsErrorCode, awsMaybe } from "../../aws/errors.ts";
 import type { ResourceNode } from "../resource.ts";
 
 /** The code host's OIDC issuer host. */

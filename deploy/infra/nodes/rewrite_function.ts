@@ -29,7 +29,7 @@ import {
   PublishFunctionCommand,
   UpdateFunctionCommand,
 } from "@aws-sdk/client-cloudfront";
-import { aws, awsErrorCode, awsFailure, awsMaybe } from "../aws_errors.ts";
+import { aws, awsErrorCode, awsFailure, awsMaybe } from "../../aws/errors.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 
 /** The CloudFront Functions runtime the code is written for. */

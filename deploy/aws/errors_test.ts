@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DeployError } from "../errors.ts";
-import { awsFailure, isNotFound } from "./aws_errors.ts";
+import { awsFailure, isNotFound } from "./errors.ts";
 
 function sdkError(name: string, status?: number, message = name): Error {
   const err = new Error(message);

@@ -28,6 +28,15 @@ export function awsHttpStatus(err: unknown): number | undefined {
   return typeof meta?.httpStatusCode === "number" ? meta.httpStatusCode : undefined;
 }
 
+/** Every service's spelling of "no such resource" (S3 objects and buckets, IAM, the rest). */
+const NOT_FOUND_CODES = [
+  "NotFound",
+  "NoSuchKey",
+  "NoSuchEntity",
+  "ResourceNotFoundException",
+  "NoSuchBucket",
+];
+
 /**
  * Whether `err` says the resource does not exist (any service's spelling, or a bare 404).
  *
@@ -38,9 +47,7 @@ export function awsHttpStatus(err: unknown): number | undefined {
 export function isNotFound(err: unknown, ...codes: string[]): boolean {
   const code = awsErrorCode(err);
   return awsHttpStatus(err) === 404 ||
-    ["NotFound", "NoSuchEntity", "ResourceNotFoundException", "NoSuchBucket", ...codes].includes(
-      code ?? "",
-    );
+    NOT_FOUND_CODES.includes(code ?? "") || codes.includes(code ?? "");
 }
 
 const CREDENTIAL_CODES = [
