@@ -30,13 +30,10 @@ export * from "./pipeline/deploy.ts";
 export { syncSite } from "./sync/engine.ts";
 export type { SyncOptions, SyncProgress, SyncResult } from "./sync/engine.ts";
 export { createLocalBuilder } from "./build/local_builder.ts";
-export type { Builder, BuildJob, BuildOutput, BuildPaths } from "./build/builder.ts";
+export type { Builder, BuildPaths, JobHooks } from "./build/builder.ts";
+export * from "./job/job.ts";
 export { planInvalidation } from "./cdn/invalidation.ts";
-export {
-  createMicrovmBuilder,
-  type MicrovmBuilder,
-  type MicrovmBuilderOptions,
-} from "./microvm/builder.ts";
+export { createMicrovmBuilder, type MicrovmBuilderOptions } from "./microvm/builder.ts";
 export type { BuilderImageSettings } from "./microvm/image.ts";
 export type { BuildRecord, BuildStatus, ChangedManifest } from "./builds/record.ts";
 export type { AgentJob } from "./agent/job.ts";

@@ -9,7 +9,6 @@
  *
  * @module
  */
-import type { SyncOutcome } from "../build/builder.ts";
 
 /** A build's state: launched, finished well, failed, or past its deadline. */
 export type BuildStatus = "running" | "done" | "failed" | "timeout";
@@ -46,6 +45,22 @@ export interface BuildRecord {
   readonly unchanged?: number;
   /** Bytes uploaded (done only). */
   readonly bytesUploaded?: number;
+}
+
+/** What a sync did: the counts and the keys to invalidate (the job's outcome, as stored). */
+export interface SyncOutcome {
+  /** Site-relative keys uploaded with new content or deleted: the invalidation input. */
+  readonly changedKeys: readonly string[];
+  /** Files uploaded. */
+  readonly uploaded: number;
+  /** Files deleted. */
+  readonly deleted: number;
+  /** Files already live. */
+  readonly unchanged: number;
+  /** Bytes uploaded. */
+  readonly bytesUploaded: number;
+  /** Digest of the changes (`sync/change_digest.ts`): the invalidation's caller reference. */
+  readonly changeDigest?: string;
 }
 
 /**

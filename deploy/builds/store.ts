@@ -22,6 +22,7 @@ import {
   sourceKey,
 } from "./record.ts";
 import { aws, awsFailure, isNotFound } from "../aws/errors.ts";
+import { DeployError } from "../errors.ts";
 
 /** A bucket and the client to reach it. */
 export interface BuildStoreLocation {
@@ -77,6 +78,33 @@ export async function getText(at: BuildStoreLocation, key: string): Promise<stri
     if (isNotFound(err)) return undefined;
     throw awsFailure(err, { resource: `s3://${at.bucket}/${key}`, action: "s3:GetObject" });
   }
+}
+
+/**
+ * Downloads an object (a stored source zip) to a file.
+ *
+ * @param at bucket and client
+ * @param key object key
+ * @param path the file to create
+ * @throws DeployError `build_source_missing` when there is no such object (or it is empty)
+ */
+export async function downloadObject(
+  at: BuildStoreLocation,
+  key: string,
+  path: string,
+): Promise<void> {
+  let out;
+  try {
+    out = await at.s3.send(new GetObjectCommand({ Bucket: at.bucket, Key: key }));
+  } catch (err) {
+    if (isNotFound(err)) {
+      throw new DeployError("build_source_missing", `s3://${at.bucket}/${key} does not exist`);
+    }
+    throw err;
+  }
+  const body = out.Body?.transformToWebStream();
+  if (!body) throw new DeployError("build_source_missing", `s3://${at.bucket}/${key} is empty`);
+  await body.pipeTo((await Deno.create(path)).writable);
 }
 
 /**

@@ -8,11 +8,12 @@ import type { Command } from "../cli/command.ts";
 import { createInvalidation } from "../cdn/invalidate.ts";
 import { planInvalidation } from "../cdn/invalidation.ts";
 import { DeployError } from "../errors.ts";
-import { createMicrovmBuilder, type MicrovmBuilderOptions } from "../microvm/builder.ts";
+import { sourceKey } from "../builds/record.ts";
+import type { MicrovmBuilderOptions } from "../microvm/builder.ts";
 import { siteOrigin } from "../seo/policy.ts";
 import { openSite } from "../site/open_site.ts";
 import { SITE_PREFIX } from "../state/bucket_layout.ts";
-import { requireBuilderSettings } from "../state/env_state.ts";
+import { createBuilder } from "./site_deploy.ts";
 
 /** Test seams passed through to the MicroVM builder (clock, sleep, keep-alive, bundle). */
 export type RollbackSeams = Pick<
@@ -47,36 +48,23 @@ export function createRollbackCommand(seams: RollbackSeams = {}): Command {
           { hint: "run `deploy bootstrap` first" },
         );
       }
-      const image = requireBuilderSettings(state, ctx.env);
       const config = site.config;
-      const origin = siteOrigin(config.domain, state.distributionDomain);
-      const builder = createMicrovmBuilder({
-        clients,
-        env: ctx.env,
-        siteName: config.siteName,
-        region: config.region,
-        bucket,
-        prefix: SITE_PREFIX,
-        microvm: config.microvm,
-        image,
-        seo: config.seo,
-        isProduction: ctx.env === "production",
-        origin,
-        tags: { ...site.names.tags },
-        onStatus: (s) => ctx.out.step(s),
-        onWarning: (w) => ctx.out.warn(w),
-        clock: ctx.clock,
-        sleep: (ms) => ctx.sleep(ms),
-        ...seams,
-      });
+      const builder = createBuilder(ctx, site, "microvm", { seams });
       ctx.out.step(`rolling back ${ctx.env} to build ${id}`);
-      const out = await builder.buildStored({
+      const out = await builder.run({
         buildId: id,
+        source: { bucketKey: sourceKey(id) },
         paths: { app: config.paths.app, dist: config.paths.dist },
         maxDurationSeconds: config.microvm.maxDurationSeconds,
+        target: { bucket, prefix: SITE_PREFIX },
+        tags: { ...site.names.tags },
+        seo: config.seo,
+        production: ctx.env === "production",
+        origin: siteOrigin(config.domain, state.distributionDomain),
         // Restoring a recorded build is deliberate (and has no --force): it may delete
         // whatever later builds added. An empty output is still refused (dist_empty).
         force: true,
+      }, {
         onOutput: (line) => {
           if (ctx.out.mode !== "json") ctx.out.line(line);
         },

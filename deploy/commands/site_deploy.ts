@@ -11,10 +11,10 @@ import { DeployError } from "../errors.ts";
 import { createMicrovmBuilder, type MicrovmBuilderOptions } from "../microvm/builder.ts";
 import type { DeployInput, DeployProgress } from "../pipeline/deploy.ts";
 import { siteOrigin } from "../seo/policy.ts";
-import { openSite } from "../site/open_site.ts";
+import { type AwsSite, openSite } from "../site/open_site.ts";
 import { denoCommandRunner } from "../source/revision.ts";
 import { SITE_PREFIX } from "../state/bucket_layout.ts";
-import { requireBuilderSettings } from "../state/env_state.ts";
+import { type EnvStateView, requireBuilderSettings } from "../state/env_state.ts";
 import { progressBar } from "./deploy_report.ts";
 
 /**
@@ -24,7 +24,7 @@ import { progressBar } from "./deploy_report.ts";
  */
 export type MicrovmSeams = Pick<
   MicrovmBuilderOptions,
-  "keepAlive" | "bundle" | "newToken" | "pollIntervalMs"
+  "keepAlive" | "bundle" | "newToken" | "pollIntervalMs" | "clock" | "sleep"
 >;
 
 /** A resolved deploy: the pipeline input plus what the command prints and releases. */
@@ -80,37 +80,11 @@ export async function openSiteDeploy(
     const noBuild = ctx.flags["no-build"] === true;
     const tempRoot = deployTempRoot(ctx.environ);
     if (tempRoot) await ctx.files.mkdir(tempRoot);
-    let builder: Builder;
-    if (builderName === "local" || noBuild) {
-      // The build's output is relayed line by line; a child such as `deno task` colours it even
-      // into a pipe, so when this CLI prints no colour the build is told so too (otherwise a
-      // piped deploy, or a test run without NO_COLOR in the process environment, got escapes).
-      builder = createLocalBuilder({
-        ...(tempRoot ? { tempRoot } : {}),
-        ...(ctx.out.color ? {} : { env: { NO_COLOR: "1" } }),
-      });
-    } else {
-      const image = requireBuilderSettings(state, ctx.env, "or deploy with --builder local");
-      builder = createMicrovmBuilder({
-        clients,
-        env: ctx.env,
-        siteName: config.siteName,
-        region: config.region,
-        bucket,
-        prefix: SITE_PREFIX,
-        microvm: config.microvm,
-        image,
-        seo: config.seo,
-        isProduction,
-        origin,
-        tags,
-        clock: ctx.clock,
-        sleep: (ms) => ctx.sleep(ms),
-        onStatus: (s) => ctx.out.step(s),
-        onWarning: (w) => ctx.out.warn(w),
-        ...seams,
-      });
-    }
+    const builder = createBuilder(ctx, site, noBuild ? "local" : builderName, {
+      seams,
+      ...(tempRoot ? { tempRoot } : {}),
+      alternative: "or deploy with --builder local",
+    });
     const input: DeployInput = {
       repoRoot: ctx.repoDir,
       env: ctx.env,
@@ -148,6 +122,51 @@ export async function openSiteDeploy(
     release();
     throw err;
   }
+}
+
+/**
+ * The builder a command runs the job with: `local` here (the build's output relayed line by
+ * line), or `microvm` with the builder image settings `bootstrap` recorded.
+ *
+ * @param ctx the command context
+ * @param site the opened site (clients, config, state)
+ * @param name `local` or `microvm`
+ * @param options MicroVM test seams (none in the CLI), the local build's temp root, and the
+ *   other way out `builder_not_configured` suggests
+ * @returns the builder
+ * @throws {DeployError} `builder_not_configured` for `microvm` before bootstrap set it up
+ */
+export function createBuilder(
+  ctx: CommandContext,
+  site: AwsSite<EnvStateView>,
+  name: "local" | "microvm",
+  options: { seams?: MicrovmSeams; tempRoot?: string; alternative?: string } = {},
+): Builder {
+  if (name === "local") {
+    // The build's output is relayed line by line; a child such as `deno task` colours it even
+    // into a pipe, so when this CLI prints no colour the build is told so too (otherwise a
+    // piped deploy, or a test run without NO_COLOR in the process environment, got escapes).
+    return createLocalBuilder({
+      s3: site.clients.s3,
+      logger: ctx.log,
+      clock: ctx.clock,
+      ...(options.tempRoot ? { tempRoot: options.tempRoot } : {}),
+      ...(ctx.out.color ? {} : { env: { NO_COLOR: "1" } }),
+    });
+  }
+  return createMicrovmBuilder({
+    clients: site.clients,
+    env: site.env,
+    siteName: site.config.siteName,
+    region: site.config.region,
+    microvm: site.config.microvm,
+    image: requireBuilderSettings(site.state, site.env, options.alternative),
+    clock: ctx.clock,
+    sleep: (ms) => ctx.sleep(ms),
+    onStatus: (s) => ctx.out.step(s),
+    onWarning: (w) => ctx.out.warn(w),
+    ...options.seams,
+  });
 }
 
 const STAGE_TEXT = {

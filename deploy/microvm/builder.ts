@@ -1,7 +1,9 @@
 /**
- * The MicroVM builder (`--builder microvm`): uploads the source zip, launches a builder
- * MicroVM whose agent installs, builds and syncs, follows its log stream to the end, and
- * reports what changed. The VM is always terminated afterwards.
+ * The MicroVM builder (`--builder microvm`, `rollback`): runs the build-and-publish job inside
+ * a builder MicroVM. It uploads the source zip (or finds a stored one), launches the VM with
+ * the job as its run hook payload, follows the log stream to the agent's marker, and reports
+ * what the job changed from the manifest the job stored. The VM is always terminated
+ * afterwards.
  *
  * @module
  */
@@ -17,13 +19,13 @@ import { PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { type Clock, systemClock } from "@org/shared";
 import { type AgentBundle, buildAgentBundle } from "../agent/bundle.ts";
 import { type AgentJob, MAX_PAYLOAD_BYTES, parseMarker } from "../agent/job.ts";
-import type { Builder, BuildJob, BuildOutput } from "../build/builder.ts";
+import type { Builder, JobHooks } from "../build/builder.ts";
 import { type BuildRecord, finishRecord, sourceKey } from "../builds/record.ts";
-import { getManifest, putBuildRecord, sourceExists } from "../builds/store.ts";
+import { getManifest, objectExists, putBuildRecord } from "../builds/store.ts";
 import type { MicrovmIdle } from "../config/site_config.ts";
 import { builderLogGroup } from "../config/names.ts";
 import { DeployError } from "../errors.ts";
-import type { SeoSettings } from "../seo/policy.ts";
+import type { JobInput, JobOutcome } from "../job/job.ts";
 import { nextPollDelay, pastDeadline, waitDeadline } from "./deadline.ts";
 import { type BuilderImageSettings, ensureBuilderImage, type ReadyImage } from "./image.ts";
 import { createKeepAlive, type KeepAlive, keepAliveIntervalMs } from "./keep_alive.ts";
@@ -44,10 +46,6 @@ export interface MicrovmBuilderOptions {
   readonly siteName: string;
   /** The site's region (passed to the agent for its S3 client). */
   readonly region: string;
-  /** The site bucket. */
-  readonly bucket: string;
-  /** Key prefix of the live site, normally `site/`. */
-  readonly prefix: string;
   /** Config `microvm`: memory (image), idle policy (passed unchanged), max duration. */
   readonly microvm: {
     readonly memory: number;
@@ -56,14 +54,6 @@ export interface MicrovmBuilderOptions {
   };
   /** Base image and roles (from the environment state). */
   readonly image: BuilderImageSettings;
-  /** Config `seo`. */
-  readonly seo: SeoSettings;
-  /** Production and not a preview. */
-  readonly isProduction: boolean;
-  /** Site origin for the sitemap. */
-  readonly origin: string | undefined;
-  /** Object tags, and the image's resource tags. */
-  readonly tags: Readonly<Record<string, string>>;
   /** Time source. Default: the system clock. */
   readonly clock?: Clock;
   /** Waits; injected so tests do not sleep. Default: a timer. */
@@ -80,16 +70,6 @@ export interface MicrovmBuilderOptions {
   readonly onStatus?: (text: string) => void;
   /** Warnings (a failed terminate, a failed keep-alive). */
   readonly onWarning?: (text: string) => void;
-}
-
-/** A build that can also run on a stored source (`rollback`). */
-export interface MicrovmBuilder extends Builder {
-  /**
-   * Builds from the already stored `build/<id>.zip`.
-   *
-   * @throws DeployError `build_source_missing` when it is gone; otherwise as `build()`
-   */
-  buildStored(job: Omit<BuildJob, "sourceZip">): Promise<BuildOutput & { kind: "synced" }>;
 }
 
 /** Log lines kept for a failure message. */
@@ -144,33 +124,73 @@ export function buildLogStream(buildId: string, token: string): string {
 /**
  * Creates the MicroVM builder.
  *
- * `build(job)` uploads `job.sourceZip` to `build/<id>.zip`, makes sure the builder image is
- * current, writes a `running` record, launches the VM (client token, idle policy unchanged,
- * maximum duration), streams the log lines to `job.onOutput` until the agent's marker, and
- * returns the changed keys from `builds/<id>.changed.json`. The wait ends at
- * `maxDurationSeconds + 60` s after launch. The VM is terminated in every case.
+ * `run(input)` stores the source (uploads `input.source.zip` to `build/<id>.zip`, or checks
+ * that `input.source.bucketKey` is still stored), makes sure the builder image is current,
+ * writes a `running` record, launches the VM (client token, idle policy unchanged, maximum
+ * duration) with the job as its payload, streams the log lines to `hooks.onOutput` until the
+ * agent's marker, and returns what the job changed from `builds/<id>.changed.json`. The wait
+ * ends at `maxDurationSeconds + 60` s after launch. The VM is terminated in every case.
  *
  * @param o clients, site settings, image settings and test seams
  * @returns the builder
  * @throws DeployError `build_failed` (with the last log lines), `build_timeout`,
- *   `builder_image_failed`, `microvm_launch_failed`
+ *   `build_source_missing`, `builder_image_failed`, `microvm_launch_failed`, `plan_unsupported`
  *
  * @example
  * ```ts
- * const builder = createMicrovmBuilder({ clients, env, siteName, region, bucket, prefix: "site/",
- *   microvm: config.microvm, image: state.builder, seo, isProduction, origin, tags });
- * await runDeploy({ ...input, builder });
+ * const builder = createMicrovmBuilder({ clients, env, siteName, region,
+ *   microvm: config.microvm, image: requireBuilderSettings(state, env) });
+ * const outcome = await builder.run(jobInput, { onOutput: (line) => console.log(line) });
  * ```
  */
-export function createMicrovmBuilder(o: MicrovmBuilderOptions): MicrovmBuilder {
+export function createMicrovmBuilder(o: MicrovmBuilderOptions): Builder {
   const clock = o.clock ?? systemClock;
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const newToken = o.newToken ?? (() => crypto.randomUUID());
   const keepAlive = o.keepAlive ?? createKeepAlive(o.clients.microvms, clock);
-  const store = { s3: o.clients.s3, bucket: o.bucket };
   const logGroup = builderLogGroup(o.env, o.siteName);
 
-  const run = async (job: Omit<BuildJob, "sourceZip">) => {
+  /** Puts the source where the VM reads it: `build/<id>.zip` in the target bucket. */
+  const storeSource = async (input: JobInput): Promise<string> => {
+    const store = { s3: o.clients.s3, bucket: input.target.bucket };
+    if ("bucketKey" in input.source) {
+      if (!(await objectExists(store, input.source.bucketKey))) {
+        throw new DeployError(
+          "build_source_missing",
+          `the source of build ${input.buildId} (${input.source.bucketKey}) is no longer stored`,
+          { hint: "pick another build from `deploy history`, or deploy the revision again" },
+        );
+      }
+      return input.source.bucketKey;
+    }
+    if (!("zip" in input.source)) {
+      throw new Error("the MicroVM builder builds a source zip, not an existing directory");
+    }
+    const body = await Deno.readFile(input.source.zip);
+    o.onStatus?.(`uploading the source (${body.byteLength} bytes)`);
+    const key = sourceKey(input.buildId);
+    await o.clients.s3.send(
+      new PutObjectCommand({
+        Bucket: input.target.bucket,
+        Key: key,
+        Body: body,
+        ContentLength: body.byteLength,
+        ContentType: "application/zip",
+      }),
+    );
+    return key;
+  };
+
+  const run = async (input: JobInput, hooks: JobHooks = {}): Promise<JobOutcome> => {
+    if (input.dryRun) {
+      throw new DeployError(
+        "plan_unsupported",
+        "the microvm builder syncs as it builds, so it cannot plan",
+        { hint: "run plan with --builder local or --no-build" },
+      );
+    }
+    const source = await storeSource(input);
+    const store = { s3: o.clients.s3, bucket: input.target.bucket };
     const bundle = await (o.bundle ?? buildAgentBundle)();
     const image = await ensureBuilderImage({
       microvms: o.clients.microvms,
@@ -180,42 +200,42 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): MicrovmBuilder {
       logGroup,
       settings: o.image,
       bundle,
-      tags: o.tags,
+      tags: input.tags,
       clock,
       sleep,
       ...(o.onStatus ? { onStatus: o.onStatus } : {}),
     });
     const token = newToken();
-    const logStream = buildLogStream(job.buildId, token);
+    const logStream = buildLogStream(input.buildId, token);
     const startedAt = clock.now();
     const agentJob: AgentJob = {
       version: 1,
-      buildId: job.buildId,
-      bucket: o.bucket,
+      buildId: input.buildId,
+      bucket: input.target.bucket,
       region: o.region,
-      sourceKey: sourceKey(job.buildId),
-      prefix: o.prefix,
-      paths: job.paths,
-      seo: o.seo,
-      isProduction: o.isProduction,
-      origin: o.origin ?? null,
-      tags: o.tags,
-      ...(job.refresh ? { refresh: true } : {}),
-      ...(job.force ? { force: true } : {}),
-      maxDurationSeconds: job.maxDurationSeconds,
+      sourceKey: source,
+      prefix: input.target.prefix,
+      paths: input.paths,
+      seo: input.seo,
+      isProduction: input.production,
+      origin: input.origin ?? null,
+      tags: input.tags,
+      ...(input.refresh ? { refresh: true } : {}),
+      ...(input.force ? { force: true } : {}),
+      maxDurationSeconds: input.maxDurationSeconds,
       startedAt: new Date(startedAt).toISOString(),
       logGroup,
       logStream,
     };
     const request = runRequest(
-      { microvm: { ...o.microvm, maxDurationSeconds: job.maxDurationSeconds }, image: o.image },
+      { microvm: { ...o.microvm, maxDurationSeconds: input.maxDurationSeconds }, image: o.image },
       image,
       agentJob,
       token,
     );
     const record: BuildRecord = {
       version: 1,
-      id: job.buildId,
+      id: input.buildId,
       status: "running",
       startedAt: agentJob.startedAt,
       finishedAt: null,
@@ -249,7 +269,8 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): MicrovmBuilder {
     }
     const microvmId = launched.microvmId ?? "";
     try {
-      return await follow(job, record, microvmId, launched.endpoint ?? "", clock.now());
+      const follow = { input, hooks, record, store, microvmId, endpoint: launched.endpoint ?? "" };
+      return await followBuild(follow, clock.now());
     } finally {
       try {
         await o.clients.microvms.send(
@@ -261,14 +282,19 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): MicrovmBuilder {
     }
   };
 
-  const follow = async (
-    job: Omit<BuildJob, "sourceZip">,
-    record: BuildRecord,
-    microvmId: string,
-    endpoint: string,
+  const followBuild = async (
+    f: {
+      input: JobInput;
+      hooks: JobHooks;
+      record: BuildRecord;
+      store: { s3: S3Client; bucket: string };
+      microvmId: string;
+      endpoint: string;
+    },
     launchedAt: number,
-  ): Promise<BuildOutput & { kind: "synced" }> => {
-    const deadline = waitDeadline(launchedAt, job.maxDurationSeconds);
+  ): Promise<JobOutcome> => {
+    const { input, record, microvmId, endpoint } = f;
+    const deadline = waitDeadline(launchedAt, input.maxDurationSeconds);
     const tail = createLogTail(o.clients.logs, record.logGroup, record.logStream);
     const last: string[] = [];
     const pingEvery = keepAliveIntervalMs(o.microvm.idle.maxIdleDurationSeconds);
@@ -276,11 +302,11 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): MicrovmBuilder {
     let stopped: string | undefined;
     for (;;) {
       for (const line of await tail.poll()) {
-        job.onOutput?.(line.message, "stdout");
+        f.hooks.onOutput?.(line.message, "stdout");
         last.push(line.message);
         if (last.length > TAIL_LINES) last.shift();
-        const marker = parseMarker(line.message, job.buildId);
-        if (marker?.kind === "done") return await synced(job.buildId, last);
+        const marker = parseMarker(line.message, input.buildId);
+        if (marker?.kind === "done") return await outcome(f.store, input.buildId, last);
         if (marker?.kind === "failed") {
           throw new DeployError("build_failed", `the build failed: ${marker.reason}`, {
             hint: lastLinesHint(last),
@@ -308,15 +334,15 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): MicrovmBuilder {
       await sleep(nextPollDelay(clock.now(), deadline, o.pollIntervalMs ?? 2000));
     }
     await putBuildRecord(
-      store,
+      f.store,
       finishRecord(record, clock.now(), {
         status: "timeout",
-        reason: `no result within ${job.maxDurationSeconds + 60} s of launch`,
+        reason: `no result within ${input.maxDurationSeconds + 60} s of launch`,
       }),
     ).catch(() => {});
     throw new DeployError(
       "build_timeout",
-      `the build did not finish within ${job.maxDurationSeconds + 60} s of launch`,
+      `the build did not finish within ${input.maxDurationSeconds + 60} s of launch`,
       { hint: `raise microvm.maxDurationSeconds or speed up the build\n${lastLinesHint(last)}` },
     );
   };
@@ -337,55 +363,24 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): MicrovmBuilder {
     }
   };
 
-  const synced = async (
+  /** What the job changed, from the manifest it stored before logging its done marker. */
+  const outcome = async (
+    store: { s3: S3Client; bucket: string },
     id: string,
     last: readonly string[],
-  ): Promise<BuildOutput & { kind: "synced" }> => {
+  ): Promise<JobOutcome> => {
     const manifest = await getManifest(store, id);
     if (!manifest) {
       throw new DeployError("build_failed", `the build reported done but stored no manifest`, {
         hint: lastLinesHint(last),
       });
     }
-    return {
-      kind: "synced",
-      changedKeys: manifest.changedKeys,
-      uploaded: manifest.uploaded,
-      deleted: manifest.deleted,
-      unchanged: manifest.unchanged,
-      bytesUploaded: manifest.bytesUploaded,
-      ...(manifest.changeDigest ? { changeDigest: manifest.changeDigest } : {}),
-    };
+    const { version: _, id: __, ...counts } = manifest;
+    // The job's warnings were logged in the VM's output, which the caller has seen.
+    return { ...counts, warnings: [] };
   };
 
-  return {
-    name: "microvm",
-    async build(job: BuildJob) {
-      const body = await Deno.readFile(job.sourceZip);
-      o.onStatus?.(`uploading the source (${body.byteLength} bytes)`);
-      await o.clients.s3.send(
-        new PutObjectCommand({
-          Bucket: o.bucket,
-          Key: sourceKey(job.buildId),
-          Body: body,
-          ContentLength: body.byteLength,
-          ContentType: "application/zip",
-        }),
-      );
-      const { sourceZip: _, ...rest } = job;
-      return await run(rest);
-    },
-    async buildStored(job) {
-      if (!(await sourceExists(store, job.buildId))) {
-        throw new DeployError(
-          "build_source_missing",
-          `the source of build ${job.buildId} (${sourceKey(job.buildId)}) is no longer stored`,
-          { hint: "pick another build from `deploy history`, or deploy the revision again" },
-        );
-      }
-      return await run(job);
-    },
-  };
+  return { name: "microvm", run };
 }
 
 function lastLinesHint(lines: readonly string[]): string {

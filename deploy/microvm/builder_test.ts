@@ -8,7 +8,8 @@ import { type MicrovmRunContext, startMicrovmsFake } from "../../tests/fakes/mic
 import { startS3, testAwsConfig } from "../../tests/support/s3.ts";
 import type { AgentBundle } from "../agent/bundle.ts";
 import { type AgentJob, parseAgentJob } from "../agent/job.ts";
-import type { BuildJob } from "../build/builder.ts";
+import type { JobHooks } from "../build/builder.ts";
+import type { JobInput } from "../job/job.ts";
 import { getBuildRecord, putManifest, sourceExists } from "../builds/store.ts";
 import { DeployError } from "../errors.ts";
 import { createMicrovmBuilder, type MicrovmBuilderOptions } from "./builder.ts";
@@ -80,18 +81,12 @@ async function setup(
       env: "production",
       siteName: "blog",
       region: "us-east-1",
-      bucket: BUCKET,
-      prefix: "site/",
       microvm: { memory: 2, maxDurationSeconds: 600, idle: IDLE },
       image: {
         baseImageArn: "arn:aws:lambda:us-east-1:aws:microvm-image:deno",
         buildRoleArn: "arn:aws:iam::123456789012:role/builder",
         executionRoleArn: "arn:aws:iam::123456789012:role/builder-run",
       },
-      seo: { robots: "auto", sitemap: "auto" },
-      isProduction: true,
-      origin: "https://blog.example.com",
-      tags: { app: "blog", environment: "production" },
       clock,
       sleep: (ms) => {
         clock.advance(ms);
@@ -125,13 +120,18 @@ async function zipFile(): Promise<string> {
 }
 
 /** The agent's happy path: manifest in S3, then the done marker in the log stream. */
-/** A build job for the zipped fixture: `dist` from the repo root, 600 s unless `extra` says. */
-function buildJob(zip: string, buildId: string, extra: Partial<BuildJob> = {}): BuildJob {
+/** A job for the zipped fixture: `dist` from the repo root, 600 s unless `extra` says. */
+function buildJob(zip: string, buildId: string, extra: Partial<JobInput> = {}): JobInput {
   return {
     buildId,
-    sourceZip: zip,
+    source: { zip },
     paths: { app: ".", dist: "dist" },
     maxDurationSeconds: 600,
+    target: { bucket: BUCKET, prefix: "site/" },
+    tags: { app: "blog", environment: "production" },
+    seo: { robots: "auto", sitemap: "auto" },
+    production: true,
+    origin: "https://blog.example.com",
     ...extra,
   };
 }
@@ -157,13 +157,12 @@ Deno.test("microvm builder: launches with memory on the image, idle unchanged, m
   await using env = await setup(succeed);
   const zip = await zipFile();
   const lines: string[] = [];
-  const out = await createMicrovmBuilder(env.options()).build(
-    buildJob(zip, "abc123", { onOutput: (l) => lines.push(l) }),
-  );
+  const hooks: JobHooks = { onOutput: (l) => lines.push(l) };
+  const out = await createMicrovmBuilder(env.options()).run(buildJob(zip, "abc123"), hooks);
   await Deno.remove(zip);
 
   assert.deepEqual(out, {
-    kind: "synced",
+    warnings: [],
     changedKeys: ["index.html", "app.css"],
     uploaded: 2,
     deleted: 0,
@@ -207,14 +206,14 @@ Deno.test("microvm builder: launches with memory on the image, idle unchanged, m
 Deno.test("microvm builder: the image is rebuilt only when the bundle or memory changes", async () => {
   await using env = await setup(succeed);
   const zip = await zipFile();
-  await createMicrovmBuilder(env.options()).build(buildJob(zip, "b1"));
-  await createMicrovmBuilder(env.options()).build(buildJob(zip, "b2"));
+  await createMicrovmBuilder(env.options()).run(buildJob(zip, "b1"));
+  await createMicrovmBuilder(env.options()).run(buildJob(zip, "b2"));
   assert.equal(env.vms.callsOf("CreateMicrovmImage").length, 1);
   assert.equal(env.vms.callsOf("UpdateMicrovmImage").length, 0);
 
   await createMicrovmBuilder(env.options({
     microvm: { memory: 4, maxDurationSeconds: 600, idle: IDLE },
-  })).build(buildJob(zip, "b3"));
+  })).run(buildJob(zip, "b3"));
   const updates = env.vms.callsOf("UpdateMicrovmImage");
   assert.equal(updates.length, 1);
   assert.deepEqual(updates[0]!.input.resources, [{ minimumMemoryInMiB: 4096 }]);
@@ -222,7 +221,7 @@ Deno.test("microvm builder: the image is rebuilt only when the bundle or memory 
   await createMicrovmBuilder(env.options({
     microvm: { memory: 4, maxDurationSeconds: 600, idle: IDLE },
     bundle: bundle("b".repeat(64)),
-  })).build(buildJob(zip, "b4"));
+  })).run(buildJob(zip, "b4"));
   assert.equal(env.vms.callsOf("UpdateMicrovmImage").length, 2);
   await Deno.remove(zip);
 });
@@ -235,7 +234,7 @@ Deno.test("microvm builder: a failed build throws build_failed with the last log
     ]);
   });
   const zip = await zipFile();
-  const err = await createMicrovmBuilder(env.options()).build(buildJob(zip, "bad")).then(
+  const err = await createMicrovmBuilder(env.options()).run(buildJob(zip, "bad")).then(
     () => undefined,
     (e) => e,
   );
@@ -260,7 +259,7 @@ Deno.test("microvm builder: no marker by maxDurationSeconds + 60 s after launch 
       if (s.startsWith("launching")) launchedAt = env.clock.now();
     },
   }));
-  const err = await builder.build(buildJob(zip, "slow", { maxDurationSeconds: 30 })).then(
+  const err = await builder.run(buildJob(zip, "slow", { maxDurationSeconds: 30 })).then(
     () => undefined,
     (e) => e,
   );
@@ -280,7 +279,7 @@ Deno.test("microvm builder: a VM stopped by the service without a marker fails t
     ctx.state.setState(ctx.vm.id, "TERMINATED", "GuestExited");
   });
   const zip = await zipFile();
-  const err = await createMicrovmBuilder(env.options()).build(buildJob(zip, "crash")).then(
+  const err = await createMicrovmBuilder(env.options()).run(buildJob(zip, "crash")).then(
     () => undefined,
     (e) => e,
   );
@@ -294,7 +293,7 @@ Deno.test("microvm builder: RunMicrovm 503s are retried with the same client tok
   await using env = await setup(succeed);
   env.vms.fail("RunMicrovm", { code: "ServiceUnavailableException", status: 503, times: 2 });
   const zip = await zipFile();
-  await createMicrovmBuilder(env.options()).build(buildJob(zip, "retry"));
+  await createMicrovmBuilder(env.options()).run(buildJob(zip, "retry"));
   await Deno.remove(zip);
   const runs = env.vms.callsOf("RunMicrovm");
   assert.equal(runs.length, 3);
@@ -306,20 +305,18 @@ Deno.test("microvm builder: a failed terminate is a warning, not a failed build"
   await using env = await setup(succeed);
   env.vms.fail("TerminateMicrovm", { code: "AccessDeniedException", status: 403 });
   const zip = await zipFile();
-  const out = await createMicrovmBuilder(env.options()).build(buildJob(zip, "term"));
+  const out = await createMicrovmBuilder(env.options()).run(buildJob(zip, "term"));
   await Deno.remove(zip);
-  assert.equal(out.kind, "synced");
+  assert.deepEqual(out.changedKeys, ["index.html", "app.css"]);
   assert.equal(env.vms.callsOf("TerminateMicrovm").length, 1);
   assert.ok(env.warnings.some((w) => /could not be terminated/.test(w)), env.warnings.join("\n"));
 });
 
 Deno.test("microvm builder: rebuilding a stored source fails with build_source_missing when it is gone", async () => {
   await using env = await setup(succeed);
-  const err = await createMicrovmBuilder(env.options()).buildStored({
-    buildId: "nope",
-    paths: { app: ".", dist: "dist" },
-    maxDurationSeconds: 600,
-  }).then(() => undefined, (e) => e);
+  const err = await createMicrovmBuilder(env.options()).run(
+    buildJob("", "nope", { source: { bucketKey: "build/nope.zip" } }),
+  ).then(() => undefined, (e) => e);
   assert.ok(err instanceof DeployError);
   assert.equal(err.code, "build_source_missing");
   assert.equal(env.vms.callsOf("RunMicrovm").length, 0);
@@ -328,7 +325,7 @@ Deno.test("microvm builder: rebuilding a stored source fails with build_source_m
 Deno.test("microvm builder: --refresh and --force reach the agent job", async () => {
   await using env = await setup(succeed);
   const zip = await zipFile();
-  await createMicrovmBuilder(env.options()).build(
+  await createMicrovmBuilder(env.options()).run(
     buildJob(zip, "abc123", { refresh: true, force: true }),
   );
   await Deno.remove(zip);

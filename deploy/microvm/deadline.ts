@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { buildDeadlineMs } from "../build/builder.ts";
+import { buildDeadlineMs } from "../job/job.ts";
 
 /**
  * When the tool stops waiting for a build: `maxDurationSeconds + 60` seconds after launch.

@@ -1,7 +1,9 @@
 /**
- * The deploy pipeline as functions of explicit inputs: revision → source zip → build → SEO
- * files → sync → invalidation. The `plan` and `deploy` commands are thin layers that resolve
- * config and state into a {@linkcode DeployInput} and print the result.
+ * The deploy pipeline as functions of explicit inputs: revision → source zip → the
+ * build-and-publish job (`job/job.ts`: unpack, install, build, SEO files, sync), run by the
+ * builder where it runs → one invalidation of what changed. `plan` is the same job with
+ * `dryRun`. The `plan` and `deploy` commands are thin layers that resolve config and state into
+ * a {@linkcode DeployInput} and print the result.
  *
  * @module
  */
@@ -12,12 +14,11 @@ import type { Builder, BuildPaths } from "../build/builder.ts";
 import { stripPath } from "../build/run_steps.ts";
 import { createInvalidation } from "../cdn/invalidate.ts";
 import { planInvalidation } from "../cdn/invalidation.ts";
-import { DeployError } from "../errors.ts";
-import { generateSeoFiles, listKeys } from "../seo/files.ts";
+import type { JobInput, JobOutcome } from "../job/job.ts";
 import type { SeoSettings } from "../seo/policy.ts";
 import { type CommandRunner, readRevision, type Revision } from "../source/revision.ts";
 import { createSourceZip } from "../source/zip.ts";
-import { type SyncProgress, syncSite } from "../sync/engine.ts";
+import type { SyncProgress } from "../sync/engine.ts";
 import type { UploadReason } from "../sync/plan.ts";
 import type { RetryOptions } from "../aws/retry.ts";
 
@@ -48,7 +49,7 @@ export interface DeployInput {
   readonly maxDurationSeconds: number;
   /** Site bucket (from bootstrap state). */
   readonly bucket: string;
-  /** Key prefix of the live site, normally `site/`. */
+  /** Key prefix to publish under: `site/` for the live site. */
   readonly prefix: string;
   /** CloudFront distribution id (from bootstrap state). */
   readonly distributionId: string;
@@ -62,7 +63,7 @@ export interface DeployInput {
   readonly invalidationMaxPaths: number;
   /** Config `defaultRootObject`. Default `index.html`. */
   readonly defaultRootObject?: string;
-  /** The builder (`--builder local|microvm`). */
+  /** Where the job runs (`--builder local|microvm`). */
   readonly builder: Builder;
   /** `--no-build`: sync the existing `paths.dist` instead of building. */
   readonly noBuild?: boolean;
@@ -70,7 +71,7 @@ export interface DeployInput {
   readonly refresh?: boolean;
   /** `--force`: allow a sync that deletes most of the live site. */
   readonly force?: boolean;
-  /** AWS clients. */
+  /** AWS clients (the builder has its own S3 client for the sync). */
   readonly clients: { readonly s3: S3Client; readonly cloudfront: CloudFrontClient };
   /** Runs `git`/`jj` for the revision. */
   readonly runCommand: CommandRunner;
@@ -80,11 +81,9 @@ export interface DeployInput {
   readonly onProgress?: (event: DeployProgress) => void;
   /** Each line the build prints. */
   readonly onBuildOutput?: (line: string, stream: "stdout" | "stderr") => void;
-  /** Backoff for S3/CloudFront calls. */
+  /** Backoff for the CloudFront call. */
   readonly retry?: RetryOptions;
-  /** Parallel uploads. Default 16. */
-  readonly concurrency?: number;
-  /** Parent of temp dirs (zip, build). Default: the system temp dir. */
+  /** Parent of the source zip's temp dir. Default: the system temp dir. */
   readonly tempRoot?: string;
   /** Duration source. Default: the system clock. */
   readonly clock?: Clock;
@@ -132,48 +131,54 @@ export interface DeploySummary {
   readonly warnings: readonly string[];
 }
 
-type Prepared =
-  & { revision: Revision; dispose: () => Promise<void>; warnings: string[] }
-  & (
-    | { kind: "directory"; distDir: string }
-    | {
-      kind: "synced";
-      changedKeys: readonly string[];
-      uploaded: number;
-      deleted: number;
-      unchanged: number;
-      bytesUploaded: number;
-      changeDigest?: string;
-    }
-  );
+/** The revision, and the job run over the source (zip, or the existing output). */
+interface Ran {
+  readonly revision: Revision;
+  readonly outcome: JobOutcome;
+  /** The source zip's warnings (an ignored include). */
+  readonly warnings: readonly string[];
+}
 
 /**
- * Reads the revision, zips the source and runs the builder (or, with `noBuild`, takes the
- * existing `paths.dist`).
+ * Reads the revision, zips the source (or, with `noBuild`, takes the existing `paths.dist`) and
+ * runs the build-and-publish job through the builder.
  */
-async function prepare(input: DeployInput): Promise<Prepared> {
+async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran> {
   const stage = (s: DeployStage) => input.onProgress?.({ kind: "stage", stage: s });
   stage("revision");
   const revision = await readRevision(input.repoRoot, input.runCommand);
   const warnings: string[] = [];
   input.logger.info("revision", { revision: revision.id, vcs: revision.vcs });
+  const job = (source: JobInput["source"]): JobInput => ({
+    buildId: revision.id,
+    source,
+    paths: input.paths,
+    maxDurationSeconds: input.maxDurationSeconds,
+    target: { bucket: input.bucket, prefix: input.prefix },
+    tags: input.tags,
+    seo: input.seo,
+    production: input.isProduction,
+    origin: input.origin,
+    refresh: input.refresh ?? false,
+    force: input.force ?? false,
+    dryRun,
+  });
+  const hooks = {
+    onStage: stage,
+    ...(input.onBuildOutput ? { onOutput: input.onBuildOutput } : {}),
+    ...(dryRun ? {} : {
+      onSyncProgress: (p: SyncProgress) => input.onProgress?.({ kind: "sync", ...p }),
+    }),
+  };
   if (input.noBuild) {
-    const distDir = `${input.repoRoot}/${stripPath(input.paths.dist)}`;
-    if (!(await Deno.stat(distDir).catch(() => undefined))?.isDirectory) {
-      throw new DeployError(
-        "dist_missing",
-        `--no-build needs an existing ${input.paths.dist} directory`,
-        { hint: "build the site first, or drop --no-build" },
-      );
-    }
-    return { kind: "directory", distDir, revision, warnings, dispose: () => Promise.resolve() };
+    const builtDir = `${input.repoRoot}/${stripPath(input.paths.dist)}`;
+    return { revision, warnings, outcome: await input.builder.run(job({ builtDir }), hooks) };
   }
   stage("zip");
   const tmp = await Deno.makeTempDir({
     prefix: "deploy-src-",
     ...(input.tempRoot ? { dir: input.tempRoot } : {}),
   });
-  const removeTmp = () => Deno.remove(tmp, { recursive: true }).catch(() => {});
   try {
     // Fails on a bad sourceInclude before anything is built or uploaded.
     const zip = await createSourceZip({
@@ -188,38 +193,17 @@ async function prepare(input: DeployInput): Promise<Prepared> {
     });
     input.logger.info("source zipped", { files: zip.files.length, bytes: zip.bytes });
     stage("build");
-    const out = await input.builder.build({
-      buildId: revision.id,
-      sourceZip: zip.path,
-      paths: input.paths,
-      maxDurationSeconds: input.maxDurationSeconds,
-      refresh: input.refresh ?? false,
-      force: input.force ?? false,
-      ...(input.onBuildOutput ? { onOutput: input.onBuildOutput } : {}),
-    });
-    if (out.kind === "directory") {
-      return {
-        kind: "directory",
-        distDir: out.distDir,
-        revision,
-        warnings,
-        dispose: async () => {
-          await out.dispose();
-          await removeTmp();
-        },
-      };
-    }
-    await removeTmp();
-    return { ...out, revision, warnings, dispose: () => Promise.resolve() };
-  } catch (err) {
-    await removeTmp();
-    throw err;
+    const outcome = await input.builder.run(job({ zip: zip.path }), hooks);
+    return { revision, warnings, outcome };
+  } finally {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
   }
 }
 
 /**
  * Plans a deploy without changing anything remote (nor the output directory: the SEO files
- * are laid over it in memory): what would be uploaded, deleted and invalidated.
+ * are laid over it in memory): the same job with `dryRun`, reporting what would be uploaded,
+ * deleted and invalidated.
  *
  * @param input resolved config, state, flags and dependencies
  * @returns the plan
@@ -233,49 +217,39 @@ async function prepare(input: DeployInput): Promise<Prepared> {
  * ```
  */
 export async function planDeploy(input: DeployInput): Promise<DeployPlan> {
-  const prepared = await prepare(input);
-  try {
-    if (prepared.kind !== "directory") {
-      throw new DeployError(
-        "plan_unsupported",
-        `the ${input.builder.name} builder syncs as it builds, so it cannot plan`,
-        { hint: "run plan with --builder local or --no-build" },
-      );
-    }
-    const { seo, result } = await seoAndSync(input, prepared.distDir, { dryRun: true });
-    const uploads = result.plan.uploads.map((u) => ({
-      key: u.file.key,
-      size: u.file.size,
-      reason: u.reason,
-    }));
-    return {
-      revision: prepared.revision.id,
-      uploads,
-      deletes: result.plan.deletes,
-      unchanged: result.unchanged,
-      bytes: uploads.reduce((n, u) => n + u.size, 0),
-      invalidation: planInvalidation(
-        result.changedKeys,
-        input.invalidationMaxPaths,
-        input.defaultRootObject,
-      ),
-      warnings: result.refusal
-        ? [
-          ...prepared.warnings,
-          ...seo.warnings,
-          `deploy would refuse: ${result.refusal.message} (${result.refusal.hint})`,
-        ]
-        : [...prepared.warnings, ...seo.warnings],
-    };
-  } finally {
-    await prepared.dispose();
-  }
+  const { revision, outcome, warnings } = await runPipelineJob(input, true);
+  const result = outcome.sync;
+  if (result === undefined) throw new Error(`the ${input.builder.name} builder returned no plan`);
+  const uploads = result.plan.uploads.map((u) => ({
+    key: u.file.key,
+    size: u.file.size,
+    reason: u.reason,
+  }));
+  return {
+    revision: revision.id,
+    uploads,
+    deletes: result.plan.deletes,
+    unchanged: result.unchanged,
+    bytes: uploads.reduce((n, u) => n + u.size, 0),
+    invalidation: planInvalidation(
+      result.changedKeys,
+      input.invalidationMaxPaths,
+      input.defaultRootObject,
+    ),
+    warnings: result.refusal
+      ? [
+        ...warnings,
+        ...outcome.warnings,
+        `deploy would refuse: ${result.refusal.message} (${result.refusal.hint})`,
+      ]
+      : [...warnings, ...outcome.warnings],
+  };
 }
 
 /**
- * Runs a deploy: revision → zip → build → SEO files (laid over the output in memory) → sync
- * (assets, HTML, deletions) → one invalidation of the changed paths (none when nothing
- * changed).
+ * Runs a deploy: revision → zip → the build-and-publish job (build, SEO files laid over the
+ * output in memory, sync: assets, HTML, deletions) → one invalidation of the changed paths
+ * (none when nothing changed).
  *
  * @param input resolved config, state, flags and dependencies
  * @returns the summary to print
@@ -283,104 +257,45 @@ export async function planDeploy(input: DeployInput): Promise<DeployPlan> {
  *
  * @example
  * ```ts
- * const summary = await runDeploy({ ...input, builder: createLocalBuilder() });
+ * const summary = await runDeploy({ ...input, builder: createLocalBuilder({ s3, logger }) });
  * ```
  */
 export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
   const clock = input.clock ?? systemClock;
   const started = clock.now();
-  const prepared = await prepare(input);
-  try {
-    let counts: Omit<DeploySummary, "revision" | "durationMs" | "invalidation" | "url">;
-    let digest: string;
-    if (prepared.kind === "directory") {
-      const { seo, result } = await seoAndSync(input, prepared.distDir, {
-        ...(input.concurrency ? { concurrency: input.concurrency } : {}),
-        onProgress: (p) => input.onProgress?.({ kind: "sync", ...p }),
-      });
-      for (const warning of seo.warnings) input.logger.warn(warning);
-      counts = {
-        uploaded: result.uploaded.length,
-        deleted: result.deleted.length,
-        unchanged: result.unchanged,
-        bytesUploaded: result.bytesUploaded,
-        changedKeys: result.changedKeys,
-        warnings: [...prepared.warnings, ...seo.warnings],
-      };
-      digest = result.changeDigest;
-    } else {
-      counts = {
-        uploaded: prepared.uploaded,
-        deleted: prepared.deleted,
-        unchanged: prepared.unchanged,
-        bytesUploaded: prepared.bytesUploaded,
-        changedKeys: prepared.changedKeys,
-        warnings: prepared.warnings,
-      };
-      digest = prepared.changeDigest ?? "";
-    }
-    input.onProgress?.({ kind: "stage", stage: "invalidate" });
-    const paths = planInvalidation(
-      counts.changedKeys,
-      input.invalidationMaxPaths,
-      input.defaultRootObject,
-    );
-    const sent = await createInvalidation(
-      input.clients.cloudfront,
-      input.distributionId,
-      paths,
-      prepared.revision.id,
-      input.retry,
-      digest,
-    );
-    const summary: DeploySummary = {
-      revision: prepared.revision.id,
-      ...counts,
-      durationMs: clock.now() - started,
-      invalidation: sent ? { id: sent.id, paths: sent.paths } : undefined,
-      url: input.origin,
-    };
-    input.logger.info("deployed", {
-      revision: summary.revision,
-      uploaded: summary.uploaded,
-      deleted: summary.deleted,
-      unchanged: summary.unchanged,
-      invalidated: paths.length,
-    });
-    return summary;
-  } finally {
-    await prepared.dispose();
-  }
-}
-
-/**
- * The step `plan` and `deploy` share: generate the SEO files and sync the output with them
- * laid over it in memory (with `--no-build` the output is the working tree's own `paths.dist`,
- * which must not be modified).
- */
-async function seoAndSync(
-  input: DeployInput,
-  distDir: string,
-  extra: Pick<Parameters<typeof syncSite>[0], "dryRun" | "concurrency" | "onProgress">,
-) {
-  input.onProgress?.({ kind: "stage", stage: "seo" });
-  const seo = generateSeoFiles(await listKeys(distDir), input.seo, {
-    isProduction: input.isProduction,
-    origin: input.origin,
+  const { revision, outcome, warnings } = await runPipelineJob(input, false);
+  input.onProgress?.({ kind: "stage", stage: "invalidate" });
+  const paths = planInvalidation(
+    outcome.changedKeys,
+    input.invalidationMaxPaths,
+    input.defaultRootObject,
+  );
+  const sent = await createInvalidation(
+    input.clients.cloudfront,
+    input.distributionId,
+    paths,
+    revision.id,
+    input.retry,
+    outcome.changeDigest ?? "",
+  );
+  const summary: DeploySummary = {
+    revision: revision.id,
+    uploaded: outcome.uploaded,
+    deleted: outcome.deleted,
+    unchanged: outcome.unchanged,
+    bytesUploaded: outcome.bytesUploaded,
+    changedKeys: outcome.changedKeys,
+    warnings: [...warnings, ...outcome.warnings],
+    durationMs: clock.now() - started,
+    invalidation: sent ? { id: sent.id, paths: sent.paths } : undefined,
+    url: input.origin,
+  };
+  input.logger.info("deployed", {
+    revision: summary.revision,
+    uploaded: summary.uploaded,
+    deleted: summary.deleted,
+    unchanged: summary.unchanged,
+    invalidated: paths.length,
   });
-  input.onProgress?.({ kind: "stage", stage: "sync" });
-  const result = await syncSite({
-    s3: input.clients.s3,
-    bucket: input.bucket,
-    prefix: input.prefix,
-    distDir,
-    overlay: seo.files,
-    tags: input.tags,
-    refresh: input.refresh ?? false,
-    force: input.force ?? false,
-    ...(input.retry ? { retry: input.retry } : {}),
-    logger: input.logger,
-    ...extra,
-  });
-  return { seo, result };
+  return summary;
 }

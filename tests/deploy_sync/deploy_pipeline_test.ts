@@ -69,7 +69,7 @@ async function setup() {
     seo: { robots: "auto", sitemap: "auto" },
     origin: "https://example.com",
     invalidationMaxPaths: 1000,
-    builder: createLocalBuilder(),
+    builder: createLocalBuilder({ s3, logger: silentLogger }),
     clients: { s3, cloudfront },
     runCommand: fakeGit,
     logger: silentLogger,
@@ -139,12 +139,13 @@ Deno.test("deploy: the source zip respects .gitignore, sourceIgnore and sourceIn
   await Deno.mkdir(`${t.repo}/drafts`);
   await Deno.writeTextFile(`${t.repo}/drafts/x.md`, "draft");
   let zipped: string[] = [];
-  const local = createLocalBuilder();
+  const local = createLocalBuilder({ s3: t.s3, logger: silentLogger });
   const recording: Builder = {
     name: "local",
-    build: async (job) => {
-      zipped = Object.keys(unzipSync(await Deno.readFile(job.sourceZip))).sort();
-      return local.build(job);
+    run: async (job, hooks) => {
+      const zip = "zip" in job.source ? job.source.zip : "";
+      zipped = Object.keys(unzipSync(await Deno.readFile(zip))).sort();
+      return local.run(job, hooks);
     },
   };
   await runDeploy(t.input({
@@ -168,7 +169,7 @@ Deno.test("deploy: a missing sourceInclude path fails before anything is uploade
   let built = false;
   const builder: Builder = {
     name: "local",
-    build: () => {
+    run: () => {
       built = true;
       return Promise.reject(new Error("must not build"));
     },

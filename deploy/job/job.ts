@@ -1,0 +1,322 @@
+/**
+ * The build-and-publish job: unpack → install → build → SEO files → sync → build record. It is
+ * the whole of a deploy's work on the site's files, and it runs the same wherever it runs: the
+ * local builder calls {@linkcode runJob} in this process, the MicroVM builder's agent calls it
+ * inside the VM. Its input names where the result goes (bucket, key prefix, tags) and how it
+ * is presented to search engines (SEO settings, production or not, site origin), so a preview
+ * runs it unchanged under another prefix.
+ *
+ * @module
+ */
+import type { S3Client } from "@aws-sdk/client-s3";
+import { type Clock, type Logger, systemClock } from "@org/shared";
+import { type BuildRecord, type ChangedManifest, finishRecord } from "../builds/record.ts";
+import { downloadObject, putBuildRecord, putManifest } from "../builds/store.ts";
+import { DeployError } from "../errors.ts";
+import { generateSeoFiles, listKeys } from "../seo/files.ts";
+import type { SeoSettings } from "../seo/policy.ts";
+import { type SyncProgress, type SyncResult, syncSite } from "../sync/engine.ts";
+import type { RetryOptions } from "../aws/retry.ts";
+import { runBuildSteps } from "../build/run_steps.ts";
+import { extractZip } from "../build/unzip.ts";
+
+/** Where a build reads and writes, repo-relative (config `paths`). */
+export interface BuildPaths {
+  /** Directory where install and build run (`paths.app`, default `.`). */
+  readonly app: string;
+  /** Built output directory relative to the repo root (`paths.dist`, default `dist`). */
+  readonly dist: string;
+}
+
+/**
+ * Where the job's source is: a source zip on this machine, a source zip in the target bucket
+ * (what a MicroVM is given), or an output directory built already (`--no-build`: the job skips
+ * unpack, install and build, and never writes into that directory).
+ */
+export type JobSource =
+  | { readonly zip: string }
+  | { readonly bucketKey: string }
+  | { readonly builtDir: string };
+
+/** Where the job publishes: the site bucket and the key prefix (`site/`, `previews/<id>/site/`). */
+export interface JobTarget {
+  /** The bucket. */
+  readonly bucket: string;
+  /** The key prefix the output is synced under. */
+  readonly prefix: string;
+}
+
+/** The build record the job finishes (MicroVM builds, whose source the bucket keeps). */
+export interface JobRecord {
+  /** Launch time, ISO 8601 (the record's `startedAt`). */
+  readonly startedAt: string;
+  /** The source zip's key (`build/<id>.zip`). */
+  readonly source: string;
+  /** Log group of the build's output. */
+  readonly logGroup: string;
+  /** Log stream of the build's output. */
+  readonly logStream: string;
+}
+
+/** One build-and-publish job, resolved from config, state and flags. */
+export interface JobInput {
+  /** The build id (revision-based), for logs and records. */
+  readonly buildId: string;
+  /** Where the source is. */
+  readonly source: JobSource;
+  /** `paths.app` and `paths.dist`. */
+  readonly paths: BuildPaths;
+  /** `microvm.maxDurationSeconds`: install and build together get this plus 60 s. */
+  readonly maxDurationSeconds: number;
+  /** Bucket and key prefix to publish under. */
+  readonly target: JobTarget;
+  /** Object tags for every uploaded file. */
+  readonly tags: Readonly<Record<string, string>>;
+  /** Config `seo`. */
+  readonly seo: SeoSettings;
+  /** The production environment and not a preview: drives `seo` `auto`. */
+  readonly production: boolean;
+  /** Site origin for the sitemap (`https://…`); undefined when unknown. */
+  readonly origin: string | undefined;
+  /** `--refresh`: re-upload every file (and count it as changed for invalidation). */
+  readonly refresh?: boolean;
+  /** `--force`: allow a sync that deletes most of the live site. */
+  readonly force?: boolean;
+  /** `plan`: decide the sync but change nothing (no upload, delete or record). */
+  readonly dryRun?: boolean;
+  /** Finish this build record (and store the changed-keys manifest); none: no record. */
+  readonly record?: JobRecord;
+}
+
+/** What the job did: the sync's counts and changed keys, and its warnings. */
+export interface JobOutcome extends Omit<ChangedManifest, "version" | "id"> {
+  /** Warnings for the user (a sitemap skipped). */
+  readonly warnings: readonly string[];
+  /** The full sync result, when the job ran in this process (`plan` reads its decisions). */
+  readonly sync?: SyncResult;
+}
+
+/** A job step, reported as it starts (the caller reports unpacking and building). */
+export type JobStage = "seo" | "sync";
+
+/** What the job needs from where it runs. */
+export interface JobDeps {
+  /** S3 client for the target bucket (and the source zip in it). */
+  readonly s3: S3Client;
+  /** Warnings and structured logs. */
+  readonly logger: Logger;
+  /** End time for the record. Default: the system clock. */
+  readonly clock?: Clock;
+  /** Parent of the work directory. Default: the system temp dir. */
+  readonly tempRoot?: string;
+  /** Extra environment for install and build (merged over this process's). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Overrides the install+build deadline (milliseconds); tests use it. */
+  readonly deadlineMs?: number;
+  /** Backoff for S3 calls. */
+  readonly retry?: RetryOptions;
+  /** Parallel uploads. Default 16. */
+  readonly concurrency?: number;
+  /** A step starting. */
+  readonly onStage?: (stage: JobStage) => void;
+  /** The source unpacked: how many files. */
+  readonly onUnpacked?: (files: number) => void;
+  /** Each line install and build print, as they print it. */
+  readonly onOutput?: (line: string, stream: "stdout" | "stderr") => void;
+  /** Upload and delete progress. */
+  readonly onSyncProgress?: (progress: SyncProgress) => void;
+}
+
+/**
+ * The build deadline in milliseconds: `maxDurationSeconds` plus 60 s of slack for start-up
+ * and output collection, as the spec sets for every builder.
+ *
+ * @param maxDurationSeconds `microvm.maxDurationSeconds`
+ * @returns milliseconds
+ */
+export function buildDeadlineMs(maxDurationSeconds: number): number {
+  return (maxDurationSeconds + 60) * 1000;
+}
+
+/**
+ * How a failed job is described in its record and its marker line: `<code>: <message>` for a
+ * {@linkcode DeployError}, else the error's message.
+ *
+ * @param err what the job threw
+ * @returns one line of text
+ */
+export function jobFailureReason(err: unknown): string {
+  return err instanceof DeployError
+    ? `${err.code}: ${err.message}`
+    : err instanceof Error
+    ? err.message
+    : String(err);
+}
+
+/**
+ * Runs one job to the end: unpacks the source (downloading it from the bucket when it is
+ * there), installs and builds in `paths.app`, lays `robots.txt` and `sitemap.xml` over the
+ * output in memory, syncs it to `target` and, with `record`, stores the changed-keys manifest
+ * and finishes the build record (`done`, or `failed` with the reason before rethrowing). The
+ * work directory is removed in every case.
+ *
+ * @param input the job
+ * @param deps S3, logger and hooks
+ * @returns the outcome
+ * @throws DeployError `build_source_missing`, `build_failed`, `build_timeout`, `dist_missing`,
+ *   `dist_empty`, `too_many_deletes`; an AWS error that outlived its retries
+ *
+ * @example
+ * ```ts
+ * const outcome = await runJob({ ...input, source: { zip: "/tmp/source.zip" } }, { s3, logger });
+ * outcome.changedKeys; // ["index.html", …]
+ * ```
+ */
+export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome> {
+  const clock = deps.clock ?? systemClock;
+  const work = "builtDir" in input.source ? undefined : await Deno.makeTempDir({
+    prefix: `deploy-build-${input.buildId.replace(/[^\w.-]/g, "_")}-`,
+    ...(deps.tempRoot ? { dir: deps.tempRoot } : {}),
+  });
+  try {
+    const distDir = work === undefined
+      ? await existingOutput(input)
+      : await unpackAndBuild(input, deps, work);
+    deps.onStage?.("seo");
+    const seo = generateSeoFiles(await listKeys(distDir), input.seo, {
+      isProduction: input.production,
+      origin: input.origin,
+    });
+    // A plan shows its warnings in the plan itself; a deploy also logs them.
+    if (!input.dryRun) { for (const warning of seo.warnings) deps.logger.warn(warning); }
+    deps.onStage?.("sync");
+    const sync = await syncSite({
+      s3: deps.s3,
+      bucket: input.target.bucket,
+      prefix: input.target.prefix,
+      distDir,
+      overlay: seo.files,
+      tags: input.tags,
+      refresh: input.refresh ?? false,
+      force: input.force ?? false,
+      dryRun: input.dryRun ?? false,
+      logger: deps.logger,
+      ...(deps.retry ? { retry: deps.retry } : {}),
+      ...(deps.concurrency ? { concurrency: deps.concurrency } : {}),
+      ...(deps.onSyncProgress ? { onProgress: deps.onSyncProgress } : {}),
+    });
+    const outcome: JobOutcome = {
+      changedKeys: sync.changedKeys,
+      uploaded: sync.uploaded.length,
+      deleted: sync.deleted.length,
+      unchanged: sync.unchanged,
+      bytesUploaded: sync.bytesUploaded,
+      changeDigest: sync.changeDigest,
+      warnings: seo.warnings,
+      sync,
+    };
+    if (input.record && !input.dryRun) await recordDone(input, deps, outcome, clock.now());
+    return outcome;
+  } catch (err) {
+    if (input.record && !input.dryRun) await recordFailed(input, deps, err, clock.now());
+    throw err;
+  } finally {
+    if (work !== undefined) await Deno.remove(work, { recursive: true }).catch(() => {});
+  }
+}
+
+async function existingOutput(input: JobInput): Promise<string> {
+  const dir = (input.source as { builtDir: string }).builtDir;
+  if (!(await Deno.stat(dir).catch(() => undefined))?.isDirectory) {
+    throw new DeployError(
+      "dist_missing",
+      `--no-build needs an existing ${input.paths.dist} directory`,
+      { hint: "build the site first, or drop --no-build" },
+    );
+  }
+  return dir;
+}
+
+async function unpackAndBuild(input: JobInput, deps: JobDeps, work: string): Promise<string> {
+  let zip: string;
+  if ("bucketKey" in input.source) {
+    zip = `${work}/source.zip`;
+    await downloadObject({ s3: deps.s3, bucket: input.target.bucket }, input.source.bucketKey, zip);
+  } else {
+    zip = (input.source as { zip: string }).zip;
+  }
+  const root = `${work}/src`;
+  await Deno.mkdir(root);
+  const files = await extractZip(zip, root);
+  deps.onUnpacked?.(files);
+  const distDir = await runBuildSteps({
+    rootDir: root,
+    paths: input.paths,
+    deadlineMs: deps.deadlineMs ?? buildDeadlineMs(input.maxDurationSeconds),
+    ...(deps.onOutput ? { onOutput: deps.onOutput } : {}),
+    ...(deps.env ? { env: deps.env } : {}),
+  });
+  return distDir;
+}
+
+function baseRecord(input: JobInput, record: JobRecord): BuildRecord {
+  return {
+    version: 1,
+    id: input.buildId,
+    status: "running",
+    startedAt: record.startedAt,
+    finishedAt: null,
+    durationMs: null,
+    source: record.source,
+    logGroup: record.logGroup,
+    logStream: record.logStream,
+  };
+}
+
+async function recordDone(
+  input: JobInput,
+  deps: JobDeps,
+  outcome: JobOutcome,
+  now: number,
+): Promise<void> {
+  const at = { s3: deps.s3, bucket: input.target.bucket };
+  const manifest: ChangedManifest = {
+    version: 1,
+    id: input.buildId,
+    changedKeys: outcome.changedKeys,
+    uploaded: outcome.uploaded,
+    deleted: outcome.deleted,
+    unchanged: outcome.unchanged,
+    bytesUploaded: outcome.bytesUploaded,
+    ...(outcome.changeDigest === undefined ? {} : { changeDigest: outcome.changeDigest }),
+  };
+  await putManifest(at, manifest);
+  await putBuildRecord(
+    at,
+    finishRecord(baseRecord(input, input.record!), now, {
+      status: "done",
+      uploaded: outcome.uploaded,
+      deleted: outcome.deleted,
+      unchanged: outcome.unchanged,
+      bytesUploaded: outcome.bytesUploaded,
+    }),
+  );
+}
+
+async function recordFailed(
+  input: JobInput,
+  deps: JobDeps,
+  err: unknown,
+  now: number,
+): Promise<void> {
+  const at = { s3: deps.s3, bucket: input.target.bucket };
+  const reason = jobFailureReason(err);
+  try {
+    await putBuildRecord(
+      at,
+      finishRecord(baseRecord(input, input.record!), now, { status: "failed", reason }),
+    );
+  } catch (recordErr) {
+    deps.logger.warn(`the build record could not be stored: ${String(recordErr)}`);
+  }
+}

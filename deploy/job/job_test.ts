@@ -1,0 +1,141 @@
+import assert from "node:assert/strict";
+import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+import { silentLogger } from "@org/shared";
+import { startS3, testAwsConfig } from "../../tests/support/s3.ts";
+import { stripPath } from "../build/run_steps.ts";
+import { DeployError } from "../errors.ts";
+import { makeTree } from "../source/_test_tree.ts";
+import { createSourceZip } from "../source/zip.ts";
+import { buildDeadlineMs, type JobInput, runJob } from "./job.ts";
+
+const BUCKET = "job-bucket";
+
+async function zipOf(files: Record<string, string>) {
+  const repo = await makeTree(files);
+  const out = await Deno.makeTempDir();
+  const zip = await createSourceZip({
+    repoRoot: repo,
+    sourceIgnore: [],
+    sourceInclude: [],
+    outPath: `${out}/src.zip`,
+  });
+  return {
+    path: zip.path,
+    [Symbol.asyncDispose]: async () => {
+      await Deno.remove(repo, { recursive: true });
+      await Deno.remove(out, { recursive: true });
+    },
+  };
+}
+
+const denoSite = (build: string) => ({
+  "site/deno.json": JSON.stringify({ tasks: { build } }),
+  "site/src/index.html": "<h1>built</h1>",
+});
+
+function input(zip: string, paths = { app: "site", dist: "dist" }): JobInput {
+  return {
+    buildId: "abc",
+    source: { zip },
+    paths,
+    maxDurationSeconds: 60,
+    target: { bucket: BUCKET, prefix: "site/" },
+    tags: { app: "blog", environment: "staging" },
+    seo: { robots: "auto", sitemap: "auto" },
+    production: false,
+    origin: undefined,
+  };
+}
+
+/** An S3 client for jobs that fail before they sync: any call is a test failure. */
+const noS3 = {
+  send: () => Promise.reject(new Error("no S3 call expected")),
+} as unknown as S3Client;
+
+Deno.test("buildDeadlineMs() is maxDurationSeconds plus 60 s", () => {
+  assert.equal(buildDeadlineMs(1800), 1_860_000);
+  assert.equal(buildDeadlineMs(1), 61_000);
+});
+
+Deno.test("job: installs and builds in paths.app, syncs paths.dist from the root with the SEO files, and removes its work dir", async () => {
+  await using s3srv = await startS3([BUCKET]);
+  const s3 = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
+  await using zip = await zipOf(
+    denoSite("mkdir -p ../out && cp src/index.html ../out/index.html && echo built-ok"),
+  );
+  const tempRoot = await Deno.makeTempDir();
+  const lines: string[] = [];
+  const stages: string[] = [];
+  try {
+    const out = await runJob(input(zip.path, { app: "site", dist: "out" }), {
+      s3,
+      logger: silentLogger,
+      tempRoot,
+      onOutput: (line) => lines.push(line),
+      onStage: (stage) => stages.push(stage),
+    });
+    assert.ok(lines.includes("built-ok"), `streamed output: ${lines.join("|")}`);
+    assert.deepEqual(stages, ["seo", "sync"]);
+    assert.deepEqual([...out.changedKeys].sort(), ["index.html", "robots.txt"]);
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET }));
+    assert.deepEqual(listed.Contents?.map((o) => o.Key).sort(), [
+      "site/index.html",
+      "site/robots.txt",
+    ]);
+    assert.deepEqual([...Deno.readDirSync(tempRoot)], [], "the work dir is gone");
+  } finally {
+    s3.destroy();
+    await Deno.remove(tempRoot, { recursive: true });
+  }
+});
+
+Deno.test("job: a dry run decides the sync and changes nothing", async () => {
+  await using s3srv = await startS3([BUCKET]);
+  const s3 = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
+  await using zip = await zipOf(denoSite("mkdir -p ../dist && cp src/index.html ../dist/"));
+  try {
+    const out = await runJob({ ...input(zip.path), dryRun: true }, { s3, logger: silentLogger });
+    assert.deepEqual(out.sync?.plan.uploads.map((u) => u.file.key).sort(), [
+      "index.html",
+      "robots.txt",
+    ]);
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET }));
+    assert.equal(listed.KeyCount ?? 0, 0);
+  } finally {
+    s3.destroy();
+  }
+});
+
+Deno.test("job: a failing build is build_failed with its exit code", async () => {
+  await using zip = await zipOf(denoSite("exit 3"));
+  await assert.rejects(
+    runJob(input(zip.path), { s3: noS3, logger: silentLogger }),
+    (err) =>
+      err instanceof DeployError && err.code === "build_failed" && /exit code 3/.test(err.message),
+  );
+});
+
+Deno.test("job: a build past its deadline is stopped", async () => {
+  await using zip = await zipOf(denoSite("sleep 30"));
+  await assert.rejects(
+    runJob({ ...input(zip.path), maxDurationSeconds: 1 }, {
+      s3: noS3,
+      logger: silentLogger,
+      deadlineMs: 1500,
+    }),
+    (err) => err instanceof DeployError && err.code === "build_timeout",
+  );
+});
+
+Deno.test("job: a build that leaves no paths.dist is dist_missing", async () => {
+  await using zip = await zipOf(denoSite("echo nothing"));
+  await assert.rejects(
+    runJob(input(zip.path), { s3: noS3, logger: silentLogger }),
+    (err) => err instanceof DeployError && err.code === "dist_missing",
+  );
+});
+
+Deno.test("stripPath() reads backslashes as slashes and drops ./ and trailing slashes", () => {
+  assert.equal(stripPath("site\\dist\\"), "site/dist");
+  assert.equal(stripPath("./out/"), "out");
+});
