@@ -14,7 +14,7 @@ import { S3Client } from "@aws-sdk/client-s3";
 import { type SyncResult, syncSite } from "../deploy/sync/engine.ts";
 import { listSite } from "../deploy/sync/remote.ts";
 import { hashFile } from "../deploy/sync/local_files.ts";
-import { planInvalidation } from "../deploy/cdn/invalidation.ts";
+import { planInvalidation } from "../deploy/cdn/plan_invalidation.ts";
 import { forEachLimited } from "../deploy/aws/retry.ts";
 
 const FILES = Number(Deno.env.get("BENCH_SYNC_FILES") ?? 10_000);

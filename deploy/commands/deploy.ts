@@ -7,8 +7,9 @@
  */
 import type { Command } from "../cli/command.ts";
 import { runDeploy } from "../pipeline/deploy.ts";
-import { summaryJson, summaryLines } from "./deploy_report.ts";
-import { type MicrovmSeams, openSiteDeploy } from "./site_deploy.ts";
+import { summaryJson, summaryLines } from "../pipeline/report.ts";
+import type { MicrovmSeams } from "../builders/create_builder.ts";
+import { openSiteDeploy } from "../pipeline/deploy_input.ts";
 
 /**
  * Creates the `deploy` command.

@@ -4,9 +4,9 @@
  * @module
  */
 import type { Command } from "../cli/command.ts";
-import { getBuildRecord } from "../builds/store.ts";
+import { getBuildRecord } from "../build_records/store.ts";
 import { DeployError } from "../errors.ts";
-import { readLogStream } from "../microvm/log_tail.ts";
+import { readLogStream } from "../builders/microvm/log_tail.ts";
 import { openSite } from "../site/open_site.ts";
 
 /** The `logs` command. */

@@ -8,8 +8,8 @@
 import type { Command } from "../cli/command.ts";
 import { DeployError } from "../errors.ts";
 import { planDeploy } from "../pipeline/deploy.ts";
-import { planJson, planLines } from "./deploy_report.ts";
-import { openSiteDeploy } from "./site_deploy.ts";
+import { planJson, planLines } from "../pipeline/report.ts";
+import { openSiteDeploy } from "../pipeline/deploy_input.ts";
 
 /** The `plan` command. */
 export const planCommand: Command = {

@@ -5,15 +5,15 @@
  * @module
  */
 import type { Command } from "../cli/command.ts";
-import { createInvalidation } from "../cdn/invalidate.ts";
-import { planInvalidation } from "../cdn/invalidation.ts";
+import { createInvalidation } from "../cdn/send_invalidation.ts";
+import { planInvalidation } from "../cdn/plan_invalidation.ts";
 import { DeployError } from "../errors.ts";
-import { sourceKey } from "../builds/record.ts";
-import type { MicrovmBuilderOptions } from "../microvm/builder.ts";
+import { sourceKey } from "../build_records/record.ts";
+import type { MicrovmBuilderOptions } from "../builders/microvm/builder.ts";
 import { siteOrigin } from "../seo/policy.ts";
 import { openSite } from "../site/open_site.ts";
 import { SITE_PREFIX } from "../state/bucket_layout.ts";
-import { createBuilder } from "./site_deploy.ts";
+import { createBuilder } from "../builders/create_builder.ts";
 
 /** Test seams passed through to the MicroVM builder (clock, sleep, keep-alive, bundle). */
 export type RollbackSeams = Pick<

@@ -10,15 +10,15 @@
  */
 import type { S3Client } from "@aws-sdk/client-s3";
 import { type Clock, type Logger, systemClock } from "@org/shared";
-import { type BuildRecord, type ChangedManifest, finishRecord } from "../builds/record.ts";
-import { downloadObject, putBuildRecord, putManifest } from "../builds/store.ts";
+import { type BuildRecord, type ChangedManifest, finishRecord } from "../build_records/record.ts";
+import { downloadObject, putBuildRecord, putManifest } from "../build_records/store.ts";
 import { DeployError } from "../errors.ts";
 import { generateSeoFiles, listKeys } from "../seo/files.ts";
 import type { SeoSettings } from "../seo/policy.ts";
 import { type SyncProgress, type SyncResult, syncSite } from "../sync/engine.ts";
 import type { RetryOptions } from "../aws/retry.ts";
-import { runBuildSteps } from "../build/run_steps.ts";
-import { extractZip } from "../build/unzip.ts";
+import { runBuildSteps } from "./run_steps.ts";
+import { extractZip } from "./unzip.ts";
 
 /** Where a build reads and writes, repo-relative (config `paths`). */
 export interface BuildPaths {

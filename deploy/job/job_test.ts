@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { silentLogger } from "@org/shared";
 import { startS3, testAwsConfig } from "../../tests/support/s3.ts";
-import { stripPath } from "../build/run_steps.ts";
+import { stripPath } from "./run_steps.ts";
 import { DeployError } from "../errors.ts";
 import { makeTree } from "../source/_test_tree.ts";
 import { createSourceZip } from "../source/zip.ts";

@@ -10,10 +10,10 @@
 import type { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { type Clock, type Logger, systemClock } from "@org/shared";
-import type { Builder, BuildPaths } from "../build/builder.ts";
-import { stripPath } from "../build/run_steps.ts";
-import { createInvalidation } from "../cdn/invalidate.ts";
-import { planInvalidation } from "../cdn/invalidation.ts";
+import type { Builder, BuildPaths } from "../builders/builder.ts";
+import { stripPath } from "../job/run_steps.ts";
+import { createInvalidation } from "../cdn/send_invalidation.ts";
+import { planInvalidation } from "../cdn/plan_invalidation.ts";
 import type { JobInput, JobOutcome } from "../job/job.ts";
 import type { SeoSettings } from "../seo/policy.ts";
 import { type CommandRunner, readRevision, type Revision } from "../source/revision.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { unzipSync } from "fflate";
 import { createSourceZip } from "./zip.ts";
 import { makeTree } from "./_test_tree.ts";
-import { readZipModes } from "../build/zip_modes.ts";
+import { readZipModes } from "../job/zip_modes.ts";
 
 Deno.test("createSourceZip() writes the same bytes for the same tree, whatever the mtimes", async () => {
   const root = await makeTree({

@@ -8,8 +8,8 @@
 import assert from "node:assert/strict";
 import { GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { FixedClock } from "@org/shared";
-import { parseAgentJob } from "../../deploy/agent/job.ts";
-import { putManifest } from "../../deploy/builds/store.ts";
+import { parseAgentJob } from "../../deploy/builders/microvm/agent/job_description.ts";
+import { putManifest } from "../../deploy/build_records/store.ts";
 import { runCli } from "../../deploy/cli/run.ts";
 import { captureCli } from "../../deploy/cli/test_deps.ts";
 import { createRollbackCommand } from "../../deploy/commands/rollback.ts";

@@ -14,14 +14,14 @@ import { join } from "node:path";
 import { LambdaMicrovmsClient } from "@aws-sdk/client-lambda-microvms";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { systemClock } from "@org/shared";
-import { parseAgentJob } from "../../deploy/agent/job.ts";
-import { runAgentJob } from "../../deploy/agent/run_job.ts";
+import { parseAgentJob } from "../../deploy/builders/microvm/agent/job_description.ts";
+import { runAgentJob } from "../../deploy/builders/microvm/agent/run_agent_job.ts";
 import { runCli } from "../../deploy/cli/run.ts";
 import { captureCli } from "../../deploy/cli/test_deps.ts";
 import { createDeployCommand } from "../../deploy/commands/deploy.ts";
 import { COMMAND_TABLE } from "../../deploy/commands/table.ts";
 import { lookupAccountIdWithSts } from "../../deploy/aws/clients.ts";
-import { createKeepAlive } from "../../deploy/microvm/keep_alive.ts";
+import { createKeepAlive } from "../../deploy/builders/microvm/keep_alive.ts";
 import { ACCOUNT, type InfraWorld, liveKeys, siteS3, startInfraWorld } from "./infra_world.ts";
 import { SITE_KEYS, writeSiteRepo } from "./site_repo.ts";
 

@@ -12,8 +12,8 @@ import { startS3, testAwsConfig } from "../support/s3.ts";
 import type { DeployError } from "../../deploy/errors.ts";
 import { syncSite } from "../../deploy/sync/engine.ts";
 import { listSite } from "../../deploy/sync/remote.ts";
-import { planInvalidation } from "../../deploy/cdn/invalidation.ts";
-import { createInvalidation } from "../../deploy/cdn/invalidate.ts";
+import { planInvalidation } from "../../deploy/cdn/plan_invalidation.ts";
+import { createInvalidation } from "../../deploy/cdn/send_invalidation.ts";
 import { startCloudFrontFake } from "./cloudfront_fake.ts";
 
 /** An S3 client on the fixture's s3rver (close it with `destroy()`). */

@@ -1,0 +1,139 @@
+/**
+ * What `plan` and `deploy` share: turning the command context (config, `--domain`, flags) and
+ * the environment state written by `bootstrap` into the pipeline's {@linkcode DeployInput}.
+ *
+ * @module
+ */
+import type { CommandContext } from "../cli/command.ts";
+import { createBuilder, type MicrovmSeams } from "../builders/create_builder.ts";
+import { DeployError } from "../errors.ts";
+import type { DeployInput, DeployProgress } from "./deploy.ts";
+import { siteOrigin } from "../seo/policy.ts";
+import { openSite } from "../site/open_site.ts";
+import { denoCommandRunner } from "../source/revision.ts";
+import { SITE_PREFIX } from "../state/bucket_layout.ts";
+import { progressBar } from "./report.ts";
+
+/** A resolved deploy: the pipeline input plus what the command prints and releases. */
+export interface SiteDeploy extends Disposable {
+  /** The pipeline input. */
+  readonly input: DeployInput;
+  /** `local`, `microvm`, or `none` with `--no-build`. */
+  readonly builderName: string;
+}
+
+/**
+ * The directory under `$HOME` where the CLI unpacks and builds (the deploy task grants reads
+ * and writes there); undefined without `HOME`, leaving the system temp dir.
+ *
+ * @param environ the environment the CLI may read
+ * @returns the temp root or undefined
+ */
+export function deployTempRoot(
+  environ: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  const home = environ.HOME || environ.USERPROFILE;
+  return home ? `${home.replace(/[\\/]+$/, "")}/.cache/org-deploy` : undefined;
+}
+
+/**
+ * Resolves config, state and flags into a pipeline input.
+ *
+ * @param ctx the command context
+ * @param builderName `local` or `microvm`
+ * @param seams MicroVM builder overrides for tests; none in the CLI
+ * @returns the input and a disposer for its clients
+ * @throws {DeployError} `account_unknown`, config errors, `state_missing`,
+ *   `distribution_unknown`, `builder_not_configured`
+ */
+export async function openSiteDeploy(
+  ctx: CommandContext,
+  builderName: "local" | "microvm",
+  seams: MicrovmSeams = {},
+): Promise<SiteDeploy> {
+  const site = await openSite(ctx, { state: "required" });
+  const { bucket, clients, state } = site;
+  const release = () => site[Symbol.dispose]();
+  try {
+    if (!state.distributionId) {
+      throw new DeployError("distribution_unknown", `state/${ctx.env}.json names no distribution`, {
+        hint: `run \`deploy bootstrap ${ctx.env}\` to finish creating the environment`,
+      });
+    }
+    const config = site.config;
+    const origin = siteOrigin(config.domain, state.distributionDomain);
+    const isProduction = ctx.env === "production";
+    const tags = { ...site.names.tags } as Record<string, string>;
+    const noBuild = ctx.flags["no-build"] === true;
+    const tempRoot = deployTempRoot(ctx.environ);
+    if (tempRoot) await ctx.files.mkdir(tempRoot);
+    const builder = createBuilder(ctx, site, noBuild ? "local" : builderName, {
+      seams,
+      ...(tempRoot ? { tempRoot } : {}),
+      alternative: "or deploy with --builder local",
+    });
+    const input: DeployInput = {
+      repoRoot: ctx.repoDir,
+      env: ctx.env,
+      isProduction,
+      source: { sourceIgnore: config.sourceIgnore, sourceInclude: config.sourceInclude },
+      paths: { app: config.paths.app, dist: config.paths.dist },
+      maxDurationSeconds: config.microvm.maxDurationSeconds,
+      bucket,
+      prefix: SITE_PREFIX,
+      distributionId: state.distributionId,
+      tags,
+      seo: config.seo,
+      origin,
+      invalidationMaxPaths: config.invalidationMaxPaths,
+      defaultRootObject: config.defaultRootObject,
+      builder,
+      noBuild,
+      refresh: ctx.flags.refresh === true,
+      force: ctx.flags.force === true,
+      clients: { s3: clients.s3, cloudfront: clients.cloudfront },
+      runCommand: denoCommandRunner,
+      logger: ctx.log,
+      onProgress: progressReporter(ctx),
+      // The build's own output goes to the terminal as it comes (stderr with --json).
+      onBuildOutput: (line) => ctx.out.line(line),
+      clock: ctx.clock,
+      ...(tempRoot ? { tempRoot } : {}),
+    };
+    return {
+      input,
+      builderName: noBuild ? "none" : builderName,
+      [Symbol.dispose]: release,
+    };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+const STAGE_TEXT = {
+  revision: "reading the revision",
+  zip: "zipping the source",
+  build: "building",
+  seo: "writing robots.txt and sitemap.xml",
+  sync: "comparing with the live site",
+  invalidate: "invalidating the changed paths",
+} as const;
+
+/** Stage lines everywhere but `--json`; the upload bar only on a colour terminal. */
+function progressReporter(ctx: CommandContext): (event: DeployProgress) => void {
+  let barShown = false;
+  return (event) => {
+    if (event.kind === "stage") {
+      if (barShown) {
+        ctx.out.progress("");
+        barShown = false;
+      }
+      ctx.out.step(STAGE_TEXT[event.stage]);
+      return;
+    }
+    if (!ctx.out.color) return;
+    ctx.out.progress(progressBar(event));
+    barShown = true;
+  };
+}

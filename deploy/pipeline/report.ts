@@ -1,0 +1,165 @@
+/**
+ * What `deploy plan` and `deploy deploy` show, as pure functions of the pipeline's results: the
+ * durations, byte counts, the upload progress bar, the human lines and the `--json` shapes.
+ *
+ * @module
+ */
+import type { DeployPlan, DeploySummary } from "./deploy.ts";
+import type { SyncProgress } from "../sync/engine.ts";
+
+/**
+ * Formats milliseconds for people: `850 ms`, `42 s`, `3m 05s`, `1h 02m`.
+ *
+ * @param ms a duration
+ * @returns the text
+ */
+export function humanDuration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, "0")}m`;
+}
+
+/**
+ * Bytes for people, in powers of 1024: `512 B`, `1.5 KB`, `12.0 MB`.
+ *
+ * @param bytes a byte count
+ * @returns the text
+ */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ["KB", "MB", "GB", "TB"];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/**
+ * One frame of the upload progress bar: `uploading [#####-----] 12/40 files  1.2 MB/4.0 MB`;
+ * deletions show as `deleting 3/5`.
+ *
+ * @param p the sync's progress event
+ * @param width characters between the brackets
+ * @returns the line (no newline, no escape codes)
+ */
+export function progressBar(p: SyncProgress, width = 24): string {
+  if (p.phase === "delete") return `deleting ${p.done}/${p.total}`;
+  const ratio = p.totalBytes > 0 ? p.bytes / p.totalBytes : p.total > 0 ? p.done / p.total : 1;
+  const filled = Math.min(width, Math.round(Math.max(0, ratio) * width));
+  return `uploading [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${p.done}/${p.total} ` +
+    `files  ${formatBytes(p.bytes)}/${formatBytes(p.totalBytes)}`;
+}
+
+/** The `--json` output of `deploy plan`: the plan with `env` and `builder` (`local`, or `none`). */
+export type PlanJson = { readonly env: string; readonly builder: string } & DeployPlan;
+
+/**
+ * The plan as `--json` data.
+ *
+ * @param env environment name
+ * @param builder `local` or `none`
+ * @param plan the pipeline's plan
+ * @returns the JSON shape
+ */
+export function planJson(env: string, builder: string, plan: DeployPlan): PlanJson {
+  const { revision, uploads, deletes, unchanged, bytes, invalidation, warnings } = plan;
+  // Named, not spread: the JSON keeps this key order whatever order the plan was built in.
+  return { env, builder, revision, uploads, deletes, unchanged, bytes, invalidation, warnings };
+}
+
+/**
+ * The plan for people: one line per upload and deletion, the totals, the invalidation.
+ *
+ * @param env environment name
+ * @param plan the pipeline's plan
+ * @returns the lines
+ */
+export function planLines(env: string, plan: DeployPlan): string[] {
+  const lines = [`Plan for ${env} at revision ${plan.revision}:`];
+  for (const u of plan.uploads) {
+    lines.push(`  upload  ${u.key} (${u.reason}, ${formatBytes(u.size)})`);
+  }
+  for (const key of plan.deletes) lines.push(`  delete  ${key}`);
+  lines.push(
+    `${plan.uploads.length} to upload (${formatBytes(plan.bytes)}), ${plan.deletes.length} to ` +
+      `delete, ${plan.unchanged} unchanged`,
+  );
+  lines.push(
+    plan.invalidation.length === 0
+      ? "nothing to invalidate"
+      : `would invalidate ${plan.invalidation.length} path(s): ${plan.invalidation.join(" ")}`,
+  );
+  lines.push("Nothing was changed (plan only).");
+  return lines;
+}
+
+/** `T` with every optional-by-`undefined` field as `null` instead: JSON has no `undefined`. */
+export type NullForUndefined<T> = {
+  readonly [K in keyof T]: undefined extends T[K] ? Exclude<T[K], undefined> | null : T[K];
+};
+
+/**
+ * The `--json` output of `deploy deploy`: the pipeline's summary with `env` and `builder`
+ * (`local` or `microvm`), and `null` where the summary has nothing (no invalidation request, no
+ * known URL).
+ */
+export type SummaryJson =
+  & { readonly env: string; readonly builder: string }
+  & NullForUndefined<DeploySummary>;
+
+/**
+ * The summary as `--json` data (`null` where the summary has nothing).
+ *
+ * @param env environment name
+ * @param builder the builder's name
+ * @param s the pipeline's summary
+ * @returns the JSON shape
+ */
+export function summaryJson(env: string, builder: string, s: DeploySummary): SummaryJson {
+  return {
+    env,
+    builder,
+    revision: s.revision,
+    uploaded: s.uploaded,
+    deleted: s.deleted,
+    unchanged: s.unchanged,
+    bytesUploaded: s.bytesUploaded,
+    durationMs: s.durationMs,
+    invalidation: s.invalidation
+      ? { id: s.invalidation.id, paths: [...s.invalidation.paths] }
+      : null,
+    url: s.url ?? null,
+    changedKeys: s.changedKeys,
+    warnings: s.warnings,
+  };
+}
+
+/**
+ * The summary for people.
+ *
+ * @param env environment name
+ * @param s the pipeline's summary
+ * @returns the lines
+ */
+export function summaryLines(env: string, s: DeploySummary): string[] {
+  const files = (n: number) => `${n} file${n === 1 ? "" : "s"}`;
+  return [
+    `Deployed ${env} at revision ${s.revision}`,
+    `  uploaded      ${files(s.uploaded)} (${formatBytes(s.bytesUploaded)})`,
+    `  deleted       ${files(s.deleted)}`,
+    `  unchanged     ${files(s.unchanged)}`,
+    `  duration      ${humanDuration(s.durationMs)}`,
+    `  invalidation  ${
+      s.invalidation
+        ? `${s.invalidation.id}: ${s.invalidation.paths.length} path(s)`
+        : "none (nothing changed)"
+    }`,
+    `  url           ${s.url ?? "unknown (no domain and no distribution domain)"}`,
+  ];
+}

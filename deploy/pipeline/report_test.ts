@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import type { DeploySummary } from "./deploy.ts";
+import { formatBytes, planLines, progressBar, summaryJson, summaryLines } from "./report.ts";
+
+Deno.test("formatBytes() counts in powers of 1024", () => {
+  assert.equal(formatBytes(0), "0 B");
+  assert.equal(formatBytes(1023), "1023 B");
+  assert.equal(formatBytes(1536), "1.5 KB");
+  assert.equal(formatBytes(100 * 1024 * 1024), "100.0 MB");
+});
+
+Deno.test("progressBar() fills by bytes and shows files and bytes, without escape codes", () => {
+  const half = progressBar(
+    { phase: "upload", done: 1, total: 4, bytes: 512, totalBytes: 1024 },
+    10,
+  );
+  assert.equal(half, "uploading [#####-----] 1/4 files  512 B/1.0 KB");
+  assert.equal(
+    progressBar({ phase: "upload", done: 2, total: 2, bytes: 0, totalBytes: 0 }, 4),
+    "uploading [####] 2/2 files  0 B/0 B",
+  );
+  assert.equal(
+    progressBar({ phase: "delete", done: 1, total: 3, bytes: 0, totalBytes: 0 }),
+    "deleting 1/3",
+  );
+});
+
+const SUMMARY: DeploySummary = {
+  revision: "0123456789ab",
+  uploaded: 0,
+  deleted: 0,
+  unchanged: 6,
+  bytesUploaded: 0,
+  durationMs: 1200,
+  invalidation: undefined,
+  url: undefined,
+  changedKeys: [],
+  warnings: [],
+};
+
+Deno.test("summaryJson() writes null for no invalidation and no URL", () => {
+  const json = summaryJson("production", "local", SUMMARY);
+  assert.equal(json.invalidation, null);
+  assert.equal(json.url, null);
+  assert.equal(JSON.parse(JSON.stringify(json)).invalidation, null);
+});
+
+Deno.test("summaryLines() names the revision, counts, duration, invalidation and URL", () => {
+  const lines = summaryLines("staging", {
+    ...SUMMARY,
+    uploaded: 1,
+    bytesUploaded: 2048,
+    invalidation: { id: "I1", paths: ["/a", "/a/"] },
+    url: "https://d1.cloudfront.net",
+  });
+  assert.deepEqual(lines, [
+    "Deployed staging at revision 0123456789ab",
+    "  uploaded      1 file (2.0 KB)",
+    "  deleted       0 files",
+    "  unchanged     6 files",
+    "  duration      1 s",
+    "  invalidation  I1: 2 path(s)",
+    "  url           https://d1.cloudfront.net",
+  ]);
+  assert.ok(summaryLines("staging", SUMMARY).includes("  invalidation  none (nothing changed)"));
+});
+
+Deno.test("planLines() says when nothing would be invalidated", () => {
+  const lines = planLines("production", {
+    revision: "r",
+    uploads: [],
+    deletes: ["old.html"],
+    unchanged: 2,
+    bytes: 0,
+    invalidation: [],
+    warnings: [],
+  });
+  assert.deepEqual(lines, [
+    "Plan for production at revision r:",
+    "  delete  old.html",
+    "0 to upload (0 B), 1 to delete, 2 unchanged",
+    "nothing to invalidate",
+    "Nothing was changed (plan only).",
+  ]);
+});
