@@ -66,16 +66,7 @@ type Options = NonNullable<ParseArgsConfig["options"]>;
  *   `unknown_command`, `unknown_flag` or `not_implemented`
  */
 export function parseInvocation(argv: readonly string[], table: CommandTable): Invocation {
-  // First pass, lenient: only to find the command words, knowing which flags take values so
-  // `--env staging config` is not read as the command "staging".
-  const all: Record<string, FlagSpec> = { ...GLOBAL_FLAGS };
-  for (const c of table.commands) Object.assign(all, c.flags ?? {});
-  const loose = parseArgs({
-    args: [...argv],
-    options: toOptions(all),
-    strict: false,
-    allowPositionals: true,
-  });
+  const loose = looseParse(argv, table);
   const words = loose.positionals;
   const [first, second] = words;
   const helpAsked = loose.values.help === true;
@@ -209,6 +200,36 @@ export function commandSynopsis(command: Command, withFlags = true): string {
     );
   }
   return parts.join(" ");
+}
+
+/**
+ * The first pass, lenient: only to find the command words, knowing which flags take values so
+ * `--env staging config` is not read as the command "staging".
+ */
+function looseParse(argv: readonly string[], table: CommandTable) {
+  const all: Record<string, FlagSpec> = { ...GLOBAL_FLAGS };
+  for (const c of table.commands) Object.assign(all, c.flags ?? {});
+  return parseArgs({
+    args: [...argv],
+    options: toOptions(all),
+    strict: false,
+    allowPositionals: true,
+  });
+}
+
+/**
+ * The first word of an invocation when it is neither a command nor a group (pure): the
+ * candidate environment of the shorthand `deploy <env>` for `deploy deploy <env>`.
+ *
+ * @param argv arguments without the program name
+ * @param table the command table
+ * @returns the word, or undefined when the invocation names a command, a group or nothing
+ */
+export function nonCommandWord(argv: readonly string[], table: CommandTable): string | undefined {
+  const first = looseParse(argv, table).positionals[0];
+  if (first === undefined) return undefined;
+  const known = [...table.commands.map((c) => c.name), ...table.groups.map((g) => g.name)];
+  return known.includes(first) ? undefined : first;
 }
 
 function toOptions(flags: Readonly<Record<string, FlagSpec & { short?: string }>>): Options {

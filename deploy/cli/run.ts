@@ -11,7 +11,8 @@ import { type LoadedSite, loadSite } from "../config/load.ts";
 import { findRepoRoot } from "../config/locate.ts";
 import { resolvePdsConfig } from "../config/pds_config.ts";
 import { DeployError } from "../errors.ts";
-import { MissingCommandError, parseInvocation } from "./args.ts";
+import { type Invocation, MissingCommandError, parseInvocation } from "./args.ts";
+import { expandShorthand } from "./shorthand.ts";
 import type { CommandContext, CommandTable, Prompt } from "./command.ts";
 import { createOutput, type Output } from "./output.ts";
 import { commandHelp, groupHelp, usageText } from "./usage.ts";
@@ -68,7 +69,7 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
   const wants = (flag: string) => argv.includes(flag);
   let out = outputFor(deps, wants("--json"), wants("--plain"));
   try {
-    const invocation = parseInvocation(argv, deps.commands);
+    const invocation = await parse(argv, deps);
     if (invocation.kind === "help") {
       const text = invocation.command
         ? commandHelp(invocation.command)
@@ -84,7 +85,7 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
       level: debug ? "debug" : "warn",
       write: (line) => deps.stderr(line + "\n"),
     });
-    const repoDir = (await findRepoRoot(deps.cwd, deps.files)) ?? deps.cwd;
+    const repoDir = await repoRoot(deps);
     const ctx = createContext({
       deps,
       out,
@@ -104,6 +105,27 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
     report(err, out, deps, debug);
     return 1;
   }
+}
+
+/** Parses `argv`, reading `deploy <env>` as `deploy deploy <env>` when `<env>` has a config. */
+async function parse(argv: readonly string[], deps: CliDeps): Promise<Invocation> {
+  try {
+    return parseInvocation(argv, deps.commands);
+  } catch (err) {
+    if (!(err instanceof DeployError) || err.code !== "unknown_command") throw err;
+    const expanded = await expandShorthand(
+      argv,
+      err,
+      deps.commands,
+      await repoRoot(deps),
+      deps.files,
+    );
+    return parseInvocation(expanded, deps.commands);
+  }
+}
+
+async function repoRoot(deps: CliDeps): Promise<string> {
+  return (await findRepoRoot(deps.cwd, deps.files)) ?? deps.cwd;
 }
 
 interface ContextParts {

@@ -284,3 +284,39 @@ Deno.test("runCli() config: valid pds and analytics are printed resolved, names 
     assert.equal(report.issues, undefined);
   });
 });
+
+Deno.test("runCli(): `deploy <env>` deploys that environment when its config exists", async () => {
+  await withSite('{ "siteName": "blog" }', async (root) => {
+    // Past parsing and the configuration, `deploy production` is the deploy command: the next
+    // thing it needs is the AWS account, exactly like `deploy deploy production`.
+    for (const argv of [["production"], ["deploy", "production"]]) {
+      const r = await runIn(root, [...argv, "--builder", "local", "--json"]);
+      assert.equal(r.code, 1);
+      assert.equal(JSON.parse(r.stdout).error?.code, "account_unknown", r.stderr);
+    }
+  });
+});
+
+Deno.test("runCli(): `deploy production` also takes ops.config.jsonc; another env needs its own file", async () => {
+  await withSite(undefined, async (root) => {
+    await Deno.writeTextFile(join(root, "ops.config.jsonc"), '{ "siteName": "blog" }');
+    const production = await runIn(root, ["production", "--json"]);
+    assert.equal(JSON.parse(production.stdout).error?.code, "account_unknown");
+    const staging = await runIn(root, ["staging", "--json"]);
+    const error = JSON.parse(staging.stdout).error;
+    assert.equal(error.code, "config_not_found");
+    assert.match(
+      error.message,
+      /no configuration for environment "staging": looked for .*config\/staging\.jsonc$/,
+    );
+  });
+});
+
+Deno.test("runCli(): a word close to a command stays an unknown command with the suggestion", async () => {
+  await withSite('{ "siteName": "blog" }', async (root) => {
+    const r = await runIn(root, ["deploi", "--json"]);
+    const error = JSON.parse(r.stdout).error;
+    assert.equal(error.code, "unknown_command");
+    assert.match(error.hint, /did you mean `deploy deploy`/);
+  });
+});

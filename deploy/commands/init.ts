@@ -8,6 +8,7 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command, CommandContext } from "../cli/command.ts";
 import { resolveSiteConfig } from "../config/site_config.ts";
+import { deployTaskCommand, SITE_DEPLOY_ENTRY, withDeployTask } from "../cli/deploy_task.ts";
 import { DeployError } from "../errors.ts";
 
 /** The answers `init` collects. */
@@ -82,14 +83,56 @@ function schemaRefFor(schemaUrl: string, file: string): string {
   return relative(dirname(file), fileURLToPath(schemaUrl)).replaceAll("\\", "/");
 }
 
+/** What `init` did to the site's `deno.json` task. */
+interface DeployTaskResult {
+  /** The `deno.json` (or `deno.jsonc`) of the repository. */
+  file: string;
+  /** `created` the file, `added` the task, `kept` the site's own, `skipped` an unreadable file. */
+  action: "created" | "added" | "kept" | "skipped";
+}
+
+/**
+ * Gives the site repository the `deploy` task (narrow flags, `jsr:@org/deploy`), so that
+ * `deno task deploy production` and `deno task deploy bootstrap production` work there. An
+ * existing task, or a `deno.json` with comments, is left as it is (with a warning naming the
+ * line to add).
+ */
+async function writeDeployTask(ctx: CommandContext): Promise<DeployTaskResult> {
+  const command = deployTaskCommand(SITE_DEPLOY_ENTRY);
+  const jsonc = join(ctx.repoDir, "deno.jsonc");
+  const json = join(ctx.repoDir, "deno.json");
+  const file = await ctx.files.exists(json) ? json : await ctx.files.exists(jsonc) ? jsonc : null;
+  if (file === null) {
+    await ctx.files.createTextFile(
+      json,
+      JSON.stringify({ tasks: { deploy: command } }, null, 2) + "\n",
+    );
+    return { file: json, action: "created" };
+  }
+  const edit = withDeployTask(await ctx.files.readTextFile(file), command);
+  if (edit.action === "added") {
+    await ctx.files.writeTextFile(file, edit.text);
+    return { file, action: "added" };
+  }
+  if (edit.action === "unreadable") {
+    ctx.out.warn(
+      `${file} was left as it is (${edit.reason}); add to its "tasks": ` +
+        `"deploy": ${JSON.stringify(command)}`,
+    );
+    return { file, action: "skipped" };
+  }
+  return { file, action: "kept" };
+}
+
 /** The `init` command. */
 export const initCommand: Command = {
   name: "init",
   summary: "create config/production.jsonc interactively (or config/<env>.jsonc)",
   help:
     "Asks for the site name, region, optional domain and optional GitHub repo, then writes a\n" +
-    "commented config/<env>.jsonc at the repository root (--config PATH writes that file).\n" +
-    "Needs a terminal; refuses to overwrite an existing file.",
+    "commented config/<env>.jsonc at the repository root (--config PATH writes that file),\n" +
+    "and adds the `deploy` task (narrow permission flags) to the repository's deno.json, so\n" +
+    "`deno task deploy <env>` deploys. Needs a terminal; refuses to overwrite an existing file.",
   async run(ctx) {
     const file = ctx.global.config !== undefined
       ? resolve(ctx.cwd, ctx.global.config)
@@ -147,11 +190,19 @@ export const initCommand: Command = {
       }
       throw err;
     }
+    const task = await writeDeployTask(ctx);
     const shown = relative(ctx.cwd, file) || file;
-    if (ctx.out.mode === "json") ctx.out.data({ created: file });
+    if (ctx.out.mode === "json") ctx.out.data({ created: file, deployTask: task });
     else {
       ctx.out.line(`${ctx.out.paint.green("created")} ${shown}`);
-      ctx.out.line(`next: \`deploy config\` to review it, then \`deploy bootstrap\``);
+      const taskFile = relative(ctx.cwd, task.file) || task.file;
+      if (task.action === "created" || task.action === "added") {
+        ctx.out.line(`${ctx.out.paint.green(task.action)} the deploy task in ${taskFile}`);
+      }
+      ctx.out.line(
+        `next: \`deno task deploy config ${ctx.env}\` to review it, then ` +
+          `\`deno task deploy bootstrap ${ctx.env}\` and \`deno task deploy ${ctx.env}\``,
+      );
     }
   },
 };

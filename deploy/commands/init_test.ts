@@ -4,6 +4,7 @@ import { runCli } from "../cli/run.ts";
 import { captureCli } from "../cli/test_deps.ts";
 import { denoFiles } from "../config/files.ts";
 import { loadSite } from "../config/load.ts";
+import { deployTaskCommand, SITE_DEPLOY_ENTRY } from "../cli/deploy_task.ts";
 import { slugFromDir } from "./init.ts";
 
 async function withRepo(fn: (root: string) => Promise<void>): Promise<void> {
@@ -91,4 +92,32 @@ Deno.test("init stops when input ends", async () => {
 Deno.test("slugFromDir() turns a directory name into a valid siteName", () => {
   assert.equal(slugFromDir("/src/My Blog_2"), "my-blog-2");
   assert.equal(slugFromDir("/src/___"), "site");
+});
+
+Deno.test("init gives the repository the deploy task, so `deno task deploy production` works there", async () => {
+  await withRepo(async (root) => {
+    const cli = captureCli({ ...TTY, cwd: root, answers: ["blog", "", "", ""] });
+    assert.equal(await runCli(["init"], cli.deps), 0);
+    const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
+    assert.equal(config.tasks.deploy, deployTaskCommand(SITE_DEPLOY_ENTRY));
+    assert.match(cli.stdout(), /created\S* the deploy task in deno\.json/);
+    assert.match(cli.stdout(), /`deno task deploy production`/);
+  });
+});
+
+Deno.test("init adds the deploy task beside the site's own tasks and keeps an existing one", async () => {
+  await withRepo(async (root) => {
+    await Deno.writeTextFile(join(root, "deno.json"), '{ "tasks": { "build": "astro build" } }');
+    const cli = captureCli({ ...TTY, cwd: root, answers: ["blog", "", "", ""] });
+    assert.equal(await runCli(["init"], cli.deps), 0);
+    const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
+    assert.equal(config.tasks.build, "astro build");
+    assert.equal(config.tasks.deploy, deployTaskCommand(SITE_DEPLOY_ENTRY));
+
+    await Deno.writeTextFile(join(root, "deno.json"), '{ "tasks": { "deploy": "mine" } }');
+    const again = captureCli({ ...TTY, cwd: root, answers: ["blog", "", "", ""] });
+    assert.equal(await runCli(["init", "staging"], again.deps), 0);
+    const kept = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
+    assert.equal(kept.tasks.deploy, "mine");
+  });
 });

@@ -16,6 +16,8 @@ export interface Files {
   readTextFile(path: string): Promise<string>;
   /** Creates the file, failing if it already exists (no overwrite race with another run). */
   createTextFile(path: string, text: string): Promise<void>;
+  /** Replaces the file's text (`deploy init` adding its task to a site's `deno.json`). */
+  writeTextFile(path: string, text: string): Promise<void>;
   /** Creates a directory and its parents. */
   mkdir(path: string): Promise<void>;
 }
@@ -33,5 +35,6 @@ export const denoFiles: Files = {
   },
   readTextFile: (path) => Deno.readTextFile(path),
   createTextFile: (path, text) => Deno.writeTextFile(path, text, { createNew: true }),
+  writeTextFile: (path, text) => Deno.writeTextFile(path, text),
   mkdir: (path) => Deno.mkdir(path, { recursive: true }),
 };

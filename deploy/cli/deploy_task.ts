@@ -1,0 +1,69 @@
+/**
+ * The `deploy` task a repository runs the CLI with, under narrow permissions: the same flags
+ * for this workspace's own task (`deno.json`, entry `deploy/main.ts`) and for the task
+ * `deploy init` writes into a site repository (entry `jsr:@org/deploy`), so
+ * `deno task deploy production` and `deno task deploy bootstrap production` work there.
+ *
+ * @module
+ */
+
+/** The permission flags of the deploy task (`$HOME` is expanded by `deno task`). */
+export const DEPLOY_TASK_FLAGS: readonly string[] = [
+  "--no-prompt",
+  "--allow-read=.,$HOME/.aws,$HOME/.cache/org-deploy",
+  "--allow-write=.,$HOME/.cache/org-deploy",
+  "--allow-env=AWS_*,DEPLOY_BUILDER_BASE_IMAGE,DEBUG,NO_COLOR,HOME,USERPROFILE,HOMEPATH,HOMEDRIVE,_X_AMZN_TRACE_ID",
+  "--allow-sys=osRelease",
+  "--allow-net",
+  "--allow-run=git,jj,deno,npm,pnpm,yarn,bun",
+];
+
+/** The entry point a site repository's task runs. */
+export const SITE_DEPLOY_ENTRY = "jsr:@org/deploy";
+
+/**
+ * The task command for an entry point (pure).
+ *
+ * @param entry `deploy/main.ts` in this workspace, {@linkcode SITE_DEPLOY_ENTRY} in a site
+ * @returns `deno run <flags> <entry>`
+ */
+export function deployTaskCommand(entry: string): string {
+  return ["deno", "run", ...DEPLOY_TASK_FLAGS, entry].join(" ");
+}
+
+/** What {@linkcode withDeployTask} decided for a `deno.json`. */
+export type DeployTaskEdit =
+  | { readonly action: "added"; readonly text: string }
+  | { readonly action: "kept" }
+  | { readonly action: "unreadable"; readonly reason: string };
+
+/**
+ * Adds the `deploy` task to a `deno.json` text (pure). An existing `deploy` task is kept as the
+ * site wrote it; a file that is not plain JSON (comments, a syntax error) is left alone, so no
+ * comment is ever lost.
+ *
+ * @param text the file's current text
+ * @param command the task command
+ * @returns the new text, or why it is left as it is
+ */
+export function withDeployTask(text: string, command: string): DeployTaskEdit {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    return { action: "unreadable", reason: err instanceof Error ? err.message : String(err) };
+  }
+  if (json === null || typeof json !== "object" || Array.isArray(json)) {
+    return { action: "unreadable", reason: "it is not a JSON object" };
+  }
+  const config = json as Record<string, unknown>;
+  const tasks = config.tasks;
+  if (
+    tasks !== undefined && (tasks === null || typeof tasks !== "object" || Array.isArray(tasks))
+  ) {
+    return { action: "unreadable", reason: "its tasks are not an object" };
+  }
+  if (tasks !== undefined && "deploy" in tasks) return { action: "kept" };
+  const next = { ...config, tasks: { ...(tasks ?? {}), deploy: command } };
+  return { action: "added", text: JSON.stringify(next, null, 2) + "\n" };
+}
