@@ -78,8 +78,9 @@ export interface CommandContext {
   readonly clock: Clock;
   /**
    * The AWS account id: `AWS_ACCOUNT_ID`, else the injected resolver (STS), else undefined.
-   * Commands that talk to AWS call this before `site()`, so the site's bucket name is known;
-   * other commands skip the look-up.
+   * Commands open the site with `openSite` (`site/open_site.ts`), which calls this before
+   * `site()` only for commands that talk to AWS, so the bucket name is known there and other
+   * commands skip the look-up.
    */
   accountId(): Promise<string | undefined>;
   /**

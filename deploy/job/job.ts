@@ -259,6 +259,26 @@ async function unpackAndBuild(input: JobInput, deps: JobDeps, work: string): Pro
   return distDir;
 }
 
+/**
+ * The changed-keys manifest of a job's outcome (pure): what a MicroVM build stores for the CLI.
+ *
+ * @param buildId the build id
+ * @param outcome the job's outcome
+ * @returns the manifest
+ */
+export function changedManifest(buildId: string, outcome: JobOutcome): ChangedManifest {
+  return {
+    version: 1,
+    id: buildId,
+    changedKeys: outcome.changedKeys,
+    uploaded: outcome.uploaded,
+    deleted: outcome.deleted,
+    unchanged: outcome.unchanged,
+    bytesUploaded: outcome.bytesUploaded,
+    ...(outcome.changeDigest === undefined ? {} : { changeDigest: outcome.changeDigest }),
+  };
+}
+
 function baseRecord(input: JobInput, record: JobRecord): BuildRecord {
   return {
     version: 1,
@@ -280,17 +300,7 @@ async function recordDone(
   now: number,
 ): Promise<void> {
   const at = { s3: deps.s3, bucket: input.target.bucket };
-  const manifest: ChangedManifest = {
-    version: 1,
-    id: input.buildId,
-    changedKeys: outcome.changedKeys,
-    uploaded: outcome.uploaded,
-    deleted: outcome.deleted,
-    unchanged: outcome.unchanged,
-    bytesUploaded: outcome.bytesUploaded,
-    ...(outcome.changeDigest === undefined ? {} : { changeDigest: outcome.changeDigest }),
-  };
-  await putManifest(at, manifest);
+  await putManifest(at, changedManifest(input.buildId, outcome));
   await putBuildRecord(
     at,
     finishRecord(baseRecord(input, input.record!), now, {

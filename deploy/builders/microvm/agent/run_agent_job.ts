@@ -9,7 +9,7 @@
 import type { S3Client } from "@aws-sdk/client-s3";
 import type { Clock, Logger } from "@org/shared";
 import type { ChangedManifest } from "../../../build_records/record.ts";
-import { jobFailureReason, type JobInput, runJob } from "../../../job/job.ts";
+import { changedManifest, jobFailureReason, type JobInput, runJob } from "../../../job/job.ts";
 import { type AgentJob, doneMarker, failedMarker } from "./job_description.ts";
 
 /** What the agent needs from the outside. */
@@ -87,16 +87,7 @@ export async function runAgentJob(job: AgentJob, deps: AgentDeps): Promise<Agent
       ...(deps.tempRoot ? { tempRoot: deps.tempRoot } : {}),
       ...(deps.env ? { env: deps.env } : {}),
     });
-    const manifest: ChangedManifest = {
-      version: 1,
-      id: job.buildId,
-      changedKeys: outcome.changedKeys,
-      uploaded: outcome.uploaded,
-      deleted: outcome.deleted,
-      unchanged: outcome.unchanged,
-      bytesUploaded: outcome.bytesUploaded,
-      ...(outcome.changeDigest === undefined ? {} : { changeDigest: outcome.changeDigest }),
-    };
+    const manifest = changedManifest(job.buildId, outcome);
     deps.log(
       `sync: ${manifest.uploaded} uploaded, ${manifest.deleted} deleted, ${manifest.unchanged} unchanged`,
     );
