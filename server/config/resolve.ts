@@ -9,6 +9,7 @@ import {
 } from "./schema.ts";
 import { isAddressOrRange } from "../limits/address_set.ts";
 import { MIN_ENCRYPTION_KEY_BYTES } from "../keys/key_seal.ts";
+import { compileClaims, type CompiledClaims, NO_CLAIMS } from "../grants/claim_templates.ts";
 
 /** Defaults the spec fixes; documented in `docs/configuration.md`. */
 export const DEFAULTS = {
@@ -288,20 +289,20 @@ function readAudience(t: TableReader): string | readonly string[] | undefined {
   return undefined;
 }
 
-function readClaims(t: TableReader): Record<string, unknown> {
+function readClaims(t: TableReader): CompiledClaims {
   let v = t.raw("custom_claims");
   if (typeof v === "string" && t.fromEnv.has(t.at("custom_claims"))) {
     try {
       v = JSON.parse(v);
     } catch {
       t.issue("custom_claims", "must be a JSON object when set from the environment");
-      return {};
+      return NO_CLAIMS;
     }
   }
-  if (v === undefined) return {};
+  if (v === undefined) return NO_CLAIMS;
   if (!isTable(v)) {
     t.issue("custom_claims", "must be a table");
-    return {};
+    return NO_CLAIMS;
   }
   const claims = JSON.parse(JSON.stringify(v)) as Record<string, unknown>;
   for (const name of Object.keys(claims)) {
@@ -309,7 +310,12 @@ function readClaims(t: TableReader): Record<string, unknown> {
       t.issue(`custom_claims.${name}`, "is a reserved JWT claim and cannot be set");
     }
   }
-  return claims;
+  const compiled = compileClaims(claims);
+  if ("issues" in compiled) {
+    for (const i of compiled.issues) t.issue(`custom_claims.${i.path}`, i.message);
+    return NO_CLAIMS;
+  }
+  return compiled.claims;
 }
 
 /** A list of IP addresses and CIDR ranges (trusted proxies); each bad entry is an issue. */

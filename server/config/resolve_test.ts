@@ -177,3 +177,25 @@ Deno.test("resolveConfig() takes trusted proxies as addresses or CIDR ranges, na
     ],
   ]);
 });
+
+Deno.test("resolveConfig() compiles custom_claims templates and names the key of a bad one", () => {
+  const c = ok({ token: { custom_claims: { tier: "free", role: "{{ user.metadata.role }}" } } });
+  assert.deepEqual(c.token.custom_claims.literal, { tier: "free" });
+  assert.deepEqual(c.token.custom_claims.templated.map(([k]) => k), ["role"]);
+
+  const r = resolveConfig({
+    token: { custom_claims: { role: "{{ user.role }}", org: { plan: "{{ user.claims.plan" } } },
+  }, {});
+  assert.ok("errors" in r);
+  assert.deepEqual(r.errors.map((e) => e.path), [
+    "token.custom_claims.role",
+    "token.custom_claims.org.plan",
+  ]);
+  assert.match(r.errors[0]!.message, /unknown field user\.role/);
+
+  const fromEnv = resolveConfig({}, {
+    TOKEN_EXCHANGE__TOKEN__CUSTOM_CLAIMS: '{"plan":"{{ user.claims.plan | upcase }}"}',
+  });
+  assert.ok("errors" in fromEnv);
+  assert.deepEqual(fromEnv.errors.map((e) => e.path), ["token.custom_claims.plan"]);
+});

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { CompiledClaims } from "../grants/claim_templates.ts";
 
 /** Which listeners a process runs; see `docs/configuration.md`. */
 export type ServerRole = "public" | "admin" | "all";
@@ -69,7 +70,8 @@ export interface Config {
     readonly refresh_rotation: boolean;
     readonly refresh_grace: number;
     readonly audience: string | readonly string[] | undefined;
-    readonly custom_claims: Readonly<Record<string, unknown>>;
+    /** Compiled: literal claims plus `{{ user.… }}` templates rendered per user. */
+    readonly custom_claims: CompiledClaims;
   };
   readonly grants: {
     readonly id_token: boolean;

@@ -17,7 +17,7 @@ export interface RegisteredClaims {
  * (`iss`, `sub`, `aud`, `exp`, `nbf`, `iat`, `jti`, `sid`) can never be overridden by either.
  *
  * @param registered the claims the service decides
- * @param configClaims `token.custom_claims`
+ * @param configClaims `token.custom_claims`, its templates rendered for the user
  * @param userClaims the user's private claims
  * @returns the payload to sign
  *

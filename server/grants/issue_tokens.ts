@@ -3,6 +3,7 @@ import type { ServiceDeps } from "../deps.ts";
 import type { RefreshRecord, SessionFamily, UserRecord } from "../store/store.ts";
 import { newOpaqueToken, tokenHash } from "../store/ids.ts";
 import { accessTokenClaims, type RegisteredClaims } from "./access_claims.ts";
+import { renderClaims } from "./claim_templates.ts";
 
 /** The token response of every grant (spec "Token response"). */
 export interface TokenResponse {
@@ -17,7 +18,8 @@ export type IssueDeps = Pick<ServiceDeps, "config" | "keys" | "clock" | "random"
 
 /**
  * Signs an access token for `user` in session `familyId`: registered claims (`iss`, `sub`,
- * `aud` when configured, `iat`, `exp`, `jti`, `sid`) plus custom and per-user claims.
+ * `aud` when configured, `iat`, `exp`, `jti`, `sid`) plus `token.custom_claims` (templates
+ * rendered for `user`) and per-user claims.
  *
  * @returns the JWT and its lifetime in seconds
  */
@@ -37,7 +39,11 @@ export function mintAccessToken(
     jti: base64url(deps.random.bytes(16)),
     sid: familyId,
   };
-  const claims = accessTokenClaims(registered, token.custom_claims, user.claims);
+  const claims = accessTokenClaims(
+    registered,
+    renderClaims(token.custom_claims, user),
+    user.claims,
+  );
   return { token: deps.keys.sign(claims), expiresIn: token.access_token_ttl };
 }
 
