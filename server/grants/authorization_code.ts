@@ -5,14 +5,22 @@ import type { TokenResponse } from "./issue_tokens.ts";
 import { requireParam } from "./params.ts";
 import { signIn } from "./sign_in.ts";
 
+/** RFC 7636 §4.1: `code_verifier = 43*128unreserved`. */
+const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+
 /**
- * `grant_type=authorization_code` (`code`, `provider`, `redirect_uri`): exchanges the code at
- * the provider, verifies the returned ID token, finds or creates the user under the
- * registration policy, and starts a session.
+ * `grant_type=authorization_code` (`code`, `provider`, `redirect_uri`, optional
+ * `code_verifier`): exchanges the code at the provider, verifies the returned ID token, finds
+ * or creates the user under the registration policy, and starts a session.
  *
- * Errors: missing parameter or unknown provider → `invalid_request`; the provider refusing
- * the code → `invalid_grant`; policy → `access_denied`; an ID token from the provider that
- * fails verification, or any other provider failure → 502 `server_error` (504 on timeout).
+ * PKCE (RFC 7636) passes through: an app that sent a `code_challenge` to the provider presents
+ * its `code_verifier` here, and it is forwarded with the code; the provider checks it.
+ *
+ * Errors: missing parameter, unknown provider or a `code_verifier` that is not 43–128
+ * unreserved characters → `invalid_request` (the provider is not called); the provider
+ * refusing the code or the verifier → `invalid_grant`; policy → `access_denied`; an ID token
+ * from the provider that fails verification, or any other provider failure → 502
+ * `server_error` (504 on timeout).
  */
 export async function authorizationCodeGrant(
   params: ReadonlyMap<string, string>,
@@ -21,10 +29,16 @@ export async function authorizationCodeGrant(
   const code = requireParam(params, "code");
   const providerName = requireParam(params, "provider");
   const redirectUri = requireParam(params, "redirect_uri");
+  const codeVerifier = params.get("code_verifier");
+  if (codeVerifier !== undefined && !CODE_VERIFIER.test(codeVerifier)) {
+    throw invalidRequest(
+      "Parameter code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636)",
+    );
+  }
   const provider = ctx.providers.get(providerName);
   if (!provider) throw invalidRequest(`Unknown provider ${clip(providerName)}`);
 
-  const tokens = await provider.exchangeCode(code, redirectUri);
+  const tokens = await provider.exchangeCode(code, redirectUri, codeVerifier);
   let claims;
   try {
     claims = await provider.verifyIdToken(tokens.id_token);

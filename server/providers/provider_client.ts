@@ -45,11 +45,16 @@ export class ProviderClient {
    *
    * @param code the authorization code
    * @param redirectUri the redirect URI of the original authorization request
+   * @param codeVerifier the app's PKCE `code_verifier` (RFC 7636), forwarded when given
    * @returns the provider's ID token (and access token)
-   * @throws {OAuthError} `invalid_grant` when the provider refuses the code; 502/504
+   * @throws {OAuthError} `invalid_grant` when the provider refuses the code (or verifier); 502/504
    *   `server_error` for any other provider failure
    */
-  async exchangeCode(code: string, redirectUri: string): Promise<ProviderTokens> {
+  async exchangeCode(
+    code: string,
+    redirectUri: string,
+    codeVerifier?: string,
+  ): Promise<ProviderTokens> {
     const meta = await this.metadata();
     const { client_id, client_secret } = this.config;
     const body = new URLSearchParams({
@@ -58,6 +63,7 @@ export class ProviderClient {
       code,
       redirect_uri: redirectUri,
     });
+    if (codeVerifier !== undefined) body.set("code_verifier", codeVerifier);
     const headers: Record<string, string> = {
       "content-type": "application/x-www-form-urlencoded",
       accept: "application/json",
@@ -76,15 +82,23 @@ export class ProviderClient {
       headers,
       body,
     }, this.config.timeout);
+    const refused = () =>
+      invalidGrant(
+        codeVerifier === undefined
+          ? "The authorization code is invalid or expired"
+          : "The authorization code is invalid or expired, or the code_verifier does not match",
+      );
     const json = await providerJson(res, "token response").catch((err) => {
-      if (res.status === 400) throw invalidGrant("The authorization code is invalid or expired");
+      if (res.status === 400) throw refused();
       throw err;
     });
     if (!res.ok) {
-      // RFC 6749 §5.2: the provider says the code is bad → the caller's grant is bad. Any
-      // other refusal (invalid_client, …) is our misconfiguration: a provider error.
-      if (res.status === 400 && json.error === "invalid_grant") {
-        throw invalidGrant("The authorization code is invalid or expired");
+      // RFC 6749 §5.2: the provider says the code (or, RFC 7636 §4.6, the verifier) is bad →
+      // the caller's grant is bad. A 400 that names no RFC 6749 error at all is read the same
+      // way, as a 400 that is not JSON is. Any other refusal (invalid_client, …) is our
+      // misconfiguration: a provider error.
+      if (res.status === 400 && (json.error === "invalid_grant" || json.error === undefined)) {
+        throw refused();
       }
       throw serverError(502, {
         msg: "provider refused the code exchange",

@@ -31,3 +31,65 @@ export async function startOidcProvider(alg = "RS256"): Promise<OidcFixture> {
   const close = () => server.stop();
   return { issuer, server, close, [Symbol.asyncDispose]: close };
 }
+
+/** What {@linkcode requireS256Pkce} saw at the provider's token endpoint. */
+export interface PkceLog {
+  /** `code_verifier` of each authorization-code request, `undefined` when absent. */
+  readonly verifiers: (string | undefined)[];
+}
+
+/**
+ * Makes the provider enforce PKCE with S256, as providers that require it do: its
+ * `/authorize` issues a code only for a `code_challenge` with `code_challenge_method=S256`
+ * (else it redirects with `error=invalid_request`), and its token endpoint refuses a code
+ * without `code_verifier` with RFC 6749 `invalid_grant`. The verifier itself is checked by
+ * `oauth2-mock-server` (against the challenge stored for the code; a code is good once).
+ *
+ * @param idp the provider fixture
+ * @returns the verifiers its token endpoint received
+ */
+export function requireS256Pkce(idp: OidcFixture): PkceLog {
+  const log: PkceLog = { verifiers: [] };
+  idp.server.service.on(
+    "beforeAuthorizeRedirect",
+    (redirect: { url: URL }, req: { query: Record<string, unknown> }) => {
+      if (req.query.code_challenge_method === "S256" && req.query.code_challenge) return;
+      redirect.url.searchParams.delete("code");
+      redirect.url.searchParams.set("error", "invalid_request");
+      redirect.url.searchParams.set("error_description", "PKCE with S256 is required");
+    },
+  );
+  idp.server.service.on(
+    "beforeResponse",
+    (res: { body: unknown; statusCode: number }, req: { body: Record<string, unknown> }) => {
+      if (req.body.grant_type !== "authorization_code") return;
+      const verifier = req.body.code_verifier;
+      log.verifiers.push(typeof verifier === "string" ? verifier : undefined);
+      if (typeof verifier !== "string") {
+        res.statusCode = 400;
+        res.body = { error: "invalid_grant", error_description: "code_verifier is required" };
+      }
+    },
+  );
+  return log;
+}
+
+/**
+ * Runs the browser leg of an authorization-code flow at the provider: `GET /authorize` with
+ * `params`, and the redirect back to the app (not followed).
+ *
+ * @param idp the provider fixture
+ * @param params the authorization request's query parameters
+ * @returns the callback URL the provider redirected to (with `code`, or `error`)
+ */
+export async function authorize(idp: OidcFixture, params: Record<string, string>): Promise<URL> {
+  const url = new URL(`${idp.issuer}/authorize`);
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  const res = await fetch(url, { redirect: "manual" });
+  await res.body?.cancel();
+  const location = res.headers.get("location");
+  if (res.status !== 302 || location === null) {
+    throw new Error(`authorize answered ${res.status} without a redirect`);
+  }
+  return new URL(location);
+}
