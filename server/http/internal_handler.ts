@@ -1,3 +1,4 @@
+import { introspectRoutes } from "../admin/introspect_route.ts";
 import { opsRoutes } from "../admin/ops_routes.ts";
 import { type OperatorHandler, userRoutes } from "../admin/user_routes.ts";
 import { createOperatorGate } from "../auth/operator_gate.ts";
@@ -40,6 +41,7 @@ export function createInternalHandler(
     ? {
       ...userRoutes({ ...deps, ids: createIdFactory(deps.clock, deps.random) }),
       ...opsRoutes(deps),
+      ...introspectRoutes(deps),
     }
     : {};
   const operators = new WeakMap<Request, Awaited<ReturnType<typeof gate>>>();

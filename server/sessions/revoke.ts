@@ -1,6 +1,6 @@
-import { decodeJwt } from "jose";
 import type { ServiceDeps } from "../deps.ts";
 import { tokenHash } from "../store/ids.ts";
+import { verifyAccessToken } from "./access_token.ts";
 
 /** What revocation depends on. */
 export type RevokeDeps = Pick<ServiceDeps, "config" | "store" | "keys" | "clock" | "log">;
@@ -63,27 +63,8 @@ async function familyOfAccessToken(
   deps: RevokeDeps,
   token: string,
 ): Promise<FamilyRef | undefined> {
-  if (token.split(".").length !== 3) return undefined;
-  let iat: unknown;
-  try {
-    iat = decodeJwt(token).iat;
-  } catch {
-    return undefined;
-  }
-  try {
-    // Expired tokens may be revoked too: check the signature and issuer as of when it was
-    // issued. Tokens of keys no longer published cannot be checked and are ignored.
-    const at = typeof iat === "number" ? iat * 1000 : deps.clock.now();
-    // Only our access tokens (typ JWT): an operator token (typ operator+jwt) names no session.
-    const payload = await deps.keys.verify(token, {
-      typ: "JWT",
-      issuer: deps.config.server.issuer,
-      currentDate: new Date(at),
-    });
-    return typeof payload.sid === "string"
-      ? { id: payload.sid, user: typeof payload.sub === "string" ? payload.sub : undefined }
-      : undefined;
-  } catch {
-    return undefined;
-  }
+  // Expired tokens may be revoked too: checked as of when they were issued. Tokens of keys no
+  // longer published cannot be checked and are ignored.
+  const claims = await verifyAccessToken(deps, token, "issued");
+  return claims && { id: claims.sid, user: claims.sub };
 }

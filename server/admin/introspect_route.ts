@@ -1,0 +1,40 @@
+/**
+ * `POST /internal/introspect` (RFC 7662): token introspection for resource servers, on the
+ * internal listener behind operator authentication.
+ *
+ * @module
+ */
+import type { ServiceDeps } from "../deps.ts";
+import { invalidRequest } from "../errors.ts";
+import { readForm } from "../http/body.ts";
+import { introspectToken } from "../sessions/introspect.ts";
+import type { OperatorHandler } from "./user_routes.ts";
+
+const NO_STORE = { "Cache-Control": "no-store" };
+
+/**
+ * The introspection route, by `METHOD pattern`. The body is form-encoded, as RFC 7662 §2.1
+ * defines it: `token` (required; an empty one is simply inactive) and `token_type_hint`
+ * (optional, a hint only). The answer is `{active: false}` for anything not live, never saying
+ * why; see {@linkcode introspectToken}.
+ *
+ * @param deps config, store, keys and clock
+ * @returns the handler
+ * @throws {OAuthError} 400 `invalid_request` without a `token` parameter or with a malformed
+ *   body
+ */
+export function introspectRoutes(
+  deps: Pick<ServiceDeps, "config" | "store" | "keys" | "clock">,
+): Record<string, OperatorHandler> {
+  return {
+    "POST /internal/introspect": async (r) => {
+      const params = await readForm(r.req);
+      const token = params.get("token");
+      if (token === undefined) throw invalidRequest("Missing parameter token");
+      const answer = token === ""
+        ? { active: false }
+        : await introspectToken(deps, token, params.get("token_type_hint"));
+      return Response.json(answer, { headers: NO_STORE });
+    },
+  };
+}
