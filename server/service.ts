@@ -87,7 +87,7 @@ export async function buildService(
 ): Promise<ServiceDeps> {
   const store = createKvStore(runtime.kv, runtime.clock);
   const keys = await loadKeyManager(await keyManagerOptions(config, runtime));
-  const providers = createProviderClients(config.providers, runtime);
+  const providers = await createProviderClients(config.providers, runtime);
   return {
     config: { ...config, server: { ...config.server, issuer } },
     store,

@@ -2,6 +2,7 @@ import { type ConfigIssue, interpolate } from "@org/shared";
 import { applyEnvOverrides } from "./env_overrides.ts";
 import { isTable, TableReader } from "./reader.ts";
 import {
+  type ClientSecretConfig,
   type Config,
   type InternalAuthMethod,
   type ProviderConfig,
@@ -354,7 +355,7 @@ function readProvider(pr: TableReader, name: string): ProviderConfig | undefined
   const issuerRaw = need("issuer");
   const issuer = issuerRaw === undefined ? undefined : checkUrl(pr, "issuer", issuerRaw);
   const client_id = need("client_id");
-  const client_secret = need("client_secret");
+  const client_secret = readClientSecret(pr);
   const token_endpoint = optionalUrl(pr, "token_endpoint");
   const jwks_uri = optionalUrl(pr, "jwks_uri");
   const scopes = pr.stringList("scopes", ["openid", "email", "profile"]);
@@ -377,6 +378,51 @@ function readProvider(pr: TableReader, name: string): ProviderConfig | undefined
     scopes,
     additional_params,
     timeout,
+  };
+}
+
+/**
+ * `client_secret`, or the `[apple_client_secret]` table it is minted from: exactly one of them.
+ * The key itself is read and checked at startup, not here (resolution does no I/O).
+ */
+function readClientSecret(pr: TableReader): ClientSecretConfig | undefined {
+  const value = pr.string("client_secret", undefined);
+  const appleRaw = pr.raw("apple_client_secret");
+  if (appleRaw === undefined) {
+    if (value === undefined || value === "") {
+      pr.issue("client_secret", "is required (or, for Sign in with Apple, [apple_client_secret])");
+      return undefined;
+    }
+    return { kind: "static", value };
+  }
+  const a = pr.table("apple_client_secret");
+  const need = (key: string): string | undefined => {
+    const v = a.string(key, undefined);
+    if (v === undefined || v === "") a.issue(key, "is required");
+    return v || undefined;
+  };
+  const team_id = need("team_id");
+  const key_id = need("key_id");
+  const path = a.string("private_key_path", undefined);
+  const pem = a.string("private_key", undefined);
+  a.done();
+  if (value !== undefined) {
+    pr.issue("client_secret", "cannot be set together with apple_client_secret (which mints it)");
+  }
+  if ((path === undefined) === (pem === undefined) || path === "" || pem === "") {
+    a.issue(
+      "private_key_path",
+      "exactly one of private_key_path (the .p8 file) and private_key (its PEM text, " +
+        'e.g. "${APPLE_PRIVATE_KEY}") is required',
+    );
+    return undefined;
+  }
+  if (!team_id || !key_id || value !== undefined) return undefined;
+  return {
+    kind: "apple",
+    team_id,
+    key_id,
+    private_key: path !== undefined ? { path } : { pem: pem! },
   };
 }
 

@@ -15,6 +15,23 @@ export type RegistrationMode = "open" | "existing_users_only";
 /** Operator authentication mechanisms of the internal API, tried in the configured order. */
 export type InternalAuthMethod = "operator_token" | "mtls" | "shared_secret";
 
+/**
+ * Where a provider's client secret comes from: `client_secret` as configured, or, for Sign in
+ * with Apple, `[providers.<name>.apple_client_secret]`: an ES256 JWT minted from the team's
+ * `.p8` key (see `providers/apple_client_secret.ts`).
+ */
+export type ClientSecretConfig =
+  | { readonly kind: "static"; readonly value: string }
+  | {
+    readonly kind: "apple";
+    /** Apple Developer team id: the secret's `iss`. */
+    readonly team_id: string;
+    /** Id of the Sign in with Apple key: the secret's header `kid`. */
+    readonly key_id: string;
+    /** The `.p8` key: a file to read at startup, or its PEM text (usually from `${VAR}`). */
+    readonly private_key: { readonly path: string } | { readonly pem: string };
+  };
+
 /** One upstream OpenID provider (`[providers.<name>]`). */
 export interface ProviderConfig {
   /** The name used in the `provider` request parameter. */
@@ -23,8 +40,8 @@ export interface ProviderConfig {
   readonly issuer: string;
   /** Our client id at the provider; ID tokens must name it in `aud`. */
   readonly client_id: string;
-  /** Our client secret at the provider. */
-  readonly client_secret: string;
+  /** How we get our client secret at the provider: configured, or minted (Sign in with Apple). */
+  readonly client_secret: ClientSecretConfig;
   /** Overrides the discovered token endpoint. */
   readonly token_endpoint?: string;
   /** Overrides the discovered JWKS URL. */

@@ -5,6 +5,7 @@ import { discoverProvider, type ProviderMetadata } from "./discovery.ts";
 import { type IdTokenClaims, IdTokenInvalid, verifyIdToken } from "./id_token.ts";
 import { JwksCache } from "./jwks_cache.ts";
 import { type Fetch, providerFetch, providerJson } from "./provider_fetch.ts";
+import { type ClientSecret, type ClientSecretDeps, loadClientSecret } from "./client_secret.ts";
 
 /** What a provider's token endpoint returned for a code. */
 export interface ProviderTokens {
@@ -27,8 +28,16 @@ export class ProviderClient {
   #metadata: Promise<ProviderMetadata> | undefined;
   #jwks: JwksCache | undefined;
 
-  /** @param config the provider's config @param deps fetch, clock and logger */
-  constructor(readonly config: ProviderConfig, private readonly deps: ProviderClientDeps) {}
+  /**
+   * @param config the provider's config
+   * @param deps fetch, clock and logger
+   * @param clientSecret our client secret there (see {@linkcode loadClientSecret})
+   */
+  constructor(
+    readonly config: ProviderConfig,
+    private readonly deps: ProviderClientDeps,
+    private readonly clientSecret: ClientSecret,
+  ) {}
 
   /** The discovered metadata; a failed discovery is retried on the next call. */
   metadata(): Promise<ProviderMetadata> {
@@ -56,7 +65,9 @@ export class ProviderClient {
     codeVerifier?: string,
   ): Promise<ProviderTokens> {
     const meta = await this.metadata();
-    const { client_id, client_secret } = this.config;
+    const { client_id } = this.config;
+    // Minted per request for Sign in with Apple (cached until shortly before it expires).
+    const client_secret = await this.clientSecret();
     const body = new URLSearchParams({
       ...this.config.additional_params,
       grant_type: "authorization_code",
@@ -152,15 +163,21 @@ function formEncode(s: string): string {
 }
 
 /**
- * The configured providers by name.
+ * The configured providers by name, each with its client secret loaded (Apple keys are read
+ * and imported here, once).
  *
  * @param providers the `[providers.*]` config
- * @param deps fetch, clock and logger
+ * @param deps fetch, clock, logger and key-file reader
  * @returns a map from provider name to client
+ * @throws {Error} naming the config key when an Apple key cannot be read or imported
  */
-export function createProviderClients(
+export async function createProviderClients(
   providers: Readonly<Record<string, ProviderConfig>>,
-  deps: ProviderClientDeps,
-): ReadonlyMap<string, ProviderClient> {
-  return new Map(Object.values(providers).map((p) => [p.name, new ProviderClient(p, deps)]));
+  deps: ProviderClientDeps & Pick<ClientSecretDeps, "readKeyFile">,
+): Promise<ReadonlyMap<string, ProviderClient>> {
+  const clients = new Map<string, ProviderClient>();
+  for (const p of Object.values(providers)) {
+    clients.set(p.name, new ProviderClient(p, deps, await loadClientSecret(p, deps)));
+  }
+  return clients;
 }

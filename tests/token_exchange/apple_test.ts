@@ -1,0 +1,194 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import * as oauth from "oauth4webapi";
+import {
+  decodeProtectedHeader,
+  exportPKCS8,
+  generateKeyPair,
+  jwtVerify,
+  type KeyObject,
+} from "jose";
+import { createMemoryLogger } from "@org/shared";
+import { type OidcFixture, startOidcProvider } from "../support/oidc.ts";
+import { startTokenServer, testConfig, type TokenServerOptions } from "../support/token_server.ts";
+
+const TEAM = "TEAM123456";
+const KEY_ID = "KEY1234567";
+const SERVICES_ID = "com.example.web";
+const insecure = { [oauth.allowInsecureRequests]: true } as const;
+const app: oauth.Client = { client_id: "app" };
+
+/** What Apple's token endpoint received, per code exchange. */
+interface AppleTokenRequest {
+  readonly client_id: unknown;
+  readonly client_secret: unknown;
+  readonly authorization: string | undefined;
+}
+
+/**
+ * `oauth2-mock-server` behaving as Sign in with Apple does on the wire: its discovery lists
+ * only `client_secret_post`, and its ID tokens carry `email_verified` and `is_private_email`
+ * as the strings "true"/"false". It records each token request's client credentials.
+ */
+async function startApple(): Promise<OidcFixture & { requests: AppleTokenRequest[] }> {
+  const idp = await startOidcProvider("RS256");
+  const requests: AppleTokenRequest[] = [];
+  idp.server.service.on("beforeWellKnownOpenIdConfiguration", (res: { body: object }) => {
+    Object.assign(res.body, { token_endpoint_auth_methods_supported: ["client_secret_post"] });
+  });
+  idp.server.service.on(
+    "beforeResponse",
+    (_res: unknown, req: { body: Record<string, unknown>; headers: Record<string, string> }) => {
+      requests.push({
+        client_id: req.body.client_id,
+        client_secret: req.body.client_secret,
+        authorization: req.headers.authorization,
+      });
+    },
+  );
+  idp.server.service.on("beforeTokenSigning", (t: { payload: Record<string, unknown> }) => {
+    if (t.payload.aud === undefined) return;
+    Object.assign(t.payload, {
+      sub: "001234.5d8a9c0b1e2f4a6b8c0d1e2f3a4b5c6d.1234",
+      email: "x7qk2m9v4p@privaterelay.appleid.com",
+      email_verified: "true",
+      is_private_email: "true",
+      auth_time: Math.floor(Date.now() / 1000),
+      nonce_supported: true,
+    });
+  });
+  return Object.assign(idp, { requests });
+}
+
+function appleToml(issuer: string, key: string, extra = ""): string {
+  return `[providers.apple]
+issuer = "${issuer}"
+client_id = "${SERVICES_ID}"
+[providers.apple.apple_client_secret]
+team_id = "${TEAM}"
+key_id = "${KEY_ID}"
+${key}
+${extra}`;
+}
+
+async function teamKey(): Promise<{ pem: string; publicKey: CryptoKey | KeyObject }> {
+  const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
+  return { pem: await exportPKCS8(privateKey), publicKey };
+}
+
+async function signIn(issuer: string, code: string): Promise<Response> {
+  const url = new URL(issuer);
+  const as = await oauth.processDiscoveryResponse(
+    url,
+    await oauth.discoveryRequest(url, { algorithm: "oidc", ...insecure }),
+  );
+  return await oauth.genericTokenEndpointRequest(as, app, oauth.None(), "authorization_code", {
+    code,
+    provider: "apple",
+    redirect_uri: "https://app.example/callback",
+  }, insecure);
+}
+
+/** Checks one recorded token request: the secret is posted, and is the JWT Apple wants. */
+async function assertAppleSecret(
+  req: AppleTokenRequest,
+  publicKey: CryptoKey | KeyObject,
+): Promise<void> {
+  assert.equal(req.authorization, undefined, "client_secret_post: no Basic header");
+  assert.equal(req.client_id, SERVICES_ID);
+  assert.equal(typeof req.client_secret, "string");
+  const secret = req.client_secret as string;
+  assert.deepEqual(decodeProtectedHeader(secret), { alg: "ES256", kid: KEY_ID });
+  const { payload } = await jwtVerify(secret, publicKey, {
+    algorithms: ["ES256"],
+    issuer: TEAM,
+    subject: SERVICES_ID,
+    audience: "https://appleid.apple.com",
+  });
+  assert.equal(payload.exp! - payload.iat!, 3600);
+}
+
+Deno.test("apple: a key file mints the client secret, posted and reused across sign-ins, never logged", async () => {
+  await using apple = await startApple();
+  const { pem, publicKey } = await teamKey();
+  const dir = await Deno.makeTempDir({ prefix: "te-apple-" });
+  const { log, lines } = createMemoryLogger();
+  try {
+    const keyFile = join(dir, `AuthKey_${KEY_ID}.p8`);
+    await Deno.writeTextFile(keyFile, pem);
+    await using te = await startTokenServer({
+      toml: appleToml(apple.issuer, `private_key_path = "${keyFile}"`),
+      log,
+    });
+    for (const code of ["c1", "c2"]) {
+      const res = await signIn(te.issuer, code);
+      assert.equal(res.status, 200, await res.clone().text());
+      await res.body?.cancel();
+    }
+    assert.equal(apple.requests.length, 2);
+    for (const req of apple.requests) await assertAppleSecret(req, publicKey);
+    assert.equal(apple.requests[0]!.client_secret, apple.requests[1]!.client_secret, "cached");
+
+    const user = await te.server.deps.store.users.findByExternalId(
+      "apple",
+      "001234.5d8a9c0b1e2f4a6b8c0d1e2f3a4b5c6d.1234",
+    );
+    assert.equal(user?.email, "x7qk2m9v4p@privaterelay.appleid.com");
+    const logged = JSON.stringify(lines);
+    assert.ok(logged.includes("code exchanged"), "the sign-ins were logged");
+    assert.ok(!logged.includes(String(apple.requests[0]!.client_secret)), "secret never logged");
+    const keyBody = pem.split("\n")[2]!; // a line of pure key material
+    assert.ok(!logged.includes(keyBody), "key never logged");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("apple: the key may come from an environment variable, line breaks escaped or not", async () => {
+  await using apple = await startApple();
+  const { pem, publicKey } = await teamKey();
+  for (const value of [pem, pem.trim().replaceAll("\n", "\\n")]) {
+    const options: TokenServerOptions = {
+      toml: appleToml(apple.issuer, `private_key = "\${APPLE_P8}"`),
+      env: { APPLE_P8: value },
+    };
+    await using te = await startTokenServer(options);
+    const res = await signIn(te.issuer, "c");
+    assert.equal(res.status, 200, await res.clone().text());
+    await res.body?.cancel();
+  }
+  for (const req of apple.requests) await assertAppleSecret(req, publicKey);
+});
+
+Deno.test("apple: a missing or wrong key stops the service at startup, naming the key", async () => {
+  await using apple = await startApple();
+  await assert.rejects(
+    startTokenServer({ toml: appleToml(apple.issuer, `private_key_path = "/nonexistent/k.p8"`) }),
+    /^Error: providers\.apple\.apple_client_secret\.private_key_path: cannot read \/nonexistent\/k\.p8/,
+  );
+  const rsa = await generateKeyPair("RS256", { extractable: true });
+  await assert.rejects(
+    startTokenServer({
+      toml: appleToml(apple.issuer, `private_key = "\${APPLE_P8}"`),
+      env: { APPLE_P8: await exportPKCS8(rsa.privateKey) },
+    }),
+    /providers\.apple\.apple_client_secret\.private_key is not a PKCS#8 EC P-256 private key/,
+  );
+  assert.throws(
+    () =>
+      testConfig(
+        appleToml(apple.issuer, `private_key = "x"\nprivate_key_path = "k.p8"`) +
+          `\n[providers.apple2]\nissuer = "${apple.issuer}"\nclient_id = "a"\n` +
+          `client_secret = "s"\n[providers.apple2.apple_client_secret]\nteam_id = "T"\n` +
+          `key_id = "K"\nprivate_key = "x"\n`,
+      ),
+    (err: Error) => {
+      assert.match(
+        err.message,
+        /providers\.apple\.apple_client_secret\.private_key_path: exactly one/,
+      );
+      assert.match(err.message, /providers\.apple2\.client_secret: cannot be set together/);
+      return true;
+    },
+  );
+});
