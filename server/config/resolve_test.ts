@@ -65,7 +65,7 @@ Deno.test("resolveConfig() applies TOKEN_EXCHANGE__SECTION__KEY overrides with t
   assert.equal(c.server.port, 9000);
   assert.equal(c.token.refresh_rotation, false);
   assert.deepEqual(c.registration.domain_allowlist, ["a.com", "*.b.com"]);
-  assert.equal(c.providers.google?.client_secret, "s3cret");
+  assert.deepEqual(c.providers.google?.client_secret, { kind: "static", value: "s3cret" });
 });
 
 Deno.test("resolveConfig() reports an unknown key set from the environment", () => {
@@ -198,4 +198,37 @@ Deno.test("resolveConfig() compiles custom_claims templates and names the key of
   });
   assert.ok("errors" in fromEnv);
   assert.deepEqual(fromEnv.errors.map((e) => e.path), ["token.custom_claims.plan"]);
+});
+
+Deno.test("resolveConfig() reads [apple_client_secret] instead of client_secret", () => {
+  const apple = { issuer: "https://appleid.apple.com", client_id: "com.example.web" };
+  const c = ok({
+    providers: {
+      apple: {
+        ...apple,
+        apple_client_secret: { team_id: "T", key_id: "K", private_key: "${P8}" },
+      },
+    },
+  }, { P8: "-----BEGIN PRIVATE KEY-----" });
+  assert.deepEqual(c.providers.apple?.client_secret, {
+    kind: "apple",
+    team_id: "T",
+    key_id: "K",
+    private_key: { pem: "-----BEGIN PRIVATE KEY-----" },
+  });
+
+  const r = resolveConfig({
+    providers: {
+      a: { ...apple, apple_client_secret: { key_id: "K", private_key_path: "k.p8", x: 1 } },
+      b: { ...apple, apple_client_secret: { team_id: "T", key_id: "K" } },
+      c: { ...apple },
+    },
+  }, {});
+  assert.ok("errors" in r);
+  assert.deepEqual(r.errors.map((e) => e.path), [
+    "providers.a.apple_client_secret.team_id",
+    "providers.a.apple_client_secret.x",
+    "providers.b.apple_client_secret.private_key_path",
+    "providers.c.client_secret",
+  ]);
 });
