@@ -10,7 +10,12 @@ import {
 } from "jose";
 import { createMemoryLogger } from "@org/shared";
 import { type OidcFixture, startOidcProvider } from "../support/oidc.ts";
-import { startTokenServer, testConfig, type TokenServerOptions } from "../support/token_server.ts";
+import {
+  spawnTokenServer,
+  startTokenServer,
+  testConfig,
+  type TokenServerOptions,
+} from "../support/token_server.ts";
 
 const TEAM = "TEAM123456";
 const KEY_ID = "KEY1234567";
@@ -139,6 +144,26 @@ Deno.test("apple: a key file mints the client secret, posted and reused across s
     assert.ok(!logged.includes(String(apple.requests[0]!.client_secret)), "secret never logged");
     const keyBody = pem.split("\n")[2]!; // a line of pure key material
     assert.ok(!logged.includes(keyBody), "key never logged");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("apple: serve under the deno task start permissions reads a key file beside its config", async () => {
+  await using apple = await startApple();
+  const { pem, publicKey } = await teamKey();
+  const dir = await Deno.makeTempDir({ prefix: "te-apple-" });
+  try {
+    await Deno.writeTextFile(join(dir, `AuthKey_${KEY_ID}.p8`), pem);
+    await using te = await spawnTokenServer({
+      dir,
+      toml: appleToml(apple.issuer, `private_key_path = "AuthKey_${KEY_ID}.p8"`),
+    });
+    const res = await signIn(te.url, "c");
+    assert.equal(res.status, 200, await res.clone().text());
+    await res.body?.cancel();
+    assert.equal(apple.requests.length, 1);
+    await assertAppleSecret(apple.requests[0]!, publicKey);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
