@@ -35,7 +35,9 @@ interface AppleTokenRequest {
  * only `client_secret_post`, and its ID tokens carry `email_verified` and `is_private_email`
  * as the strings "true"/"false". It records each token request's client credentials.
  */
-async function startApple(): Promise<OidcFixture & { requests: AppleTokenRequest[] }> {
+async function startApple(
+  claims: Record<string, unknown> = {},
+): Promise<OidcFixture & { requests: AppleTokenRequest[] }> {
   const idp = await startOidcProvider("RS256");
   const requests: AppleTokenRequest[] = [];
   idp.server.service.on("beforeWellKnownOpenIdConfiguration", (res: { body: object }) => {
@@ -60,6 +62,7 @@ async function startApple(): Promise<OidcFixture & { requests: AppleTokenRequest
       is_private_email: "true",
       auth_time: Math.floor(Date.now() / 1000),
       nonce_supported: true,
+      ...claims,
     });
   });
   return Object.assign(idp, { requests });
@@ -216,4 +219,23 @@ Deno.test("apple: a missing or wrong key stops the service at startup, naming th
       return true;
     },
   );
+});
+
+Deno.test('apple: a domain allow-list admits Apple\'s string email_verified "true", not "false"', async () => {
+  const { pem } = await teamKey();
+  for (const [verified, status] of [["true", 200], ["false", 403]] as const) {
+    await using apple = await startApple({ email_verified: verified });
+    await using te = await startTokenServer({
+      toml: appleToml(
+        apple.issuer,
+        `private_key = "\${APPLE_P8}"`,
+        `[registration]\ndomain_allowlist = ["privaterelay.appleid.com"]\n`,
+      ),
+      env: { APPLE_P8: pem },
+    });
+    const res = await signIn(te.issuer, "c");
+    const body = await res.json();
+    assert.equal(res.status, status, JSON.stringify(body));
+    if (status === 403) assert.equal(body.error, "access_denied");
+  }
 });
