@@ -96,6 +96,32 @@ export type DeployErrorCode =
   | "confirmation_required"
   /** An AWS resource did not reach the awaited status in time. */
   | "wait_timeout"
+  /** A `pds` command was run but the config has no `pds` section (or no `domain`). */
+  | "pds_not_configured"
+  /** The `pds.secretName` secret holds a value this version cannot use. */
+  | "secret_invalid"
+  /** `deploy pds login`/`init`/`sync` found no client key: `deploy pds keygen` was never run. */
+  | "client_key_missing"
+  /** The deployed `/oauth/client-metadata.json` or `jwks.json` is missing (not served). */
+  | "client_documents_missing"
+  /** A deployed client document is not JSON. */
+  | "client_documents_invalid"
+  /** A deployed client document differs from what the secret and config imply. */
+  | "client_documents_stale"
+  /** A handle, DID document, PDS or authorization server could not be resolved or trusted. */
+  | "identity_unresolved"
+  /** The OAuth flow failed: a refused request, a bad callback, or a token for another account. */
+  | "oauth_failed"
+  /** No usable session (never logged in, expired or revoked): `deploy pds login` again. */
+  | "login_required"
+  /** The PDS refused or failed a repository request. */
+  | "pds_request_failed"
+  /** Post files under `paths.content` break the frontmatter rules (all are listed). */
+  | "posts_invalid"
+  /** `deploy pds sync` before `deploy pds init`: no publication record is known. */
+  | "publication_missing"
+  /** The well-known file names a publication of another account. */
+  | "publication_foreign"
   /** Anything thrown that is not a `DeployError`: a bug or an unexpected environment failure. */
   | "internal";
 
