@@ -1,0 +1,126 @@
+/**
+ * A throwaway certificate authority and a `localhost` / `127.0.0.1` server certificate it
+ * signed, made with the `openssl` command, so loopback peers serve real HTTPS and the code
+ * under test verifies real certificates (it is given the CA, never told to skip checks).
+ *
+ * @module
+ */
+
+/** A test CA and a server certificate for loopback. */
+export interface TestCa extends AsyncDisposable {
+  /** The CA certificate (PEM): trust this. */
+  readonly caPem: string;
+  /** The server certificate (PEM) for `localhost` and `127.0.0.1`. */
+  readonly certPem: string;
+  /** The server key (PEM). */
+  readonly keyPem: string;
+  /** Path of the CA file (for `DENO_CERT` in a subprocess). */
+  readonly caFile: string;
+  /** `fetch` that trusts the CA (and nothing is disabled). */
+  readonly fetch: typeof fetch;
+}
+
+/**
+ * Whether `openssl` can run here; tests print one line and skip without it.
+ *
+ * @returns true when the command exists
+ */
+export async function hasOpenssl(): Promise<boolean> {
+  try {
+    const out = await new Deno.Command("openssl", { args: ["version"], stdout: "null" }).output();
+    return out.success;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Makes the CA and the server certificate in a temporary directory.
+ *
+ * @returns the CA; `await using` removes the files and closes the HTTP client
+ */
+export async function createTestCa(): Promise<TestCa> {
+  const dir = await Deno.makeTempDir({ prefix: "test-ca-" });
+  const run = async (...args: string[]) => {
+    const out = await new Deno.Command("openssl", {
+      args,
+      cwd: dir,
+      stdout: "null",
+      stderr: "piped",
+    })
+      .output();
+    if (!out.success) {
+      throw new Error(`openssl ${args[0]}: ${new TextDecoder().decode(out.stderr)}`);
+    }
+  };
+  await Deno.writeTextFile(
+    `${dir}/leaf.ext`,
+    "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\n" +
+      "extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n",
+  );
+  await run(
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:P-256",
+    "-nodes",
+    "-keyout",
+    "ca.key",
+    "-out",
+    "ca.pem",
+    "-days",
+    "2",
+    "-subj",
+    "/CN=deploy test CA",
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign",
+  );
+  await run(
+    "req",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:P-256",
+    "-nodes",
+    "-keyout",
+    "leaf.key",
+    "-out",
+    "leaf.csr",
+    "-subj",
+    "/CN=localhost",
+  );
+  await run(
+    "x509",
+    "-req",
+    "-in",
+    "leaf.csr",
+    "-CA",
+    "ca.pem",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-out",
+    "leaf.pem",
+    "-days",
+    "2",
+    "-extfile",
+    "leaf.ext",
+  );
+  const caPem = await Deno.readTextFile(`${dir}/ca.pem`);
+  const client = Deno.createHttpClient({ caCerts: [caPem] });
+  return {
+    caPem,
+    certPem: await Deno.readTextFile(`${dir}/leaf.pem`),
+    keyPem: await Deno.readTextFile(`${dir}/leaf.key`),
+    caFile: `${dir}/ca.pem`,
+    fetch: (input, init) => fetch(input, { ...init, client }),
+    async [Symbol.asyncDispose]() {
+      client.close();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
