@@ -1,0 +1,361 @@
+/**
+ * The publishing steps end to end (keygen → deploy the documents → login → init → sync) against
+ * the loopback AT Protocol peer, with the secret in the Secrets Manager fake.
+ */
+import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { createJsonLogger } from "@org/shared";
+import assert from "node:assert/strict";
+import { DeployError } from "../../deploy/errors.ts";
+import type { ContentFile } from "../../deploy/pds/posts.ts";
+import {
+  type FileWrite,
+  initPublication,
+  keygen,
+  login,
+  syncPublication,
+} from "../../deploy/pds/publishing.ts";
+import { secretsManagerStore } from "../../deploy/pds/secret.ts";
+import { openPdsAgent } from "../../deploy/pds/session.ts";
+import { startSecretsManagerFake } from "../fakes/secrets_manager.ts";
+import { startAtprotoPeer } from "../support/atproto_peer.ts";
+import { testAwsConfig } from "../support/s3.ts";
+import { createTestCa, hasOpenssl } from "../support/test_ca.ts";
+
+const OPENSSL = await hasOpenssl();
+if (!OPENSSL) {
+  console.log("pds publishing tests skipped: install the `openssl` package to run them");
+}
+
+const PATHS = {
+  publicDir: "public",
+  content: "src/content/blog",
+  atprotoJson: "src/data/atproto.json",
+};
+const post = (title: string, extra = "") =>
+  `---\ntitle: ${title}\ndescription: About ${title}\npubDate: 2026-01-02\n${extra}---\nBody\n`;
+
+async function world() {
+  const ca = await createTestCa();
+  const peer = startAtprotoPeer(ca);
+  /** The "deployed" site: whatever files were written under public/. */
+  const repo = new Map<string, string>();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, cert: ca.certPem, key: ca.keyPem, onListen() {} },
+    (req) => {
+      const text = repo.get(`public${new URL(req.url).pathname}`);
+      return text === undefined
+        ? new Response("<h1>Not found</h1>", { status: 404 })
+        : new Response(text, { headers: { "content-type": "application/json" } });
+    },
+  );
+  const origin = `https://localhost:${server.addr.port}`;
+  const sm = startSecretsManagerFake();
+  const sdk = new SecretsManagerClient({ ...testAwsConfig, endpoint: sm.endpoint });
+  const store = secretsManagerStore(sdk, "blog/atproto", {
+    tags: { app: "blog", environment: "production" },
+    sleep: () => Promise.resolve(),
+  });
+  const lines: string[] = [];
+  const log = createJsonLogger({ level: "debug", write: (l) => lines.push(l) });
+  const deps = { fetch: ca.fetch, plcDirectory: peer.origin, now: () => Date.now() };
+  const write = (writes: FileWrite[]) => writes.forEach((w) => repo.set(w.path, w.text));
+  return {
+    peer,
+    repo,
+    origin,
+    sm,
+    store,
+    lines,
+    log,
+    deps,
+    write,
+    async login() {
+      const shown: string[] = [];
+      return await login({
+        store,
+        origin,
+        name: "Test blog",
+        identifier: peer.handle,
+        handleResolver: peer.origin,
+        deps,
+        show: (line) => shown.push(line),
+        ask: async () => {
+          const url = shown.map((l) => l.trim()).find((l) => l.startsWith(peer.origin));
+          assert.ok(url, "the authorization URL is printed");
+          return await peer.authorize(url);
+        },
+      });
+    },
+    agent: () => openPdsAgent({ ...deps, store, origin, log }),
+    async [Symbol.asyncDispose]() {
+      sdk.destroy();
+      await sm.close();
+      await server.shutdown();
+      await peer[Symbol.asyncDispose]();
+      await ca[Symbol.asyncDispose]();
+    },
+  };
+}
+
+async function setUp(w: Awaited<ReturnType<typeof world>>) {
+  w.write(
+    (await keygen({
+      store: w.store,
+      origin: w.origin,
+      name: "Test blog",
+      publicDir: "public",
+      now: new Date(),
+    })).writes,
+  );
+  await w.login();
+  const init = await initPublication({
+    agent: await w.agent(),
+    origin: w.origin,
+    name: "Test blog",
+    description: "Notes",
+    paths: PATHS,
+    wellKnown: null,
+    now: Date.now(),
+    random10: 7,
+  });
+  w.write(init.writes);
+  return init;
+}
+
+Deno.test({
+  name: "pds publishing: keygen writes the client documents and stores only the key",
+  ignore: !OPENSSL,
+  async fn() {
+    await using w = await world();
+    const out = await keygen({
+      store: w.store,
+      origin: w.origin,
+      name: "Test blog",
+      publicDir: "public",
+      now: new Date("2026-11-23T10:00:00Z"),
+    });
+    assert.equal(out.kid, "2026-11-23T10-00-00Z");
+    assert.deepEqual(out.writes.map((f) => f.path), [
+      "public/oauth/client-metadata.json",
+      "public/oauth/jwks.json",
+    ]);
+    const meta = JSON.parse(out.writes[0]!.text);
+    assert.equal(meta.client_id, `${w.origin}/oauth/client-metadata.json`);
+    assert.ok(!out.writes[1]!.text.includes('"d"'));
+    assert.deepEqual(Object.keys((await w.store.read())!), ["clientKey"]);
+    assert.deepEqual(w.sm.state.secrets.get("blog/atproto")?.tags, {
+      app: "blog",
+      environment: "production",
+    });
+  },
+});
+
+Deno.test({
+  name:
+    "pds publishing: login refuses until the documents are deployed, then a new key drops the session",
+  ignore: !OPENSSL,
+  async fn() {
+    await using w = await world();
+    const gen = await keygen({
+      store: w.store,
+      origin: w.origin,
+      name: "Test blog",
+      publicDir: "public",
+      now: new Date(),
+    });
+    await assert.rejects(
+      w.login(),
+      (e) => e instanceof DeployError && e.code === "client_documents_missing",
+    );
+    w.write(gen.writes);
+    assert.deepEqual(await w.login(), { did: w.peer.did });
+    assert.ok((await w.store.read())?.session);
+    await keygen({
+      store: w.store,
+      origin: w.origin,
+      name: "Test blog",
+      publicDir: "public",
+      now: new Date(),
+    });
+    assert.equal((await w.store.read())?.session, undefined);
+    // The deployed jwks.json is now the old key's.
+    await assert.rejects(
+      w.login(),
+      (e) => e instanceof DeployError && e.code === "client_documents_stale",
+    );
+  },
+});
+
+Deno.test({
+  name: "pds publishing: init creates the publication and its files; a second init updates it",
+  ignore: !OPENSSL,
+  async fn() {
+    await using w = await world();
+    const init = await setUp(w);
+    assert.equal(init.created, true);
+    const rkey = init.publicationUri.split("/").at(-1)!;
+    const record = w.peer.records.get("site.standard.publication")?.get(rkey);
+    assert.deepEqual(record?.value, {
+      $type: "site.standard.publication",
+      url: w.origin,
+      name: "Test blog",
+      description: "Notes",
+    });
+    assert.equal(
+      w.repo.get("public/.well-known/site.standard.publication"),
+      init.publicationUri + "\n",
+    );
+    assert.deepEqual(JSON.parse(w.repo.get("src/data/atproto.json")!), {
+      did: w.peer.did,
+      publicationUri: init.publicationUri,
+    });
+    // The owner set preferences elsewhere; init keeps them.
+    w.peer.records.get("site.standard.publication")!.set(rkey, {
+      ...record!,
+      value: { ...record!.value, preferences: { greengale: true } },
+    });
+    const again = await initPublication({
+      agent: await w.agent(),
+      origin: w.origin,
+      name: "Renamed",
+      paths: PATHS,
+      wellKnown: w.repo.get("public/.well-known/site.standard.publication")!,
+      now: Date.now(),
+      random10: 1,
+    });
+    assert.equal(again.publicationUri, init.publicationUri);
+    assert.equal(again.created, false);
+    const value = w.peer.records.get("site.standard.publication")!.get(rkey)!.value;
+    assert.equal(value.name, "Renamed");
+    assert.deepEqual(value.preferences, { greengale: true });
+  },
+});
+
+Deno.test({
+  name: "pds publishing: sync creates, then changes nothing, updates one edit, warns of a deletion",
+  ignore: !OPENSSL,
+  async fn() {
+    await using w = await world();
+    const init = await setUp(w);
+    let files: ContentFile[] = [
+      { path: "hello-world.md", text: post("Hello world") },
+      { path: "astro.mdx", text: post("Astro", "slug: building-with-astro\n") },
+      { path: "wip.md", text: "---\ndraft: true\n---\n" },
+    ];
+    const sync = async () =>
+      await syncPublication({
+        agent: await w.agent(),
+        files,
+        paths: PATHS,
+        atprotoJsonText: w.repo.get("src/data/atproto.json") ?? null,
+        log: w.log,
+      });
+    const first = await sync();
+    assert.deepEqual(first.created, ["/posts/building-with-astro/", "/posts/hello-world/"]);
+    assert.deepEqual(first.drafts, ["src/content/blog/wip.md"]);
+    const docs = w.peer.records.get("site.standard.document")!;
+    assert.deepEqual([...docs.keys()].sort(), ["5zku6kcmbo4tc", "7m7eb4ia7xeuo"]);
+    assert.deepEqual(docs.get("7m7eb4ia7xeuo")!.value, {
+      $type: "site.standard.document",
+      site: init.publicationUri,
+      title: "Hello world",
+      path: "/posts/hello-world/",
+      description: "About Hello world",
+      publishedAt: "2026-01-02T00:00:00.000Z",
+    });
+
+    const puts = () => w.peer.requests.filter((r) => r.endsWith("putRecord")).length;
+    const before = puts();
+    const second = await sync();
+    assert.deepEqual([second.created, second.updated, second.unchanged], [[], [], 2]);
+    assert.equal(puts(), before);
+
+    files = files.map((f) =>
+      f.path === "hello-world.md" ? { ...f, text: post("Hello, world!") } : f
+    );
+    const third = await sync();
+    assert.deepEqual([third.created, third.updated, third.unchanged], [
+      [],
+      ["/posts/hello-world/"],
+      1,
+    ]);
+    assert.equal(docs.get("7m7eb4ia7xeuo")!.value.title, "Hello, world!");
+
+    files = files.filter((f) => f.path !== "astro.mdx");
+    const fourth = await sync();
+    assert.deepEqual(fourth.orphans.map((o) => o.path), ["/posts/building-with-astro/"]);
+    assert.ok(docs.has("5zku6kcmbo4tc"), "the record of a deleted post is kept");
+  },
+});
+
+Deno.test({
+  name: "pds publishing: sync names every bad post and publishes nothing",
+  ignore: !OPENSSL,
+  async fn() {
+    await using w = await world();
+    await setUp(w);
+    await assert.rejects(
+      syncPublication({
+        agent: await w.agent(),
+        files: [
+          { path: "ok.md", text: post("Fine") },
+          { path: "bad.md", text: "---\ntitle: x\n---\n" },
+        ],
+        paths: PATHS,
+        atprotoJsonText: w.repo.get("src/data/atproto.json")!,
+        log: w.log,
+      }),
+      (err) => {
+        assert.ok(err instanceof DeployError);
+        assert.equal(err.code, "posts_invalid");
+        assert.deepEqual(err.issues.map((i) => `${i.path}: ${i.message}`), [
+          "src/content/blog/bad.md: description is required",
+          "src/content/blog/bad.md: pubDate is required",
+        ]);
+        return true;
+      },
+    );
+    assert.equal(w.peer.records.get("site.standard.document")?.size ?? 0, 0);
+  },
+});
+
+Deno.test({
+  name: "pds publishing: sync before init asks for init; init refuses another account's file",
+  ignore: !OPENSSL,
+  async fn() {
+    await using w = await world();
+    w.write(
+      (await keygen({
+        store: w.store,
+        origin: w.origin,
+        name: "Test blog",
+        publicDir: "public",
+        now: new Date(),
+      })).writes,
+    );
+    await w.login();
+    await assert.rejects(
+      syncPublication({
+        agent: await w.agent(),
+        files: [],
+        paths: PATHS,
+        atprotoJsonText: null,
+        log: w.log,
+      }),
+      (e) => e instanceof DeployError && e.code === "publication_missing",
+    );
+    await assert.rejects(
+      initPublication({
+        agent: await w.agent(),
+        origin: w.origin,
+        name: "x",
+        paths: PATHS,
+        wellKnown:
+          "at://did:plc:aaaaaaaaaaaaaaaaaaaaaaaa/site.standard.publication/3lwafzkjqm25s\n",
+        now: Date.now(),
+        random10: 0,
+      }),
+      (e) => e instanceof DeployError && e.code === "publication_foreign",
+    );
+  },
+});
