@@ -15,10 +15,9 @@ import { createJsonLogger } from "@org/shared";
 import { startSecretsManagerFake } from "../fakes/secrets_manager.ts";
 import { type AtprotoPeer, startAtprotoPeer } from "../support/atproto_peer.ts";
 import { testAwsConfig } from "../support/s3.ts";
-import { createTestCa, hasOpenssl, type TestCa } from "../support/test_ca.ts";
+import { createTestCa, opensslAvailable, type TestCa } from "../support/test_ca.ts";
 
-const OPENSSL = await hasOpenssl();
-if (!OPENSSL) console.log("pds oauth tests skipped: install the `openssl` package to run them");
+const OPENSSL = await opensslAvailable("pds oauth tests");
 
 /** A loopback https "site" serving the client documents for `key`. */
 function startSite(ca: TestCa, key: () => PrivateEcJwk) {

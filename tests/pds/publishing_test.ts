@@ -19,12 +19,9 @@ import { openPdsAgent } from "../../deploy/pds/session.ts";
 import { startSecretsManagerFake } from "../fakes/secrets_manager.ts";
 import { startAtprotoPeer } from "../support/atproto_peer.ts";
 import { testAwsConfig } from "../support/s3.ts";
-import { createTestCa, hasOpenssl } from "../support/test_ca.ts";
+import { createTestCa, opensslAvailable } from "../support/test_ca.ts";
 
-const OPENSSL = await hasOpenssl();
-if (!OPENSSL) {
-  console.log("pds publishing tests skipped: install the `openssl` package to run them");
-}
+const OPENSSL = await opensslAvailable("pds publishing tests");
 
 const PATHS = {
   publicDir: "public",

@@ -21,17 +21,22 @@ export interface TestCa extends AsyncDisposable {
 }
 
 /**
- * Whether `openssl` can run here; tests print one line and skip without it.
+ * Whether `openssl` can run here. Without it the suite prints one line naming the package and
+ * its tests are skipped (CI images have it; so does every Debian with `openssl` installed).
  *
+ * @param suite the suite's name, for the printed line
  * @returns true when the command exists
  */
-export async function hasOpenssl(): Promise<boolean> {
+export async function opensslAvailable(suite: string): Promise<boolean> {
   try {
     const out = await new Deno.Command("openssl", { args: ["version"], stdout: "null" }).output();
-    return out.success;
+    if (out.success) return true;
   } catch {
-    return false;
+    // not installed: fall through to the notice
   }
+  // deno-lint-ignore no-console -- the one line a developer sees instead of a silent skip
+  console.log(`${suite} skipped: install the Debian package \`openssl\` to run them`);
+  return false;
 }
 
 /**
