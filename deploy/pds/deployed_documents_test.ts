@@ -38,32 +38,26 @@ Deno.test("checkDeployedDocuments() says not deployed, not JSON, or what differs
   const key = await generateClientKey(new Date());
   const other = await generateClientKey(new Date());
   const meta = () => Response.json(clientMetadata(ORIGIN, "Blog"));
+  const withJwks = (jwks: () => Response) =>
+    codeOf(checkDeployedDocuments(
+      ORIGIN,
+      "Blog",
+      key,
+      site({
+        "/oauth/client-metadata.json": meta,
+        "/oauth/jwks.json": jwks,
+      }),
+    ));
   assert.equal(
     await codeOf(checkDeployedDocuments(ORIGIN, "Blog", key, site({}))),
     "client_documents_missing: https://blog.example/oauth/client-metadata.json is not deployed (HTTP 404)",
   );
   assert.equal(
-    await codeOf(checkDeployedDocuments(
-      ORIGIN,
-      "Blog",
-      key,
-      site({
-        "/oauth/client-metadata.json": meta,
-        "/oauth/jwks.json": () => new Response("<html>", { status: 200 }),
-      }),
-    )),
+    await withJwks(() => new Response("<html>", { status: 200 })),
     "client_documents_invalid: https://blog.example/oauth/jwks.json is not JSON",
   );
   assert.equal(
-    await codeOf(checkDeployedDocuments(
-      ORIGIN,
-      "Blog",
-      key,
-      site({
-        "/oauth/client-metadata.json": meta,
-        "/oauth/jwks.json": () => Response.json(clientJwks(other)),
-      }),
-    )),
+    await withJwks(() => Response.json(clientJwks(other))),
     "client_documents_stale: https://blog.example/oauth/jwks.json differs from what the secret " +
       "and config imply (keys)",
   );

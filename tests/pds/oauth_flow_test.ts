@@ -50,6 +50,7 @@ async function world(peerOptions: Parameters<typeof startAtprotoPeer>[1] = {}) {
   });
   await store.update(() => ({ clientKey: key }));
   const lines: string[] = [];
+  const log = createJsonLogger({ level: "debug", write: (l) => lines.push(l) });
   const deps: OAuthDeps = { fetch: ca.fetch, plcDirectory: peer.origin, now: () => Date.now() };
   const client = { ...clientUrls(site.origin), key };
   return {
@@ -61,7 +62,8 @@ async function world(peerOptions: Parameters<typeof startAtprotoPeer>[1] = {}) {
     deps,
     client,
     lines,
-    log: createJsonLogger({ level: "debug", write: (l) => lines.push(l) }),
+    log,
+    agent: () => openPdsAgent({ ...deps, store, origin: site.origin, log }),
     async login(identifier: string = peer.handle) {
       const pending = await startLogin(client, identifier, peer.origin, deps);
       const callback = await peer.authorize(pending.authorizationUrl);
@@ -118,12 +120,7 @@ Deno.test({
   async fn() {
     await using w = await world({ pageSize: 2 });
     await w.login();
-    const agent = await openPdsAgent({
-      ...w.deps,
-      store: w.store,
-      origin: w.site.origin,
-      log: w.log,
-    });
+    const agent = await w.agent();
     for (const rkey of ["3a", "3b", "3c"]) {
       await putRecord(agent, "site.standard.document", rkey, {
         $type: "site.standard.document",
@@ -152,12 +149,7 @@ Deno.test({
     const before = (await w.store.read())?.session?.refreshToken;
     w.peer.expireAccessTokens();
     w.peer.rotateNonce();
-    const agent = await openPdsAgent({
-      ...w.deps,
-      store: w.store,
-      origin: w.site.origin,
-      log: w.log,
-    });
+    const agent = await w.agent();
     await putRecord(agent, "site.standard.document", "3a", { $type: "site.standard.document" });
     assert.equal(w.peer.refreshes, 1);
     const after = (await w.store.read())?.session?.refreshToken;
@@ -175,24 +167,14 @@ Deno.test({
     await using w = await world({ accessTokenSeconds: 30 }); // inside the refresh margin
     await w.login();
     w.sm.fail("PutSecretValue", { code: "InternalServiceError", status: 500, times: 2 });
-    const agent = await openPdsAgent({
-      ...w.deps,
-      store: w.store,
-      origin: w.site.origin,
-      log: w.log,
-    });
+    const agent = await w.agent();
     await putRecord(agent, "site.standard.document", "3a", { $type: "site.standard.document" });
     assert.equal(w.peer.refreshes, 1);
     assert.equal(w.sm.callsOf("PutSecretValue").length, 1 + 3); // login + 2 failures + success
     const stored = (await w.store.read())?.session;
     assert.ok(stored);
     // The stored session is the live one: a second run works without another login.
-    const again = await openPdsAgent({
-      ...w.deps,
-      store: w.store,
-      origin: w.site.origin,
-      log: w.log,
-    });
+    const again = await w.agent();
     await getRecord(again, "site.standard.document", "3a");
   },
 });
@@ -205,12 +187,7 @@ Deno.test({
     await w.login();
     w.peer.revokeAll();
     w.peer.expireAccessTokens();
-    const agent = await openPdsAgent({
-      ...w.deps,
-      store: w.store,
-      origin: w.site.origin,
-      log: w.log,
-    });
+    const agent = await w.agent();
     await assert.rejects(
       getRecord(agent, "site.standard.document", "3a"),
       (err) => err instanceof DeployError && err.code === "login_required",
@@ -267,12 +244,7 @@ Deno.test({
   async fn() {
     await using w = await world({ accessTokenSeconds: 30 });
     const { session } = await w.login();
-    const agent = await openPdsAgent({
-      ...w.deps,
-      store: w.store,
-      origin: w.site.origin,
-      log: w.log,
-    });
+    const agent = await w.agent();
     await getRecord(agent, "site.standard.document", "x");
     const stored = (await w.store.read())!.session!;
     const text = w.lines.join("\n");

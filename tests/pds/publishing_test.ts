@@ -84,6 +84,8 @@ async function world() {
       });
     },
     agent: () => openPdsAgent({ ...deps, store, origin, log }),
+    keygen: (now = new Date()) =>
+      keygen({ store, origin, name: "Test blog", publicDir: "public", now }),
     async [Symbol.asyncDispose]() {
       sdk.destroy();
       await sm.close();
@@ -96,13 +98,7 @@ async function world() {
 
 async function setUp(w: Awaited<ReturnType<typeof world>>) {
   w.write(
-    (await keygen({
-      store: w.store,
-      origin: w.origin,
-      name: "Test blog",
-      publicDir: "public",
-      now: new Date(),
-    })).writes,
+    (await w.keygen()).writes,
   );
   await w.login();
   const init = await initPublication({
@@ -124,13 +120,7 @@ Deno.test({
   ignore: !OPENSSL,
   async fn() {
     await using w = await world();
-    const out = await keygen({
-      store: w.store,
-      origin: w.origin,
-      name: "Test blog",
-      publicDir: "public",
-      now: new Date("2026-11-23T10:00:00Z"),
-    });
+    const out = await w.keygen(new Date("2026-11-23T10:00:00Z"));
     assert.equal(out.kid, "2026-11-23T10-00-00Z");
     assert.deepEqual(out.writes.map((f) => f.path), [
       "public/oauth/client-metadata.json",
@@ -153,13 +143,7 @@ Deno.test({
   ignore: !OPENSSL,
   async fn() {
     await using w = await world();
-    const gen = await keygen({
-      store: w.store,
-      origin: w.origin,
-      name: "Test blog",
-      publicDir: "public",
-      now: new Date(),
-    });
+    const gen = await w.keygen();
     await assert.rejects(
       w.login(),
       (e) => e instanceof DeployError && e.code === "client_documents_missing",
@@ -167,13 +151,7 @@ Deno.test({
     w.write(gen.writes);
     assert.deepEqual(await w.login(), { did: w.peer.did });
     assert.ok((await w.store.read())?.session);
-    await keygen({
-      store: w.store,
-      origin: w.origin,
-      name: "Test blog",
-      publicDir: "public",
-      now: new Date(),
-    });
+    await w.keygen();
     assert.equal((await w.store.read())?.session, undefined);
     // The deployed jwks.json is now the old key's.
     await assert.rejects(
@@ -322,13 +300,7 @@ Deno.test({
   async fn() {
     await using w = await world();
     w.write(
-      (await keygen({
-        store: w.store,
-        origin: w.origin,
-        name: "Test blog",
-        publicDir: "public",
-        now: new Date(),
-      })).writes,
+      (await w.keygen()).writes,
     );
     await w.login();
     await assert.rejects(

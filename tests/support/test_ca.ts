@@ -46,7 +46,9 @@ export async function opensslAvailable(suite: string): Promise<boolean> {
  */
 export async function createTestCa(): Promise<TestCa> {
   const dir = await Deno.makeTempDir({ prefix: "test-ca-" });
-  const run = async (...args: string[]) => {
+  // Arguments without spaces, so a plain split suffices; the subject is passed apart.
+  const run = async (line: string, subject?: string) => {
+    const args = [...line.split(" "), ...(subject ? ["-subj", subject] : [])];
     const out = await new Deno.Command("openssl", {
       args,
       cwd: dir,
@@ -63,57 +65,16 @@ export async function createTestCa(): Promise<TestCa> {
     "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\n" +
       "extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n",
   );
+  const newKey = "-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes";
   await run(
-    "req",
-    "-x509",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:P-256",
-    "-nodes",
-    "-keyout",
-    "ca.key",
-    "-out",
-    "ca.pem",
-    "-days",
-    "2",
-    "-subj",
+    `req -x509 ${newKey} -keyout ca.key -out ca.pem -days 2 -addext ` +
+      "basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign",
     "/CN=deploy test CA",
-    "-addext",
-    "basicConstraints=critical,CA:TRUE",
-    "-addext",
-    "keyUsage=critical,keyCertSign",
   );
+  await run(`req ${newKey} -keyout leaf.key -out leaf.csr`, "/CN=localhost");
   await run(
-    "req",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:P-256",
-    "-nodes",
-    "-keyout",
-    "leaf.key",
-    "-out",
-    "leaf.csr",
-    "-subj",
-    "/CN=localhost",
-  );
-  await run(
-    "x509",
-    "-req",
-    "-in",
-    "leaf.csr",
-    "-CA",
-    "ca.pem",
-    "-CAkey",
-    "ca.key",
-    "-CAcreateserial",
-    "-out",
-    "leaf.pem",
-    "-days",
-    "2",
-    "-extfile",
-    "leaf.ext",
+    "x509 -req -in leaf.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out leaf.pem -days 2 " +
+      "-extfile leaf.ext",
   );
   const caPem = await Deno.readTextFile(`${dir}/ca.pem`);
   const client = Deno.createHttpClient({ caCerts: [caPem] });
