@@ -53,3 +53,16 @@ Deno.test("resolvePdsConfig() accepts a valid secret name with every allowed cha
   assert.ok("config" in result);
   assert.equal(result.config?.secretName, "A-z_0/+=.@x");
 });
+
+Deno.test("resolvePdsConfig() reports every broken rule at once, each with its key path", () => {
+  const result = resolvePdsConfig(
+    { name: " ", handleResolver: "http://resolver.example", secretName: "bad name!" },
+    SITE,
+  );
+  assert.ok("errors" in result);
+  assert.deepEqual(result.errors.map((e) => e.path), [
+    "pds.name",
+    "pds.handleResolver",
+    "pds.secretName",
+  ]);
+});
