@@ -43,6 +43,8 @@ export interface AtprotoPeerOptions {
   readonly accessTokenSeconds?: number;
   /** Page size of `listRecords` (default: the `limit` asked for). */
   readonly pageSize?: number;
+  /** How the peer fetches client documents (default the CA's fetch; see `fetchMapped`). */
+  readonly fetch?: typeof fetch;
 }
 
 /** The running peer. */
@@ -304,7 +306,7 @@ export function startAtprotoPeer(ca: TestCa, options: AtprotoPeerOptions = {}): 
   async function fetchJson(target: string): Promise<Record<string, unknown>> {
     let response: Response;
     try {
-      response = await ca.fetch(target, { redirect: "error" });
+      response = await (options.fetch ?? ca.fetch)(target, { redirect: "error" });
     } catch (err) {
       throw new Refused(400, "invalid_client", `cannot fetch ${target}: ${err}`);
     }

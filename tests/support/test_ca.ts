@@ -18,6 +18,12 @@ export interface TestCa extends AsyncDisposable {
   readonly caFile: string;
   /** `fetch` that trusts the CA (and nothing is disabled). */
   readonly fetch: typeof fetch;
+  /**
+   * {@linkcode TestCa.fetch} with a test "DNS": requests for a mapped host go to the loopback
+   * origin it maps to (`{ "blog.example": "https://localhost:4321" }`), so code under test can
+   * use a site's real `https://<domain>` URLs while the site is served on a free port.
+   */
+  fetchMapped(hosts: Readonly<Record<string, string>>): typeof fetch;
 }
 
 /**
@@ -78,12 +84,20 @@ export async function createTestCa(): Promise<TestCa> {
   );
   const caPem = await Deno.readTextFile(`${dir}/ca.pem`);
   const client = Deno.createHttpClient({ caCerts: [caPem] });
+  const trusted: typeof fetch = (input, init) => fetch(input, { ...init, client });
   return {
     caPem,
     certPem: await Deno.readTextFile(`${dir}/leaf.pem`),
     keyPem: await Deno.readTextFile(`${dir}/leaf.key`),
     caFile: `${dir}/ca.pem`,
-    fetch: (input, init) => fetch(input, { ...init, client }),
+    fetch: trusted,
+    fetchMapped: (hosts) => (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      const target = hosts[url.host];
+      if (target === undefined) return trusted(input, init);
+      const mapped = new URL(url.pathname + url.search, target);
+      return trusted(input instanceof Request ? new Request(mapped, input) : mapped, init);
+    },
     async [Symbol.asyncDispose]() {
       client.close();
       await Deno.remove(dir, { recursive: true });
