@@ -261,3 +261,21 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "pds oauth: a run that finds the token already rotated by another run uses that session",
+  ignore: !OPENSSL,
+  async fn() {
+    await using w = await world();
+    await w.login();
+    const ci = await w.agent();
+    const laptop = await w.agent();
+    w.peer.expireAccessTokens();
+    await getRecord(ci, "site.standard.document", "x"); // refreshes and stores
+    assert.equal(w.peer.refreshes, 1);
+    // The laptop still holds the spent refresh token; spending it would revoke the session.
+    await getRecord(laptop, "site.standard.document", "x");
+    assert.equal(w.peer.refreshes, 1);
+    assert.ok(!w.peer.refusals.some((r) => r.includes("replayed")));
+  },
+});
