@@ -15,8 +15,8 @@ import {
   type SecretsManagerClient,
 } from "@aws-sdk/client-secrets-manager";
 import { DeployError } from "../errors.ts";
-import { aws, awsMaybe } from "../infra/aws_errors.ts";
-import { withRetry } from "../sync/retry.ts";
+import { aws, awsMaybe } from "../aws/errors.ts";
+import { withRetry } from "../aws/retry.ts";
 import { isPrivateEcJwk, type PrivateEcJwk } from "./client_key.ts";
 
 /** A DPoP-bound OAuth session with the account's PDS. */
