@@ -76,6 +76,8 @@ export interface CommandContext {
   sleep(ms: number): Promise<void>;
   /** Wall clock (timestamps, wait deadlines). */
   readonly clock: Clock;
+  /** HTTP for requests that are not AWS calls (the account's PDS, the site's own documents). */
+  readonly fetch: typeof fetch;
   /**
    * The AWS account id: `AWS_ACCOUNT_ID`, else the injected resolver (STS), else undefined.
    * Commands open the site with `openSite` (`site/open_site.ts`), which calls this before

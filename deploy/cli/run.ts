@@ -50,6 +50,8 @@ export interface CliDeps {
   sleep?: (ms: number) => Promise<void>;
   /** Clock; default the system clock. */
   clock?: Clock;
+  /** HTTP client for non-AWS requests (the PDS); default the global `fetch`. */
+  fetch?: typeof fetch;
 }
 
 /**
@@ -161,6 +163,7 @@ function createContext(p: ContextParts): CommandContext {
     schemaUrl: deps.schemaUrl,
     sleep: deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     clock: deps.clock ?? systemClock,
+    fetch: deps.fetch ?? ((input, init) => fetch(input, init)),
     accountId: () => account ??= resolveAccountId(deps),
     site: () =>
       // Only commands that talk to AWS pay for the STS look-up: they call accountId() first;

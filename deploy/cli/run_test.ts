@@ -178,19 +178,32 @@ async function runIn(root: string, argv: string[]) {
   return { code, stdout: cli.stdout(), stderr: cli.stderr() };
 }
 
-Deno.test("runCli(): pds commands check the pds section first, then report not_implemented", async () => {
+Deno.test("runCli(): pds commands check the pds section first, then ask for what is missing", async () => {
+  const subs = [
+    ["keygen"],
+    ["login", "--identifier", "a.test"],
+    ["init"],
+    ["sync"],
+    ["secret", "status"],
+  ];
   await withSite('{ "siteName": "blog", "pds": { "name": "" } }', async (root) => {
-    for (const sub of ["init", "login", "sync"]) {
-      const r = await runIn(root, ["pds", sub, "--json"]);
+    for (const sub of subs) {
+      const r = await runIn(root, ["pds", ...sub, "--json"]);
       assert.equal(r.code, 1);
       const error = JSON.parse(r.stdout).error;
-      assert.equal(error.code, "config_invalid", sub);
+      assert.equal(error.code, "config_invalid", sub[0]);
       assert.deepEqual(error.issues.map((i: { path: string }) => i.path), ["pds.name"]);
     }
   });
   await withSite('{ "siteName": "blog", "pds": { "name": "My blog" } }', async (root) => {
-    const r = await runIn(root, ["pds", "login", "--json"]);
-    assert.equal(JSON.parse(r.stdout).error.code, "not_implemented");
+    const error = JSON.parse((await runIn(root, ["pds", "keygen", "--json"])).stdout).error;
+    assert.equal(error.code, "pds_not_configured");
+    assert.match(error.message, /has no `domain`/);
+  });
+  await withSite('{ "siteName": "blog", "domain": "blog.example" }', async (root) => {
+    const error = JSON.parse((await runIn(root, ["pds", "init", "--json"])).stdout).error;
+    assert.equal(error.code, "pds_not_configured");
+    assert.match(error.message, /has no `pds` section/);
   });
 });
 
@@ -213,12 +226,13 @@ Deno.test("runCli(): analytics commands reject unknown analytics keys naming the
   });
 });
 
-Deno.test("runCli(): help lists the planned pds and analytics subcommands", async () => {
+Deno.test("runCli(): help lists the pds and the planned analytics subcommands", async () => {
   const pds = captureCli();
   assert.equal(await runCli(["pds", "--help"], pds.deps), 0);
-  for (const sub of ["init", "login", "sync"]) {
-    assert.match(pds.stdout(), new RegExp(`^ {2}pds ${sub} \\[env\\] +.*not available`, "m"));
+  for (const sub of ["keygen", "login", "init", "sync", "secret <action>"]) {
+    assert.match(pds.stdout(), new RegExp(`^ {2}pds ${sub} \\[env\\]`, "m"));
   }
+  assert.doesNotMatch(pds.stdout(), /not available/);
   const analytics = captureCli();
   assert.equal(await runCli(["analytics", "--help"], analytics.deps), 0);
   for (const sub of ["init", "query", "dashboard"]) {

@@ -10,6 +10,7 @@ import { runDeploy } from "../pipeline/deploy.ts";
 import { summaryJson, summaryLines } from "../pipeline/report.ts";
 import type { MicrovmSeams } from "../builders/create_builder.ts";
 import { openSiteDeploy } from "../pipeline/deploy_input.ts";
+import { publishAfterDeploy } from "./pds.ts";
 
 /**
  * Creates the `deploy` command.
@@ -54,6 +55,8 @@ export function createDeployCommand(seams: MicrovmSeams = {}): Command {
         ctx.out.progress(""); // never leave a half-drawn bar under the error or summary
       }
       for (const w of summary.warnings) ctx.out.warn(w);
+      // Production only: the records carry the canonical URLs (preview deploys never sync).
+      if (ctx.env === "production") await publishAfterDeploy(ctx);
       if (ctx.out.mode === "json") {
         ctx.out.data(summaryJson(ctx.env, deploy.builderName, summary));
         return 0;

@@ -18,204 +18,195 @@ import {
   type SyncReport,
 } from "../pds/publishing.ts";
 import { WELL_KNOWN_PATH } from "../pds/publication.ts";
-import type { PdsSite } from "../pds/site.ts";
 import { openPdsAgent } from "../pds/session.ts";
+import type { PdsSite } from "../pds/site.ts";
+import { openPdsSite } from "../site/open_pds_site.ts";
 
-/** Opens the publishing context of the site for a command. */
-export type OpenPdsSite = (ctx: CommandContext) => Promise<PdsSite>;
-
-/**
- * The `pds` commands over a publishing-context opener (the CLI passes the real one; see
- * `pds/site.ts`).
- *
- * @param open opens the site's publishing context
- * @returns the commands, in help order
- */
-export function createPdsCommands(open: OpenPdsSite): Command[] {
-  return [
-    {
-      name: "pds keygen",
-      summary: "new OAuth client key in pds.secretName; write the client documents",
-      help: "Makes a new ES256 client key (dated kid), stores it in the secret pds.secretName\n" +
-        "(a new key drops any stored session), and writes <publicDir>/oauth/client-metadata.json\n" +
-        "and <publicDir>/oauth/jwks.json. Commit and deploy them, then `deploy pds login`.",
-      async run(ctx) {
-        const site = await open(ctx);
-        const out = await keygen({
-          store: site.store,
-          origin: site.origin,
-          name: site.pds.name,
-          publicDir: site.paths.publicDir,
-          now: new Date(ctx.clock.now()),
-        });
-        await writeAll(site, out.writes);
-        if (ctx.out.mode === "json") {
-          ctx.out.data({ secret: site.store.name, kid: out.kid, files: paths(out.writes) });
-          return 0;
-        }
-        ctx.out.line(`New client key ${out.kid} stored in secret ${site.store.name}.`);
-        for (const w of out.writes) ctx.out.line(`  wrote ${w.path}`);
-        ctx.out.line(
-          "Next: commit these files, deploy production, then run " +
-            "`deploy pds login --identifier <handle-or-DID>`.",
-        );
+/** The `pds` commands, in help order. */
+export const PDS_COMMANDS: readonly Command[] = [
+  {
+    name: "pds keygen",
+    summary: "new OAuth client key in pds.secretName; write the client documents",
+    help: "Makes a new ES256 client key (dated kid), stores it in the secret pds.secretName\n" +
+      "(a new key drops any stored session), and writes <publicDir>/oauth/client-metadata.json\n" +
+      "and <publicDir>/oauth/jwks.json. Commit and deploy them, then `deploy pds login`.",
+    async run(ctx) {
+      using site = await openPdsSite(ctx);
+      const out = await keygen({
+        store: site.store,
+        origin: site.origin,
+        name: site.pds.name,
+        publicDir: site.paths.publicDir,
+        now: new Date(ctx.clock.now()),
+      });
+      await writeAll(site, out.writes);
+      if (ctx.out.mode === "json") {
+        ctx.out.data({ secret: site.store.name, kid: out.kid, files: paths(out.writes) });
         return 0;
+      }
+      ctx.out.line(`New client key ${out.kid} stored in secret ${site.store.name}.`);
+      for (const w of out.writes) ctx.out.line(`  wrote ${w.path}`);
+      ctx.out.line(
+        "Next: commit these files, deploy production, then run " +
+          "`deploy pds login --identifier <handle-or-DID>`.",
+      );
+      return 0;
+    },
+  },
+  {
+    name: "pds login",
+    summary: "log in to the account's PDS (OAuth) and keep the session in pds.secretName",
+    flags: {
+      identifier: {
+        type: "string",
+        placeholder: "HANDLE|DID",
+        description: "the account: a handle (alice.example.com) or a DID",
       },
     },
-    {
-      name: "pds login",
-      summary: "log in to the account's PDS (OAuth) and keep the session in pds.secretName",
-      flags: {
-        identifier: {
-          type: "string",
-          placeholder: "HANDLE|DID",
-          description: "the account: a handle (alice.example.com) or a DID",
-        },
-      },
-      help: "Checks that https://<domain>/oauth/client-metadata.json and jwks.json are deployed\n" +
-        "and match the secret, then runs the AT Protocol OAuth flow: open the printed URL,\n" +
-        "approve, and paste the address of the /oauth/callback page you land on. Needs a terminal.",
-      async run(ctx) {
-        const identifier = ctx.flags.identifier;
-        if (typeof identifier !== "string" || identifier.trim() === "") {
-          throw new DeployError("usage", "`deploy pds login` needs --identifier <handle-or-DID>", {
-            hint: "for example: deploy pds login --identifier alice.bsky.social",
-          });
-        }
-        if (!ctx.interactive) {
-          throw new DeployError("not_a_tty", "`deploy pds login` needs a terminal", {
-            hint: "run it on your machine: you approve the login in a browser and paste a URL",
-          });
-        }
-        const site = await open(ctx);
-        const { did } = await login({
-          store: site.store,
-          origin: site.origin,
-          name: site.pds.name,
-          identifier,
-          handleResolver: site.pds.handleResolver,
-          deps: site.oauth,
-          show: (line) => ctx.out.line(line),
-          ask: (question) => ctx.prompt(question),
+    help: "Checks that https://<domain>/oauth/client-metadata.json and jwks.json are deployed\n" +
+      "and match the secret, then runs the AT Protocol OAuth flow: open the printed URL,\n" +
+      "approve, and paste the address of the /oauth/callback page you land on. Needs a terminal.",
+    async run(ctx) {
+      // The section and domain first: a broken config is the first thing to fix.
+      using site = await openPdsSite(ctx);
+      const identifier = ctx.flags.identifier;
+      if (typeof identifier !== "string" || identifier.trim() === "") {
+        throw new DeployError("usage", "`deploy pds login` needs --identifier <handle-or-DID>", {
+          hint: "for example: deploy pds login --identifier alice.bsky.social",
         });
-        if (ctx.out.mode === "json") ctx.out.data({ secret: site.store.name, did });
+      }
+      if (!ctx.interactive) {
+        throw new DeployError("not_a_tty", "`deploy pds login` needs a terminal", {
+          hint: "run it on your machine: you approve the login in a browser and paste a URL",
+        });
+      }
+      const { did } = await login({
+        store: site.store,
+        origin: site.origin,
+        name: site.pds.name,
+        identifier,
+        handleResolver: site.pds.handleResolver,
+        deps: site.oauth,
+        show: (line) => ctx.out.line(line),
+        ask: (question) => ctx.prompt(question),
+      });
+      if (ctx.out.mode === "json") ctx.out.data({ secret: site.store.name, did });
+      else {
+        ctx.out.line(`Logged in as ${did}; the session is stored in secret ${site.store.name}.`);
+      }
+      return 0;
+    },
+  },
+  {
+    name: "pds init",
+    summary: "create or update the publication; write paths.atprotoJson and the well-known file",
+    help: "Creates (or updates) the site.standard.publication record of the logged-in account\n" +
+      "(url https://<domain>, pds.name, pds.description; preferences set elsewhere are kept),\n" +
+      "then writes <publicDir>/.well-known/site.standard.publication and paths.atprotoJson.",
+    async run(ctx) {
+      using site = await openPdsSite(ctx);
+      const agent = await openPdsAgent({
+        ...site.oauth,
+        store: site.store,
+        origin: site.origin,
+        log: ctx.log,
+      });
+      const result = await initPublication({
+        agent,
+        origin: site.origin,
+        name: site.pds.name,
+        ...(site.pds.description !== undefined && { description: site.pds.description }),
+        paths: site.paths,
+        wellKnown: await site.readFile(`${site.paths.publicDir}/${WELL_KNOWN_PATH}`),
+        now: ctx.clock.now(),
+        random10: crypto.getRandomValues(new Uint16Array(1))[0]! & 0x3ff,
+      });
+      await writeAll(site, result.writes);
+      if (ctx.out.mode === "json") {
+        ctx.out.data({ ...result, writes: undefined, files: paths(result.writes) });
+        return 0;
+      }
+      ctx.out.line(
+        `${result.created ? "Created" : "Updated"} the publication ${result.publicationUri}.`,
+      );
+      for (const w of result.writes) ctx.out.line(`  wrote ${w.path}`);
+      ctx.out.line("Next: commit these files and deploy production; it publishes the posts.");
+      return 0;
+    },
+  },
+  {
+    name: "pds sync",
+    summary: "publish the posts under paths.content to the PDS (production only)",
+    help: "Reads the .md/.mdx posts under paths.content and creates or updates their\n" +
+      "site.standard.document records; never deletes (records without a post are listed).\n" +
+      "Production only: the records hold the canonical production URLs.",
+    async run(ctx) {
+      if (ctx.env !== "production") {
+        throw new DeployError(
+          "usage",
+          `\`deploy pds sync\` publishes production only (got "${ctx.env}")`,
+          { hint: "the records point at the production URLs: run `deploy pds sync production`" },
+        );
+      }
+      using site = await openPdsSite(ctx);
+      const report = await runSync(ctx, site);
+      printSync(ctx, report);
+      return 0;
+    },
+  },
+  {
+    name: "pds secret",
+    args: ["action"],
+    summary: "`status`: what pds.secretName holds (never a value); `delete --yes`: delete it",
+    help: "deploy pds secret status: the secret's name, ARN, last change, and whether a client\n" +
+      "key (with its kid), a DID and a session are present. deploy pds secret delete --yes:\n" +
+      "deletes the secret at once; publishing stops until keygen and login again.",
+    async run(ctx) {
+      const action = ctx.args.action;
+      if (action !== "status" && action !== "delete") {
+        throw new DeployError("usage", `unknown \`deploy pds secret\` action "${action}"`, {
+          hint: "use `deploy pds secret status` or `deploy pds secret delete --yes`",
+        });
+      }
+      if (action === "delete" && !ctx.global.yes) {
+        throw new DeployError(
+          "confirmation_required",
+          "`deploy pds secret delete` deletes the client key and the session",
+          { hint: "run `deploy pds secret delete --yes` to confirm" },
+        );
+      }
+      using site = await openPdsSite(ctx);
+      if (action === "delete") {
+        const deleted = await site.store.delete();
+        if (ctx.out.mode === "json") ctx.out.data({ secret: site.store.name, deleted });
         else {
-          ctx.out.line(`Logged in as ${did}; the session is stored in secret ${site.store.name}.`);
-        }
-        return 0;
-      },
-    },
-    {
-      name: "pds init",
-      summary: "create or update the publication; write paths.atprotoJson and the well-known file",
-      help: "Creates (or updates) the site.standard.publication record of the logged-in account\n" +
-        "(url https://<domain>, pds.name, pds.description; preferences set elsewhere are kept),\n" +
-        "then writes <publicDir>/.well-known/site.standard.publication and paths.atprotoJson.",
-      async run(ctx) {
-        const site = await open(ctx);
-        const agent = await openPdsAgent({
-          ...site.oauth,
-          store: site.store,
-          origin: site.origin,
-          log: ctx.log,
-        });
-        const result = await initPublication({
-          agent,
-          origin: site.origin,
-          name: site.pds.name,
-          ...(site.pds.description !== undefined && { description: site.pds.description }),
-          paths: site.paths,
-          wellKnown: await site.readFile(`${site.paths.publicDir}/${WELL_KNOWN_PATH}`),
-          now: ctx.clock.now(),
-          random10: crypto.getRandomValues(new Uint16Array(1))[0]! & 0x3ff,
-        });
-        await writeAll(site, result.writes);
-        if (ctx.out.mode === "json") {
-          ctx.out.data({ ...result, writes: undefined, files: paths(result.writes) });
-          return 0;
-        }
-        ctx.out.line(
-          `${result.created ? "Created" : "Updated"} the publication ${result.publicationUri}.`,
-        );
-        for (const w of result.writes) ctx.out.line(`  wrote ${w.path}`);
-        ctx.out.line("Next: commit these files and deploy production; it publishes the posts.");
-        return 0;
-      },
-    },
-    {
-      name: "pds sync",
-      summary: "publish the posts under paths.content to the PDS (production only)",
-      help: "Reads the .md/.mdx posts under paths.content and creates or updates their\n" +
-        "site.standard.document records; never deletes (records without a post are listed).\n" +
-        "Production only: the records hold the canonical production URLs.",
-      async run(ctx) {
-        if (ctx.env !== "production") {
-          throw new DeployError(
-            "usage",
-            `\`deploy pds sync\` publishes production only (got "${ctx.env}")`,
-            { hint: "the records point at the production URLs: run `deploy pds sync production`" },
+          ctx.out.line(
+            deleted
+              ? `Deleted secret ${site.store.name}.`
+              : `Secret ${site.store.name} does not exist.`,
           );
         }
-        const report = await runSync(ctx, await open(ctx));
-        printSync(ctx, report);
         return 0;
-      },
-    },
-    {
-      name: "pds secret",
-      args: ["action"],
-      summary: "`status`: what pds.secretName holds (never a value); `delete --yes`: delete it",
-      help:
-        "deploy pds secret status: the secret's name, ARN, last change, and whether a client\n" +
-        "key (with its kid), a DID and a session are present. deploy pds secret delete --yes:\n" +
-        "deletes the secret at once; publishing stops until keygen and login again.",
-      async run(ctx) {
-        const action = ctx.args.action;
-        if (action !== "status" && action !== "delete") {
-          throw new DeployError("usage", `unknown \`deploy pds secret\` action "${action}"`, {
-            hint: "use `deploy pds secret status` or `deploy pds secret delete --yes`",
-          });
-        }
-        if (action === "delete" && !ctx.global.yes) {
-          throw new DeployError(
-            "confirmation_required",
-            "`deploy pds secret delete` deletes the client key and the session",
-            { hint: "run `deploy pds secret delete --yes` to confirm" },
-          );
-        }
-        const site = await open(ctx);
-        if (action === "delete") {
-          const deleted = await site.store.delete();
-          if (ctx.out.mode === "json") ctx.out.data({ secret: site.store.name, deleted });
-          else {
-            ctx.out.line(
-              deleted
-                ? `Deleted secret ${site.store.name}.`
-                : `Secret ${site.store.name} does not exist.`,
-            );
-          }
-          return 0;
-        }
-        const status = await site.store.status();
-        if (ctx.out.mode === "json") {
-          ctx.out.data(status ?? { name: site.store.name, exists: false });
-          return 0;
-        }
-        if (!status) {
-          ctx.out.line(`Secret ${site.store.name} does not exist: run \`deploy pds keygen\`.`);
-          return 0;
-        }
-        ctx.out.line(`Secret ${status.name}`);
-        ctx.out.line(`  arn           ${status.arn}`);
-        ctx.out.line(`  last change   ${status.lastChanged ?? "unknown"}`);
-        ctx.out.line(`  client key    ${status.clientKey ? `yes (kid ${status.kid})` : "no"}`);
-        ctx.out.line(`  account       ${status.did ?? "none (not logged in)"}`);
-        ctx.out.line(`  session       ${status.session ? "yes" : "no"}`);
+      }
+      const status = await site.store.status();
+      if (ctx.out.mode === "json") {
+        ctx.out.data(status ?? { name: site.store.name, exists: false });
         return 0;
-      },
+      }
+      if (!status) {
+        ctx.out.line(`Secret ${site.store.name} does not exist: run \`deploy pds keygen\`.`);
+        return 0;
+      }
+      ctx.out.line(`Secret ${status.name}`);
+      ctx.out.line(`  arn           ${status.arn}`);
+      ctx.out.line(`  last change   ${status.lastChanged ?? "unknown"}`);
+      ctx.out.line(`  client key    ${status.clientKey ? `yes (kid ${status.kid})` : "no"}`);
+      ctx.out.line(`  account       ${status.did ?? "none (not logged in)"}`);
+      ctx.out.line(`  session       ${status.session ? "yes" : "no"}`);
+      return 0;
     },
-  ];
-}
+  },
+];
 
 /**
  * Runs the sync of the posts (the `pds sync` command and the step after a production deploy).
@@ -253,23 +244,25 @@ export async function runSync(ctx: CommandContext, site: PdsSite): Promise<SyncR
  * @param report what the sync did
  */
 export function printSync(ctx: CommandContext, report: SyncReport): void {
-  for (const orphan of report.orphans) {
-    ctx.out.warn(
-      `record ${orphan.uri} has no local post${orphan.path ? ` (${orphan.path})` : ""}; ` +
-        "it was kept (delete it in your PDS if the post is gone for good)",
-    );
-  }
+  for (const orphan of report.orphans) ctx.out.warn(orphanWarning(orphan));
   if (ctx.out.mode === "json") {
     ctx.out.data(report);
     return;
   }
-  ctx.out.line(
-    `Published to ${report.publicationUri}: ${report.created.length} created, ` +
-      `${report.updated.length} updated, ${report.unchanged} unchanged` +
-      (report.drafts.length > 0 ? `, ${report.drafts.length} draft(s) skipped` : "") + ".",
-  );
+  ctx.out.line(syncLine(report));
   for (const path of report.created) ctx.out.line(`  + ${path}`);
   for (const path of report.updated) ctx.out.line(`  ~ ${path}`);
+}
+
+function syncLine(report: SyncReport): string {
+  return `Published to ${report.publicationUri}: ${report.created.length} created, ` +
+    `${report.updated.length} updated, ${report.unchanged} unchanged` +
+    (report.drafts.length > 0 ? `, ${report.drafts.length} draft(s) skipped` : "") + ".";
+}
+
+function orphanWarning(orphan: SyncReport["orphans"][number]): string {
+  return `record ${orphan.uri} has no local post${orphan.path ? ` (${orphan.path})` : ""}; ` +
+    "it was kept (delete it in your PDS if the post is gone for good)";
 }
 
 async function writeAll(site: PdsSite, writes: readonly FileWrite[]): Promise<void> {
@@ -278,4 +271,48 @@ async function writeAll(site: PdsSite, writes: readonly FileWrite[]): Promise<vo
 
 function paths(writes: readonly FileWrite[]): string[] {
   return writes.map((w) => w.path);
+}
+
+/**
+ * The publishing step after a production deploy: when the config has a `pds` section and the
+ * site is initialised (`paths.atprotoJson` exists), syncs the posts. It never fails the
+ * deploy: any failure, a malformed `pds` section included, is printed as a warning.
+ *
+ * @param ctx the `deploy` command's context (production)
+ */
+export async function publishAfterDeploy(ctx: CommandContext): Promise<void> {
+  if ((await ctx.site()).config.pds === undefined) return;
+  try {
+    using site = await openPdsSite(ctx);
+    if (await site.readFile(site.paths.atprotoJson) === null) {
+      ctx.out.step(`pds: ${site.paths.atprotoJson} not found; run \`deploy pds init\` to publish`);
+      return;
+    }
+    const report = await runSync(ctx, site);
+    for (const orphan of report.orphans) ctx.out.warn(orphanWarning(orphan));
+    ctx.out.step(syncLine(report));
+  } catch (err) {
+    const e = err instanceof DeployError ? err : undefined;
+    ctx.out.warn(
+      `publishing to the PDS failed (the deploy itself succeeded): ${
+        e ? `${e.message} [${e.code}]` : err instanceof Error ? err.message : String(err)
+      }`,
+    );
+    for (const issue of e?.issues ?? []) ctx.out.warn(`  - ${issue.path}: ${issue.message}`);
+    if (e?.hint) ctx.out.warn(`  hint: ${e.hint}`);
+    ctx.log.warn("pds sync after deploy failed", { code: e?.code ?? "internal" });
+  }
+}
+
+/**
+ * The warning `rollback` prints when the site publishes to a PDS: records are not rolled back.
+ *
+ * @param ctx the `rollback` command's context
+ */
+export async function warnRecordsNotRolledBack(ctx: CommandContext): Promise<void> {
+  if ((await ctx.site()).config.pds === undefined || ctx.env !== "production") return;
+  ctx.out.warn(
+    "the site's AT Protocol records were not rolled back: they follow the posts of the " +
+      "current repository (run `deploy pds sync` from the commit whose posts you want)",
+  );
 }

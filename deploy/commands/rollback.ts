@@ -14,6 +14,7 @@ import { siteOrigin } from "../seo/policy.ts";
 import { openSite } from "../site/open_site.ts";
 import { SITE_PREFIX } from "../state/bucket_layout.ts";
 import { createBuilder } from "../builders/create_builder.ts";
+import { warnRecordsNotRolledBack } from "./pds.ts";
 
 /** Test seams passed through to the MicroVM builder (clock, sleep, keep-alive, bundle). */
 export type RollbackSeams = Pick<
@@ -82,6 +83,7 @@ export function createRollbackCommand(seams: RollbackSeams = {}): Command {
         {},
         out.changeDigest ?? "",
       );
+      await warnRecordsNotRolledBack(ctx);
       const summary = {
         id,
         uploaded: out.uploaded,

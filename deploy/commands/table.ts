@@ -16,6 +16,7 @@ import { rollbackCommand } from "./rollback.ts";
 import { deleteCommand } from "./delete.ts";
 import { destroyCommand } from "./destroy.ts";
 import { initCommand } from "./init.ts";
+import { PDS_COMMANDS } from "./pds.ts";
 import { planCommand } from "./plan.ts";
 import { statusCommand } from "./status.ts";
 
@@ -66,7 +67,6 @@ export function plannedInSection(
   };
 }
 
-const pds = (ctx: CommandContext) => ctx.pds();
 const analytics = (ctx: CommandContext) => ctx.analytics();
 
 /** Every command, in the order help lists them. */
@@ -82,13 +82,7 @@ export const COMMANDS: readonly Command[] = [
   rollbackCommand,
   deleteCommand,
   destroyCommand,
-  plannedInSection(
-    "pds init",
-    "create the publication; write paths.atprotoJson and the well-known files",
-    pds,
-  ),
-  plannedInSection("pds login", "log in to the PDS and keep the session in pds.secretName", pds),
-  plannedInSection("pds sync", "publish the posts under paths.content to the PDS", pds),
+  ...PDS_COMMANDS,
   plannedInSection(
     "analytics init",
     "create the table bucket, namespace, table and salt secret",

@@ -39,14 +39,14 @@ export interface PdsSite {
  * @param pds the checked section (`null` when absent)
  * @param domain the resolved `domain` (`--domain` included)
  * @param file the config file (for the message)
- * @returns the section and the site origin
+ * @returns the section and the domain
  * @throws {DeployError} pds_not_configured
  */
 export function publishingSettings(
   pds: PdsConfig | null,
   domain: string | undefined,
   file: string,
-): { pds: PdsConfig; origin: string } {
+): { pds: PdsConfig; domain: string } {
   if (pds === null) {
     throw new DeployError("pds_not_configured", `${file} has no \`pds\` section`, {
       hint: 'add `"pds": { "name": "<publication name>" }` (docs/pds.md)',
@@ -57,5 +57,5 @@ export function publishingSettings(
       hint: 'add `"domain": "<your domain>"`: the OAuth client and the publication live there',
     });
   }
-  return { pds, origin: `https://${domain}` };
+  return { pds, domain };
 }
