@@ -290,7 +290,7 @@ export async function publishAfterDeploy(ctx: CommandContext): Promise<void> {
     }
     const report = await runSync(ctx, site);
     for (const orphan of report.orphans) ctx.out.warn(orphanWarning(orphan));
-    ctx.out.step(syncLine(report));
+    ctx.out.line(syncLine(report));
   } catch (err) {
     const e = err instanceof DeployError ? err : undefined;
     ctx.out.warn(

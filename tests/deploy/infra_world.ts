@@ -7,7 +7,7 @@
  */
 import { join } from "node:path";
 import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
-import { runCli } from "../../deploy/cli/run.ts";
+import { type CliDeps, runCli } from "../../deploy/cli/run.ts";
 import { captureCli } from "../../deploy/cli/test_deps.ts";
 import { lookupAccountIdWithSts } from "../../deploy/aws/clients.ts";
 import { type AwsFakes, type AwsFakesOptions, startAwsFakes } from "../fakes/aws.ts";
@@ -24,8 +24,11 @@ export interface InfraWorld extends AsyncDisposable {
   readonly root: string;
   /** The environment a CLI run gets. */
   readonly env: Record<string, string>;
-  /** Runs `deploy <argv>` in-process. */
-  run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** Runs `deploy <argv>` in-process; `overrides` replace CLI deps (fetch, prompt, tty). */
+  run(
+    argv: string[],
+    overrides?: Partial<CliDeps>,
+  ): Promise<{ code: number; stdout: string; stderr: string }>;
   /** Rewrites the site's configuration. */
   configure(config: Record<string, unknown>, env?: string): Promise<void>;
 }
@@ -67,12 +70,13 @@ export async function startInfraWorld(
     root,
     env,
     configure,
-    async run(argv) {
+    async run(argv, overrides = {}) {
       const cli = captureCli({
         cwd: root,
         environ: env,
         lookupAccountId: () => lookupAccountIdWithSts(env),
         sleep: () => Promise.resolve(),
+        ...overrides,
       });
       const code = await runCli(argv, cli.deps);
       return { code, stdout: cli.stdout(), stderr: cli.stderr() };

@@ -16,6 +16,7 @@ import { type IamFakeState, startIamFake } from "./iam.ts";
 import { type LogsFakeState, startLogsFake } from "./logs.ts";
 import { type MicrovmsFakeOptions, type MicrovmsFakeState, startMicrovmsFake } from "./microvms.ts";
 import type { AwsFake, FakeCall } from "./server.ts";
+import { type SecretsManagerFakeState, startSecretsManagerFake } from "./secrets_manager.ts";
 import { startStsFake, type StsFakeState } from "./sts.ts";
 import { textAt } from "./xml.ts";
 
@@ -51,6 +52,8 @@ export interface AwsFakes extends AsyncDisposable {
   readonly sts: AwsFake<StsFakeState>;
   /** The Lambda MicroVMs fake. */
   readonly microvms: AwsFake<MicrovmsFakeState>;
+  /** The Secrets Manager fake (the `pds` secret). */
+  readonly secretsManager: AwsFake<SecretsManagerFakeState>;
   /** `AWS_ENDPOINT_URL_<SERVICE>` for every fake (and S3 when given). */
   readonly endpointEnv: Record<string, string>;
   /**
@@ -65,7 +68,7 @@ export interface AwsFakes extends AsyncDisposable {
 }
 
 /**
- * Starts the CloudFront, ACM, IAM, Logs, STS and MicroVMs fakes on loopback.
+ * Starts the CloudFront, ACM, IAM, Logs, STS, MicroVMs and Secrets Manager fakes on loopback.
  *
  * @param options account, region, S3 endpoint, per-service options
  * @returns the fakes; `await using` stops them all
@@ -107,6 +110,7 @@ export function startAwsFakes(options: AwsFakesOptions = {}): AwsFakes {
     ...(now ? { now } : {}),
     ...options.microvms,
   });
+  const secretsManager = startSecretsManagerFake({ accountId, region, ...(now ? { now } : {}) });
 
   const endpointEnv: Record<string, string> = {
     AWS_ENDPOINT_URL_CLOUDFRONT: cloudfront.endpoint,
@@ -115,6 +119,7 @@ export function startAwsFakes(options: AwsFakesOptions = {}): AwsFakes {
     AWS_ENDPOINT_URL_CLOUDWATCH_LOGS: logs.endpoint,
     AWS_ENDPOINT_URL_STS: sts.endpoint,
     AWS_ENDPOINT_URL_LAMBDA_MICROVMS: microvms.endpoint,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.endpoint,
     ...(options.s3Endpoint ? { AWS_ENDPOINT_URL_S3: options.s3Endpoint } : {}),
   };
   const env: Record<string, string> = {
@@ -124,7 +129,7 @@ export function startAwsFakes(options: AwsFakesOptions = {}): AwsFakes {
     AWS_SECRET_ACCESS_KEY: "FAKESECRET",
     AWS_EC2_METADATA_DISABLED: "true",
   };
-  const all = [cloudfront, acm, iam, logs, sts, microvms];
+  const all = [cloudfront, acm, iam, logs, sts, microvms, secretsManager];
   const close = async () => {
     await Promise.all(all.map((f) => f.close()));
   };
@@ -135,6 +140,7 @@ export function startAwsFakes(options: AwsFakesOptions = {}): AwsFakes {
     logs,
     sts,
     microvms,
+    secretsManager,
     endpointEnv,
     env,
     allCalls: () => all.flatMap((f) => f.calls),
