@@ -6,6 +6,8 @@
  * @module
  */
 import { builderImageName, builderRoleName, logGroupArn } from "../../config/names.ts";
+import { resolvePdsConfig } from "../../config/pds_config.ts";
+import type { SiteConfig } from "../../config/site_config.ts";
 import type { PolicyDocument } from "../policy_document.ts";
 import type { NodeContext, ResourceNode } from "../resource.ts";
 import { iamRoleNode, SITE_OBJECT_ACTIONS } from "./iam_role.ts";
@@ -54,6 +56,11 @@ export interface DeployPolicyInput {
   builderImage: string;
   /** The builder role's name (passed to the MicroVMs service), `<env>-<siteName>-builder`. */
   builderRole: string;
+  /**
+   * `pds.secretName` when production publishes to a PDS: the sync after a deploy reads the
+   * session and stores each rotated one (docs/pds.md).
+   */
+  pdsSecretName?: string;
 }
 
 /**
@@ -144,6 +151,14 @@ export function deployPolicy(input: DeployPolicyInput): PolicyDocument {
         ],
         Resource: [logGroup, `${logGroup}:*`],
       },
+      ...(input.pdsSecretName === undefined ? [] : [{
+        Sid: "PublishingSession",
+        Effect: "Allow" as const,
+        Action: ["secretsmanager:GetSecretValue", "secretsmanager:PutSecretValue"],
+        // Secrets Manager appends six random characters to a secret's ARN.
+        Resource:
+          `arn:aws:secretsmanager:${input.region}:${input.accountId}:secret:${input.pdsSecretName}-*`,
+      }]),
     ],
   };
 }
@@ -158,7 +173,15 @@ function policyInput(ctx: NodeContext): DeployPolicyInput {
     builderLogGroup: f.builderLogGroup,
     builderImage: builderImageName(f.env, f.config.siteName),
     builderRole: builderRoleName(f.env, f.config.siteName),
+    ...pdsSecret(f.env, f.config),
   };
+}
+
+/** The publishing secret, for production with a valid `pds` section (a broken one is skipped). */
+function pdsSecret(env: string, config: SiteConfig): { pdsSecretName?: string } {
+  if (env !== "production") return {};
+  const pds = resolvePdsConfig(config.pds, config);
+  return "config" in pds && pds.config ? { pdsSecretName: pds.config.secretName } : {};
 }
 
 /** The deploy role node. */

@@ -83,3 +83,18 @@ Deno.test("deployPolicy() allows exactly the MicroVM operations a build runs, on
     "arn:aws:lambda:eu-west-1:aws:microvm-image:*",
   ]);
 });
+
+Deno.test("deployPolicy() lets production read and store the publishing session, and nothing else of Secrets Manager", () => {
+  assert.ok(!JSON.stringify(deployPolicy(DEPLOY_POLICY_INPUT)).includes("secretsmanager"));
+  const policy = deployPolicy({ ...DEPLOY_POLICY_INPUT, pdsSecretName: "blog/atproto" });
+  const secret = policy.Statement.filter((s) =>
+    [s.Action].flat().some((a) => a.startsWith("secretsmanager:"))
+  );
+  assert.deepEqual(secret, [{
+    Sid: "PublishingSession",
+    Effect: "Allow",
+    Action: ["secretsmanager:GetSecretValue", "secretsmanager:PutSecretValue"],
+    Resource:
+      `arn:aws:secretsmanager:${DEPLOY_POLICY_INPUT.region}:${ACCOUNT}:secret:blog/atproto-*`,
+  }]);
+});
