@@ -12,7 +12,7 @@ export const DEPLOY_TASK_FLAGS: readonly string[] = [
   "--no-prompt",
   "--allow-read=.,$HOME/.aws,$HOME/.cache/org-deploy",
   "--allow-write=.,$HOME/.cache/org-deploy",
-  "--allow-env=AWS_*,DEPLOY_BUILDER_BASE_IMAGE,DEBUG,NO_COLOR,HOME,USERPROFILE,HOMEPATH,HOMEDRIVE,_X_AMZN_TRACE_ID",
+  "--allow-env=AWS_*,DEPLOY_BUILDER_BASE_IMAGE,DEBUG,NO_COLOR,HOME,USERPROFILE,HOMEPATH,HOMEDRIVE,_X_AMZN_TRACE_ID,LOG_TOKENS,LOG_STREAM",
   "--allow-sys=osRelease",
   "--allow-net",
   "--allow-run=git,jj,deno,npm,pnpm,yarn,bun",
