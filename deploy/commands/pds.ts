@@ -105,12 +105,7 @@ export const PDS_COMMANDS: readonly Command[] = [
       "then writes <publicDir>/.well-known/site.standard.publication and paths.atprotoJson.",
     async run(ctx) {
       using site = await openPdsSite(ctx);
-      const agent = await openPdsAgent({
-        ...site.oauth,
-        store: site.store,
-        origin: site.origin,
-        log: ctx.log,
-      });
+      const agent = await agentFor(ctx, site);
       const result = await initPublication({
         agent,
         origin: site.origin,
@@ -216,12 +211,7 @@ export const PDS_COMMANDS: readonly Command[] = [
  * @returns the report
  */
 export async function runSync(ctx: CommandContext, site: PdsSite): Promise<SyncReport> {
-  const agent = await openPdsAgent({
-    ...site.oauth,
-    store: site.store,
-    origin: site.origin,
-    log: ctx.log,
-  });
+  const agent = await agentFor(ctx, site);
   const names = (await site.listFiles(site.paths.content)).filter(isPostFile);
   const files = await Promise.all(names.map(async (path) => ({
     path,
@@ -263,6 +253,11 @@ function syncLine(report: SyncReport): string {
 function orphanWarning(orphan: SyncReport["orphans"][number]): string {
   return `record ${orphan.uri} has no local post${orphan.path ? ` (${orphan.path})` : ""}; ` +
     "it was kept (delete it in your PDS if the post is gone for good)";
+}
+
+/** The logged-in PDS of the site's stored session. */
+function agentFor(ctx: CommandContext, site: PdsSite) {
+  return openPdsAgent({ ...site.oauth, store: site.store, origin: site.origin, log: ctx.log });
 }
 
 async function writeAll(site: PdsSite, writes: readonly FileWrite[]): Promise<void> {
