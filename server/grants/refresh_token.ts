@@ -31,9 +31,9 @@ const MAX_ROUNDS = 4;
  *   reuse: the whole family is revoked and the answer is the same `invalid_grant` as for any
  *   unknown token. An audit line names user, family and reason (never the token).
  * - The user is current on every refresh (claims changes show up; a user who is not `active`
- *   gets `access_denied` and the family is revoked): either read from the store, or, for a
- *   token this process rotated last, remembered from that rotation and proven unchanged by the
- *   version checks of the rotation commit (a failed check means a re-read and a new decision).
+ *   gets `access_denied` and the family is revoked): the rotation commit checks that the
+ *   record, family and user are unchanged since they were read (a failed check means a re-read
+ *   and a new decision).
  *   The family's absolute end never moves.
  *
  * Errors: missing parameter → `invalid_request`; unknown, expired, revoked or reused token →
@@ -50,10 +50,7 @@ export async function refreshTokenGrant(
   const rotation = ctx.config.token.refresh_rotation;
   let sawLive = false;
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    // First round with rotation on: what this process's own last rotation left, if it
-    // remembers; the rotation commit verifies it. Every other case reads the store.
-    const snapshot = (round === 0 && rotation && sessions.rememberedForRefresh(hash)) ||
-      await sessions.readForRefresh(hash);
+    const snapshot = await sessions.readForRefresh(hash);
     const now = ctx.clock.now();
     const state = classifyRefresh({
       snapshot,

@@ -116,9 +116,13 @@ export class KvSessionStore implements SessionStore {
     return n;
   }
 
-  /** @inheritdoc */
+  /**
+   * What this process's own last rotation of the token's family left, when it remembers
+   * (no I/O: the rotation commit checks every version, see `kv_rotation.ts`); else a read.
+   */
   readForRefresh(hash: string): Promise<RefreshSnapshot | undefined> {
-    return this.#rotation.read(hash);
+    const remembered = this.#rotation.remembered(hash);
+    return remembered ? Promise.resolve(remembered) : this.#rotation.read(hash);
   }
 
   /** @inheritdoc */
@@ -155,11 +159,6 @@ export class KvSessionStore implements SessionStore {
     }
     if (size > 0) await batch.commit();
     return deleted;
-  }
-
-  /** @inheritdoc */
-  rememberedForRefresh(hash: string): RefreshSnapshot | undefined {
-    return this.#rotation.remembered(hash);
   }
 
   /** @inheritdoc */

@@ -56,7 +56,11 @@ export interface RefreshRecord {
 export interface SealedSuccessor {
   /** base64url SHA-256 of the successor token (its record's key). */
   readonly hash: string;
-  /** base64url `iv ‖ ciphertext ‖ tag`: AES-256-GCM under HKDF(presented token). */
+  /**
+   * The successor sealed under the retired token (`sessions/successor_seal.ts`): format v2 is
+   * the successor XOR a pad derived from the retired token (43 characters); records retired by
+   * the first release hold format v1 (AES-256-GCM under HKDF of the token, 95 characters).
+   */
   readonly sealed: string;
 }
 
@@ -78,9 +82,10 @@ export interface RefreshSnapshot {
     readonly user: string | null;
   };
   /**
-   * True when the snapshot was not read from the store but remembered from this process's own
-   * last rotation of the family: it may be stale (another instance, an admin change), which
-   * {@linkcode SessionStore.rotate} detects, since it checks all three versions.
+   * True when the implementation answered from its own memory rather than a read made for this
+   * request (the KV store remembers what its last rotation of a family left). Such a snapshot
+   * may be stale, which {@linkcode SessionStore.rotate} detects since it checks all three
+   * versions; but a rotation that fails on it proves nothing about when the token was live.
    */
   readonly remembered?: boolean;
 }
@@ -153,14 +158,9 @@ export interface SessionStore {
   /**
    * Reads what a refresh of the token with `hash` decides on (record, family, user, successor)
    * in as few round trips as the store allows; `undefined` when no record has that hash.
+   * Called again after a rotation that did not commit, it reads the store afresh.
    */
   readForRefresh(hash: string): Promise<RefreshSnapshot | undefined>;
-  /**
-   * A live token's snapshot as this process left it after its own last rotation, without any
-   * I/O, or `undefined`. It is a guess: only {@linkcode SessionStore.rotate} (which checks the
-   * record, family and user versions in its commit) makes a decision taken on it final.
-   */
-  rememberedForRefresh(hash: string): RefreshSnapshot | undefined;
   /**
    * Rotates in one atomic step: replaces the snapshot's record by `retired` and stores `next`,
    * only if the record, its family and its user are all unchanged since `snapshot`.
