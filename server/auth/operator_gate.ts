@@ -11,7 +11,14 @@ import { OAuthError, slowDown } from "../errors.ts";
 import type { RequestInfo } from "../http/router.ts";
 import { type AddressSet, createAddressSet } from "../limits/address_set.ts";
 import { clientAddress, normalizeAddress } from "../limits/client_address.ts";
-import { afterFailure, forgetAt, lockedForMs, type LockoutPolicy } from "./lockout.ts";
+import {
+  afterFailure,
+  forgetAt,
+  giveBack,
+  type LockoutPolicy,
+  retryAfterSeconds,
+  takeAttempt,
+} from "./lockout.ts";
 import { type OperatorTokenRules, verifyOperatorToken } from "./operator_token.ts";
 
 /** Who is calling the internal API, attached to the request once authenticated. */
@@ -72,27 +79,39 @@ export function createOperatorGate(
   return async (req, info) => {
     const socketPeer = normalizeAddress(info.remoteAddr.hostname);
     const peer = clientAddress(socketPeer, req.headers, forwarded);
-    // The throttle comes first: a locked-out peer learns nothing about its credentials.
-    const locked = lockedForMs(await deps.store.lockouts.get(peer), deps.clock.now());
-    if (locked > 0) {
+    // The attempt is taken from the peer's budget in the store before any credential is
+    // looked at, so parallel guesses (on any number of instances) cannot outrun the count,
+    // and a locked-out peer learns nothing about its credentials.
+    const remember = (s: Parameters<typeof forgetAt>[0]) => forgetAt(s, policy);
+    const takenAt = deps.clock.now();
+    let granted = false;
+    const taken = await deps.store.lockouts.update(peer, (s) => {
+      const t = takeAttempt(s, takenAt, policy);
+      granted = t.granted;
+      return t.state;
+    }, remember);
+    if (!granted) {
       deps.metrics.lockedOutRequest();
       throw slowDown(
         "Too many failed authentication attempts; retry after the delay in Retry-After",
-        Math.ceil(locked / 1000),
+        retryAfterSeconds(taken, takenAt, policy),
       );
     }
     for (const [method, accept] of order) {
       const subject = await accept(req, socketPeer);
-      if (subject !== undefined) return { method, subject, peer };
+      if (subject !== undefined) {
+        await deps.store.lockouts.update(peer, (s) => giveBack(s, taken.window_start), remember);
+        return { method, subject, peer };
+      }
     }
     deps.metrics.operatorAuthFailure();
     const now = deps.clock.now();
     const next = await deps.store.lockouts.update(
       peer,
       (s) => afterFailure(s, now, policy),
-      (s) => forgetAt(s, policy),
+      remember,
     );
-    if (next.failures === policy.threshold && lockedForMs(next, now) > 0) {
+    if (next.failures === policy.threshold && next.locked_until !== undefined) {
       deps.metrics.lockout();
       deps.log.warn("operator lockout", { peer, failures: next.failures });
     } else {

@@ -238,23 +238,30 @@ export interface NonceStore {
   redeem(nonceHashes: readonly string[], assertion: AssertionMark): Promise<RedeemOutcome>;
 }
 
-/** Failed operator authentications of one peer address (see `auth/lockout.ts`). */
+/** Operator authentication attempts of one peer address (see `auth/lockout.ts`). */
 export interface LockoutState {
+  /**
+   * Attempts taken in the current window and not given back: failed ones and those still
+   * being evaluated. Absent in records written before attempts were taken up front.
+   */
+  readonly attempts?: number;
   /** Failures counted in the current window. */
   readonly failures: number;
-  /** Start of the current window (ms): the first failure counted in it. */
+  /** Start of the current window (ms): its first attempt. */
   readonly window_start: number;
   /** Set once the threshold was reached: no attempt is evaluated before this time (ms). */
   readonly locked_until?: number;
 }
 
-/** Per-peer failure records of the internal API, shared by every instance on the store. */
+/** Per-peer attempt records of the internal API, shared by every instance on the store. */
 export interface LockoutStore {
   /** The peer's record, or `undefined`. */
   get(peer: string): Promise<LockoutState | undefined>;
   /**
-   * Replaces the peer's record by `change(current)` atomically (retried on a concurrent
-   * write); the record is kept until `forgetAt(next)` (ms).
+   * Replaces the peer's record by `change(current)` atomically: no other update of the peer,
+   * on any instance, commits between the read `change` saw and the write. `change` may run
+   * more than once (after a lost race); the record written is its last result. The record is
+   * kept until `forgetAt(next)` (ms).
    *
    * @returns the record written
    */

@@ -342,3 +342,16 @@ Deno.test("lockout: counted per socket peer address and shared through the store
     kv.close();
   }
 });
+
+Deno.test("lockout: 50 parallel wrong secrets against threshold 3 are refused with at most 3 evaluated", async () => {
+  await using te = await startTokenServer({
+    toml: internalToml(`[internal_api.lockout]\nthreshold = 3\nwindow = "60s"\n`),
+  });
+  const bad = { headers: bearer("w".repeat(32)) };
+  const statuses = await Promise.all(
+    Array.from({ length: 50 }, () => status(adminFetch(te, "GET", "/internal/stats", bad))),
+  );
+  assert.equal(statuses.filter((s) => s === 401).length, 3);
+  assert.equal(statuses.filter((s) => s === 429).length, 47);
+  assert.equal(await status(adminFetch(te, "GET", "/internal/stats")), 429);
+});
