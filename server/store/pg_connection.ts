@@ -1,0 +1,84 @@
+/**
+ * Opening the PostgreSQL connection pool of the store from `[storage]`: the URL (TLS mode from
+ * its `sslmode`), an optional password that overrides the URL's, an optional CA bundle, and a
+ * bounded pool. Queries are prepared (the client's default), so each statement is parsed once
+ * per connection.
+ *
+ * @module
+ */
+import postgres from "postgres";
+
+/** The pool type the PostgreSQL store runs on. */
+export type Sql = postgres.Sql;
+
+/** What {@linkcode openPostgres} needs (the `[storage]` keys of a PostgreSQL store). */
+export interface PostgresOptions {
+  /** `postgres://user:password@host:port/database?sslmode=…` */
+  readonly url: string;
+  /** Overrides the URL's password (so it can come from `${VAR}` unencoded). */
+  readonly password?: string | undefined;
+  /** Most connections this process opens. */
+  readonly poolSize: number;
+  /** PEM CA bundle the server's certificate must chain to (implies `verify-full`). */
+  readonly tlsCa?: string | undefined;
+  /** Seconds to wait for a connection before a query fails. */
+  readonly connectTimeout?: number;
+}
+
+/**
+ * Opens a bounded, lazily connecting pool. Nothing connects until the first query; a lost
+ * connection is re-opened by the next query, so a database restart needs no service restart
+ * (queries in between fail, and the service answers them with a generic `server_error`).
+ *
+ * @param options URL, password, pool size, CA bundle
+ * @returns the pool; `end()` it to close
+ */
+export function openPostgres(options: PostgresOptions): Sql {
+  return postgres(options.url, {
+    max: options.poolSize,
+    ...(options.password !== undefined ? { password: options.password } : {}),
+    ...(options.tlsCa !== undefined
+      ? { ssl: { ca: options.tlsCa, rejectUnauthorized: true } }
+      : {}),
+    connect_timeout: options.connectTimeout ?? 10,
+    // Idle connections go after a minute; a busy pool keeps its connections.
+    idle_timeout: 60,
+    // The migrations' `create … if not exists` notices are not worth a log line.
+    onnotice: () => {},
+    connection: { application_name: "token-exchange" },
+  });
+}
+
+/**
+ * The URL without its password, for messages and logs.
+ *
+ * @example
+ * ```ts
+ * redactUrl("postgres://te:secret@db:5432/te"); // "postgres://te@db:5432/te"
+ * ```
+ */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.password = "";
+    return u.toString();
+  } catch {
+    return "(unparseable URL)";
+  }
+}
+
+/** True when `url` names a PostgreSQL server (`postgres://` or `postgresql://`). */
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
+
+/**
+ * A record as a `jsonb` parameter. Records are plain JSON data (strings, numbers, booleans,
+ * nested objects); the cast only tells the client's types so.
+ */
+export function json(
+  sql: postgres.Sql | postgres.TransactionSql,
+  value: object,
+): postgres.Parameter {
+  return sql.json(value as postgres.JSONValue);
+}

@@ -1,0 +1,126 @@
+/**
+ * The PostgreSQL schema of the token-exchange store, as numbered migrations applied in order
+ * under an advisory lock, so N instances starting at once migrate once. `serve --migrate-only`
+ * applies them and exits, for operators who migrate as a separate deploy step.
+ *
+ * A migration is never edited once released; a change is a new migration.
+ *
+ * @module
+ */
+import type { Sql } from "./pg_connection.ts";
+
+/** One schema step. */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+/**
+ * The schema, oldest first. Records are kept whole as `jsonb` (fields added later pass through
+ * without a migration); the columns beside them are what queries select, join or order on.
+ * Times are milliseconds since the epoch, as in the records. Row `version`s are what
+ * compare-and-swap updates check.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "initial schema",
+    sql: `
+      create table users (
+        id text primary key,
+        provider text not null,
+        external_id text not null,
+        status text not null,
+        record jsonb not null,
+        version bigint not null default 1,
+        unique (provider, external_id)
+      );
+      create index users_status on users (status);
+      create table session_families (
+        id text primary key,
+        user_id text not null,
+        expires_at bigint not null,
+        revoked boolean not null default false,
+        record jsonb not null,
+        version bigint not null default 1
+      );
+      create index session_families_user on session_families (user_id);
+      create index session_families_expiry on session_families (expires_at);
+      create table refresh_tokens (
+        hash text primary key,
+        family_id text not null,
+        user_id text not null,
+        expires_at bigint not null,
+        record jsonb not null,
+        version bigint not null default 1
+      );
+      create index refresh_tokens_expiry on refresh_tokens (expires_at);
+      create table nonces (
+        hash text primary key,
+        expires_at bigint not null,
+        record jsonb not null
+      );
+      create index nonces_expiry on nonces (expires_at);
+      create table used_id_tokens (
+        issuer text not null,
+        id text not null,
+        expires_at bigint not null,
+        primary key (issuer, id)
+      );
+      create index used_id_tokens_expiry on used_id_tokens (expires_at);
+      create table operator_lockouts (
+        peer text primary key,
+        state jsonb,
+        forget_at bigint not null
+      );
+      create index operator_lockouts_expiry on operator_lockouts (forget_at);
+      create table key_ring (
+        id smallint primary key check (id = 1),
+        ring jsonb not null,
+        version bigint not null default 1
+      );
+    `,
+  },
+];
+
+/** The advisory lock every instance takes to migrate: one migrates, the others wait. */
+const MIGRATION_LOCK = 0x7465_6d69; // "temi"
+
+/**
+ * Applies every migration the database lacks, in one transaction under an advisory lock.
+ * Refuses to run against a schema newer than this release knows.
+ *
+ * @param sql a connection pool
+ * @returns the versions applied now (empty when the schema was current)
+ * @throws {Error} when the database's schema is newer than this release
+ */
+export async function migrate(sql: Sql): Promise<number[]> {
+  return await sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+    await tx`
+      create table if not exists schema_migrations (
+        version integer primary key,
+        name text not null,
+        applied_at timestamptz not null default now()
+      )`;
+    const rows = await tx<{ version: number }[]>`select version from schema_migrations`;
+    const done = new Set(rows.map((r) => r.version));
+    const known = Math.max(...MIGRATIONS.map((m) => m.version));
+    const newest = Math.max(0, ...done);
+    if (newest > known) {
+      throw new Error(
+        `the database schema is at version ${newest}, newer than this release knows ` +
+          `(${known}); run the newer release or restore a matching backup`,
+      );
+    }
+    const applied: number[] = [];
+    for (const m of MIGRATIONS) {
+      if (done.has(m.version)) continue;
+      await tx.unsafe(m.sql);
+      await tx`insert into schema_migrations (version, name) values (${m.version}, ${m.name})`;
+      applied.push(m.version);
+    }
+    return applied;
+  });
+}

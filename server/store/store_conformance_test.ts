@@ -1,0 +1,395 @@
+/**
+ * One conformance suite for the {@linkcode Store} interfaces, run against every implementation:
+ * Deno KV in memory, Deno KV in a file, and PostgreSQL (one server for this file, a schema per
+ * test). Each case may open a second store on the same storage, as a second instance would.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { FixedClock } from "@org/shared";
+import { takeAttempt } from "../auth/lockout.ts";
+import { startTestPostgres, type TestPostgres } from "../../tests/support/postgres.ts";
+import { createKvStore } from "./kv_store.ts";
+import { openPostgres, type Sql } from "./pg_connection.ts";
+import { migrate } from "./pg_migrations.ts";
+import { createPgStore } from "./pg_store.ts";
+import type { LockoutState, RefreshRecord, SessionFamily, Store, UserRecord } from "./store.ts";
+
+const NOW = 1_700_000_000_000;
+const HOUR = 3_600_000;
+
+/** Stores on one storage: `another()` is a second instance on the same data. */
+interface Opened {
+  readonly store: Store;
+  another(): Promise<Store>;
+  close(): Promise<void>;
+}
+
+type Backend = (clock: FixedClock, name: string) => Promise<Opened>;
+
+let pg: TestPostgres | undefined;
+
+const BACKENDS: Record<string, Backend> = {
+  "kv :memory:": async (clock) => {
+    const kv = await Deno.openKv(":memory:");
+    return {
+      store: createKvStore(kv, clock),
+      another: () => Promise.resolve(createKvStore(kv, clock)),
+      close: () => Promise.resolve(kv.close()),
+    };
+  },
+  "kv file": async (clock) => {
+    const dir = await Deno.makeTempDir({ prefix: "te-conformance-" });
+    const kv = await Deno.openKv(join(dir, "store.kv"));
+    return {
+      store: createKvStore(kv, clock),
+      another: () => Promise.resolve(createKvStore(kv, clock)),
+      close: async () => {
+        kv.close();
+        await Deno.remove(dir, { recursive: true });
+      },
+    };
+  },
+  "postgres": async (clock, name) => {
+    pg ??= await startTestPostgres();
+    const url = await pg.schema(name.replace(/\W+/g, "_").slice(0, 30));
+    const pools: Sql[] = [];
+    const open = () => {
+      const sql = openPostgres({ url, poolSize: 8 });
+      pools.push(sql);
+      return createPgStore(sql, clock);
+    };
+    const first = open();
+    await migrate(pools[0]!);
+    return {
+      store: first,
+      another: () => Promise.resolve(open()),
+      close: async () => {
+        await Promise.all(pools.map((p) => p.end()));
+      },
+    };
+  },
+};
+
+/** Runs `fn` as one test per backend. */
+function conformance(
+  name: string,
+  fn: (o: Opened, clock: FixedClock) => Promise<void>,
+): void {
+  for (const [backend, open] of Object.entries(BACKENDS)) {
+    Deno.test({
+      name: `store conformance (${backend}): ${name}`,
+      // The postgres client keeps timers of its own between tests; the server is shared.
+      sanitizeOps: false,
+      sanitizeResources: false,
+      async fn() {
+        const clock = new FixedClock(NOW);
+        const opened = await open(clock, name);
+        try {
+          await fn(opened, clock);
+        } finally {
+          await opened.close();
+        }
+      },
+    });
+  }
+}
+
+function user(n: number, over: Partial<UserRecord> = {}): UserRecord {
+  return {
+    id: `usr_${String(n).padStart(26, "0")}`,
+    provider: "idp",
+    external_id: `ext-${n}`,
+    email: `u${n}@example.com`,
+    display_name: `User ${n}`,
+    status: "active",
+    metadata: { n },
+    claims: {},
+    created_at: NOW,
+    updated_at: NOW,
+    ...over,
+  };
+}
+
+function session(n: number, userId: string, ttl = HOUR): [SessionFamily, RefreshRecord] {
+  const family: SessionFamily = {
+    id: `ses_${n}`,
+    user_id: userId,
+    created_at: NOW,
+    expires_at: NOW + ttl,
+    revoked: false,
+  };
+  const refresh: RefreshRecord = {
+    hash: `hash-${n}`,
+    family_id: family.id,
+    user_id: userId,
+    issued_at: NOW,
+    expires_at: family.expires_at,
+  };
+  return [family, refresh];
+}
+
+function successor(r: RefreshRecord, tag: string, at = NOW): [RefreshRecord, RefreshRecord] {
+  const next: RefreshRecord = { ...r, hash: `${r.hash}-${tag}`, issued_at: at };
+  delete (next as { retired_at?: number }).retired_at;
+  delete (next as { successor?: unknown }).successor;
+  return [{ ...r, retired_at: at, successor: { hash: next.hash, sealed: `sealed-${tag}` } }, next];
+}
+
+/** Non-zero counters only: KV keeps a zero counter once a status was seen. */
+function nonZero(counts: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(counts).filter(([, n]) => n !== 0));
+}
+
+conformance(
+  "users are unique by id and by (provider, external_id), updated and listed in id order",
+  async ({ store }) => {
+    const { users } = store;
+    assert.deepEqual(await users.create(user(1)), { ok: true });
+    assert.deepEqual(await users.create(user(1, { external_id: "other" })), {
+      ok: false,
+      reason: "conflict",
+    });
+    assert.deepEqual(await users.create(user(2, { external_id: "ext-1" })), {
+      ok: false,
+      reason: "conflict",
+    });
+    await users.create(user(2));
+    await users.create(user(3));
+    assert.deepEqual(await users.get(user(1).id), user(1));
+    assert.deepEqual(await users.findByExternalId("idp", "ext-2"), user(2));
+    assert.equal(await users.findByExternalId("idp", "nope"), undefined);
+    const changed = await users.update(user(2).id, (u) => ({ ...u, status: "suspended" }));
+    assert.equal(changed?.status, "suspended");
+    assert.equal((await users.get(user(2).id))?.status, "suspended");
+    assert.equal(await users.update("usr_missing", (u) => u), undefined);
+    const page1 = await users.list(undefined, 2);
+    const page2 = await users.list(page1.at(-1)!.id, 2);
+    assert.deepEqual([...page1, ...page2].map((u) => u.id), [1, 2, 3].map((n) => user(n).id));
+    assert.deepEqual(nonZero((await store.stats.read()).users), { active: 2, suspended: 1 });
+  },
+);
+
+conformance("concurrent user updates on two instances all apply", async ({ store, another }) => {
+  const other = await another();
+  await store.users.create(user(1, { metadata: { count: 0 } }));
+  const bump = (s: Store) =>
+    s.users.update(user(1).id, (u) => ({
+      ...u,
+      metadata: { count: (u.metadata.count as number) + 1 },
+    }));
+  await Promise.all(Array.from({ length: 20 }, (_, i) => bump(i % 2 ? store : other)));
+  assert.equal((await store.users.get(user(1).id))?.metadata.count, 20);
+});
+
+conformance(
+  "sessions: created, read, revoked once, listed and revoked per user, counted",
+  async ({ store }) => {
+    const { sessions } = store;
+    await store.users.create(user(1));
+    const [f1, r1] = session(1, user(1).id);
+    const [f2, r2] = session(2, user(1).id);
+    await sessions.create(f1, r1);
+    await sessions.create(f2, r2);
+    assert.deepEqual(await sessions.getFamily(f1.id), f1);
+    assert.deepEqual(await sessions.getRefresh(r1.hash), r1);
+    assert.equal(await sessions.getRefresh("nope"), undefined);
+    assert.deepEqual(await sessions.familiesOfUser(user(1).id), [f1.id, f2.id]);
+    assert.equal((await store.stats.read()).sessions, 2);
+    assert.equal(await sessions.revokeFamily(f1.id, NOW + 5), true);
+    assert.equal(await sessions.revokeFamily(f1.id, NOW + 6), false);
+    assert.equal(await sessions.revokeFamily("ses_missing", NOW), false);
+    const revoked = await sessions.getFamily(f1.id);
+    assert.equal(revoked?.revoked, true);
+    assert.equal(revoked?.revoked_at, NOW + 5);
+    assert.equal(await sessions.revokeAllOfUser(user(1).id, NOW + 7), 1);
+    assert.equal(await sessions.revokeAllOfUser(user(1).id, NOW + 8), 0);
+    assert.equal((await store.stats.read()).sessions, 0);
+  },
+);
+
+conformance(
+  "readForRefresh + rotate: one rotation, a retired record naming its live successor",
+  async ({ store, another }) => {
+    const { sessions } = store;
+    await store.users.create(user(1));
+    const [f, r] = session(1, user(1).id);
+    await sessions.create(f, r);
+    const snap = (await sessions.readForRefresh(r.hash))!;
+    assert.deepEqual(snap.record, r);
+    assert.deepEqual(snap.family, f);
+    assert.deepEqual(snap.user, user(1));
+    assert.equal(snap.successorLive, undefined);
+    assert.equal(await sessions.readForRefresh("nope"), undefined);
+    const [retired, next] = successor(r, "a");
+    assert.equal(await sessions.rotate(snap, retired, next), "rotated");
+    // The same snapshot cannot rotate twice.
+    const [retired2, next2] = successor(r, "b");
+    assert.notEqual(await sessions.rotate(snap, retired2, next2), "rotated");
+    // Another instance reads what was committed.
+    const fresh = (await (await another()).sessions.readForRefresh(r.hash))!;
+    assert.deepEqual(fresh.record, retired);
+    assert.equal(fresh.successorLive, true);
+    assert.equal(await sessions.getRefresh(next2.hash), undefined);
+    // Once the successor is rotated too, the first token's successor is no longer live.
+    const nextSnap = (await sessions.readForRefresh(next.hash))!;
+    assert.equal(nextSnap.record.retired_at, undefined);
+    const [retiredNext, third] = successor(next, "c");
+    assert.equal(await sessions.rotate(nextSnap, retiredNext, third), "rotated");
+    assert.equal((await sessions.readForRefresh(r.hash))!.successorLive, false);
+  },
+);
+
+conformance(
+  "rotate: 50 concurrent rotations of one token on two instances commit exactly one",
+  async ({ store, another }) => {
+    const other = await another();
+    await store.users.create(user(1));
+    const [f, r] = session(1, user(1).id);
+    await store.sessions.create(f, r);
+    // Every request read the token live before any of them committed.
+    const snaps = await Promise.all([store, other].map((s) => s.sessions.readForRefresh(r.hash)));
+    const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) => {
+      const [retired, next] = successor(r, `x${i}`);
+      return (i % 2 ? store : other).sessions.rotate(snaps[i % 2]!, retired, next);
+    }));
+    assert.equal(outcomes.filter((o) => o === "rotated").length, 1);
+    const stored = (await store.sessions.getRefresh(r.hash))!;
+    assert.ok(stored.successor);
+    assert.ok(await store.sessions.getRefresh(stored.successor.hash));
+  },
+);
+
+conformance(
+  "rotate: fails once the family was revoked or the user changed since the read",
+  async ({ store, another }) => {
+    const other = await another();
+    await store.users.create(user(1));
+    const [f1, r1] = session(1, user(1).id);
+    const [f2, r2] = session(2, user(1).id);
+    await store.sessions.create(f1, r1);
+    await store.sessions.create(f2, r2);
+    const s1 = (await store.sessions.readForRefresh(r1.hash))!;
+    const s2 = (await store.sessions.readForRefresh(r2.hash))!;
+    await other.sessions.revokeFamily(f1.id, NOW);
+    assert.equal(await store.sessions.rotate(s1, ...successor(r1, "a")), "changed");
+    await other.users.update(user(1).id, (u) => ({ ...u, status: "suspended" }));
+    assert.equal(await store.sessions.rotate(s2, ...successor(r2, "a")), "changed");
+    const again = (await store.sessions.readForRefresh(r2.hash))!;
+    assert.equal(again.user?.status, "suspended");
+    assert.equal(again.record.retired_at, undefined);
+  },
+);
+
+conformance(
+  "sweepExpired: deletes ended families and records (bounded), leaves live ones, keeps counts exact",
+  async ({ store }, clock) => {
+    await store.users.create(user(1));
+    for (let i = 0; i < 5; i++) await store.sessions.create(...session(i, user(1).id, HOUR));
+    await store.sessions.create(...session(9, user(1).id, 10 * HOUR));
+    await store.sessions.revokeFamily("ses_0", NOW);
+    assert.equal((await store.stats.read()).sessions, 5);
+    clock.advance(2 * HOUR);
+    assert.equal(await store.sessions.getFamily("ses_1"), undefined);
+    assert.equal(await store.sessions.revokeFamily("ses_1", clock.now()), false);
+    assert.equal(await store.sessions.sweepExpired(clock.now(), 3), 3);
+    assert.equal(await store.sessions.sweepExpired(clock.now(), 3), 2);
+    assert.equal(await store.sessions.sweepExpired(clock.now(), 3), 0);
+    assert.equal((await store.stats.read()).sessions, 1);
+    assert.deepEqual(await store.sessions.familiesOfUser(user(1).id), ["ses_9"]);
+    assert.equal(await store.sessions.getRefresh("hash-1"), undefined);
+    assert.ok(await store.sessions.getRefresh("hash-9"));
+  },
+);
+
+conformance(
+  "nonces: a nonce is redeemed once, an ID token once, an expired nonce never",
+  async ({ store }, clock) => {
+    const { nonces } = store;
+    await nonces.put({ hash: "n1", created_at: NOW, expires_at: NOW + 60_000 });
+    await nonces.put({ hash: "n2", created_at: NOW, expires_at: NOW + 60_000 });
+    const mark = (id: string) => ({ issuer: "https://idp", id, expires_at: NOW + 120_000 });
+    assert.equal(await nonces.redeem(["nx", "n1"], mark("jti:a")), "redeemed");
+    assert.equal(await nonces.redeem(["n1"], mark("jti:b")), "nonce_unknown");
+    // The ID token is spent: refused, and the other nonce stays unconsumed.
+    assert.equal(await nonces.redeem(["n2"], mark("jti:a")), "assertion_used");
+    assert.equal(await nonces.redeem(["n2"], mark("jti:c")), "redeemed");
+    await nonces.put({ hash: "n3", created_at: NOW, expires_at: NOW + 60_000 });
+    clock.advance(60_000);
+    assert.equal(await nonces.redeem(["n3"], mark("jti:d")), "nonce_expired");
+    assert.equal(await nonces.redeem(["n3"], mark("jti:d")), "nonce_unknown");
+  },
+);
+
+conformance(
+  "nonces: 20 concurrent redemptions of one nonce on two instances, exactly one succeeds",
+  async ({ store, another }) => {
+    const other = await another();
+    await store.nonces.put({ hash: "n", created_at: NOW, expires_at: NOW + 60_000 });
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? store : other).nonces.redeem(["n"], {
+          issuer: "https://idp",
+          id: `jti:${i}`,
+          expires_at: NOW + 120_000,
+        })),
+    );
+    assert.equal(
+      outcomes.filter((o) => o === "redeemed").length,
+      1,
+    );
+    assert.equal(outcomes.filter((o) => o === "nonce_unknown").length, 19);
+  },
+);
+
+conformance(
+  "lockouts: 50 concurrent attempts on two instances take exactly `threshold`",
+  async ({ store, another }) => {
+    const other = await another();
+    const policy = { threshold: 3, windowMs: 60_000 };
+    const granted = await Promise.all(Array.from({ length: 50 }, async (_, i) => {
+      let ok = false;
+      await (i % 2 ? store : other).lockouts.update("192.0.2.1", (s) => {
+        const t = takeAttempt(s, NOW, policy);
+        ok = t.granted;
+        return t.state;
+      }, (s: LockoutState) => s.window_start + policy.windowMs);
+      return ok;
+    }));
+    assert.equal(granted.filter(Boolean).length, 3);
+    assert.equal((await store.lockouts.get("192.0.2.1"))?.attempts, 3);
+    assert.equal(await store.lockouts.get("192.0.2.2"), undefined);
+  },
+);
+
+conformance(
+  "key ring: saved only against the version loaded; unknown key fields pass through",
+  async ({ store, another }) => {
+    const { keyring } = store;
+    assert.deepEqual(await keyring.load(), { ring: undefined, version: null });
+    const key = { kid: "k1", x: "xx", source: "store" as const, created_at: NOW, sealed_by: "v9" };
+    const ring = { active_kid: "k1", keys: [key] };
+    assert.equal(await keyring.save(ring, null), true);
+    assert.equal(await keyring.save(ring, null), false);
+    const loaded = await (await another()).keyring.load();
+    assert.deepEqual(loaded.ring, ring);
+    const ring2 = { active_kid: "k2", keys: [{ ...key, kid: "k2" }, key] };
+    assert.equal(await keyring.save(ring2, loaded.version), true);
+    assert.equal(await keyring.save(ring, loaded.version), false);
+    assert.deepEqual((await keyring.load()).ring, ring2);
+  },
+);
+
+conformance("ping answers while the store is reachable", async ({ store }) => {
+  await store.ping();
+});
+
+// Last: registered after every case, so it runs after them.
+Deno.test({
+  name: "store conformance: stop the PostgreSQL server of this file",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    await pg?.close();
+    pg = undefined;
+  },
+});
