@@ -33,7 +33,10 @@ import { KvKeyRingStore } from "./store/kv_store.ts";
 import { openStoredKey, resealKeyRing, rotateStoreKey } from "./keys/key_manager.ts";
 import { createKeySealer, type KeySealer, MIN_ENCRYPTION_KEY_BYTES } from "./keys/key_seal.ts";
 import { keyManagerOptions } from "./service.ts";
-import { openKv, startServer } from "./serve.ts";
+import { connectPostgres, openStore, startServer } from "./serve.ts";
+import { migrate } from "./store/pg_migrations.ts";
+import { redactUrl } from "./store/pg_connection.ts";
+import type { KeyRing } from "./store/store.ts";
 
 /** One CLI subcommand. Adding a command is one entry in {@linkcode COMMANDS}. */
 interface Command {
@@ -44,8 +47,8 @@ interface Command {
 
 const COMMANDS: Readonly<Record<string, Command>> = {
   "serve": {
-    usage: "serve [--config PATH]",
-    summary: "start the service (public listener, and the internal one when enabled)",
+    usage: "serve [--config PATH] [--migrate-only]",
+    summary: "start the service; --migrate-only: apply PostgreSQL migrations and exit",
     run: serveCommand,
   },
   "keys generate": {
@@ -113,14 +116,24 @@ export async function main(args: string[]): Promise<number> {
   }
 }
 
-function configFlag(args: string[]): { config: string | undefined; rest: string[] } {
+function configFlag(
+  args: string[],
+): { config: string | undefined; rest: string[]; migrateOnly: boolean } {
   const { values, positionals } = parseArgs({
     args,
-    options: { config: { type: "string" }, out: { type: "string" } },
+    options: {
+      config: { type: "string" },
+      out: { type: "string" },
+      "migrate-only": { type: "boolean" },
+    },
     allowPositionals: true,
   });
   if (positionals.length > 0) throw new Error(`unexpected argument "${positionals[0]}"`);
-  return { config: values.config, rest: values.out === undefined ? [] : [values.out] };
+  return {
+    config: values.config,
+    rest: values.out === undefined ? [] : [values.out],
+    migrateOnly: values["migrate-only"] === true,
+  };
 }
 
 async function loadFromCli(path: string | undefined): Promise<Config> {
@@ -139,7 +152,9 @@ async function loadFromCli(path: string | undefined): Promise<Config> {
 }
 
 async function serveCommand(args: string[]): Promise<number> {
-  const config = await loadFromCli(configFlag(args).config);
+  const flags = configFlag(args);
+  const config = await loadFromCli(flags.config);
+  if (flags.migrateOnly) return await migrateOnly(config);
   const server = await startServer({ config });
   if (server.publicUrl) console.log(`token-exchange: listening on ${server.publicUrl} (public)`);
   if (server.internalUrl) {
@@ -156,6 +171,32 @@ async function serveCommand(args: string[]): Promise<number> {
   await server.shutdown();
   console.log("token-exchange: stopped");
   return 0;
+}
+
+/** `serve --migrate-only`: the schema step of a deploy, run once before the instances. */
+async function migrateOnly(config: Config): Promise<number> {
+  if (config.storage.url === undefined) {
+    throw new Error(
+      "--migrate-only applies to a PostgreSQL store (storage.url); a KV store has no schema",
+    );
+  }
+  const sql = await connectPostgres(config.storage);
+  try {
+    const applied = await migrate(sql);
+    console.log(
+      `token-exchange: ${redactUrl(config.storage.url)}: ` +
+        (applied.length === 0
+          ? "schema is current"
+          : `applied migration${applied.length > 1 ? "s" : ""} ${applied.join(", ")}`),
+    );
+    return 0;
+  } catch (err) {
+    throw new Error(
+      `cannot migrate ${redactUrl(config.storage.url)}: ${(err as Error).message}`,
+    );
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
 }
 
 async function keysGenerateCommand(args: string[]): Promise<number> {
@@ -176,11 +217,11 @@ async function keysGenerateCommand(args: string[]): Promise<number> {
 
 async function keysRotateCommand(args: string[]): Promise<number> {
   const config = await loadFromCli(configFlag(args).config);
-  const opened = await openKv(config.storage.kv_path);
+  const opened = await openStore(config.storage, systemClock);
   try {
     const log = createJsonLogger({ level: "warn" });
     const options = await keyManagerOptions(config, {
-      kv: opened.kv,
+      store: opened.store,
       clock: systemClock,
       log,
       readKeyFile: (p) => Deno.readTextFile(p),
@@ -192,7 +233,7 @@ async function keysRotateCommand(args: string[]): Promise<number> {
     );
     return 0;
   } finally {
-    opened.close();
+    await opened.close();
   }
 }
 
@@ -227,10 +268,10 @@ async function keysResealCommand(args: string[]): Promise<number> {
     next = createKeySealer(secret);
   }
   const config = await loadFromCli(values.config);
-  const opened = await openKv(config.storage.kv_path);
+  const opened = await openStore(config.storage, systemClock);
   try {
     const options = await keyManagerOptions(config, {
-      kv: opened.kv,
+      store: opened.store,
       clock: systemClock,
       log: createJsonLogger({ level: "warn" }),
       readKeyFile: (p) => Deno.readTextFile(p),
@@ -246,7 +287,7 @@ async function keysResealCommand(args: string[]): Promise<number> {
     );
     return 0;
   } finally {
-    opened.close();
+    await opened.close();
   }
 }
 
@@ -303,14 +344,49 @@ async function operatorTokenCommand(args: string[]): Promise<number> {
 
 /**
  * The signer of the active key, read without writing anything: the PEM file when configured,
- * else the store key. The KV is opened without the serve lock, so this also works while the
- * server runs on a local file (it only reads the key ring).
+ * else the store key.
  */
 async function activeSigner(config: Config): Promise<JwtSigner> {
   if (config.keys.private_key_path !== undefined) {
     const key = importPkcs8Pem(await Deno.readTextFile(config.keys.private_key_path));
     return jwtSigner(key, config.keys.kid ?? thumbprint(key.x));
   }
+  const ring = config.storage.url === undefined
+    ? await kvKeyRing(config)
+    : await postgresKeyRing(config);
+  const active = ring?.keys.find((k) => k.kid === ring.active_kid);
+  if (!active?.pkcs8) {
+    throw new Error(
+      `no signing key in the store at ${storeName(config)} yet; start the service once first`,
+    );
+  }
+  const sealer = config.keys.encryption_key === undefined
+    ? undefined
+    : createKeySealer(config.keys.encryption_key);
+  return jwtSigner(openStoredKey({ kid: active.kid, pkcs8: active.pkcs8 }, sealer), active.kid);
+}
+
+function storeName(config: Config): string {
+  return config.storage.url === undefined ? config.storage.kv_path : redactUrl(config.storage.url);
+}
+
+/** The key ring of a PostgreSQL store, read without migrating anything. */
+async function postgresKeyRing(config: Config): Promise<KeyRing | undefined> {
+  const opened = await openStore(config.storage, systemClock, { migrate: false });
+  try {
+    return (await opened.store.keyring.load()).ring;
+  } catch (err) {
+    throw new Error(`cannot read the key ring at ${storeName(config)}: ${(err as Error).message}`);
+  } finally {
+    await opened.close();
+  }
+}
+
+/**
+ * The key ring of a KV store. The KV is opened without the serve lock, so this also works
+ * while the server runs on a local file (it only reads).
+ */
+async function kvKeyRing(config: Config): Promise<KeyRing | undefined> {
   if (config.storage.kv_path === ":memory:") {
     throw new Error(
       "an in-memory store has no signing key to mint with; use keys.private_key_path",
@@ -326,17 +402,7 @@ async function activeSigner(config: Config): Promise<JwtSigner> {
   }
   const kv = await Deno.openKv(path);
   try {
-    const { ring } = await new KvKeyRingStore(kv).load();
-    const active = ring?.keys.find((k) => k.kid === ring.active_kid);
-    if (!active?.pkcs8) {
-      throw new Error(
-        `no signing key in the store at ${config.storage.kv_path} yet; start the service once first`,
-      );
-    }
-    const sealer = config.keys.encryption_key === undefined
-      ? undefined
-      : createKeySealer(config.keys.encryption_key);
-    return jwtSigner(openStoredKey({ kid: active.kid, pkcs8: active.pkcs8 }, sealer), active.kid);
+    return (await new KvKeyRingStore(kv).load()).ring;
   } finally {
     kv.close();
   }

@@ -1,6 +1,7 @@
 /**
- * Starting and stopping the service in a process: opening the store (with the lock that keeps a
- * local KV file to one process), binding the listeners, building the service and its timers.
+ * Starting and stopping the service in a process: opening the store (PostgreSQL, migrated on
+ * the way; or Deno KV, with the lock that keeps a local KV file to one process), binding the
+ * listeners, building the service and its timers.
  * `main.ts` (the CLI) and the tests call {@linkcode startServer}; nothing else calls `Deno.serve`.
  *
  * @module
@@ -23,6 +24,11 @@ import { startingResponse } from "./http/errors.ts";
 import type { RequestInfo } from "./http/router.ts";
 import type { Fetch } from "./providers/provider_fetch.ts";
 import { buildService, listenersFor } from "./service.ts";
+import { createKvStore } from "./store/kv_store.ts";
+import { openPostgres, redactUrl, type Sql } from "./store/pg_connection.ts";
+import { migrate } from "./store/pg_migrations.ts";
+import { createPgStore } from "./store/pg_store.ts";
+import type { Store } from "./store/store.ts";
 import {
   intervalScheduler,
   type ScheduledSweep,
@@ -78,10 +84,78 @@ export async function openKv(path: string): Promise<OpenedKv> {
   };
 }
 
+/** A store opened for one process. */
+export interface OpenedStore {
+  readonly store: Store;
+  /** `postgres` for `storage.url`, else `kv`. */
+  readonly kind: "postgres" | "kv";
+  /** Closes the pool or the KV (and its lock). */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the configured store: PostgreSQL when `storage.url` is set (connecting once, and
+ * applying pending migrations unless `migrate` is false), else the KV at `storage.kv_path`.
+ *
+ * @param storage the `[storage]` config
+ * @param clock the time source of the store
+ * @param options `migrate: false` opens PostgreSQL without touching its schema
+ * @returns the opened store
+ * @throws {Error} with a one-line message (never the password) when it cannot be opened
+ */
+export async function openStore(
+  storage: Config["storage"],
+  clock: Clock,
+  options: { migrate?: boolean } = {},
+): Promise<OpenedStore> {
+  if (storage.url === undefined) {
+    const opened = await openKv(storage.kv_path);
+    return {
+      store: createKvStore(opened.kv, clock),
+      kind: "kv",
+      close: () => Promise.resolve(opened.close()),
+    };
+  }
+  const sql = await connectPostgres(storage);
+  try {
+    if (options.migrate !== false) await migrate(sql);
+    else await sql`select 1`;
+  } catch (err) {
+    await sql.end({ timeout: 1 });
+    throw new Error(
+      `cannot use the PostgreSQL store at ${redactUrl(storage.url)}: ${(err as Error).message}`,
+    );
+  }
+  return {
+    store: createPgStore(sql, clock),
+    kind: "postgres",
+    close: () => sql.end({ timeout: 5 }),
+  };
+}
+
+/**
+ * The PostgreSQL pool of `[storage]` (nothing connects yet); for `serve --migrate-only` and
+ * {@linkcode openStore}.
+ */
+export async function connectPostgres(storage: Config["storage"]): Promise<Sql> {
+  const tlsCa = storage.tls_ca_path === undefined
+    ? undefined
+    : await Deno.readTextFile(storage.tls_ca_path);
+  return openPostgres({
+    url: storage.url!,
+    password: storage.password,
+    poolSize: storage.pool_size,
+    tlsCa,
+  });
+}
+
 /** Options for {@linkcode startServer}; everything but `config` defaults to the real world. */
 export interface StartOptions {
   readonly config: Config;
-  /** An already opened KV (tests pass `:memory:`); default: opens `storage.kv_path`. */
+  /**
+   * An already opened KV (tests pass `:memory:`); default: opens the configured store
+   * (`storage.url`, else `storage.kv_path`).
+   */
   readonly kv?: Deno.Kv;
   readonly clock?: Clock;
   readonly random?: Random;
@@ -100,7 +174,7 @@ export interface RunningServer extends AsyncDisposable {
   /** The issuer in use. */
   readonly issuer: string;
   readonly deps: ServiceDeps;
-  /** Stops accepting, finishes in-flight requests, stops timers, closes KV if it opened it. */
+  /** Stops accepting, finishes in-flight requests, stops timers, closes the store it opened. */
   shutdown(): Promise<void>;
 }
 
@@ -120,8 +194,9 @@ export interface RunningServer extends AsyncDisposable {
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { config } = options;
   const log = options.log ?? createJsonLogger();
-  const opened = options.kv ? undefined : await openKv(config.storage.kv_path);
-  const kv = options.kv ?? opened!.kv;
+  const clock = options.clock ?? systemClock;
+  const opened = options.kv ? undefined : await openStore(config.storage, clock);
+  const store = options.kv ? createKvStore(options.kv, clock) : opened!.store;
   const listeners = listenersFor(config);
   const servers: Deno.HttpServer<Deno.NetAddr>[] = [];
   let handler: (req: Request, info: RequestInfo) => Promise<Response> = () =>
@@ -147,8 +222,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const issuer = config.server.issuer ??
       publicUrl ?? defaultIssuer(config.server.host, config.server.port);
     const deps = await buildService(config, issuer, {
-      kv,
-      clock: options.clock ?? systemClock,
+      store,
+      clock,
       random: options.random ?? cryptoRandom,
       log,
       fetch: options.fetch ?? fetch,
@@ -162,7 +237,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
           "serves only /health; set internal_api.enabled = true to serve the internal API",
       );
     }
-    // Pick up `keys rotate` run against a shared (remote) store by another process.
+    // Pick up a rotation made through another instance or `keys rotate` on a shared store.
     reloadTimer = setInterval(() => {
       deps.keys.reload().catch((err) => log.warn("key ring reload failed", { err }));
     }, 60_000);
@@ -175,7 +250,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         clearInterval(reloadTimer);
         await sweep?.stop();
         await Promise.all(servers.map((s) => s.shutdown()));
-        opened?.close();
+        await opened?.close();
       })();
     return {
       publicUrl,
@@ -189,7 +264,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     clearInterval(reloadTimer);
     await sweep?.stop();
     await Promise.all(servers.map((s) => s.shutdown()));
-    opened?.close();
+    await opened?.close();
     throw err;
   }
 }

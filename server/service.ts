@@ -5,12 +5,12 @@ import { type KeyManagerOptions, type KeySource, loadKeyManager } from "./keys/k
 import { createKeySealer } from "./keys/key_seal.ts";
 import { createProviderClients } from "./providers/provider_client.ts";
 import type { Fetch } from "./providers/provider_fetch.ts";
-import { createKvStore } from "./store/kv_store.ts";
+import type { Store } from "./store/store.ts";
 import { Metrics } from "./metrics/metrics.ts";
 
-/** What the process provides to the service: the opened KV and the outside world. */
+/** What the process provides to the service: the opened store and the outside world. */
 export interface Runtime {
-  readonly kv: Deno.Kv;
+  readonly store: Store;
   readonly clock: Clock;
   readonly random: Random;
   readonly log: Logger;
@@ -60,7 +60,7 @@ export async function keyManagerOptions(
     kid: config.keys.kid,
   };
   return {
-    store: createKvStore(runtime.kv, runtime.clock).keyring,
+    store: runtime.store.keyring,
     source,
     clock: runtime.clock,
     retireAfterMs: (config.token.access_token_ttl + 60) * 1000,
@@ -72,12 +72,12 @@ export async function keyManagerOptions(
 }
 
 /**
- * Builds the {@linkcode ServiceDeps} of a process: the KV store, the key manager (keys loaded
+ * Builds the {@linkcode ServiceDeps} of a process: the store, the key manager (keys loaded
  * and imported once) and the provider clients.
  *
  * @param config the resolved config
  * @param issuer the issuer to use (`server.issuer`, or derived from the bound address)
- * @param runtime the opened KV and injected clock, random, logger, fetch and file reader
+ * @param runtime the opened store and injected clock, random, logger, fetch and file reader
  * @returns the deps for the handlers
  */
 export async function buildService(
@@ -85,7 +85,7 @@ export async function buildService(
   issuer: string,
   runtime: Runtime,
 ): Promise<ServiceDeps> {
-  const store = createKvStore(runtime.kv, runtime.clock);
+  const { store } = runtime;
   const keys = await loadKeyManager(await keyManagerOptions(config, runtime));
   const providers = await createProviderClients(config.providers, runtime);
   return {

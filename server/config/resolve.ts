@@ -17,6 +17,11 @@ export const DEFAULTS = {
   host: "127.0.0.1",
   port: 8080,
   kvPath: "./data/token-exchange.kv",
+  /**
+   * PostgreSQL connections per instance: the refresh path holds one for a single statement, so
+   * a few connections carry thousands of requests a second; see docs/operations.md (sizing).
+   */
+  poolSize: 10,
   accessTokenTtl: 900,
   refreshTokenTtl: 30 * 86400,
   refreshGrace: 10,
@@ -99,6 +104,20 @@ export function resolveConfig(
   const st = root.table("storage");
   const kv_path = st.string("kv_path", DEFAULTS.kvPath);
   if (kv_path === "") st.issue("kv_path", "must not be empty");
+  const url = st.string("url", undefined);
+  if (url !== undefined && !/^postgres(ql)?:\/\/./i.test(url)) {
+    st.issue("url", 'must be a PostgreSQL URL ("postgres://user@host:5432/database")');
+  }
+  const password = st.string("password", undefined);
+  const pool_size = st.int("pool_size", DEFAULTS.poolSize, 1, 1000);
+  const tls_ca_path = st.string("tls_ca_path", undefined);
+  if (url === undefined) {
+    for (const key of ["password", "tls_ca_path"] as const) {
+      if ({ password, tls_ca_path }[key] !== undefined) {
+        st.issue(key, "applies only to a PostgreSQL store; set storage.url too");
+      }
+    }
+  }
   st.done();
 
   const k = root.table("keys");
@@ -224,7 +243,7 @@ export function resolveConfig(
   return {
     config: {
       server: { issuer: issuer?.replace(/\/+$/, ""), host, port, role, body_timeout },
-      storage: { kv_path },
+      storage: { kv_path, url, password, pool_size, tls_ca_path },
       keys: { private_key_path, kid, encryption_key },
       token: {
         access_token_ttl,

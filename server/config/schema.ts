@@ -69,8 +69,16 @@ export interface Config {
     readonly body_timeout: number;
   };
   readonly storage: {
-    /** A file path, `:memory:`, or a KV Connect URL (`https://…`). */
+    /** A file path, `:memory:`, or a KV Connect URL (`https://…`); unused with `url`. */
     readonly kv_path: string;
+    /** `postgres://…`: a shared PostgreSQL store instead of Deno KV. */
+    readonly url: string | undefined;
+    /** Overrides the password in `url` (typically `${VAR}`). */
+    readonly password: string | undefined;
+    /** Most PostgreSQL connections one instance opens. */
+    readonly pool_size: number;
+    /** PEM CA bundle the PostgreSQL server's certificate must chain to (verified TLS). */
+    readonly tls_ca_path: string | undefined;
   };
   readonly keys: {
     readonly private_key_path: string | undefined;

@@ -67,11 +67,6 @@ export function redactUrl(url: string): string {
   }
 }
 
-/** True when `url` names a PostgreSQL server (`postgres://` or `postgresql://`). */
-export function isPostgresUrl(url: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(url);
-}
-
 /**
  * A record as a `jsonb` parameter. Records are plain JSON data (strings, numbers, booleans,
  * nested objects); the cast only tells the client's types so.
