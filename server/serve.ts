@@ -84,6 +84,9 @@ export async function openKv(path: string): Promise<OpenedKv> {
   };
 }
 
+/** How often instances on PostgreSQL re-read the key ring (ms). */
+export const KEY_RELOAD_SHARED_MS = 5_000;
+
 /** A store opened for one process. */
 export interface OpenedStore {
   readonly store: Store;
@@ -238,9 +241,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       );
     }
     // Pick up a rotation made through another instance or `keys rotate` on a shared store.
+    // Instances on one PostgreSQL look often (one indexed row), so they agree on the signer
+    // and on /keys within seconds; a remote KV is read at most once a minute.
     reloadTimer = setInterval(() => {
       deps.keys.reload().catch((err) => log.warn("key ring reload failed", { err }));
-    }, 60_000);
+    }, opened?.kind === "postgres" ? KEY_RELOAD_SHARED_MS : 60_000);
     Deno.unrefTimer(reloadTimer);
     // Keeps `sessions.live` exact without an operator cron job (see kv_sessions.ts).
     sweep = scheduleSessionSweep(deps, options.scheduler ?? intervalScheduler);

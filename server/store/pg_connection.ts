@@ -41,6 +41,9 @@ export function openPostgres(options: PostgresOptions): Sql {
       ? { ssl: { ca: options.tlsCa, rejectUnauthorized: true } }
       : {}),
     connect_timeout: options.connectTimeout ?? 10,
+    // After failed connects the client waits before the next (its default grows to 20 s);
+    // capped at one second so the service is back within a second of the database.
+    backoff: (retries: number) => Math.min(0.1 * retries, 1),
     // Idle connections go after a minute; a busy pool keeps its connections.
     idle_timeout: 60,
     // The migrations' `create … if not exists` notices are not worth a log line.

@@ -126,6 +126,8 @@ export function providerToml(name: string, issuer: string, clientId = "te-client
 /** A token-exchange process started with the exact `deno task start` permissions. */
 export interface SpawnedServer extends AsyncDisposable {
   readonly url: string;
+  /** The internal listener's URL, when it runs. */
+  readonly internalUrl: string | undefined;
   /** The working directory (its `data/` holds the KV file). */
   readonly dir: string;
   /** Lines printed on stdout so far. */
@@ -138,7 +140,7 @@ export interface SpawnedServer extends AsyncDisposable {
  * Runs `server/main.ts serve` as a subprocess in `dir` (a temp dir by default) under
  * {@linkcode SERVER_PERMISSION_FLAGS}, with `toml` written to `dir/token-exchange.toml`.
  *
- * @returns once the public listener printed its address
+ * @returns once the listeners printed their addresses
  * @throws {Error} with the process output when it exits before listening
  */
 export async function spawnTokenServer(
@@ -166,17 +168,21 @@ export async function spawnTokenServer(
       write(chunk) {
         for (const line of chunk.split("\n").filter(Boolean)) {
           stdout.push(line);
-          const m = line.match(/listening on (\S+) \(public\)/);
-          if (m) resolve(m[1]!);
+          // The issuer line comes after every listener's line.
+          if (/^token-exchange: issuer /.test(line)) resolve(line);
         }
       },
     }),
   );
   const status = child.status;
   status.then(() => reject(new Error("exited before listening")));
+  const listenerUrl = (kind: string) =>
+    stdout.map((l) => l.match(new RegExp(`listening on (\\S+) \\(${kind}\\)`))?.[1])
+      .find((u) => u !== undefined);
   let url: string;
   try {
-    url = await listening;
+    await listening;
+    url = listenerUrl("public") ?? "";
   } catch {
     await Promise.all([stdoutDone, stderrDone]);
     const { code } = await status;
@@ -198,6 +204,7 @@ export async function spawnTokenServer(
     })();
   return {
     url,
+    internalUrl: listenerUrl("internal"),
     dir,
     stdout,
     stop,
