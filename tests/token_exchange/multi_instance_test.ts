@@ -171,7 +171,7 @@ Deno.test({
           id_token: await idToken(jti),
         }));
         const statuses = await Promise.all(
-          [b, c, a, b, c].map(async (te, i) => drain(redeem(te, `jti-${i}`))),
+          [b, c, a, b, c].map((te, i) => drain(redeem(te, `jti-${i}`))),
         );
         assert.deepEqual(statuses.sort(), [200, 400, 400, 400, 400]);
       });
