@@ -67,7 +67,7 @@ const stubGrant: Grant = () => Promise.resolve(STUB_RESPONSE);
 /** One round of load against `port`: server-thread CPU µs per request. */
 function drive(port: number): Promise<{ mainUs: number; errors: number; rate: number }> {
   const req: LoadRequest = {
-    port,
+    ports: [port],
     tokens: Array.from({ length: CLIENTS }, () => REFRESH_TOKEN),
     perClient: REQUESTS,
   };

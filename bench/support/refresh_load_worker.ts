@@ -3,7 +3,8 @@
  * own thread, so the load generator does not share the server's event loop. Each client owns
  * one session and follows its own rotation chain.
  *
- * Message in: `{ port, tokens, perClient }`; message out: `{ latenciesMs, elapsedMs, errors }`.
+ * Message in: `{ ports, tokens, perClient }` (client `i` talks to `ports[i % ports.length]`, as
+ * a load balancer would spread them); message out: `{ latenciesMs, elapsedMs, errors }`.
  *
  * @module
  */
@@ -11,7 +12,8 @@ import { RawHttpConnection } from "./raw_http.ts";
 
 /** What the bench sends the worker. */
 export interface LoadRequest {
-  readonly port: number;
+  /** The instances' ports on 127.0.0.1; clients are spread over them. */
+  readonly ports: readonly number[];
   /** One starting refresh token per client. */
   readonly tokens: readonly string[];
   /** Rotations each client performs. */
@@ -32,8 +34,10 @@ const scope = self as unknown as {
 };
 
 scope.onmessage = async (e) => {
-  const { port, tokens, perClient } = e.data;
-  const conns = await Promise.all(tokens.map(() => RawHttpConnection.open("127.0.0.1", port)));
+  const { ports, tokens, perClient } = e.data;
+  const conns = await Promise.all(
+    tokens.map((_, i) => RawHttpConnection.open("127.0.0.1", ports[i % ports.length]!)),
+  );
   const latenciesMs: number[] = [];
   let errors = 0;
   let firstError: string | undefined;

@@ -132,6 +132,8 @@ export interface SpawnedServer extends AsyncDisposable {
   readonly dir: string;
   /** Lines printed on stdout so far. */
   readonly stdout: string[];
+  /** The process id (benchmarks read its CPU time). */
+  readonly pid: number;
   /** Sends `signal` and waits for exit; returns the exit code and stderr. */
   stop(signal?: Deno.Signal): Promise<{ code: number; stderr: string }>;
 }
@@ -207,6 +209,7 @@ export async function spawnTokenServer(
     internalUrl: listenerUrl("internal"),
     dir,
     stdout,
+    pid: child.pid,
     stop,
     async [Symbol.asyncDispose]() {
       await stop();
