@@ -303,6 +303,22 @@ function processCpuS(pid: number): number {
   }
 }
 
+/** CPU seconds used so far by every PostgreSQL server process on this machine. */
+function postgresCpuS(): number {
+  let total = 0;
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    try {
+      if (Deno.readTextFileSync(`/proc/${e.name}/comm`).trim() !== "postgres") continue;
+    } catch {
+      continue;
+    }
+    const s = processCpuS(Number(e.name));
+    if (!Number.isNaN(s)) total += s;
+  }
+  return total;
+}
+
 /**
  * One PostgreSQL transaction of a rotation's shape: a version-checked update of one row and
  * an insert of another, in one statement, on a table like `refresh_tokens`.
@@ -387,11 +403,16 @@ async function runPostgres(): Promise<void> {
       const ports = servers.slice(0, instances).map((s) => Number(new URL(s.url).port));
       const pids = servers.slice(0, instances).map((s) => s.pid);
       await drive({ ports, tokens: chains(), perClient: WARMUP_PER_CLIENT });
-      const rounds: Record<"count" | "errors" | "rate" | "p50" | "p99" | "server", number>[] = [];
+      const rounds: Record<
+        "count" | "errors" | "rate" | "p50" | "p99" | "server" | "postgres",
+        number
+      >[] = [];
       for (let i = 1; i <= ROUNDS; i++) {
         const cpu0 = pids.map(processCpuS);
+        const pg0 = postgresCpuS();
         const r = await drive({ ports, tokens: chains(), perClient: PER_CLIENT });
         const serverS = pids.reduce((a, pid, k) => a + processCpuS(pid) - cpu0[k]!, 0);
+        const postgresS = postgresCpuS() - pg0;
         if (r.firstError) console.error(`first error: ${r.firstError}`);
         const sorted = r.latenciesMs.sort((a, b) => a - b);
         const n = sorted.length;
@@ -402,12 +423,15 @@ async function runPostgres(): Promise<void> {
           p50: percentile(sorted, 0.5),
           p99: percentile(sorted, 0.99),
           server: serverS * 1e6 / n,
+          postgres: postgresS * 1e6 / n,
         });
         const last = rounds.at(-1)!;
         console.log(
           `# ${kind} round ${i}: ${last.rate.toFixed(0)} refreshes/s, p50 ` +
             `${last.p50.toFixed(2)} ms, p99 ${last.p99.toFixed(2)} ms, server processes ` +
-            `${last.server.toFixed(1)} µs/refresh`,
+            `${last.server.toFixed(1)} µs/refresh, PostgreSQL ${
+              last.postgres.toFixed(1)
+            } µs/refresh`,
         );
       }
       const med = (k: keyof (typeof rounds)[number]) => median(rounds.map((r) => r[k]));
@@ -418,6 +442,7 @@ async function runPostgres(): Promise<void> {
       line(`refresh_p50_${kind}`, med("p50"), "ms", 2);
       line(`refresh_p99_${kind}`, med("p99"), "ms", 2);
       line(`refresh_cpu_server_processes_${kind}`, med("server"), "µs/refresh");
+      line(`refresh_cpu_postgres_${kind}`, med("postgres"), "µs/refresh");
       // Whole server processes (every thread) over HTTP minus the grant in-process.
       const httpUs = med("server") - direct.mainUs;
       line(`refresh_http_overhead_cpu_${kind}`, httpUs, "µs/refresh");

@@ -5,32 +5,25 @@ import type {
   RotateOutcome,
   SessionFamily,
   SessionStore,
-  UserRecord,
 } from "./store.ts";
 import { json, type Sql } from "./pg_connection.ts";
 import { SWEEP_LIMIT } from "./kv_sessions.ts";
-
-/** The row {@linkcode PgSessionStore.readForRefresh} reads in one query. */
-interface RefreshRow {
-  record: RefreshRecord;
-  record_version: string;
-  family: SessionFamily | null;
-  family_version: string | null;
-  user: UserRecord | null;
-  user_version: string | null;
-  successor_live: boolean | null;
-}
+import { PgRotation } from "./pg_rotation.ts";
 
 /**
  * {@linkcode SessionStore} on PostgreSQL. Every read-modify-write is one statement or one
  * transaction whose outcome the database decides: a rotation is a conditional update of the
  * presented token's row (its version) under share locks on its family and user rows, so of
  * any number of concurrent rotations on any number of instances exactly one commits, and a
- * revocation or user change either waits for it or makes it fail.
+ * revocation or user change either waits for it or makes it fail (see `pg_rotation.ts`).
  */
 export class PgSessionStore implements SessionStore {
+  readonly #rotation: PgRotation;
+
   /** @param sql the pool @param clock the time source deciding expiry */
-  constructor(private readonly sql: Sql, private readonly clock: Clock) {}
+  constructor(private readonly sql: Sql, private readonly clock: Clock) {
+    this.#rotation = new PgRotation(sql);
+  }
 
   /** @inheritdoc */
   async create(family: SessionFamily, refresh: RefreshRecord): Promise<void> {
@@ -92,63 +85,17 @@ export class PgSessionStore implements SessionStore {
   }
 
   /** @inheritdoc */
-  async readForRefresh(hash: string): Promise<RefreshSnapshot | undefined> {
-    // Record, family, user and successor in one round trip.
-    const rows = await this.sql<RefreshRow[]>`
-      select r.record, r.version as record_version,
-        f.record as family, f.version as family_version,
-        u.record as user, u.version as user_version,
-        case when r.record ? 'successor'
-          then s.hash is not null and not (s.record ? 'retired_at') end as successor_live
-      from refresh_tokens r
-      left join session_families f on f.id = r.family_id
-      left join users u on u.id = r.user_id
-      left join refresh_tokens s on s.hash = r.record -> 'successor' ->> 'hash'
-      where r.hash = ${hash}`;
-    const row = rows[0];
-    if (row === undefined) return undefined;
-    return {
-      record: row.record,
-      family: row.family ?? undefined,
-      user: row.user ?? undefined,
-      successorLive: row.successor_live ?? undefined,
-      versions: {
-        record: String(row.record_version),
-        family: row.family_version === null ? null : String(row.family_version),
-        user: row.user_version === null ? null : String(row.user_version),
-      },
-    };
+  readForRefresh(hash: string): Promise<RefreshSnapshot | undefined> {
+    return this.#rotation.read(hash);
   }
 
   /** @inheritdoc */
-  async rotate(
+  rotate(
     snapshot: RefreshSnapshot,
     retired: RefreshRecord,
     next: RefreshRecord,
   ): Promise<RotateOutcome> {
-    const { versions } = snapshot;
-    if (versions.family === null || versions.user === null) return "changed";
-    // The update waits for any concurrent rotation of the same row and then re-checks the
-    // version, so only one of them matches. The share locks make a concurrent revocation or
-    // user change wait for this commit, or this one see its new version and fail.
-    const rows = await this.sql`
-      with family as (
-        select 1 from session_families
-        where id = ${retired.family_id} and version = ${versions.family} for share
-      ), owner as (
-        select 1 from users where id = ${retired.user_id} and version = ${versions.user} for share
-      ), retire as (
-        update refresh_tokens set record = ${json(this.sql, retired)}, version = version + 1
-        where hash = ${retired.hash} and version = ${versions.record}
-          and exists (select 1 from family) and exists (select 1 from owner)
-        returning 1
-      )
-      insert into refresh_tokens (hash, family_id, user_id, expires_at, record)
-      select ${next.hash}, ${next.family_id}, ${next.user_id}, ${next.expires_at},
-        ${json(this.sql, next)}
-      from retire
-      returning 1`;
-    return rows.length === 1 ? "rotated" : "changed";
+    return this.#rotation.rotate(snapshot, retired, next);
   }
 
   /**

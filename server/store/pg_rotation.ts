@@ -1,0 +1,252 @@
+/**
+ * The refresh half of the PostgreSQL session store, kept apart because it is the hot path and
+ * is tuned for it: requests that arrive together share statements.
+ *
+ * - **Reads**: while reads are in flight, the next ones queue and go out as one query for
+ *   every queued token (record, family, user and successor joined), one round trip for many.
+ * - **Group commit**: while rotations are in flight, the next ones
+ * queue and go out together as one statement (one transaction, one WAL flush, one round trip),
+ * each still decided on its own checks: the statement retires a token only where its row,
+ * family and user are at the versions the caller read, and inserts successors only for the
+ * tokens it retired. A batch that fails as a whole (a deadlock between two instances' batches,
+ * a lost connection) is replayed one rotation per statement, so each rotation succeeds or
+ * fails on its own.
+ *
+ * @module
+ */
+import type {
+  RefreshRecord,
+  RefreshSnapshot,
+  RotateOutcome,
+  SessionFamily,
+  UserRecord,
+} from "./store.ts";
+import { json, type Sql } from "./pg_connection.ts";
+
+/** Most rotations per statement. */
+const MAX_BATCH = 64;
+/**
+ * Most statements in flight per process. Several keep the pool's connections busy (PostgreSQL
+ * flushes concurrent commits together), while rotations that arrive meanwhile gather into the
+ * next batch.
+ */
+const MAX_IN_FLIGHT = 4;
+
+/** One row of the read query. */
+interface RefreshRow {
+  hash: string;
+  record: RefreshRecord;
+  record_version: string;
+  family: SessionFamily | null;
+  family_version: string | null;
+  user: UserRecord | null;
+  user_version: string | null;
+  successor_live: boolean | null;
+}
+
+/** A queued read. */
+interface PendingRead {
+  readonly hash: string;
+  readonly resolve: (snapshot: RefreshSnapshot | undefined) => void;
+  readonly reject: (err: unknown) => void;
+}
+
+interface Pending {
+  readonly snapshot: RefreshSnapshot;
+  readonly retired: RefreshRecord;
+  readonly next: RefreshRecord;
+  readonly resolve: (outcome: RotateOutcome) => void;
+  readonly reject: (err: unknown) => void;
+}
+
+/** One rotation as the statement reads it (`jsonb_to_recordset`). */
+interface Item {
+  hash: string;
+  rv: string;
+  family_id: string;
+  fv: string;
+  user_id: string;
+  uv: string;
+  retired: RefreshRecord;
+  next_hash: string;
+  next_expires: number;
+  next_record: RefreshRecord;
+}
+
+/** Group-committed rotations of refresh tokens on one PostgreSQL pool. */
+export class PgRotation {
+  /** Tokens whose rotation is queued or in flight here, to when it settles. */
+  #rotating = new Map<string, Promise<unknown>>();
+  #queue: Pending[] = [];
+  #inFlight = 0;
+  #reads: PendingRead[] = [];
+  #readsInFlight = 0;
+
+  /** @param sql the pool */
+  constructor(private readonly sql: Sql) {}
+
+  /**
+   * Reads a refresh record by hash with its family, its user and (for a retired record)
+   * whether its successor is live, in one query shared with the reads queued meanwhile.
+   *
+   * @param hash base64url SHA-256 of the presented token
+   * @returns the snapshot, or `undefined` when no record has that hash
+   */
+  read(hash: string): Promise<RefreshSnapshot | undefined> {
+    const { promise, resolve, reject } = Promise.withResolvers<RefreshSnapshot | undefined>();
+    this.#reads.push({ hash, resolve, reject });
+    this.#pumpReads();
+    return promise;
+  }
+
+  #pumpReads(): void {
+    while (this.#reads.length > 0 && this.#readsInFlight < MAX_IN_FLIGHT) {
+      this.#readsInFlight++;
+      const batch = this.#reads.splice(0, MAX_BATCH);
+      void this.#readBatch(batch).finally(() => {
+        this.#readsInFlight--;
+        this.#pumpReads();
+      });
+    }
+  }
+
+  async #readBatch(batch: readonly PendingRead[]): Promise<void> {
+    try {
+      const rows = await this.sql<RefreshRow[]>`
+        select r.hash, r.record, r.version as record_version,
+          f.record as family, f.version as family_version,
+          u.record as user, u.version as user_version,
+          case when r.record ? 'successor'
+            then s.hash is not null and not (s.record ? 'retired_at') end as successor_live
+        from refresh_tokens r
+        left join session_families f on f.id = r.family_id
+        left join users u on u.id = r.user_id
+        left join refresh_tokens s on s.hash = r.record -> 'successor' ->> 'hash'
+        where r.hash = any(${[...new Set(batch.map((p) => p.hash))]}::text[])`;
+      const byHash = new Map(rows.map((row) => [row.hash, snapshotOf(row)]));
+      for (const p of batch) p.resolve(byHash.get(p.hash));
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+    }
+  }
+
+  /**
+   * Retires the snapshot's record and stores `next` if the record, its family and its user
+   * are still at the snapshot's versions. Shares a statement with rotations queued meanwhile.
+   *
+   * @returns `rotated`; `raced` when this process is already rotating the same token;
+   *   `changed` when the record, family or user changed since the snapshot
+   */
+  rotate(
+    snapshot: RefreshSnapshot,
+    retired: RefreshRecord,
+    next: RefreshRecord,
+  ): Promise<RotateOutcome> {
+    if (snapshot.versions.family === null || snapshot.versions.user === null) {
+      return Promise.resolve("changed");
+    }
+    // Two rotations of one token in one statement would both find the row; the second one
+    // waits for the first instead (and its caller re-reads, as after any lost race).
+    const underWay = this.#rotating.get(retired.hash);
+    if (underWay) return underWay.then(() => "raced", () => "raced");
+    const { promise, resolve, reject } = Promise.withResolvers<RotateOutcome>();
+    this.#rotating.set(retired.hash, promise);
+    this.#queue.push({ snapshot, retired, next, resolve, reject });
+    this.#pump();
+    return promise;
+  }
+
+  #pump(): void {
+    while (this.#queue.length > 0 && this.#inFlight < MAX_IN_FLIGHT) {
+      this.#inFlight++;
+      void this.#commitBatch(this.#queue.splice(0, MAX_BATCH)).finally(() => {
+        this.#inFlight--;
+        this.#pump();
+      });
+    }
+  }
+
+  async #commitBatch(batch: Pending[]): Promise<void> {
+    let rotated: Set<string>;
+    try {
+      rotated = await this.#commit(batch);
+    } catch (err) {
+      if (batch.length === 1) return this.#settle(batch, undefined, err);
+      // Replayed one by one: each rotation on its own checks, and its own error if any.
+      await Promise.all(batch.map(async (p) => {
+        try {
+          this.#settle([p], await this.#commit([p]));
+        } catch (err) {
+          this.#settle([p], undefined, err);
+        }
+      }));
+      return;
+    }
+    this.#settle(batch, rotated);
+  }
+
+  #settle(batch: readonly Pending[], rotated: Set<string> | undefined, err?: unknown): void {
+    for (const p of batch) {
+      this.#rotating.delete(p.retired.hash);
+      if (rotated === undefined) p.reject(err);
+      else p.resolve(rotated.has(p.retired.hash) ? "rotated" : "changed");
+    }
+  }
+
+  /** One statement for `batch`; the hashes of the tokens it retired. */
+  async #commit(batch: readonly Pending[]): Promise<Set<string>> {
+    const items: Item[] = batch.map(({ snapshot, retired, next }) => ({
+      hash: retired.hash,
+      rv: snapshot.versions.record,
+      family_id: retired.family_id,
+      fv: snapshot.versions.family!,
+      user_id: retired.user_id,
+      uv: snapshot.versions.user!,
+      retired,
+      next_hash: next.hash,
+      next_expires: next.expires_at,
+      next_record: next,
+    }));
+    // The update waits for a concurrent rotation of the same row and then re-checks its
+    // version, so only one of them matches. The share locks make a concurrent revocation or
+    // user change wait for this commit, or make this rotation see the new version and fail.
+    const rows = await this.sql<{ hash: string }[]>`
+      with input as (
+        select * from jsonb_to_recordset(${json(this.sql, items)}) as i(
+          hash text, rv bigint, family_id text, fv bigint, user_id text, uv bigint,
+          retired jsonb, next_hash text, next_expires bigint, next_record jsonb)
+      ), families as (
+        select f.id from session_families f join input i on f.id = i.family_id and f.version = i.fv
+        order by f.id for share of f
+      ), owners as (
+        select u.id from users u join input i on u.id = i.user_id and u.version = i.uv
+        order by u.id for share of u
+      ), retire as (
+        update refresh_tokens r set record = i.retired, version = r.version + 1
+        from input i
+        where r.hash = i.hash and r.version = i.rv
+          and i.family_id in (select id from families) and i.user_id in (select id from owners)
+        returning r.hash
+      ), successors as (
+        insert into refresh_tokens (hash, family_id, user_id, expires_at, record)
+        select i.next_hash, i.family_id, i.user_id, i.next_expires, i.next_record
+        from input i join retire on retire.hash = i.hash
+      )
+      select hash from retire`;
+    return new Set(rows.map((r) => r.hash));
+  }
+}
+
+function snapshotOf(row: RefreshRow): RefreshSnapshot {
+  return {
+    record: row.record,
+    family: row.family ?? undefined,
+    user: row.user ?? undefined,
+    successorLive: row.successor_live ?? undefined,
+    versions: {
+      record: String(row.record_version),
+      family: row.family_version === null ? null : String(row.family_version),
+      user: row.user_version === null ? null : String(row.user_version),
+    },
+  };
+}
