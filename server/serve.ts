@@ -85,7 +85,12 @@ export async function openKv(path: string): Promise<OpenedKv> {
 }
 
 /** How often instances on PostgreSQL re-read the key ring (ms). */
-export const KEY_RELOAD_SHARED_MS = 5_000;
+export const KEY_RELOAD_SHARED_MS = 2_000;
+/**
+ * How long a rotated key is only published before instances on PostgreSQL sign with it (ms):
+ * three re-read periods, so every instance publishes it before any token signed by it exists.
+ */
+export const KEY_ACTIVATION_SHARED_MS = 3 * KEY_RELOAD_SHARED_MS;
 
 /** A store opened for one process. */
 export interface OpenedStore {
@@ -231,6 +236,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       log,
       fetch: options.fetch ?? fetch,
       readKeyFile: (path) => Deno.readTextFile(path),
+      keyActivationDelayMs: opened?.kind === "postgres" ? KEY_ACTIVATION_SHARED_MS : 0,
     });
     handler = createPublicHandler(deps);
     internalHandler = createInternalHandler(deps, listeners.internalApi);
@@ -241,8 +247,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       );
     }
     // Pick up a rotation made through another instance or `keys rotate` on a shared store.
-    // Instances on one PostgreSQL look often (one indexed row), so they agree on the signer
-    // and on /keys within seconds; a remote KV is read at most once a minute.
+    // Instances on one PostgreSQL look often (one row), so all of them publish a rotated key
+    // before any signs with it (KEY_ACTIVATION_SHARED_MS); a remote KV is read once a minute.
     reloadTimer = setInterval(() => {
       deps.keys.reload().catch((err) => log.warn("key ring reload failed", { err }));
     }, opened?.kind === "postgres" ? KEY_RELOAD_SHARED_MS : 60_000);

@@ -17,6 +17,11 @@ export interface Runtime {
   readonly fetch: Fetch;
   /** Reads a key file (PEM text). */
   readonly readKeyFile: (path: string) => Promise<string>;
+  /**
+   * How long a rotated key is only published before it signs (ms; default 0): longer than the
+   * key-ring re-read period when instances share the store (see `KeyManagerOptions`).
+   */
+  readonly keyActivationDelayMs?: number;
 }
 
 /** Which listeners a process runs for its config. */
@@ -68,6 +73,7 @@ export async function keyManagerOptions(
     ...(config.keys.encryption_key === undefined
       ? {}
       : { sealer: createKeySealer(config.keys.encryption_key) }),
+    activationDelayMs: runtime.keyActivationDelayMs ?? 0,
   };
 }
 

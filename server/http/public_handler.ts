@@ -83,7 +83,7 @@ export function createPublicHandler(
     try {
       const m = match(req);
       route = m.route;
-      held = admit?.(m.path, req, info);
+      held = await admit?.(m.path, req, info);
       res = await m.handler(req, info, m.params);
     } catch (err) {
       res = errorResponse(err, deps.log);
@@ -111,20 +111,20 @@ interface Admitted {
  * `undefined` when `rate_limit.enabled` is false.
  */
 function admission(
-  deps: Pick<ServiceDeps, "config" | "clock" | "metrics">,
-): ((path: string, req: Request, info: RequestInfo) => Admitted | undefined) | undefined {
+  deps: Pick<ServiceDeps, "config" | "clock" | "metrics" | "store">,
+): ((path: string, req: Request, info: RequestInfo) => Promise<Admitted | undefined>) | undefined {
   const rl = deps.config.rate_limit;
   if (!rl.enabled) return undefined;
-  const limiter = new RateLimiter(deps.clock, rl.requests, rl.window * 1000);
+  const limiter = new RateLimiter(deps.clock, rl.requests, rl.window * 1000, deps.store.rateLimits);
   const slots = new ConcurrencyLimiter(rl.max_concurrent);
   const rule: ForwardedRule = {
     header: rl.client_ip_header,
     trustedProxies: createAddressSet(rl.trusted_proxies),
   };
-  return (path, req, info) => {
+  return async (path, req, info) => {
     if (!LIMITED_PATHS.has(path)) return undefined;
     const client = clientAddress(info.remoteAddr.hostname, req.headers, rule);
-    const d = limiter.take(client);
+    const d = await limiter.take(client);
     if (!d.allowed) {
       deps.metrics.rateLimited();
       throw slowDown(

@@ -36,6 +36,13 @@ export interface KeyManagerOptions {
    * stored as plain PKCS#8 (documented; start-up says so once).
    */
   readonly sealer?: KeySealer;
+  /**
+   * How long a newly rotated store key is only published before this process signs with it
+   * (ms; default 0). Instances sharing a store re-read the ring periodically; when this exceeds
+   * that period, every instance publishes a new key before any signs with it, so a token from
+   * any instance verifies against every instance's `/keys`.
+   */
+  readonly activationDelayMs?: number;
 }
 
 /**
@@ -57,6 +64,7 @@ export class KeyManager {
   #published: readonly PublishedKey[];
   #view: PublishedView | undefined;
   #version: string | null;
+  #pending: LoadedState["pending"];
 
   private constructor(
     private readonly options: KeyManagerOptions,
@@ -66,6 +74,7 @@ export class KeyManager {
     this.#kid = state.kid;
     this.#published = state.published;
     this.#version = state.version;
+    this.#pending = state.pending;
   }
 
   /**
@@ -94,7 +103,16 @@ export class KeyManager {
 
   /** `kid` of the active signing key. */
   get activeKid(): string {
+    this.#activateDue();
     return this.#kid;
+  }
+
+  /** Switches to a rotated key once its activation time has come. */
+  #activateDue(): void {
+    if (this.#pending === undefined || this.options.clock.now() < this.#pending.at) return;
+    this.#signer = this.#pending.signer;
+    this.#kid = this.#pending.kid;
+    this.#pending = undefined;
   }
 
   /**
@@ -106,6 +124,7 @@ export class KeyManager {
    * @returns the compact JWT
    */
   sign(claims: object, typ?: string): string {
+    this.#activateDue();
     return this.#signer(claims, typ);
   }
 
@@ -154,6 +173,7 @@ export class KeyManager {
     this.#published = state.published;
     this.#view = undefined;
     this.#version = state.version;
+    this.#pending = state.pending;
   }
 }
 
@@ -300,6 +320,8 @@ export interface LoadedState {
   /** Every key that may be published, active first; filtered by the clock when served. */
   readonly published: readonly PublishedKey[];
   readonly version: string | null;
+  /** The ring's newest key, signing from `at` (ms) on; until then `signer` is the previous key. */
+  readonly pending?: { readonly signer: JwtSigner; readonly kid: string; readonly at: number };
 }
 
 async function loadState(options: KeyManagerOptions): Promise<LoadedState> {
@@ -361,18 +383,41 @@ async function loadState(options: KeyManagerOptions): Promise<LoadedState> {
       finalRing = reread.ring ?? next;
       finalVersion = reread.version;
     }
+    // A key rotated in moments ago: keep signing with the previous one until every instance
+    // has had time to publish the new one.
+    const newest = active;
+    const rotatedAt = finalRing.keys.find((k) => k.kid === newest.kid)?.created_at ?? 0;
+    const at = rotatedAt + (options.activationDelayMs ?? 0);
+    const previous = source.kind === "store" && now < at
+      ? finalRing.keys
+        .filter((k) => k.kid !== newest.kid && k.pkcs8 && (k.retire_at ?? Infinity) > now)
+        .sort((a, b) => b.created_at - a.created_at)[0]
+      : undefined;
+    let pending: LoadedState["pending"];
+    if (previous?.pkcs8) {
+      pending = { signer: jwtSigner(newest.key, newest.kid), kid: newest.kid, at };
+      active = {
+        key: openStoredKey({ kid: previous.kid, pkcs8: previous.pkcs8 }, options.sealer),
+        kid: previous.kid,
+      };
+    }
     const activeKid = active.kid;
     const published: PublishedKey[] = [
       { jwk: publicJwk(activeKid, active.key.x), retireAt: undefined },
       ...finalRing.keys
         .filter((k) => k.kid !== activeKid && (k.retire_at === undefined || k.retire_at > now))
-        .map((k) => ({ jwk: publicJwk(k.kid, k.x), retireAt: k.retire_at })),
+        .map((k) => ({
+          jwk: publicJwk(k.kid, k.x),
+          // The signer-to-be must not leave the view before it signs.
+          retireAt: k.kid === pending?.kid ? undefined : k.retire_at,
+        })),
     ];
     return {
       signer: jwtSigner(active.key, activeKid),
       kid: activeKid,
       published,
       version: finalVersion,
+      ...(pending ? { pending } : {}),
     };
   }
 }

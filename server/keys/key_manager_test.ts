@@ -208,4 +208,26 @@ Deno.test("without keys.encryption_key start-up says once that the store key is 
     const sealedLog = createMemoryLogger();
     await loadKeyManager({ ...o, log: sealedLog.log, sealer: createKeySealer(SECRET_A) });
     assert.equal(sealedLog.lines.filter((l) => /unencrypted/.test(String(l.msg))).length, 0);
+
+Deno.test("a rotated key is published at once but signs only after the activation delay", () =>
+  withKv(async (o, clock) => {
+    const shared = { ...o, activationDelayMs: 6_000 };
+    const running = await loadKeyManager(shared);
+    const before = running.activeKid;
+    clock.advance(1000);
+    const { kid } = await rotateStoreKey(shared);
+    await running.reload();
+    // Published by every instance that re-read the ring, while all still sign with the old key.
+    assert.deepEqual(running.jwks().keys.map((k) => k.kid).sort(), [before, kid].sort());
+    assert.equal(running.activeKid, before);
+    const { kid: signedBy } = JSON.parse(atob(running.sign({ iss: "i" }).split(".")[0]!));
+    assert.equal(signedBy, before);
+    clock.advance(5_999);
+    assert.equal(running.activeKid, before);
+    clock.advance(1);
+    assert.equal(running.activeKid, kid);
+    const { kid: now } = JSON.parse(atob(running.sign({ iss: "i" }).split(".")[0]!));
+    assert.equal(now, kid);
+    // A process starting after the delay signs with the new key straight away.
+    assert.equal((await loadKeyManager(shared)).activeKid, kid);
   }));

@@ -5,6 +5,7 @@ import { KvUserStore } from "./kv_users.ts";
 import { KvSessionStore } from "./kv_sessions.ts";
 import { KvNonceStore } from "./kv_nonces.ts";
 import { KvLockoutStore } from "./kv_lockout.ts";
+import { KvRateLimitStore } from "./kv_rate_limits.ts";
 
 /**
  * The whole {@linkcode Store} on one opened Deno KV (a local file, `:memory:` or a KV Connect
@@ -29,6 +30,7 @@ export function createKvStore(kv: Deno.Kv, clock: Clock): Store {
     stats: new KvStatsStore(kv),
     nonces: new KvNonceStore(kv, clock),
     lockouts: new KvLockoutStore(kv, clock),
+    rateLimits: new KvRateLimitStore(kv, clock),
     async ping() {
       await kv.get(["health"]);
     },

@@ -82,6 +82,20 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: "shared public rate limit",
+    sql: `
+      create table rate_limits (
+        key text not null,
+        window_start bigint not null,
+        count integer not null,
+        forget_at bigint not null,
+        primary key (key, window_start)
+      );
+      create index rate_limits_expiry on rate_limits (forget_at);
+    `,
+  },
 ];
 
 /** The advisory lock every instance takes to migrate: one migrates, the others wait. */

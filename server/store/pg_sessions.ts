@@ -102,7 +102,8 @@ export class PgSessionStore implements SessionStore {
    * @inheritdoc
    *
    * Nothing in PostgreSQL expires by itself, so this sweep also deletes expired nonces,
-   * used-ID-token markers and forgotten lockout records (at most `limit` of each). Rows are
+   * used-ID-token markers, forgotten lockout records and past rate-limit windows (at most
+   * `limit` of each). Rows are
    * claimed with `skip locked`: several instances sweeping at once share the work.
    */
   async sweepExpired(now: number, limit = SWEEP_LIMIT): Promise<number> {
@@ -121,6 +122,10 @@ export class PgSessionStore implements SessionStore {
     await this.sql`
       delete from used_id_tokens where (issuer, id) in (
         select issuer, id from used_id_tokens where expires_at <= ${now}
+        limit ${limit} for update skip locked)`;
+    await this.sql`
+      delete from rate_limits where (key, window_start) in (
+        select key, window_start from rate_limits where forget_at <= ${now}
         limit ${limit} for update skip locked)`;
     await this.sql`
       delete from operator_lockouts where peer in (

@@ -5,6 +5,7 @@ import { PgUserStore } from "./pg_users.ts";
 import { PgSessionStore } from "./pg_sessions.ts";
 import { PgNonceStore } from "./pg_nonces.ts";
 import { PgLockoutStore } from "./pg_lockout.ts";
+import { PgRateLimitStore } from "./pg_rate_limits.ts";
 
 /**
  * The whole {@linkcode Store} on a PostgreSQL pool, shared by every instance that connects to
@@ -29,6 +30,7 @@ export function createPgStore(sql: Sql, clock: Clock): Store {
     stats: new PgStatsStore(sql),
     nonces: new PgNonceStore(sql, clock),
     lockouts: new PgLockoutStore(sql, clock),
+    rateLimits: new PgRateLimitStore(sql),
     async ping() {
       await sql`select 1`;
     },

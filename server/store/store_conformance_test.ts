@@ -379,6 +379,31 @@ conformance(
   },
 );
 
+conformance(
+  "rate limits: counts added by two instances at once sum up per key and window",
+  async ({ store, another }) => {
+    const other = await another();
+    const window = 28_333_333;
+    const forgetAt = (window + 1) * 60_000;
+    const adds = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        (i % 2 ? store : other).rateLimits.add(
+          window,
+          new Map([["192.0.2.1", 2], [`198.51.100.${i}`, 1]]),
+          forgetAt,
+        )),
+    );
+    assert.equal(
+      Math.max(...adds.map((t) => t.get("192.0.2.1")!)),
+      20,
+    );
+    const totals = await store.rateLimits.add(window, new Map([["192.0.2.1", 1]]), forgetAt);
+    assert.deepEqual([...totals], [["192.0.2.1", 21]]);
+    const next = await other.rateLimits.add(window + 1, new Map([["192.0.2.1", 1]]), forgetAt);
+    assert.equal(next.get("192.0.2.1"), 1);
+  },
+);
+
 conformance("ping answers while the store is reachable", async ({ store }) => {
   await store.ping();
 });

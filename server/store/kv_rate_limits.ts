@@ -1,0 +1,42 @@
+import type { Clock } from "@org/shared";
+import type { RateLimitStore } from "./store.ts";
+import { expireIn } from "./kv_keys.ts";
+
+/** Key of one client's count in one window; expires through `expireIn` alone. */
+const rateKey = (window: number, key: string): Deno.KvKey => ["rate_limits", window, key];
+
+/** Keys per round trip: `getMany` reads at most 10. */
+const CHUNK = 10;
+
+/** {@linkcode RateLimitStore} on Deno KV: one entry per client and window, added with checks. */
+export class KvRateLimitStore implements RateLimitStore {
+  /** @param kv an opened Deno KV @param clock the time source for `expireIn` */
+  constructor(private readonly kv: Deno.Kv, private readonly clock: Clock) {}
+
+  /** @inheritdoc */
+  async add(
+    window: number,
+    counts: ReadonlyMap<string, number>,
+    forgetAt: number,
+  ): Promise<Map<string, number>> {
+    const totals = new Map<string, number>();
+    const entries = [...counts];
+    for (let i = 0; i < entries.length; i += CHUNK) {
+      const chunk = entries.slice(i, i + CHUNK);
+      const keys = chunk.map(([key]) => rateKey(window, key));
+      for (;;) {
+        const got = await this.kv.getMany<number[]>(keys);
+        const op = this.kv.atomic();
+        const ttl = { expireIn: expireIn(forgetAt, this.clock.now()) };
+        chunk.forEach(([key, n], j) => {
+          const total = (got[j]!.value ?? 0) + n;
+          op.check(got[j]!).set(keys[j]!, total, ttl);
+          totals.set(key, total);
+        });
+        // Another instance added meanwhile: read again and add on top.
+        if ((await op.commit()).ok) break;
+      }
+    }
+    return totals;
+  }
+}
