@@ -26,11 +26,18 @@ import { json, type Sql } from "./pg_connection.ts";
 /** Most rotations per statement. */
 const MAX_BATCH = 64;
 /**
- * Most statements in flight per process. Several keep the pool's connections busy (PostgreSQL
- * flushes concurrent commits together), while rotations that arrive meanwhile gather into the
- * next batch.
+ * Most reads, and most rotation statements, in flight per process. One at a time lets the
+ * requests arriving meanwhile gather into the next statement; a second starts only when a full
+ * batch is waiting, as in the KV store. Measured (2 instances, 64 clients, PostgreSQL CPU per
+ * refresh): four in flight ~280-390 µs, two ~210-275 µs, one ~140-170 µs, with throughput and
+ * p99 no worse.
  */
-const MAX_IN_FLIGHT = 4;
+const MAX_IN_FLIGHT = 2;
+
+/** Whether another statement may start with `inFlight` running and `queued` waiting. */
+function mayStart(inFlight: number, queued: number): boolean {
+  return queued > 0 && (inFlight === 0 || (inFlight < MAX_IN_FLIGHT && queued >= MAX_BATCH));
+}
 
 /** One row of the read query. */
 interface RefreshRow {
@@ -100,7 +107,7 @@ export class PgRotation {
   }
 
   #pumpReads(): void {
-    while (this.#reads.length > 0 && this.#readsInFlight < MAX_IN_FLIGHT) {
+    while (mayStart(this.#readsInFlight, this.#reads.length)) {
       this.#readsInFlight++;
       const batch = this.#reads.splice(0, MAX_BATCH);
       void this.#readBatch(batch).finally(() => {
@@ -157,7 +164,7 @@ export class PgRotation {
   }
 
   #pump(): void {
-    while (this.#queue.length > 0 && this.#inFlight < MAX_IN_FLIGHT) {
+    while (mayStart(this.#inFlight, this.#queue.length)) {
       this.#inFlight++;
       void this.#commitBatch(this.#queue.splice(0, MAX_BATCH)).finally(() => {
         this.#inFlight--;
