@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
+import postgres from "postgres";
 import { startOidcProvider } from "../support/oidc.ts";
 import { startTestPostgres } from "../support/postgres.ts";
 import { SECRET } from "../support/internal_api.ts";
@@ -222,6 +223,30 @@ Deno.test({
           assert.equal(new Set(sets).size, 1);
         },
       );
+
+      await t.step("no refresh token or nonce is stored in plaintext", async () => {
+        const first = await codeExchange(a);
+        const second = await tokens(refresh(b, first.refresh_token!));
+        const { nonce } = await (await form(`${c.url}/nonce`, {})).json();
+        const sql = postgres(url, { max: 1, onnotice: () => {} });
+        try {
+          const tables = await sql<{ name: string }[]>`
+            select table_name as name from information_schema.tables
+            where table_schema = current_schema()`;
+          assert.ok(tables.length >= 8);
+          let dump = "";
+          for (const { name } of tables) {
+            const rows = await sql.unsafe(`select t::text as row from ${name} t`);
+            dump += rows.map((r) => r.row).join("\n");
+          }
+          assert.ok(dump.includes(decodeJwt(first.access_token!).sub!), "the dump has the data");
+          for (const secret of [first.refresh_token!, second.refresh_token!, nonce, SECRET]) {
+            assert.equal(dump.includes(secret), false);
+          }
+        } finally {
+          await sql.end();
+        }
+      });
 
       await t.step(
         "kill -9 of one instance under refresh load: the others keep answering, no answered session is lost",
