@@ -85,6 +85,20 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
 }
 
+/** The latency figures of one load round (and its first error, printed). */
+function roundFigures(r: LoadResult): Record<"count" | "errors" | "rate" | "p50" | "p99", number> {
+  if (r.firstError) console.error(`first error: ${r.firstError}`);
+  const sorted = r.latenciesMs.sort((a, b) => a - b);
+  const n = sorted.length;
+  return {
+    count: n,
+    errors: r.errors,
+    rate: n / (r.elapsedMs / 1000),
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+  };
+}
+
 function median(xs: readonly number[]): number {
   return percentile([...xs].sort((a, b) => a - b), 0.5);
 }
@@ -156,11 +170,10 @@ async function driveInProcess(
   return { rate: n / (elapsed / 1000), mainUs: cpu.main / n };
 }
 
-async function floor(deps: ServiceDeps, kv: Deno.Kv): Promise<{
-  sign: number;
-  sha: number;
-  commit: number;
-}> {
+/** The floor's CPU half: one access-token signature and one SHA-256 of a token (µs each). */
+async function signAndHash(
+  deps: ServiceDeps,
+): Promise<{ sign: number; sha: number; user: UserRecord; token: string }> {
   const user = (await deps.store.users.list(undefined, 1))[0]!;
   const claims = JSON.parse(
     atob(
@@ -169,6 +182,17 @@ async function floor(deps: ServiceDeps, kv: Deno.Kv): Promise<{
     ),
   );
   const token = newOpaqueToken(deps.random);
+  const sign = await perCallUs(5000, () => deps.keys.sign(claims));
+  const sha = await perCallUs(20000, () => tokenHash(token));
+  return { sign, sha, user, token };
+}
+
+async function floor(deps: ServiceDeps, kv: Deno.Kv): Promise<{
+  sign: number;
+  sha: number;
+  commit: number;
+}> {
+  const { sign, sha, user, token } = await signAndHash(deps);
   const record: RefreshRecord = {
     hash: tokenHash(token),
     family_id: "ses_01JBENCHBENCHBENCHBENCHBENC",
@@ -176,8 +200,6 @@ async function floor(deps: ServiceDeps, kv: Deno.Kv): Promise<{
     issued_at: Date.now(),
     expires_at: Date.now() + 86_400_000,
   };
-  const sign = await perCallUs(5000, () => deps.keys.sign(claims));
-  const sha = await perCallUs(20000, () => tokenHash(token));
   // Keys like a rotation's (the SHA-256 of a fresh token), in the seeded store: SQLite pays
   // more for scattered keys in a large table than for sequential ones.
   const keys = Array.from({ length: 3200 }, () => tokenHash(newOpaqueToken(deps.random)));
@@ -230,15 +252,10 @@ async function run(kind: "memory" | "file"): Promise<void> {
       const cpu0 = cpuUsage();
       const r = await drive({ ports: [Number(port)], tokens: chains(i), perClient: PER_CLIENT });
       const cpu = cpuUsage(cpu0);
-      if (r.firstError) console.error(`first error: ${r.firstError}`);
-      const sorted = r.latenciesMs.sort((a, b) => a - b);
-      const n = sorted.length;
+      const figures = roundFigures(r);
+      const n = figures.count;
       rounds.push({
-        count: n,
-        errors: r.errors,
-        rate: n / (r.elapsedMs / 1000),
-        p50: percentile(sorted, 0.5),
-        p99: percentile(sorted, 0.99),
+        ...figures,
         process: (cpu.user + cpu.system) / n,
         main: r.cpu.main / n,
         load: r.cpu.workers / n,
@@ -377,16 +394,7 @@ async function runPostgres(): Promise<void> {
     const tokens = await seedSessions(deps, (2 * (ROUNDS + 1) + 1) * CLIENTS + IDLE_SESSIONS);
     let used = 0;
     const chains = () => tokens.slice(used * CLIENTS, ++used * CLIENTS);
-    const user = (await deps.store.users.list(undefined, 1))[0]!;
-    const claims = JSON.parse(
-      atob(
-        mintAccessToken(deps, user, "ses_x").token.split(".")[1]!.replace(/-/g, "+")
-          .replace(/_/g, "/"),
-      ),
-    );
-    const token = newOpaqueToken(deps.random);
-    const sign = await perCallUs(5000, () => deps.keys.sign(claims));
-    const sha = await perCallUs(20000, () => tokenHash(token));
+    const { sign, sha } = await signAndHash(deps);
     const tx = await pgFloor(sql);
     const floorUs = sign + sha + tx.serialUs;
     line("floor_ed25519_jwt_sign_postgres", sign, "µs");
@@ -413,15 +421,10 @@ async function runPostgres(): Promise<void> {
         const r = await drive({ ports, tokens: chains(), perClient: PER_CLIENT });
         const serverS = pids.reduce((a, pid, k) => a + processCpuS(pid) - cpu0[k]!, 0);
         const postgresS = postgresCpuS() - pg0;
-        if (r.firstError) console.error(`first error: ${r.firstError}`);
-        const sorted = r.latenciesMs.sort((a, b) => a - b);
-        const n = sorted.length;
+        const figures = roundFigures(r);
+        const n = figures.count;
         rounds.push({
-          count: n,
-          errors: r.errors,
-          rate: n / (r.elapsedMs / 1000),
-          p50: percentile(sorted, 0.5),
-          p99: percentile(sorted, 0.99),
+          ...figures,
           server: serverS * 1e6 / n,
           postgres: postgresS * 1e6 / n,
         });

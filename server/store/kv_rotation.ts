@@ -33,6 +33,7 @@ import type {
   UserRecord,
 } from "./store.ts";
 import { expireIn, K } from "./kv_keys.ts";
+import { type PendingRotation, RotationQueue } from "./rotation_queue.ts";
 
 /** Most token hints remembered; the oldest are forgotten first (a miss is only slower). */
 const MAX_HINTS = 100_000;
@@ -51,22 +52,12 @@ const MAX_BATCH = 25;
  */
 const MAX_IN_FLIGHT = 2;
 
-interface Pending {
-  readonly snapshot: RefreshSnapshot;
-  readonly retired: RefreshRecord;
-  readonly next: RefreshRecord;
-  readonly resolve: (outcome: RotateOutcome) => void;
-  readonly reject: (err: unknown) => void;
-}
-
 /** Reads and rotations of refresh tokens on one Deno KV. */
 export class KvRotation {
   #hints = new Map<string, { family: string; user: string }>();
   #snapshots = new Map<string, RefreshSnapshot>();
   /** Tokens whose rotation is queued or in flight, to when it settles. */
-  #rotating = new Map<string, Promise<unknown>>();
-  #queue: Pending[] = [];
-  #inFlight = 0;
+  #queue = new RotationQueue((batch) => this.#commitBatch(batch), MAX_BATCH, MAX_IN_FLIGHT);
 
   /** @param kv an opened Deno KV @param clock time source for `expireIn` */
   constructor(private readonly kv: Deno.Kv, private readonly clock: Clock) {}
@@ -159,32 +150,10 @@ export class KvRotation {
     retired: RefreshRecord,
     next: RefreshRecord,
   ): Promise<RotateOutcome> {
-    const underWay = this.#rotating.get(retired.hash);
-    // Answer once the other rotation settled, so the caller's re-read sees its outcome.
-    if (underWay) return underWay.then(() => "raced", () => "raced");
-    const { promise, resolve, reject } = Promise.withResolvers<RotateOutcome>();
-    this.#rotating.set(retired.hash, promise);
-    this.#queue.push({ snapshot, retired, next, resolve, reject });
-    this.#pump();
-    return promise;
+    return this.#queue.rotate(snapshot, retired, next);
   }
 
-  /** Starts group commits of what is queued, within {@linkcode MAX_IN_FLIGHT}. */
-  #pump(): void {
-    while (
-      this.#queue.length > 0 &&
-      (this.#inFlight === 0 ||
-        (this.#inFlight < MAX_IN_FLIGHT && this.#queue.length >= MAX_BATCH))
-    ) {
-      this.#inFlight++;
-      void this.#commitBatch(this.#queue.splice(0, MAX_BATCH)).finally(() => {
-        this.#inFlight--;
-        this.#pump();
-      });
-    }
-  }
-
-  async #commitBatch(batch: Pending[]): Promise<void> {
+  async #commitBatch(batch: PendingRotation[]): Promise<void> {
     try {
       if (batch.length > 1) {
         const versionstamp = await this.#commit(batch);
@@ -203,7 +172,7 @@ export class KvRotation {
     }
   }
 
-  #settled(p: Pending, versionstamp: string | undefined): void {
+  #settled(p: PendingRotation, versionstamp: string | undefined): void {
     this.#forget(p);
     if (versionstamp === undefined) return p.resolve("changed");
     this.#hints.delete(p.retired.hash);
@@ -230,13 +199,12 @@ export class KvRotation {
   }
 
   /** Whatever happened, the snapshot decided on is no longer a good guess. */
-  #forget(p: Pending): void {
-    this.#rotating.delete(p.retired.hash);
+  #forget(p: PendingRotation): void {
     this.#snapshots.delete(p.retired.hash);
   }
 
   /** One atomic commit of `items`; its versionstamp, or `undefined` when a check failed. */
-  async #commit(items: readonly Pending[]): Promise<string | undefined> {
+  async #commit(items: readonly PendingRotation[]): Promise<string | undefined> {
     const now = this.clock.now();
     const op = this.kv.atomic();
     for (const { snapshot, retired, next } of items) {

@@ -22,22 +22,19 @@ import type {
   UserRecord,
 } from "./store.ts";
 import { json, type Sql } from "./pg_connection.ts";
+import { Batcher } from "./batcher.ts";
+import { type PendingRotation, RotationQueue } from "./rotation_queue.ts";
 
 /** Most rotations per statement. */
 const MAX_BATCH = 64;
 /**
- * Most reads, and most rotation statements, in flight per process. One at a time lets the
- * requests arriving meanwhile gather into the next statement; a second starts only when a full
- * batch is waiting, as in the KV store. Measured (2 instances, 64 clients, PostgreSQL CPU per
- * refresh): four in flight ~280-390 µs, two ~210-275 µs, one ~140-170 µs, with throughput and
- * p99 no worse.
+ * Most reads, and most rotation statements, in flight per process: one, and a second only when
+ * a full batch is waiting (`Batcher`'s rule, as in the KV store), so the requests arriving
+ * meanwhile gather into the next statement. Measured (2 instances, 64 clients, PostgreSQL CPU
+ * per refresh): four in flight ~280-390 µs, two ~210-275 µs, one ~140-170 µs, with throughput
+ * and p99 no worse.
  */
 const MAX_IN_FLIGHT = 2;
-
-/** Whether another statement may start with `inFlight` running and `queued` waiting. */
-function mayStart(inFlight: number, queued: number): boolean {
-  return queued > 0 && (inFlight === 0 || (inFlight < MAX_IN_FLIGHT && queued >= MAX_BATCH));
-}
 
 /** One row of the read query. */
 interface RefreshRow {
@@ -58,14 +55,6 @@ interface PendingRead {
   readonly reject: (err: unknown) => void;
 }
 
-interface Pending {
-  readonly snapshot: RefreshSnapshot;
-  readonly retired: RefreshRecord;
-  readonly next: RefreshRecord;
-  readonly resolve: (outcome: RotateOutcome) => void;
-  readonly reject: (err: unknown) => void;
-}
-
 /** One rotation as the statement reads it (`jsonb_to_recordset`). */
 interface Item {
   hash: string;
@@ -83,11 +72,8 @@ interface Item {
 /** Group-committed rotations of refresh tokens on one PostgreSQL pool. */
 export class PgRotation {
   /** Tokens whose rotation is queued or in flight here, to when it settles. */
-  #rotating = new Map<string, Promise<unknown>>();
-  #queue: Pending[] = [];
-  #inFlight = 0;
-  #reads: PendingRead[] = [];
-  #readsInFlight = 0;
+  #queue = new RotationQueue((batch) => this.#commitBatch(batch), MAX_BATCH, MAX_IN_FLIGHT);
+  #reads = new Batcher<PendingRead>((batch) => this.#readBatch(batch), MAX_BATCH, MAX_IN_FLIGHT);
 
   /** @param sql the pool */
   constructor(private readonly sql: Sql) {}
@@ -102,19 +88,7 @@ export class PgRotation {
   read(hash: string): Promise<RefreshSnapshot | undefined> {
     const { promise, resolve, reject } = Promise.withResolvers<RefreshSnapshot | undefined>();
     this.#reads.push({ hash, resolve, reject });
-    this.#pumpReads();
     return promise;
-  }
-
-  #pumpReads(): void {
-    while (mayStart(this.#readsInFlight, this.#reads.length)) {
-      this.#readsInFlight++;
-      const batch = this.#reads.splice(0, MAX_BATCH);
-      void this.#readBatch(batch).finally(() => {
-        this.#readsInFlight--;
-        this.#pumpReads();
-      });
-    }
   }
 
   async #readBatch(batch: readonly PendingRead[]): Promise<void> {
@@ -152,28 +126,10 @@ export class PgRotation {
     if (snapshot.versions.family === null || snapshot.versions.user === null) {
       return Promise.resolve("changed");
     }
-    // Two rotations of one token in one statement would both find the row; the second one
-    // waits for the first instead (and its caller re-reads, as after any lost race).
-    const underWay = this.#rotating.get(retired.hash);
-    if (underWay) return underWay.then(() => "raced", () => "raced");
-    const { promise, resolve, reject } = Promise.withResolvers<RotateOutcome>();
-    this.#rotating.set(retired.hash, promise);
-    this.#queue.push({ snapshot, retired, next, resolve, reject });
-    this.#pump();
-    return promise;
+    return this.#queue.rotate(snapshot, retired, next);
   }
 
-  #pump(): void {
-    while (mayStart(this.#inFlight, this.#queue.length)) {
-      this.#inFlight++;
-      void this.#commitBatch(this.#queue.splice(0, MAX_BATCH)).finally(() => {
-        this.#inFlight--;
-        this.#pump();
-      });
-    }
-  }
-
-  async #commitBatch(batch: Pending[]): Promise<void> {
+  async #commitBatch(batch: PendingRotation[]): Promise<void> {
     let rotated: Set<string>;
     try {
       rotated = await this.#commit(batch);
@@ -192,16 +148,19 @@ export class PgRotation {
     this.#settle(batch, rotated);
   }
 
-  #settle(batch: readonly Pending[], rotated: Set<string> | undefined, err?: unknown): void {
+  #settle(
+    batch: readonly PendingRotation[],
+    rotated: Set<string> | undefined,
+    err?: unknown,
+  ): void {
     for (const p of batch) {
-      this.#rotating.delete(p.retired.hash);
       if (rotated === undefined) p.reject(err);
       else p.resolve(rotated.has(p.retired.hash) ? "rotated" : "changed");
     }
   }
 
   /** One statement for `batch`; the hashes of the tokens it retired. */
-  async #commit(batch: readonly Pending[]): Promise<Set<string>> {
+  async #commit(batch: readonly PendingRotation[]): Promise<Set<string>> {
     const items: Item[] = batch.map(({ snapshot, retired, next }) => ({
       hash: retired.hash,
       rv: snapshot.versions.record,
