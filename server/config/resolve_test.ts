@@ -232,3 +232,25 @@ Deno.test("resolveConfig() reads [apple_client_secret] instead of client_secret"
     "providers.c.client_secret",
   ]);
 });
+
+Deno.test("resolveConfig() storage: a PostgreSQL URL, its password from the environment, a bounded pool", () => {
+  const c = ok(
+    { storage: { url: "postgres://te@db:5432/te?sslmode=verify-full" } },
+    { TOKEN_EXCHANGE__STORAGE__PASSWORD: "p@ss/word" },
+  );
+  assert.equal(c.storage.url, "postgres://te@db:5432/te?sslmode=verify-full");
+  assert.equal(c.storage.password, "p@ss/word");
+  assert.equal(c.storage.pool_size, 10);
+  assert.equal(c.storage.tls_ca_path, undefined);
+  const r = resolveConfig({
+    storage: { url: "mysql://db/te", pool_size: 0 },
+  }, {});
+  assert.ok("errors" in r);
+  assert.deepEqual(r.errors.map((e) => e.path).sort(), ["storage.pool_size", "storage.url"]);
+  const kv = resolveConfig({ storage: { password: "x", tls_ca_path: "ca.pem" } }, {});
+  assert.ok("errors" in kv);
+  assert.deepEqual(kv.errors.map((e) => e.path).sort(), [
+    "storage.password",
+    "storage.tls_ca_path",
+  ]);
+});

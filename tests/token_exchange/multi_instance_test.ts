@@ -98,6 +98,35 @@ Deno.test({
     const servers = await Promise.all([spawn(), spawn(), spawn()]);
     const [a, b, c] = servers as [SpawnedServer, SpawnedServer, SpawnedServer];
     try {
+      await t.step(
+        "instances started at once migrated once; serve --migrate-only migrates and exits",
+        async () => {
+          const sql = postgres(url, { max: 1, onnotice: () => {} });
+          try {
+            const applied = await sql<{ version: number }[]>`
+            select version from schema_migrations order by version`;
+            assert.deepEqual(applied.map((r) => r.version), [1, 2]);
+          } finally {
+            await sql.end();
+          }
+          const fresh = { TE_DATABASE_URL: await pg.schema("migrate_only") };
+          const first = await runTokenCli(dirs[0]!, ["serve", "--migrate-only"], fresh);
+          assert.equal(first.code, 0, first.stderr);
+          assert.match(first.stdout, /applied migrations 1, 2$/m);
+          assert.doesNotMatch(first.stdout, /listening/);
+          const again = await runTokenCli(dirs[0]!, ["serve", "--migrate-only"], fresh);
+          assert.match(again.stdout, /schema is current$/m);
+          // The password never shows in what the command prints.
+          assert.equal(`${first.stdout}${again.stdout}`.includes(new URL(url).password), false);
+          // Built-in defaults (a KV store): nothing to migrate, said in one line.
+          const empty = await Deno.makeTempDir({ prefix: "te-multi-" });
+          dirs.push(empty);
+          const kv = await runTokenCli(empty, ["serve", "--migrate-only"]);
+          assert.equal(kv.code, 1);
+          assert.match(kv.stderr, /^token-exchange: --migrate-only applies to a PostgreSQL store/);
+        },
+      );
+
       await t.step("a token issued by one instance refreshes on another", async () => {
         const first = await codeExchange(a);
         const second = await tokens(refresh(b, first.refresh_token!));
