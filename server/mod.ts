@@ -14,4 +14,5 @@ export type { Config } from "./config/schema.ts";
 export type { ServiceDeps } from "./deps.ts";
 export type { Store } from "./store/store.ts";
 export { createKvStore } from "./store/kv_store.ts";
-export { startServer } from "./serve.ts";
+export { createPgStore } from "./store/pg_store.ts";
+export { openStore, startServer } from "./serve.ts";

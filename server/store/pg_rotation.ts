@@ -173,9 +173,11 @@ export class PgRotation {
       next_expires: next.expires_at,
       next_record: next,
     }));
-    // The update waits for a concurrent rotation of the same row and then re-checks its
-    // version, so only one of them matches. The share locks make a concurrent revocation or
-    // user change wait for this commit, or make this rotation see the new version and fail.
+    // Locking a row waits for a concurrent rotation of it and then re-checks its version, so
+    // only one of them matches. The share locks make a concurrent revocation or user change
+    // wait for this commit, or make this rotation see the new version and fail. Every lock is
+    // taken in key order (as revocations take theirs), so statements of several instances
+    // that share rows wait for each other instead of deadlocking.
     const rows = await this.sql<{ hash: string }[]>`
       with input as (
         select * from jsonb_to_recordset(${json(this.sql, items)}) as i(
@@ -187,10 +189,13 @@ export class PgRotation {
       ), owners as (
         select u.id from users u join input i on u.id = i.user_id and u.version = i.uv
         order by u.id for share of u
+      ), locked as (
+        select r.hash from refresh_tokens r join input i on r.hash = i.hash and r.version = i.rv
+        order by r.hash for update of r
       ), retire as (
         update refresh_tokens r set record = i.retired, version = r.version + 1
         from input i
-        where r.hash = i.hash and r.version = i.rv
+        where r.hash = i.hash and r.hash in (select hash from locked)
           and i.family_id in (select id from families) and i.user_id in (select id from owners)
         returning r.hash
       ), successors as (

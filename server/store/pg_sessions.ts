@@ -72,13 +72,19 @@ export class PgSessionStore implements SessionStore {
     return this.#revoke("user_id", userId, at);
   }
 
-  /** Revokes the live families whose `column` is `value` in one statement; how many. */
+  /**
+   * Revokes the live families whose `column` is `value` in one statement, locking them in id
+   * order (the order rotations take their share locks in); how many.
+   */
   async #revoke(column: "id" | "user_id", value: string, at: number): Promise<number> {
     const rows = await this.sql`
       update session_families
       set revoked = true, version = version + 1,
         record = record || jsonb_build_object('revoked', true, 'revoked_at', ${at}::bigint)
-      where ${this.sql(column)} = ${value} and not revoked and expires_at > ${this.clock.now()}
+      where id in (
+        select id from session_families
+        where ${this.sql(column)} = ${value} and not revoked and expires_at > ${this.clock.now()}
+        order by id for update)
       returning 1`;
     return rows.length;
   }

@@ -1,7 +1,8 @@
 /**
  * The storage interfaces of the token-exchange service and the records they keep. One small
- * interface per concern; {@linkcode Store} bundles them. The Deno KV implementation is
- * `createKvStore` in `./kv_store.ts`.
+ * interface per concern; {@linkcode Store} bundles them. Implementations: Deno KV
+ * (`createKvStore` in `./kv_store.ts`) and PostgreSQL (`createPgStore` in `./pg_store.ts`),
+ * held to the same behaviour by `./store_conformance_test.ts`.
  *
  * @module
  */
