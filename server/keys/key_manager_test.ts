@@ -208,6 +208,7 @@ Deno.test("without keys.encryption_key start-up says once that the store key is 
     const sealedLog = createMemoryLogger();
     await loadKeyManager({ ...o, log: sealedLog.log, sealer: createKeySealer(SECRET_A) });
     assert.equal(sealedLog.lines.filter((l) => /unencrypted/.test(String(l.msg))).length, 0);
+  }));
 
 Deno.test("a rotated key is published at once but signs only after the activation delay", () =>
   withKv(async (o, clock) => {
