@@ -320,20 +320,19 @@ function processCpuS(pid: number): number {
   }
 }
 
-/** CPU seconds used so far by every PostgreSQL server process on this machine. */
-function postgresCpuS(): number {
-  let total = 0;
-  for (const e of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(e.name)) continue;
-    try {
-      if (Deno.readTextFileSync(`/proc/${e.name}/comm`).trim() !== "postgres") continue;
-    } catch {
-      continue;
-    }
-    const s = processCpuS(Number(e.name));
-    if (!Number.isNaN(s)) total += s;
-  }
-  return total;
+/**
+ * The processes of the bench's own PostgreSQL server (its backends, and the background
+ * processes it lists: WAL writer, checkpointer, …), so other PostgreSQL servers on a shared
+ * machine are not counted.
+ */
+async function postgresPids(sql: Sql): Promise<number[]> {
+  const rows = await sql<{ pid: number }[]>`select pid from pg_stat_activity`;
+  return rows.map((r) => r.pid);
+}
+
+/** CPU seconds `pids` used so far (a process that has exited counts 0). */
+function cpuOfPids(pids: readonly number[]): number[] {
+  return pids.map((pid) => processCpuS(pid));
 }
 
 /**
@@ -417,10 +416,15 @@ async function runPostgres(): Promise<void> {
       >[] = [];
       for (let i = 1; i <= ROUNDS; i++) {
         const cpu0 = pids.map(processCpuS);
-        const pg0 = postgresCpuS();
+        const pgPids = await postgresPids(sql);
+        const pg0 = cpuOfPids(pgPids);
         const r = await drive({ ports, tokens: chains(), perClient: PER_CLIENT });
         const serverS = pids.reduce((a, pid, k) => a + processCpuS(pid) - cpu0[k]!, 0);
-        const postgresS = postgresCpuS() - pg0;
+        // Processes alive at both readings (a backend that exits mid-round is left out).
+        const postgresS = cpuOfPids(pgPids).reduce(
+          (a, s, k) => Number.isNaN(s) || Number.isNaN(pg0[k]!) ? a : a + s - pg0[k]!,
+          0,
+        );
         const figures = roundFigures(r);
         const n = figures.count;
         rounds.push({
