@@ -1,6 +1,7 @@
 // deno-lint-ignore-file no-console -- a CLI entry point is where the console belongs
 /**
- * The token-exchange command line: `serve`, `keys generate`, `keys rotate`, `operator-token`.
+ * The token-exchange command line: `serve` (also what runs without a command), `keys generate`,
+ * `keys rotate`, `operator-token`.
  *
  * This is the only file of the member that reads the environment and prints; `serve.ts` opens
  * the store and the listeners for it (and for tests, in-process).
@@ -74,16 +75,34 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   },
 };
 
-const USAGE = `Usage: token-exchange <command> [options]
+/** Where the configuration reference lives (in the repository, beside the README). */
+const CONFIG_DOCS = "docs/configuration.md";
 
-Commands:
+/**
+ * The smallest config with which someone can sign in: one provider. Shown by `--help` and,
+ * on a start without any provider, in the first-run hint.
+ */
+const MINIMAL_CONFIG = `[providers.google]
+issuer = "https://accounts.google.com"
+client_id = "1234.apps.googleusercontent.com"
+client_secret = "\${GOOGLE_CLIENT_SECRET}"   # read from the environment`;
+
+const USAGE = `Usage: token-exchange [command] [options]
+
+Commands (none: serve):
 ${Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(54)} ${c.summary}`).join("\n")}
 
 Options:
   --config PATH   config file (default: ./token-exchange.toml when present, else built-in defaults)
   -h, --help      show this help
 
-Environment: TOKEN_EXCHANGE__SECTION__KEY overrides a config key; \${VAR} in the file reads VAR.`;
+Environment: TOKEN_EXCHANGE__SECTION__KEY overrides a config key; \${VAR} in the file reads VAR.
+
+A minimal working config (./token-exchange.toml), then \`GOOGLE_CLIENT_SECRET=… token-exchange\`:
+
+${indent(MINIMAL_CONFIG)}
+
+Every key: ${CONFIG_DOCS}.`;
 
 /**
  * Runs the CLI with `args`; returns the process exit code.
@@ -92,10 +111,13 @@ Environment: TOKEN_EXCHANGE__SECTION__KEY overrides a config key; \${VAR} in the
  * @returns 0 on success, 1 on a usage, config or startup error
  */
 export async function main(args: string[]): Promise<number> {
-  if (args.length === 0 || args[0] === "--help" || args[0] === "-h") {
+  if (args[0] === "--help" || args[0] === "-h") {
     console.log(USAGE);
-    return args.length === 0 ? 1 : 0;
+    return 0;
   }
+  // No command (or only options) serves: `deno run -A jsr:@org/token-exchange` is the way the
+  // package is meant to be started.
+  if (args.length === 0 || args[0]!.startsWith("-")) args = ["serve", ...args];
   const two = `${args[0]} ${args[1] ?? ""}`;
   const [name, rest] = COMMANDS[two] ? [two, args.slice(2)] : [args[0]!, args.slice(1)];
   const command = COMMANDS[name];
@@ -161,6 +183,8 @@ async function serveCommand(args: string[]): Promise<number> {
     console.log(`token-exchange: listening on ${server.internalUrl} (internal)`);
   }
   console.log(`token-exchange: issuer ${server.issuer}`);
+  const hint = firstRunHint(config);
+  if (hint) console.log(hint);
   const { promise, resolve } = Promise.withResolvers<string>();
   const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
   const listeners = signals.map((s) => [s, () => resolve(s)] as const);
@@ -197,6 +221,23 @@ async function migrateOnly(config: Config): Promise<number> {
   } finally {
     await sql.end({ timeout: 5 });
   }
+}
+
+/**
+ * How to add a provider, when none is configured: the service then runs but cannot sign
+ * anyone in, which a newcomer would otherwise only find out from a failing request.
+ */
+function firstRunHint(config: Config): string | undefined {
+  if (Object.keys(config.providers).length > 0) return undefined;
+  return `token-exchange: no identity provider is configured, so nobody can sign in yet. ` +
+    `Add one to ./token-exchange.toml (or --config PATH) and restart:\n\n${
+      indent(MINIMAL_CONFIG)
+    }\n\nProviders and every other key: ${CONFIG_DOCS}#providers; ` +
+    "`token-exchange --help` shows this again.";
+}
+
+function indent(text: string): string {
+  return text.split("\n").map((l) => `  ${l}`).join("\n");
 }
 
 async function keysGenerateCommand(args: string[]): Promise<number> {

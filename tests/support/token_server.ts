@@ -139,21 +139,28 @@ export interface SpawnedServer extends AsyncDisposable {
 }
 
 /**
- * Runs `server/main.ts serve` as a subprocess in `dir` (a temp dir by default) under
+ * Runs `server/main.ts serve` (or `options.command`) as a subprocess in `dir` (a temp dir by default) under
  * {@linkcode SERVER_PERMISSION_FLAGS}, with `toml` written to `dir/token-exchange.toml`.
  *
  * @returns once the listeners printed their addresses
  * @throws {Error} with the process output when it exits before listening
  */
 export async function spawnTokenServer(
-  options: { toml?: string; env?: Record<string, string>; dir?: string; args?: string[] } = {},
+  options: {
+    toml?: string;
+    env?: Record<string, string>;
+    dir?: string;
+    args?: string[];
+    /** The subcommand; default `["serve"]` (`[]` runs the CLI without one). */
+    command?: string[];
+  } = {},
 ): Promise<SpawnedServer> {
   const dir = options.dir ?? await Deno.makeTempDir({ prefix: "te-e2e-" });
   if (options.toml !== undefined) {
     await Deno.writeTextFile(join(dir, "token-exchange.toml"), options.toml);
   }
   const child = new Deno.Command(Deno.execPath(), {
-    args: cliArgs(["serve", ...(options.args ?? [])]),
+    args: cliArgs([...(options.command ?? ["serve"]), ...(options.args ?? [])]),
     cwd: dir,
     env: { NO_COLOR: "1", ...options.env },
     stdout: "piped",

@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { startOidcProvider } from "../support/oidc.ts";
-import { providerToml, runTokenCli, spawnTokenServer } from "../support/token_server.ts";
+import {
+  providerToml,
+  runTokenCli,
+  spawnTokenServer,
+  testConfig,
+} from "../support/token_server.ts";
 
 async function codeExchange(url: string): Promise<string> {
   const res = await fetch(`${url}/token`, {
@@ -79,13 +84,55 @@ Deno.test("serve refuses a bad config, listing every issue, exit code 1", async 
   }
 });
 
-Deno.test("--help lists the subcommands", async () => {
+Deno.test("--help lists the subcommands and a minimal working config", async () => {
   const out = await runTokenCli(Deno.cwd(), ["--help"]);
   assert.equal(out.code, 0);
   for (
     const c of ["serve", "keys generate", "keys rotate", "keys reseal", "operator-token --sub NAME"]
   ) {
     assert.ok(out.stdout.includes(c));
+  }
+  // The config shown is one the service accepts, and it names a provider.
+  const toml = out.stdout.slice(out.stdout.indexOf("[providers."), out.stdout.indexOf("Every key"))
+    .replace(/^ {2}/gm, "");
+  const config = testConfig(toml, { GOOGLE_CLIENT_SECRET: "s" });
+  assert.deepEqual(Object.keys(config.providers), ["google"]);
+});
+
+Deno.test("first run: no command serves, and says once how to add a provider", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "te-first-" });
+  try {
+    await using server = await spawnTokenServer({
+      dir,
+      command: [],
+      env: { TOKEN_EXCHANGE__SERVER__PORT: "0" },
+    });
+    assert.equal((await fetch(`${server.url}/health`)).status, 200);
+    const { code } = await server.stop("SIGTERM");
+    assert.equal(code, 0);
+    const out = server.stdout.join("\n");
+    assert.equal(out.split("no identity provider is configured").length - 1, 1, out);
+    assert.match(out, /\[providers\.google\]/);
+    assert.match(out, /docs\/configuration\.md#providers/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("first run: with a provider configured there is no hint", async () => {
+  await using idp = await startOidcProvider();
+  const dir = await Deno.makeTempDir({ prefix: "te-first-" });
+  try {
+    await using server = await spawnTokenServer({
+      dir,
+      command: [],
+      args: ["--config", "token-exchange.toml"],
+      toml: `[server]\nport = 0\n` + providerToml("idp", idp.issuer),
+    });
+    await server.stop("SIGTERM");
+    assert.ok(!server.stdout.join("\n").includes("no identity provider"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
 
