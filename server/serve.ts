@@ -21,9 +21,11 @@ import type { ServiceDeps } from "./deps.ts";
 import { createInternalHandler } from "./http/internal_handler.ts";
 import { createPublicHandler } from "./http/public_handler.ts";
 import { startingResponse } from "./http/errors.ts";
+import { createRequestIds } from "./http/request_id.ts";
 import type { RequestInfo } from "./http/router.ts";
 import type { Fetch } from "./providers/provider_fetch.ts";
 import { buildService, listenersFor } from "./service.ts";
+import { createIdFactory } from "./store/ids.ts";
 import { createKvStore } from "./store/kv_store.ts";
 import { openPostgres, redactUrl, type Sql } from "./store/pg_connection.ts";
 import { migrate } from "./store/pg_migrations.ts";
@@ -207,8 +209,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const store = options.kv ? createKvStore(options.kv, clock) : opened!.store;
   const listeners = listenersFor(config);
   const servers: Deno.HttpServer<Deno.NetAddr>[] = [];
-  let handler: (req: Request, info: RequestInfo) => Promise<Response> = () =>
-    Promise.resolve(startingResponse());
+  const random = options.random ?? cryptoRandom;
+  // Until the service is built, every request gets the 503 "starting" answer (with its id).
+  let handler: (req: Request, info: RequestInfo) => Promise<Response> = createRequestIds(
+    log,
+    createIdFactory(clock, random).ulid,
+  ).wrap(() => Promise.resolve(startingResponse()));
   let internalHandler = handler;
   let reloadTimer: ReturnType<typeof setInterval> | undefined;
   let sweep: ScheduledSweep | undefined;
@@ -232,7 +238,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const deps = await buildService(config, issuer, {
       store,
       clock,
-      random: options.random ?? cryptoRandom,
+      random,
       log,
       fetch: options.fetch ?? fetch,
       readKeyFile: (path) => Deno.readTextFile(path),

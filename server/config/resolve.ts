@@ -99,6 +99,7 @@ export function resolveConfig(
   const issuer = issuerRaw === undefined ? undefined : checkUrl(s, "issuer", issuerRaw);
   const role = s.oneOf("role", ["public", "admin", "all"] as const, "all");
   const body_timeout = s.duration("body_timeout", DEFAULTS.bodyTimeout, 1, DEFAULTS.bodyTimeoutMax);
+  const cors_origins = readCorsOrigins(s);
   s.done();
 
   const st = root.table("storage");
@@ -242,7 +243,7 @@ export function resolveConfig(
   if (issues.length > 0) return { errors: issues };
   return {
     config: {
-      server: { issuer: issuer?.replace(/\/+$/, ""), host, port, role, body_timeout },
+      server: { issuer: issuer?.replace(/\/+$/, ""), host, port, role, body_timeout, cors_origins },
       storage: { kv_path, url, password, pool_size, tls_ca_path },
       keys: { private_key_path, kid, encryption_key },
       token: {
@@ -296,6 +297,41 @@ function checkUrl(r: TableReader, key: string, value: string): string | undefine
     return undefined;
   }
   return value;
+}
+
+/**
+ * `server.cors_origins`: each entry one exact origin, written back in the form browsers send
+ * (`https://app.example.com`: lower-case host, no default port, no trailing slash). Nothing
+ * that could allow more than the operator listed: no `*`, no pattern, no `null` (sandboxed
+ * frames and `file:` pages all share it), and the issuer rule for the scheme (`https`, plain
+ * `http` only on loopback).
+ */
+function readCorsOrigins(s: TableReader): readonly string[] {
+  const origins = new Set<string>();
+  for (const value of s.stringList("cors_origins", [])) {
+    const bad = (why: string) => s.issue("cors_origins", `"${value}" ${why}`);
+    if (value.includes("*")) {
+      bad("is a wildcard: list every origin exactly (scheme://host[:port])");
+      continue;
+    }
+    if (value === "null") {
+      bad("cannot be allowed: sandboxed frames and file: pages all send it");
+      continue;
+    }
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      bad("is not an origin (scheme://host[:port])");
+      continue;
+    }
+    if (!isAllowedIssuerUrl(url)) {
+      bad("must use https (plain http only on loopback hosts)");
+    } else if (url.pathname !== "/" || url.search || url.hash || url.username || url.password) {
+      bad(`is not an origin: nothing may follow the host and port (${url.origin})`);
+    } else origins.add(url.origin);
+  }
+  return [...origins];
 }
 
 function readAudience(t: TableReader): string | readonly string[] | undefined {

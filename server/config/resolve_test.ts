@@ -254,3 +254,45 @@ Deno.test("resolveConfig() storage: a PostgreSQL URL, its password from the envi
     "storage.tls_ca_path",
   ]);
 });
+
+Deno.test("resolveConfig() server.cors_origins: off by default, origins kept in browser form", () => {
+  assert.deepEqual(ok({}).server.cors_origins, []);
+  assert.deepEqual(
+    ok({
+      server: {
+        cors_origins: [
+          "https://App.Example.com/",
+          "https://app.example.com:443",
+          "http://127.0.0.1:5173",
+        ],
+      },
+    }).server.cors_origins,
+    ["https://app.example.com", "http://127.0.0.1:5173"],
+  );
+  assert.deepEqual(
+    ok({}, { TOKEN_EXCHANGE__SERVER__CORS_ORIGINS: "https://a.example,https://b.example" }).server
+      .cors_origins,
+    ["https://a.example", "https://b.example"],
+  );
+});
+
+Deno.test("resolveConfig() server.cors_origins refuses wildcards, null, paths and plain http", () => {
+  for (
+    const bad of [
+      "*",
+      "https://*.example.com",
+      "null",
+      "app.example.com",
+      "https://app.example.com/app",
+      "https://app.example.com?x=1",
+      "https://user@app.example.com",
+      "http://app.example.com",
+      "file:///index.html",
+    ]
+  ) {
+    const r = resolveConfig({ server: { cors_origins: [bad] } }, {});
+    assert.ok("errors" in r, bad);
+    assert.deepEqual(r.errors.map((e) => e.path), ["server.cors_origins"], bad);
+    assert.ok(r.errors[0]!.message.includes(bad), r.errors[0]!.message);
+  }
+});

@@ -67,6 +67,11 @@ export interface Config {
      * internal API before the answer is 408.
      */
     readonly body_timeout: number;
+    /**
+     * Exact origins (`https://app.example.com`) whose pages may call `POST /token`,
+     * `/revoke` and `/nonce` from a browser; empty (the default) answers no CORS at all.
+     */
+    readonly cors_origins: readonly string[];
   };
   readonly storage: {
     /** A file path, `:memory:`, or a KV Connect URL (`https://…`); unused with `url`. */

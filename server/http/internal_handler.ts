@@ -6,6 +6,7 @@ import type { ServiceDeps } from "../deps.ts";
 import { createIdFactory } from "../store/ids.ts";
 import { errorResponse } from "./errors.ts";
 import { health } from "./health.ts";
+import { createRequestIds } from "./request_id.ts";
 import { createRouter, pathOf, type RequestInfo, type Route, UNMATCHED } from "./router.ts";
 
 /**
@@ -19,8 +20,9 @@ import { createRouter, pathOf, type RequestInfo, type Route, UNMATCHED } from ".
  * configured mechanisms in order), unknown paths included: an unauthenticated caller learns
  * nothing about which routes exist. The authenticated principal is handed to the route and
  * named in the audit log line of every change. Without `routes`, every other path is 404.
+ * Every response carries `X-Request-Id`, and every log line of the request its `request_id`.
  *
- * @param deps the service dependencies
+ * @param service the service dependencies
  * @param routes whether the internal API routes are served (`listenersFor(config).internalApi`)
  * @returns a `fetch`-style handler for `Deno.serve`
  *
@@ -33,13 +35,17 @@ import { createRouter, pathOf, type RequestInfo, type Route, UNMATCHED } from ".
  * ```
  */
 export function createInternalHandler(
-  deps: ServiceDeps,
+  service: ServiceDeps,
   routes = true,
 ): (req: Request, info: RequestInfo) => Promise<Response> {
+  const ids = createIdFactory(service.clock, service.random);
+  const requestIds = createRequestIds(service.log, ids.ulid);
+  // Everything below logs through the request-scoped logger, so its lines carry request_id.
+  const deps: ServiceDeps = { ...service, log: requestIds.log };
   const gate = createOperatorGate(deps);
   const handlers: Record<string, OperatorHandler> = routes
     ? {
-      ...userRoutes({ ...deps, ids: createIdFactory(deps.clock, deps.random) }),
+      ...userRoutes({ ...deps, ids }),
       ...opsRoutes(deps),
       ...introspectRoutes(deps),
     }
@@ -59,7 +65,7 @@ export function createInternalHandler(
     path: "/health",
     handler: () => health(deps),
   }]);
-  return async (req, info) => {
+  return requestIds.wrap(async (req, info) => {
     const started = performance.now();
     let route = UNMATCHED;
     let res: Response;
@@ -85,5 +91,5 @@ export function createInternalHandler(
       (performance.now() - started) / 1000,
     );
     return res;
-  };
+  });
 }

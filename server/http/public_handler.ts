@@ -7,6 +7,8 @@ import { errorResponse } from "./errors.ts";
 import { health } from "./health.ts";
 import { createNonceEndpoint } from "./nonce_endpoint.ts";
 import { createRevokeEndpoint } from "./revoke_endpoint.ts";
+import { CORS_PATHS, createCors } from "./cors.ts";
+import { createRequestIds } from "./request_id.ts";
 import { createRouter, type RequestInfo, type Route, UNMATCHED } from "./router.ts";
 import { createAddressSet } from "../limits/address_set.ts";
 import { clientAddress, type ForwardedRule } from "../limits/client_address.ts";
@@ -23,8 +25,10 @@ export function jwksMaxAge(accessTokenTtl: number): number {
  * Builds the public listener's handler: `/token`, `/revoke`, `/keys`, discovery, `/health`
  * and, with the `id_token` grant on, `/nonce`; unknown
  * paths 404 and wrong methods 405 with `Allow`, every error as `{error, error_description}`.
+ * Every response carries `X-Request-Id`, and every log line of the request its `request_id`.
+ * With `server.cors_origins`, `/token`, `/revoke` and `/nonce` answer CORS (see `cors.ts`).
  *
- * @param deps the service dependencies
+ * @param service the service dependencies
  * @param grants the grants `/token` serves (default: {@linkcode enabledGrants} of the config;
  *   the HTTP-layer benchmark passes a stub to measure everything but the grant)
  * @returns a `fetch`-style handler for `Deno.serve`
@@ -36,10 +40,14 @@ export function jwksMaxAge(accessTokenTtl: number): number {
  * ```
  */
 export function createPublicHandler(
-  deps: ServiceDeps,
-  grants: ReadonlyMap<string, Grant> = enabledGrants(deps.config),
+  service: ServiceDeps,
+  grants: ReadonlyMap<string, Grant> = enabledGrants(service.config),
 ): (req: Request, info: RequestInfo) => Promise<Response> {
-  const ctx = { ...deps, ids: createIdFactory(deps.clock, deps.random) };
+  const ids = createIdFactory(service.clock, service.random);
+  const requestIds = createRequestIds(service.log, ids.ulid);
+  // Everything below logs through the request-scoped logger, so its lines carry request_id.
+  const deps: ServiceDeps = { ...service, log: requestIds.log };
+  const ctx = { ...deps, ids };
   const issuer = deps.config.server.issuer;
   const discovery = {
     issuer,
@@ -73,16 +81,26 @@ export function createPublicHandler(
       ? [{ method: "POST", path: "/nonce", handler: createNonceEndpoint(deps) }]
       : []),
   ];
+  const cors = createCors(deps.config.server.cors_origins);
+  if (cors) {
+    for (const r of [...routes]) {
+      if (CORS_PATHS.has(r.path)) {
+        routes.push({ method: "OPTIONS", path: r.path, handler: (req) => cors.preflight(req) });
+      }
+    }
+  }
   const match = createRouter(routes);
   const admit = admission(deps);
-  return async (req, info) => {
+  return requestIds.wrap(async (req, info) => {
     const started = performance.now();
     let route = UNMATCHED;
+    let path = "";
     let res: Response;
     let held: Admitted | undefined;
     try {
       const m = match(req);
       route = m.route;
+      path = m.path;
       held = await admit?.(m.path, req, info);
       res = await m.handler(req, info, m.params);
     } catch (err) {
@@ -90,12 +108,14 @@ export function createPublicHandler(
     } finally {
       held?.leave();
     }
+    // Errors too: a page must be able to read why its request was refused.
+    if (cors && req.method !== "OPTIONS" && CORS_PATHS.has(path)) cors.decorate(req, res);
     deps.metrics.observeRequest("public", route, res.status, (performance.now() - started) / 1000);
     return res;
-  };
+  });
 }
 
-/** Paths `rate_limit` applies to, whatever the method. */
+/** Paths `rate_limit` applies to, whatever the method but a CORS preflight's `OPTIONS`. */
 const LIMITED_PATHS: ReadonlySet<string> = new Set(["/token", "/revoke", "/nonce"]);
 
 /** A request admitted past the limits; `leave` gives its in-progress slot back. */
@@ -122,7 +142,9 @@ function admission(
     trustedProxies: createAddressSet(rl.trusted_proxies),
   };
   return async (path, req, info) => {
-    if (!LIMITED_PATHS.has(path)) return undefined;
+    // A CORS preflight costs nothing to answer, and a refused one would hide Retry-After
+    // from the page (browsers give a failed preflight's answer to no one).
+    if (!LIMITED_PATHS.has(path) || req.method === "OPTIONS") return undefined;
     const client = clientAddress(info.remoteAddr.hostname, req.headers, rule);
     const d = await limiter.take(client);
     if (!d.allowed) {

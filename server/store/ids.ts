@@ -6,6 +6,8 @@ import { monotonicFactory } from "ulid";
 export interface IdFactory {
   /** A new id: `prefix` + `_` + ULID. */
   next(prefix: "usr" | "ses"): string;
+  /** A bare ULID, for ids nothing stores (`X-Request-Id`). */
+  ulid(): string;
 }
 
 /**
@@ -17,7 +19,7 @@ export interface IdFactory {
  */
 export function createIdFactory(clock: Clock, random: Random): IdFactory {
   const ulid = monotonicFactory(() => random.bytes(1)[0]! / 256);
-  return { next: (prefix) => `${prefix}_${ulid(clock.now())}` };
+  return { next: (prefix) => `${prefix}_${ulid(clock.now())}`, ulid: () => ulid(clock.now()) };
 }
 
 /** The shape of a user id: `usr_` and a 26-character Crockford base32 ULID (upper case). */
