@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { REPO_ROOT } from "../tests/support/token_server.ts";
+import { REPO_ROOT, spawnTokenServer } from "../tests/support/token_server.ts";
 
 /** Runs `deno task compile <args>` in the repository with `env` added. */
 async function compileTask(args: string[], env: Record<string, string>) {
@@ -56,36 +56,20 @@ Deno.test({
       );
     const help = await new Deno.Command(exe("deploy"), { args: ["--help"] }).output();
     assert.equal(help.code, 0);
-    const dir = await Deno.makeTempDir({ prefix: "compiled-te-" });
+    const server = await spawnTokenServer({
+      env: { TOKEN_EXCHANGE__SERVER__PORT: "0" },
+      program: { path: exe("token-exchange"), args: [] },
+    });
     try {
-      const child = new Deno.Command(exe("token-exchange"), {
-        cwd: dir,
-        env: { TOKEN_EXCHANGE__SERVER__PORT: "0" },
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
-      const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-      let seen = "";
-      let url: string | undefined;
-      while (url === undefined) {
-        const { value, done } = await lines.read();
-        if (done) break;
-        seen += value;
-        url = seen.match(/listening on (\S+) \(public\)/)?.[1];
-      }
-      assert.ok(url, seen);
-      const health = await fetch(`${url}/health`);
+      const health = await fetch(`${server.url}/health`);
       assert.equal(health.status, 200);
       await health.body?.cancel();
       // The baked-in --allow-write=./data put the KV file there.
-      assert.ok((await Deno.stat(join(dir, "data", "token-exchange.kv"))).isFile);
-      child.kill("SIGTERM");
-      assert.equal((await child.status).code, 0);
-      lines.releaseLock();
-      await child.stdout.cancel();
-      await child.stderr.cancel();
+      assert.ok((await Deno.stat(join(server.dir, "data", "token-exchange.kv"))).isFile);
     } finally {
-      await Deno.remove(dir, { recursive: true });
+      const { code, stderr } = await server.stop("SIGTERM");
+      assert.equal(code, 0, stderr);
+      await Deno.remove(server.dir, { recursive: true });
     }
   },
 });

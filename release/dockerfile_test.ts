@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { REPO_ROOT } from "../tests/support/token_server.ts";
+import { REPO_ROOT, spawnTokenServer } from "../tests/support/token_server.ts";
 
 // Docker cannot run here, so these tests hold the Dockerfile to what the project tests (the
 // Deno version, the start task's permissions) and run its command and health check directly.
@@ -63,37 +63,20 @@ Deno.test("Dockerfile: its command serves, and its health check passes, then fai
     TOKEN_EXCHANGE__SERVER__HOST: "127.0.0.1",
     TOKEN_EXCHANGE__SERVER__PORT: port,
   };
-  const dir = await Deno.makeTempDir({ prefix: "te-image-" });
   const args = cmd.map((a) => a === "server/main.ts" ? join(REPO_ROOT, a) : a);
   args.splice(1, 0, `--config=${join(REPO_ROOT, "deno.json")}`);
-  const server = new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: dir,
-    env,
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
   const check = () =>
     new Deno.Command(Deno.execPath(), { args: healthcheck.slice(1), env, stderr: "null" })
       .output().then((o) => o.code);
+  const server = await spawnTokenServer({ env, program: { path: Deno.execPath(), args } });
   try {
-    const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    let seen = "";
-    while (!seen.includes("listening on")) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      seen += value;
-    }
-    assert.match(seen, new RegExp(`listening on http://127\\.0\\.0\\.1:${port} \\(public\\)`));
-    reader.releaseLock();
+    assert.equal(server.url, `http://127.0.0.1:${port}`);
     assert.equal(await check(), 0);
-    assert.ok((await Deno.stat(join(dir, "data", "token-exchange.kv"))).isFile);
+    assert.ok((await Deno.stat(join(server.dir, "data", "token-exchange.kv"))).isFile);
   } finally {
-    server.kill("SIGTERM");
-    await server.status;
-    await server.stdout.cancel().catch(() => {});
-    await server.stderr.cancel();
-    await Deno.remove(dir, { recursive: true });
+    const { code, stderr } = await server.stop("SIGTERM");
+    assert.equal(code, 0, stderr);
+    await Deno.remove(server.dir, { recursive: true });
   }
   assert.equal(await check(), 1);
 });

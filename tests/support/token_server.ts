@@ -153,14 +153,20 @@ export async function spawnTokenServer(
     args?: string[];
     /** The subcommand; default `["serve"]` (`[]` runs the CLI without one). */
     command?: string[];
+    /**
+     * Another way to start the service (a compiled binary, the container's command): the
+     * program and its whole argument list, replacing `deno run <start flags> main.ts …`.
+     */
+    program?: { path: string; args: string[] };
   } = {},
 ): Promise<SpawnedServer> {
   const dir = options.dir ?? await Deno.makeTempDir({ prefix: "te-e2e-" });
   if (options.toml !== undefined) {
     await Deno.writeTextFile(join(dir, "token-exchange.toml"), options.toml);
   }
-  const child = new Deno.Command(Deno.execPath(), {
-    args: cliArgs([...(options.command ?? ["serve"]), ...(options.args ?? [])]),
+  const child = new Deno.Command(options.program?.path ?? Deno.execPath(), {
+    args: options.program?.args ??
+      cliArgs([...(options.command ?? ["serve"]), ...(options.args ?? [])]),
     cwd: dir,
     env: { NO_COLOR: "1", ...options.env },
     stdout: "piped",
