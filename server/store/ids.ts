@@ -18,7 +18,18 @@ export interface IdFactory {
  * @returns the factory
  */
 export function createIdFactory(clock: Clock, random: Random): IdFactory {
-  const ulid = monotonicFactory(() => random.bytes(1)[0]! / 256);
+  // A ULID in a new millisecond takes 16 random values. Drawn one byte per call they cost
+  // ~7 µs; from a pool refilled 256 bytes at a time ~0.25 µs, which matters now that every
+  // request gets an id (X-Request-Id).
+  let pool: Uint8Array = new Uint8Array(0);
+  let next = 0;
+  const ulid = monotonicFactory(() => {
+    if (next === pool.length) {
+      pool = random.bytes(256);
+      next = 0;
+    }
+    return pool[next++]! / 256;
+  });
   return { next: (prefix) => `${prefix}_${ulid(clock.now())}`, ulid: () => ulid(clock.now()) };
 }
 
