@@ -44,39 +44,44 @@ Deno.test("Dockerfile: CMD runs serve with the start task's permissions (plus /r
   assert.deepEqual(cmd, ["run", "--cached-only", ...expected]);
 });
 
-/** A loopback port nothing listens on right now. */
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
-
-Deno.test("Dockerfile: its command serves, and its health check passes, then fails once stopped", async () => {
+Deno.test("Dockerfile: its command serves, and its health check passes, and fails on a 503", async () => {
   const cmd = await execForm("CMD");
   const healthcheck = await execForm("HEALTHCHECK", "--interval");
   assert.equal(healthcheck[0], "deno");
-  const port = String(freePort());
-  // As in the image, but on loopback (tests never bind elsewhere) and from the repository.
+  // The health check on the port in TOKEN_EXCHANGE__SERVER__PORT, as in the image.
+  const check = (port: number) =>
+    new Deno.Command(Deno.execPath(), {
+      args: healthcheck.slice(1),
+      env: { TOKEN_EXCHANGE__SERVER__PORT: String(port) },
+      stderr: "null",
+    }).output().then((o) => o.code);
+  // As in the image, but on loopback (tests never bind elsewhere), on a free port, and from
+  // the repository.
   const env = {
     NO_COLOR: "1",
     TOKEN_EXCHANGE__SERVER__HOST: "127.0.0.1",
-    TOKEN_EXCHANGE__SERVER__PORT: port,
+    TOKEN_EXCHANGE__SERVER__PORT: "0",
   };
   const args = cmd.map((a) => a === "server/main.ts" ? join(REPO_ROOT, a) : a);
   args.splice(1, 0, `--config=${join(REPO_ROOT, "deno.json")}`);
-  const check = () =>
-    new Deno.Command(Deno.execPath(), { args: healthcheck.slice(1), env, stderr: "null" })
-      .output().then((o) => o.code);
   const server = await spawnTokenServer({ env, program: { path: Deno.execPath(), args } });
   try {
-    assert.equal(server.url, `http://127.0.0.1:${port}`);
-    assert.equal(await check(), 0);
+    assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.equal(await check(Number(new URL(server.url).port)), 0);
     assert.ok((await Deno.stat(join(server.dir, "data", "token-exchange.kv"))).isFile);
   } finally {
     const { code, stderr } = await server.stop("SIGTERM");
     assert.equal(code, 0, stderr);
     await Deno.remove(server.dir, { recursive: true });
   }
-  assert.equal(await check(), 1);
+  // An unhealthy service (store down: 503) fails the check.
+  const unhealthy = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => Response.json({ status: "unavailable" }, { status: 503 }),
+  );
+  try {
+    assert.equal(await check(unhealthy.addr.port), 1);
+  } finally {
+    await unhealthy.shutdown();
+  }
 });
