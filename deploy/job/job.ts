@@ -113,6 +113,10 @@ export interface JobDeps {
   readonly env?: Readonly<Record<string, string>>;
   /** Overrides the install+build deadline (milliseconds); tests use it. */
   readonly deadlineMs?: number;
+  /** Milliseconds between TERM and KILL when a build step is stopped (default 5 s). */
+  readonly killGraceMs?: number;
+  /** Aborted on Ctrl-C/SIGTERM: the build is stopped and the job throws `interrupted`. */
+  readonly signal?: AbortSignal;
   /** Backoff for S3 calls. */
   readonly retry?: RetryOptions;
   /** Parallel uploads. Default 16. */
@@ -255,6 +259,8 @@ async function unpackAndBuild(input: JobInput, deps: JobDeps, work: string): Pro
     deadlineMs: deps.deadlineMs ?? buildDeadlineMs(input.maxDurationSeconds),
     ...(deps.onOutput ? { onOutput: deps.onOutput } : {}),
     ...(deps.env ? { env: deps.env } : {}),
+    ...(deps.signal ? { signal: deps.signal } : {}),
+    ...(deps.killGraceMs !== undefined ? { killGraceMs: deps.killGraceMs } : {}),
   });
   return distDir;
 }
