@@ -52,6 +52,8 @@ export interface CliDeps {
   clock?: Clock;
   /** HTTP client for non-AWS requests (the PDS); default the global `fetch`. */
   fetch?: typeof fetch;
+  /** Aborted on Ctrl-C/SIGTERM (`main.ts` listens for them); the command then exits 130. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -105,7 +107,8 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
     // Bare `deploy`: the usage text (on stderr: stdout stays clean for --json), then the error.
     if (err instanceof MissingCommandError) deps.stderr(usageText(deps.commands) + "\n\n");
     report(err, out, deps, debug);
-    return 1;
+    // 128 + SIGINT, as a shell reports a command Ctrl-C stopped.
+    return err instanceof DeployError && err.code === "interrupted" ? 130 : 1;
   }
 }
 
@@ -164,6 +167,7 @@ function createContext(p: ContextParts): CommandContext {
     sleep: deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     clock: deps.clock ?? systemClock,
     fetch: deps.fetch ?? ((input, init) => fetch(input, init)),
+    ...(deps.signal ? { signal: deps.signal } : {}),
     accountId: () => account ??= resolveAccountId(deps),
     site: () =>
       // Only commands that talk to AWS pay for the STS look-up: they call accountId() first;

@@ -18,6 +18,7 @@ import type { SeoSettings } from "../seo/policy.ts";
 import { type SyncProgress, type SyncResult, syncSite } from "../sync/engine.ts";
 import type { RetryOptions } from "../aws/retry.ts";
 import { runBuildSteps } from "./run_steps.ts";
+import { recordOwed } from "../cdn/owed_invalidation.ts";
 import { extractZip } from "./unzip.ts";
 
 /** Where a build reads and writes, repo-relative (config `paths`). */
@@ -86,6 +87,11 @@ export interface JobInput {
   readonly dryRun?: boolean;
   /** Finish this build record (and store the changed-keys manifest); none: no record. */
   readonly record?: JobRecord;
+  /**
+   * Where the target's owed invalidation is recorded (`owedInvalidationKey(scope)`): the keys
+   * the sync changes are added there before the first upload. None: not recorded here.
+   */
+  readonly owedKey?: string;
 }
 
 /** What the job did: the sync's counts and changed keys, and its warnings. */
@@ -208,6 +214,11 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
       ...(deps.retry ? { retry: deps.retry } : {}),
       ...(deps.concurrency ? { concurrency: deps.concurrency } : {}),
       ...(deps.onSyncProgress ? { onProgress: deps.onSyncProgress } : {}),
+      ...(input.owedKey === undefined ? {} : {
+        beforeApply: async (keys: readonly string[]) => {
+          await recordOwed({ s3: deps.s3, bucket: input.target.bucket, key: input.owedKey! }, keys);
+        },
+      }),
     });
     const outcome: JobOutcome = {
       changedKeys: sync.changedKeys,

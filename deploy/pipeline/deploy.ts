@@ -13,8 +13,10 @@ import { type Clock, type Logger, systemClock } from "@org/shared";
 import type { Builder, BuildPaths } from "../builders/builder.ts";
 import { stripPath } from "../job/run_steps.ts";
 import { createInvalidation } from "../cdn/send_invalidation.ts";
-import { planInvalidation } from "../cdn/plan_invalidation.ts";
-import type { JobInput, JobOutcome } from "../job/job.ts";
+import { INVALIDATE_ALL, planInvalidation } from "../cdn/plan_invalidation.ts";
+import { clearOwed, recordOwed } from "../cdn/owed_invalidation.ts";
+import { buildDeadlineMs, type JobInput, type JobOutcome } from "../job/job.ts";
+import { acquireLock } from "../state/deploy_lock.ts";
 import type { SeoSettings } from "../seo/policy.ts";
 import { type CommandRunner, readRevision, type Revision } from "../source/revision.ts";
 import { createSourceZip } from "../source/zip.ts";
@@ -87,7 +89,37 @@ export interface DeployInput {
   readonly tempRoot?: string;
   /** Duration source. Default: the system clock. */
   readonly clock?: Clock;
+  /**
+   * The deploy lock, held from before the build to after the invalidation: its key
+   * (`lockKey(env)` for the live site; a preview passes its own scope), the holder named to
+   * whoever waits, how long to wait, and `--force-unlock`. None: no lock (`plan`).
+   */
+  readonly lock?: DeployLockInput;
+  /**
+   * Where this target's owed invalidation is recorded (`owedInvalidationKey(env)`; a preview
+   * passes its own). None: paths owed by a failed run are not kept.
+   */
+  readonly owedKey?: string;
+  /** Waits while another deploy holds the lock. Default: a real timer. */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Aborted on Ctrl-C/SIGTERM: the build is stopped, and the deploy stops before its next step. */
+  readonly signal?: AbortSignal;
 }
+
+/** The lock part of a {@linkcode DeployInput}. */
+export interface DeployLockInput {
+  /** The lock object's key. */
+  readonly key: string;
+  /** Who is deploying, for the refusal another deploy prints. */
+  readonly holder: string;
+  /** How long to wait for another holder (milliseconds). */
+  readonly waitMs: number;
+  /** `--force-unlock`: remove an existing lock first. */
+  readonly forceUnlock?: boolean;
+}
+
+/** Beyond the build deadline, how long a lock lasts: the sync and the invalidation. */
+export const LOCK_SLACK_MS = 30 * 60_000;
 
 /** What a deploy would do (`deploy plan`, and `--json`). */
 export interface DeployPlan {
@@ -144,7 +176,11 @@ interface Ran {
  * runs the build-and-publish job through the builder.
  */
 async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran> {
-  const stage = (s: DeployStage) => input.onProgress?.({ kind: "stage", stage: s });
+  const stage = (s: DeployStage) => {
+    // Ctrl-C between steps: stop before the next one (the build stops itself).
+    input.signal?.throwIfAborted();
+    input.onProgress?.({ kind: "stage", stage: s });
+  };
   stage("revision");
   const revision = await readRevision(input.repoRoot, input.runCommand);
   const warnings: string[] = [];
@@ -162,9 +198,11 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
     refresh: input.refresh ?? false,
     force: input.force ?? false,
     dryRun,
+    ...(input.owedKey === undefined || dryRun ? {} : { owedKey: input.owedKey }),
   });
   const hooks = {
     onStage: stage,
+    ...(input.signal ? { signal: input.signal } : {}),
     ...(input.onBuildOutput ? { onOutput: input.onBuildOutput } : {}),
     ...(dryRun ? {} : {
       onSyncProgress: (p: SyncProgress) => input.onProgress?.({ kind: "sync", ...p }),
@@ -247,13 +285,15 @@ export async function planDeploy(input: DeployInput): Promise<DeployPlan> {
 }
 
 /**
- * Runs a deploy: revision → zip → the build-and-publish job (build, SEO files laid over the
- * output in memory, sync: assets, HTML, deletions) → one invalidation of the changed paths
- * (none when nothing changed).
+ * Runs a deploy under the scope's lock: revision → zip → the build-and-publish job (build, SEO
+ * files laid over the output in memory, sync: assets, HTML, deletions) → one invalidation of
+ * the changed paths and of any an earlier run still owed (none when nothing changed and
+ * nothing is owed). The lock is released at the end, whatever happened.
  *
  * @param input resolved config, state, flags and dependencies
  * @returns the summary to print
- * @throws DeployError from the zip, build or sync; an AWS error that outlived its retries
+ * @throws DeployError `deploy_locked`; from the zip, build or sync; `interrupted`; an AWS
+ *   error that outlived its retries
  *
  * @example
  * ```ts
@@ -263,13 +303,32 @@ export async function planDeploy(input: DeployInput): Promise<DeployPlan> {
 export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
   const clock = input.clock ?? systemClock;
   const started = clock.now();
+  await using _lock = input.lock === undefined ? undefined : await acquireLock({
+    key: input.lock.key,
+    holder: input.lock.holder,
+    waitMs: input.lock.waitMs,
+    ttlMs: buildDeadlineMs(input.maxDurationSeconds) + LOCK_SLACK_MS,
+    ...(input.lock.forceUnlock ? { forceUnlock: true } : {}),
+  }, {
+    s3: input.clients.s3,
+    bucket: input.bucket,
+    clock,
+    sleep: input.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    logger: input.logger,
+  });
   const { revision, outcome, warnings } = await runPipelineJob(input, false);
   input.onProgress?.({ kind: "stage", stage: "invalidate" });
-  const paths = planInvalidation(
-    outcome.changedKeys,
-    input.invalidationMaxPaths,
-    input.defaultRootObject,
-  );
+  // What earlier runs owed plus this run's changes, recorded before CloudFront is asked: a
+  // refused or interrupted invalidation is made good by the next deploy.
+  const owedAt = input.owedKey === undefined
+    ? undefined
+    : { s3: input.clients.s3, bucket: input.bucket, key: input.owedKey };
+  const owed = owedAt
+    ? await recordOwed(owedAt, outcome.changedKeys)
+    : { keys: outcome.changedKeys, all: false };
+  const paths = owed.all
+    ? [INVALIDATE_ALL]
+    : planInvalidation(owed.keys, input.invalidationMaxPaths, input.defaultRootObject);
   const sent = await createInvalidation(
     input.clients.cloudfront,
     input.distributionId,
@@ -278,6 +337,7 @@ export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
     input.retry,
     outcome.changeDigest ?? "",
   );
+  if (owedAt && (owed.all || owed.keys.length > 0)) await clearOwed(owedAt);
   const summary: DeploySummary = {
     revision: revision.id,
     uploaded: outcome.uploaded,

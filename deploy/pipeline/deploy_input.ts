@@ -11,7 +11,7 @@ import type { DeployInput, DeployProgress } from "./deploy.ts";
 import { siteOrigin } from "../seo/policy.ts";
 import { openSite } from "../site/open_site.ts";
 import { denoCommandRunner } from "../source/revision.ts";
-import { SITE_PREFIX } from "../state/bucket_layout.ts";
+import { lockKey, owedInvalidationKey, SITE_PREFIX } from "../state/bucket_layout.ts";
 import { progressBar } from "./report.ts";
 
 /** A resolved deploy: the pipeline input plus what the command prints and releases. */
@@ -98,7 +98,16 @@ export async function openSiteDeploy(
       // The build's own output goes to the terminal as it comes (stderr with --json).
       onBuildOutput: (line) => ctx.out.line(line),
       clock: ctx.clock,
+      sleep: ctx.sleep,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
       ...(tempRoot ? { tempRoot } : {}),
+      lock: {
+        key: lockKey(ctx.env),
+        holder: lockHolder(ctx),
+        waitMs: LOCK_WAIT_MS,
+        ...(ctx.flags["force-unlock"] === true ? { forceUnlock: true } : {}),
+      },
+      owedKey: owedInvalidationKey(ctx.env),
     };
     return {
       input,
@@ -109,6 +118,28 @@ export async function openSiteDeploy(
     release();
     throw err;
   }
+}
+
+/** How long a deploy waits for another deploy of the environment before refusing. */
+export const LOCK_WAIT_MS = 60_000;
+
+/**
+ * Who a deploy is, as its lock names it to a deploy that waits: the command, the user and host
+ * when the process may read them, the pid and the working directory.
+ *
+ * @param ctx the command context
+ * @returns one line, e.g. `deploy production by ana@laptop (pid 4242, /src/blog)`
+ */
+export function lockHolder(ctx: CommandContext): string {
+  let host = "";
+  try {
+    host = Deno.hostname();
+  } catch {
+    // --allow-sys without hostname: the pid and directory still tell runs apart.
+  }
+  const user = ctx.environ.USER ?? ctx.environ.USERNAME ?? "";
+  const who = user || host ? ` by ${user}${user && host ? "@" : ""}${host}` : "";
+  return `${ctx.command} ${ctx.env}${who} (pid ${Deno.pid}, ${ctx.repoDir})`;
 }
 
 const STAGE_TEXT = {

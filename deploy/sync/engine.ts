@@ -57,6 +57,12 @@ export interface SyncOptions extends SiteLocation {
   readonly retry?: RetryOptions;
   /** Called as uploads and deletions progress. */
   readonly onProgress?: (progress: SyncProgress) => void;
+  /**
+   * Called with the keys the sync is about to change, before the first upload (not on a dry
+   * run): the deploy records them as owed an invalidation, so a sync that fails half-way
+   * still gets its changes invalidated by the next deploy.
+   */
+  readonly beforeApply?: (changedKeys: readonly string[]) => Promise<void>;
   /** Structured log lines. */
   readonly logger?: Logger;
 }
@@ -141,6 +147,7 @@ export async function syncSite(options: SyncOptions): Promise<SyncResult> {
     const digest = changeDigest(plan, remote);
     return result(plan, digest, [], [], 0, true, { scanMs, listMs, applyMs: 0 }, refusal);
   }
+  await options.beforeApply?.(changedKeys(plan));
   const { uploaded, bytes } = await applyUploads(options, plan);
   const deleted = await applyDeletes(options, plan.deletes);
   return result(plan, changeDigest(plan, remote), uploaded, deleted, bytes, false, {
