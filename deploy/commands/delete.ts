@@ -6,7 +6,8 @@
  * @module
  */
 import { CreateInvalidationCommand } from "@aws-sdk/client-cloudfront";
-import type { Command } from "../cli/command.ts";
+import type { Command, CommandContext } from "../cli/command.ts";
+import { DeployError } from "../errors.ts";
 import { aws } from "../aws/errors.ts";
 import { emptyPrefix } from "../infra/nodes/bucket.ts";
 import { SITE_PREFIX } from "../state/bucket_layout.ts";
@@ -15,12 +16,14 @@ import { openSite } from "../site/open_site.ts";
 /** The `delete` command. */
 export const deleteCommand: Command = {
   name: "delete",
-  summary: "empty the live site and invalidate /*; keeps infrastructure and history",
+  summary: "empty the live site and invalidate /* (asks, or needs --yes)",
   help:
     "Deletes every object under s3://<bucket>/site/ and invalidates /* on the distribution, so\n" +
     "the site answers 404. Builds, history, the state and every AWS resource stay; `deploy` or\n" +
-    "`rollback` publishes again. Needs a bootstrapped environment.",
+    "`rollback` publishes again. Needs a bootstrapped environment. Asks for the environment's\n" +
+    "name on a terminal; without one it refuses unless --yes is given.",
   async run(ctx) {
+    await confirmDelete(ctx);
     using site = await openSite(ctx, { state: "required" });
     const { facts, clients, state } = site;
     const deleted = await emptyPrefix(clients.s3, facts.bucket, SITE_PREFIX);
@@ -61,3 +64,23 @@ export const deleteCommand: Command = {
     return 0;
   },
 };
+
+/**
+ * Emptying the live site is as destructive as `destroy` for its visitors: `--yes`, or on a
+ * terminal the environment's name typed back; anything else refuses before AWS is touched.
+ */
+async function confirmDelete(ctx: CommandContext): Promise<void> {
+  if (ctx.global.yes) return;
+  const what = `\`deploy delete ${ctx.env}\` deletes every object of the live ${ctx.env} site`;
+  if (!ctx.interactive) {
+    throw new DeployError("confirmation_required", what, {
+      hint: `run \`deploy delete ${ctx.env} --yes\` to confirm`,
+    });
+  }
+  const answer = await ctx.prompt(`${what}. Type "${ctx.env}" to confirm:`);
+  if (answer?.trim() !== ctx.env) {
+    throw new DeployError("aborted", `not deleted: the answer was not "${ctx.env}"`, {
+      hint: `run \`deploy delete ${ctx.env}\` again, or pass --yes`,
+    });
+  }
+}

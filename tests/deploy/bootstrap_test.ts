@@ -521,7 +521,7 @@ Deno.test("bootstrap: adds the incomplete-upload rule beside the owner's lifecyc
 
 Deno.test("delete: empties site/ and invalidates /*, keeping builds, state and infrastructure", async () => {
   await using world = await startInfraWorld(BASE);
-  const missing = await world.run(["delete", "--json"]);
+  const missing = await world.run(["delete", "--json", "--yes"]);
   assert.equal(JSON.parse(missing.stdout).error.code, "state_missing");
 
   assert.equal((await world.run(["bootstrap"])).code, 0);
@@ -533,7 +533,7 @@ Deno.test("delete: empties site/ and invalidates /*, keeping builds, state and i
   } finally {
     s3.destroy();
   }
-  const run = await world.run(["delete"]);
+  const run = await world.run(["delete", "--yes"]);
   assert.equal(run.code, 0, run.stderr);
   assert.match(
     run.stdout,
@@ -548,6 +548,36 @@ Deno.test("delete: empties site/ and invalidates /*, keeping builds, state and i
   } finally {
     check.destroy();
   }
+});
+
+Deno.test("delete: without a terminal refuses unless --yes; on a terminal asks for the environment's name", async () => {
+  await using world = await startInfraWorld(BASE);
+  assert.equal((await world.run(["bootstrap"])).code, 0);
+  const s3 = s3Client(world);
+  try {
+    await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: "site/index.html", Body: "x" }));
+  } finally {
+    s3.destroy();
+  }
+  const [dist] = [...world.aws.cloudfront.state.distributions.values()];
+  const refused = await world.run(["delete", "--json"]);
+  assert.equal(refused.code, 1);
+  assert.equal(JSON.parse(refused.stdout).error.code, "confirmation_required");
+  assert.match(refused.stderr, /deploy delete production --yes/);
+  const terminal = (answer: string) => ({
+    stdinIsTty: true,
+    stdoutIsTty: true,
+    prompt: () => Promise.resolve(answer),
+  });
+  const declined = await world.run(["delete"], terminal("no"));
+  assert.equal(declined.code, 1);
+  assert.match(declined.stderr, /aborted|not deleted/i);
+  assert.deepEqual(world.aws.cloudfront.state.invalidatedPaths(dist!.id), []);
+
+  const confirmed = await world.run(["delete"], terminal("production"));
+  assert.equal(confirmed.code, 0, confirmed.stderr);
+  assert.match(confirmed.stdout, /Deleted 1 object\(s\)/);
+  assert.deepEqual(world.aws.cloudfront.state.invalidatedPaths(dist!.id), ["/*"]);
 });
 
 Deno.test("destroy: refuses without --yes; with --yes removes every resource in reverse order", async () => {
