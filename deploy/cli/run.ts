@@ -9,6 +9,7 @@ import { resolveAnalyticsConfig } from "../config/analytics_config.ts";
 import type { Files } from "../config/files.ts";
 import { type LoadedSite, loadSite } from "../config/load.ts";
 import { findRepoRoot } from "../config/locate.ts";
+import { assertEnvName } from "../config/env_name.ts";
 import { resolvePdsConfig } from "../config/pds_config.ts";
 import { DeployError } from "../errors.ts";
 import { type Invocation, MissingCommandError, parseInvocation } from "./args.ts";
@@ -85,6 +86,8 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
     }
     const { command, env, args, flags, global } = invocation;
     out = outputFor(deps, global.json, global.plain);
+    // Before any path is built from it (config/<env>.jsonc) or the repository is searched.
+    if (command.takesEnv !== false) assertEnvName(env);
     const log = deps.log ?? createJsonLogger({
       level: debug ? "debug" : "warn",
       write: (line) => deps.stderr(line + "\n"),

@@ -7,6 +7,7 @@ import { ConfigError, parseJsonc } from "@org/shared";
 import { DeployError } from "../errors.ts";
 import type { Files } from "./files.ts";
 import { configCandidates, findConfigFile } from "./locate.ts";
+import { assertEnvName } from "./env_name.ts";
 import { type SiteNames, siteNames } from "./names.ts";
 import { resolveSiteConfig, type SiteConfig } from "./site_config.ts";
 
@@ -63,6 +64,7 @@ export interface LoadSiteOptions {
  */
 export async function loadSite(options: LoadSiteOptions): Promise<LoadedSite> {
   const { env, repoDir, files } = options;
+  assertEnvName(env);
   const candidates = configCandidates(repoDir, env, options);
   const file = await findConfigFile(candidates, env, files, options.configFlag !== undefined);
   let text: string;
