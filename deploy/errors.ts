@@ -186,6 +186,19 @@ export class DeployError extends Error {
 }
 
 /**
+ * The error of a command stopped by Ctrl-C or SIGTERM (the CLI exits 130 on it).
+ *
+ * @param during what was stopped, e.g. `npm run build` or `the upload`
+ * @returns an `interrupted` error
+ */
+export function interruptedError(during: string): DeployError {
+  return new DeployError("interrupted", `interrupted during ${during}`, {
+    hint: "run the command again (it resumes where it stopped; paths it changed stay owed " +
+      "an invalidation until a deploy finishes)",
+  });
+}
+
+/**
  * The error a registered but not yet built command throws.
  *
  * @param command the full command as typed, e.g. `bootstrap` or `pds login`

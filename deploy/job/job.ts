@@ -20,6 +20,7 @@ import type { RetryOptions } from "../aws/retry.ts";
 import { runBuildSteps } from "./run_steps.ts";
 import { recordOwed } from "../cdn/owed_invalidation.ts";
 import { extractZip } from "./unzip.ts";
+import { makeWorkDir } from "./work_dir.ts";
 
 /** Where a build reads and writes, repo-relative (config `paths`). */
 export interface BuildPaths {
@@ -184,14 +185,13 @@ export function jobFailureReason(err: unknown): string {
  */
 export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome> {
   const clock = deps.clock ?? systemClock;
-  const work = "builtDir" in input.source ? undefined : await Deno.makeTempDir({
-    prefix: `deploy-build-${input.buildId.replace(/[^\w.-]/g, "_")}-`,
-    ...(deps.tempRoot ? { dir: deps.tempRoot } : {}),
-  });
+  const work = "builtDir" in input.source
+    ? undefined
+    : await makeWorkDir(`deploy-build-${input.buildId.replace(/[^\w.-]/g, "_")}-`, deps.tempRoot);
   try {
     const distDir = work === undefined
       ? await existingOutput(input)
-      : await unpackAndBuild(input, deps, work);
+      : await unpackAndBuild(input, deps, work.path);
     deps.onStage?.("seo");
     const seo = generateSeoFiles(await listKeys(distDir), input.seo, {
       isProduction: input.production,
@@ -214,6 +214,7 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
       ...(deps.retry ? { retry: deps.retry } : {}),
       ...(deps.concurrency ? { concurrency: deps.concurrency } : {}),
       ...(deps.onSyncProgress ? { onProgress: deps.onSyncProgress } : {}),
+      ...(deps.signal ? { signal: deps.signal } : {}),
       ...(input.owedKey === undefined ? {} : {
         beforeApply: async (keys: readonly string[]) => {
           await recordOwed({ s3: deps.s3, bucket: input.target.bucket, key: input.owedKey! }, keys);
@@ -236,7 +237,7 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
     if (input.record && !input.dryRun) await recordFailed(input, deps, err, clock.now());
     throw err;
   } finally {
-    if (work !== undefined) await Deno.remove(work, { recursive: true }).catch(() => {});
+    await work?.remove();
   }
 }
 

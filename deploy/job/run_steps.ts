@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { DeployError } from "../errors.ts";
+import { DeployError, interruptedError } from "../errors.ts";
 import type { BuildPaths } from "../builders/builder.ts";
 import { detectPackageManager, type Step } from "./package_manager.ts";
 import { KILL_GRACE_MS, signalGroup, stopGroup } from "./process_group.ts";
@@ -88,7 +88,7 @@ async function runStep(
 ): Promise<void> {
   const label = `${step.cmd} ${step.args.join(" ")}`;
   const stopped = () =>
-    options.signal?.aborted ? interrupted(label) : timeout(label, options.deadlineMs);
+    options.signal?.aborted ? interruptedError(label) : timeout(label, options.deadlineMs);
   if (deadline.aborted || options.signal?.aborted) throw stopped();
   let child: Deno.ChildProcess;
   try {
@@ -168,12 +168,6 @@ async function runStep(
       { hint: "the build output above shows why" },
     );
   }
-}
-
-function interrupted(label: string): DeployError {
-  return new DeployError("interrupted", `interrupted during ${label}; the build was stopped`, {
-    hint: "run the command again (it resumes where it stopped)",
-  });
 }
 
 function timeout(label: string, deadlineMs: number): DeployError {

@@ -17,6 +17,8 @@ import { INVALIDATE_ALL, planInvalidation } from "../cdn/plan_invalidation.ts";
 import { clearOwed, recordOwed } from "../cdn/owed_invalidation.ts";
 import { buildDeadlineMs, type JobInput, type JobOutcome } from "../job/job.ts";
 import { acquireLock } from "../state/deploy_lock.ts";
+import { makeWorkDir } from "../job/work_dir.ts";
+import { interruptedError } from "../errors.ts";
 import type { SeoSettings } from "../seo/policy.ts";
 import { type CommandRunner, readRevision, type Revision } from "../source/revision.ts";
 import { createSourceZip } from "../source/zip.ts";
@@ -26,6 +28,15 @@ import type { RetryOptions } from "../aws/retry.ts";
 
 /** A pipeline step, reported as it starts. */
 export type DeployStage = "revision" | "zip" | "build" | "seo" | "sync" | "invalidate";
+
+const STAGE_NAMES: Record<DeployStage, string> = {
+  revision: "reading the revision",
+  zip: "zipping the source",
+  build: "the build",
+  seo: "writing the SEO files",
+  sync: "the sync",
+  invalidate: "the invalidation",
+};
 
 /** Progress events: a stage starting, or upload/delete progress inside the sync. */
 export type DeployProgress =
@@ -177,8 +188,8 @@ interface Ran {
  */
 async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran> {
   const stage = (s: DeployStage) => {
-    // Ctrl-C between steps: stop before the next one (the build stops itself).
-    input.signal?.throwIfAborted();
+    // Ctrl-C between steps: stop before the next one (the build and the sync stop themselves).
+    if (input.signal?.aborted) throw interruptedError(`the deploy, before ${STAGE_NAMES[s]}`);
     input.onProgress?.({ kind: "stage", stage: s });
   };
   stage("revision");
@@ -213,17 +224,14 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
     return { revision, warnings, outcome: await input.builder.run(job({ builtDir }), hooks) };
   }
   stage("zip");
-  const tmp = await Deno.makeTempDir({
-    prefix: "deploy-src-",
-    ...(input.tempRoot ? { dir: input.tempRoot } : {}),
-  });
+  const tmp = await makeWorkDir("deploy-src-", input.tempRoot);
   try {
     // Fails on a bad sourceInclude before anything is built or uploaded.
     const zip = await createSourceZip({
       repoRoot: input.repoRoot,
       sourceIgnore: input.source.sourceIgnore,
       sourceInclude: input.source.sourceInclude,
-      outPath: `${tmp}/source.zip`,
+      outPath: `${tmp.path}/source.zip`,
       onWarning: (w) => {
         warnings.push(w);
         input.logger.warn(w);
@@ -234,7 +242,7 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
     const outcome = await input.builder.run(job({ zip: zip.path }), hooks);
     return { revision, warnings, outcome };
   } finally {
-    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    await tmp.remove();
   }
 }
 
@@ -317,6 +325,7 @@ export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
     logger: input.logger,
   });
   const { revision, outcome, warnings } = await runPipelineJob(input, false);
+  // Past this point the site is published: the invalidation is sent even after a Ctrl-C.
   input.onProgress?.({ kind: "stage", stage: "invalidate" });
   // What earlier runs owed plus this run's changes, recorded before CloudFront is asked: a
   // refused or interrupted invalidation is made good by the next deploy.

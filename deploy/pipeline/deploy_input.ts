@@ -13,6 +13,7 @@ import { openSite } from "../site/open_site.ts";
 import { denoCommandRunner } from "../source/revision.ts";
 import { lockKey, owedInvalidationKey, SITE_PREFIX } from "../state/bucket_layout.ts";
 import { progressBar } from "./report.ts";
+import { removeStaleWorkDirs } from "../job/work_dir.ts";
 
 /** A resolved deploy: the pipeline input plus what the command prints and releases. */
 export interface SiteDeploy extends Disposable {
@@ -66,7 +67,11 @@ export async function openSiteDeploy(
     const tags = { ...site.names.tags } as Record<string, string>;
     const noBuild = ctx.flags["no-build"] === true;
     const tempRoot = deployTempRoot(ctx.environ);
-    if (tempRoot) await ctx.files.mkdir(tempRoot);
+    if (tempRoot) {
+      await ctx.files.mkdir(tempRoot);
+      // What runs killed before they could clean up left behind (their owner lock is free).
+      await removeStaleWorkDirs(tempRoot);
+    }
     const builder = createBuilder(ctx, site, noBuild ? "local" : builderName, {
       seams,
       ...(tempRoot ? { tempRoot } : {}),

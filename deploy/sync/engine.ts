@@ -11,7 +11,7 @@ import { cacheControlFor } from "./cache_control.ts";
 import { changeDigest } from "./change_digest.ts";
 import { contentTypeFor } from "./content_type.ts";
 import { distChanged, readBuilt, scanSite } from "./local_files.ts";
-import type { DeployError } from "../errors.ts";
+import { type DeployError, interruptedError } from "../errors.ts";
 import { aws, awsErrorCode, awsFailure } from "../aws/errors.ts";
 import { changedKeys, type LocalFile, planSync, type SyncPlan, syncRefusal } from "./plan.ts";
 import { MULTIPART_THRESHOLD, uploadMultipart } from "./multipart.ts";
@@ -63,6 +63,8 @@ export interface SyncOptions extends SiteLocation {
    * still gets its changes invalidated by the next deploy.
    */
   readonly beforeApply?: (changedKeys: readonly string[]) => Promise<void>;
+  /** Aborted on Ctrl-C: no further upload or delete starts, and the sync is `interrupted`. */
+  readonly signal?: AbortSignal;
   /** Structured log lines. */
   readonly logger?: Logger;
 }
@@ -195,6 +197,7 @@ async function applyUploads(options: SyncOptions, plan: SyncPlan) {
     options.onProgress?.({ phase: "upload", done: uploaded.length, total, bytes, totalBytes });
   const threshold = options.multipart?.threshold ?? MULTIPART_THRESHOLD;
   const put = async (file: LocalFile) => {
+    if (options.signal?.aborted) throw interruptedError("the upload");
     // An empty file has no part to send: a single PUT, whatever the threshold.
     if ("path" in file.source && file.size > threshold && file.size > 0) {
       await uploadMultipart({
@@ -263,6 +266,7 @@ async function applyDeletes(options: SyncOptions, keys: readonly string[]): Prom
   const prefix = normalizePrefix(options.prefix);
   const deleted: string[] = [];
   for (let i = 0; i < keys.length; i += DELETE_BATCH) {
+    if (options.signal?.aborted) throw interruptedError("the deletions");
     const batch = keys.slice(i, i + DELETE_BATCH);
     const context = { resource: `s3://${options.bucket}/${prefix}`, action: "s3:DeleteObject" };
     const out = await aws(context, () =>
