@@ -78,7 +78,8 @@ async function isStale(dir: string, now: number): Promise<boolean> {
     owner = await Deno.open(`${dir}/${OWNER_FILE}`, { read: true, write: true });
   } catch {
     const info = await Deno.stat(dir).catch(() => undefined);
-    return info?.mtime != null && now - info.mtime.getTime() > UNOWNED_GRACE_MS;
+    const mtime = info?.mtime;
+    return mtime instanceof Date && now - mtime.getTime() > UNOWNED_GRACE_MS;
   }
   try {
     return await owner.tryLock(true);
