@@ -618,3 +618,30 @@ Deno.test("destroy: refuses without --yes; with --yes removes every resource in 
   assert.equal(again.code, 0, again.stderr);
   assert.match(again.stdout, /Nothing to destroy\./);
 });
+
+Deno.test("status: shows the paths a failed deploy still owes an invalidation", async () => {
+  await using world = await startInfraWorld(BASE);
+  assert.equal((await world.run(["bootstrap"])).code, 0);
+  const before = JSON.parse((await world.run(["status", "--json"])).stdout);
+  assert.deepEqual(before.owedInvalidation, []);
+  assert.match((await world.run(["status"])).stdout, /invalidation +nothing owed/);
+
+  const s3 = s3Client(world);
+  try {
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: BUCKET,
+        Key: "state/production.invalidation.json",
+        Body: JSON.stringify({ version: 1, keys: ["blog/index.html", "app.css"], all: false }),
+      }),
+    );
+  } finally {
+    s3.destroy();
+  }
+  const after = JSON.parse((await world.run(["status", "--json"])).stdout);
+  assert.deepEqual(after.owedInvalidation, ["/app.css", "/blog", "/blog/", "/blog/index.html"]);
+  assert.match(
+    (await world.run(["status"])).stdout,
+    /invalidation +owed by an unfinished deploy \(the next deploy sends it\): \/app\.css \/blog \/blog\/ \/blog\/index\.html/,
+  );
+});
