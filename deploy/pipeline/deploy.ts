@@ -12,11 +12,9 @@ import type { S3Client } from "@aws-sdk/client-s3";
 import { type Clock, type Logger, systemClock } from "@org/shared";
 import type { Builder, BuildPaths } from "../builders/builder.ts";
 import { stripPath } from "../job/run_steps.ts";
-import { createInvalidation } from "../cdn/send_invalidation.ts";
-import { INVALIDATE_ALL, planInvalidation } from "../cdn/plan_invalidation.ts";
-import { clearOwed, recordOwed } from "../cdn/owed_invalidation.ts";
-import { buildDeadlineMs, type JobInput, type JobOutcome } from "../job/job.ts";
-import { acquireLock } from "../state/deploy_lock.ts";
+import { planInvalidation } from "../cdn/plan_invalidation.ts";
+import type { JobInput, JobOutcome } from "../job/job.ts";
+import { type DeployLockInput, invalidateOwed, takePublishingLock } from "./publishing.ts";
 import { makeWorkDir } from "../job/work_dir.ts";
 import { interruptedError } from "../errors.ts";
 import type { SeoSettings } from "../seo/policy.ts";
@@ -116,21 +114,6 @@ export interface DeployInput {
   /** Aborted on Ctrl-C/SIGTERM: the build is stopped, and the deploy stops before its next step. */
   readonly signal?: AbortSignal;
 }
-
-/** The lock part of a {@linkcode DeployInput}. */
-export interface DeployLockInput {
-  /** The lock object's key. */
-  readonly key: string;
-  /** Who is deploying, for the refusal another deploy prints. */
-  readonly holder: string;
-  /** How long to wait for another holder (milliseconds). */
-  readonly waitMs: number;
-  /** `--force-unlock`: remove an existing lock first. */
-  readonly forceUnlock?: boolean;
-}
-
-/** Beyond the build deadline, how long a lock lasts: the sync and the invalidation. */
-export const LOCK_SLACK_MS = 30 * 60_000;
 
 /** What a deploy would do (`deploy plan`, and `--json`). */
 export interface DeployPlan {
@@ -311,42 +294,16 @@ export async function planDeploy(input: DeployInput): Promise<DeployPlan> {
 export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
   const clock = input.clock ?? systemClock;
   const started = clock.now();
-  await using _lock = input.lock === undefined ? undefined : await acquireLock({
-    key: input.lock.key,
-    holder: input.lock.holder,
-    waitMs: input.lock.waitMs,
-    ttlMs: buildDeadlineMs(input.maxDurationSeconds) + LOCK_SLACK_MS,
-    ...(input.lock.forceUnlock ? { forceUnlock: true } : {}),
-  }, {
-    s3: input.clients.s3,
-    bucket: input.bucket,
-    clock,
-    sleep: input.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
-    logger: input.logger,
-  });
+  await using _lock = await takePublishingLock(input);
   const { revision, outcome, warnings } = await runPipelineJob(input, false);
   // Past this point the site is published: the invalidation is sent even after a Ctrl-C.
   input.onProgress?.({ kind: "stage", stage: "invalidate" });
-  // What earlier runs owed plus this run's changes, recorded before CloudFront is asked: a
-  // refused or interrupted invalidation is made good by the next deploy.
-  const owedAt = input.owedKey === undefined
-    ? undefined
-    : { s3: input.clients.s3, bucket: input.bucket, key: input.owedKey };
-  const owed = owedAt
-    ? await recordOwed(owedAt, outcome.changedKeys)
-    : { keys: outcome.changedKeys, all: false };
-  const paths = owed.all
-    ? [INVALIDATE_ALL]
-    : planInvalidation(owed.keys, input.invalidationMaxPaths, input.defaultRootObject);
-  const sent = await createInvalidation(
-    input.clients.cloudfront,
-    input.distributionId,
-    paths,
+  const sent = await invalidateOwed(
+    input,
+    outcome.changedKeys,
     revision.id,
-    input.retry,
     outcome.changeDigest ?? "",
   );
-  if (owedAt && (owed.all || owed.keys.length > 0)) await clearOwed(owedAt);
   const summary: DeploySummary = {
     revision: revision.id,
     uploaded: outcome.uploaded,
@@ -364,7 +321,7 @@ export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
     uploaded: summary.uploaded,
     deleted: summary.deleted,
     unchanged: summary.unchanged,
-    invalidated: paths.length,
+    invalidated: sent?.paths.length ?? 0,
   });
   return summary;
 }
