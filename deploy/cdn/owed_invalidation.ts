@@ -8,13 +8,9 @@
  *
  * @module
  */
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  PutObjectCommand,
-  type S3Client,
-} from "@aws-sdk/client-s3";
-import { aws, awsFailure, isNotFound } from "../aws/errors.ts";
+import { DeleteObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import { aws } from "../aws/errors.ts";
+import { getText, putJson } from "../build_records/store.ts";
 
 /** Past this many keys the record keeps `all` instead: the next invalidation is `/*` anyway. */
 export const MAX_OWED_KEYS = 10_000;
@@ -61,14 +57,8 @@ export function addOwed(owed: OwedInvalidation, keys: readonly string[]): OwedIn
  * @returns the owed keys
  */
 export async function readOwed(at: OwedAt): Promise<OwedInvalidation> {
-  let text: string;
-  try {
-    const out = await at.s3.send(new GetObjectCommand({ Bucket: at.bucket, Key: at.key }));
-    text = await out.Body!.transformToString();
-  } catch (err) {
-    if (isNotFound(err)) return NOTHING_OWED;
-    throw awsFailure(err, { resource: `s3://${at.bucket}/${at.key}`, action: "s3:GetObject" });
-  }
+  const text = await getText(at, at.key);
+  if (text === undefined) return NOTHING_OWED;
   try {
     const v = JSON.parse(text) as { keys?: unknown; all?: unknown };
     if (v.all === true) return { keys: [], all: true };
@@ -92,16 +82,7 @@ export async function recordOwed(at: OwedAt, keys: readonly string[]): Promise<O
   const before = await readOwed(at);
   const after = addOwed(before, keys);
   if (after.all === before.all && after.keys.length === before.keys.length) return after;
-  await aws({ resource: `s3://${at.bucket}/${at.key}`, action: "s3:PutObject" }, () =>
-    at.s3.send(
-      new PutObjectCommand({
-        Bucket: at.bucket,
-        Key: at.key,
-        Body: JSON.stringify({ version: 1, ...after }, null, 2) + "\n",
-        ContentType: "application/json",
-        CacheControl: "no-store",
-      }),
-    ));
+  await putJson(at, at.key, { version: 1, ...after });
   return after;
 }
 
