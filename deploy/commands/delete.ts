@@ -10,7 +10,9 @@ import type { Command, CommandContext } from "../cli/command.ts";
 import { DeployError } from "../errors.ts";
 import { aws } from "../aws/errors.ts";
 import { emptyPrefix } from "../infra/nodes/bucket.ts";
-import { SITE_PREFIX } from "../state/bucket_layout.ts";
+import { lockKey, SITE_PREFIX } from "../state/bucket_layout.ts";
+import { takePublishingLock } from "../pipeline/publishing.ts";
+import { LOCK_WAIT_MS, lockHolder } from "../pipeline/deploy_input.ts";
 import { openSite } from "../site/open_site.ts";
 
 /** The `delete` command. */
@@ -26,6 +28,16 @@ export const deleteCommand: Command = {
     await confirmDelete(ctx);
     using site = await openSite(ctx, { state: "required" });
     const { facts, clients, state } = site;
+    // Not while a deploy of the environment is uploading (it would republish half a site).
+    await using _lock = await takePublishingLock({
+      bucket: facts.bucket,
+      clients,
+      logger: ctx.log,
+      maxDurationSeconds: site.config.microvm.maxDurationSeconds,
+      clock: ctx.clock,
+      sleep: ctx.sleep,
+      lock: { key: lockKey(facts.env), holder: lockHolder(ctx), waitMs: LOCK_WAIT_MS },
+    });
     const deleted = await emptyPrefix(clients.s3, facts.bucket, SITE_PREFIX);
     let invalidationId: string | undefined;
     if (state.distributionId) {

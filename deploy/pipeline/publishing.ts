@@ -1,6 +1,6 @@
 /**
  * What every command that publishes to a live prefix shares (`deploy`, `rollback`, a preview
- * deploy): it holds the scope's deploy lock while it publishes, and it invalidates its changes
+ * deploy; `delete` takes the lock too): it holds the scope's deploy lock while it publishes, and it invalidates its changes
  * together with whatever an earlier run still owed, recording them first so a refused or
  * interrupted invalidation is made good by the next run.
  *
@@ -66,7 +66,12 @@ export interface PublishingTarget {
  * @returns the held lock (`await using` releases it) or undefined
  * @throws DeployError `deploy_locked` naming the holder
  */
-export async function takePublishingLock(target: PublishingTarget): Promise<HeldLock | undefined> {
+export async function takePublishingLock(
+  target: Pick<
+    PublishingTarget,
+    "bucket" | "clients" | "logger" | "lock" | "maxDurationSeconds" | "clock" | "sleep"
+  >,
+): Promise<HeldLock | undefined> {
   if (target.lock === undefined) return undefined;
   return await acquireLock({
     key: target.lock.key,

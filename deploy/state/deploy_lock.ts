@@ -107,7 +107,8 @@ export async function acquireLock(spec: LockSpec, deps: LockDeps): Promise<HeldL
       await deleteLock(deps, spec.key);
     }
   }
-  const waitUntil = deps.clock.now() + spec.waitMs;
+  // The wait is counted in the sleeps asked for, so an injected sleep bounds it too.
+  let waited = 0;
   while (true) {
     const now = deps.clock.now();
     const record: LockRecord = {
@@ -129,7 +130,7 @@ export async function acquireLock(spec: LockSpec, deps: LockDeps): Promise<HeldL
       }
       continue; // another deploy took it over first
     }
-    if (now >= waitUntil) {
+    if (waited >= spec.waitMs) {
       throw new DeployError(
         "deploy_locked",
         `another deploy holds ${where}: ${describe(current.record!)}`,
@@ -139,7 +140,9 @@ export async function acquireLock(spec: LockSpec, deps: LockDeps): Promise<HeldL
         },
       );
     }
-    await deps.sleep(Math.min(deps.pollMs ?? 2_000, waitUntil - now));
+    const delay = Math.min(deps.pollMs ?? 2_000, spec.waitMs - waited);
+    await deps.sleep(delay);
+    waited += delay;
   }
 }
 

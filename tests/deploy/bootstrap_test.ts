@@ -574,6 +574,29 @@ Deno.test("delete: without a terminal refuses unless --yes; on a terminal asks f
   assert.match(declined.stderr, /aborted|not deleted/i);
   assert.deepEqual(world.aws.cloudfront.state.invalidatedPaths(dist!.id), []);
 
+  // Not while a deploy holds the environment's lock.
+  const lock = s3Client(world);
+  try {
+    await lock.send(
+      new PutObjectCommand({
+        Bucket: BUCKET,
+        Key: "locks/production.json",
+        Body: JSON.stringify({
+          version: 1,
+          holder: "deploy production (pid 7)",
+          token: "t",
+          acquiredAt: new Date().toISOString(),
+          expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+        }),
+      }),
+    );
+    const locked = await world.run(["delete", "--yes", "--json"]);
+    assert.equal(JSON.parse(locked.stdout).error.code, "deploy_locked");
+    assert.match(locked.stderr, /deploy production \(pid 7\)/);
+    await lock.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: "locks/production.json" }));
+  } finally {
+    lock.destroy();
+  }
   const confirmed = await world.run(["delete"], terminal("production"));
   assert.equal(confirmed.code, 0, confirmed.stderr);
   assert.match(confirmed.stdout, /Deleted 1 object\(s\)/);
