@@ -153,8 +153,14 @@ async function runStep(
   if (first === "stop") {
     const clean = await stopGroup(child.pid, settled, options.killGraceMs ?? KILL_GRACE_MS);
     if (!clean) {
-      // KILLed: stop reading whatever still holds the pipes, and reap the step itself.
+      // KILLed: stop reading whatever still holds the pipes, and reap the step itself (killed
+      // directly too, where a group cannot be signalled).
       for (const reader of readers) await reader.cancel().catch(() => {});
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // already gone
+      }
       await status;
     }
     throw stopped();
