@@ -92,8 +92,15 @@ for (const area of document.querySelectorAll("textarea[data-json-object]")) {
 }
 `;
 
+// Declared by every page, so the browser never asks the listener for /favicon.ico: that request
+// would carry no credential and count as a failed operator authentication toward the lockout.
+const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">` +
+  `<rect width="16" height="16" rx="3" fill="#0969da"/>` +
+  `<path d="M4 5h8M8 5v7" stroke="#fff" stroke-width="2" fill="none"/></svg>`;
+
 /** The assets by path under `/admin/assets/`. */
 export const CONSOLE_ASSETS: ReadonlyMap<string, Asset> = new Map([
   ["console.css", { contentType: "text/css; charset=utf-8", body: CSS }],
   ["console.js", { contentType: "text/javascript; charset=utf-8", body: JS }],
+  ["icon.svg", { contentType: "image/svg+xml", body: ICON }],
 ]);

@@ -26,7 +26,7 @@ import { readCapped } from "../http/body.ts";
 import type { RequestInfo, Route, RouteParams } from "../http/router.ts";
 import { CONSOLE_ASSETS } from "./assets.ts";
 import { type ConsoleSession, ConsoleSessions, MAX_SESSION_MS } from "./console_sessions.ts";
-import { CSRF_FIELD, CSRF_HEADER, csrfAllows, loginOriginAllows } from "./csrf.ts";
+import { CSRF_FIELD, CSRF_HEADER, csrfAllows, fromOwnOrigin } from "./csrf.ts";
 import type { Html } from "./html.ts";
 import { html } from "./html.ts";
 import { layout, type Notice, type Viewer } from "./pages/layout.ts";
@@ -148,8 +148,7 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       if (
         !csrfAllows(
           req.method,
-          new URL(req.url).origin,
-          req.headers.get("origin"),
+          fromOwnOrigin(new URL(req.url).origin, req.headers),
           presented,
           session.csrf,
         )
@@ -213,7 +212,7 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
     ["POST", "/admin/login", async (req, info) => {
       const refuse = (text: string, status: number, headers: Record<string, string> = {}) =>
         htmlResponse(loginPage(mtls, { kind: "error", text }), status, headers);
-      if (!loginOriginAllows(new URL(req.url).origin, req.headers)) {
+      if (!fromOwnOrigin(new URL(req.url).origin, req.headers)) {
         return refuse("Sign in from the console's own page.", 403);
       }
       const form = new URLSearchParams(

@@ -18,50 +18,49 @@ export const CSRF_HEADER = "x-csrf-token";
 const SAFE = new Set(["GET", "HEAD"]);
 
 /**
- * Whether a request may proceed: safe methods always; others only when the presented token
- * equals the session's (compared in constant time) and the `Origin`, when the browser sends
- * one, is the request's own.
+ * Whether a request may proceed: safe methods always; others only when it was sent from the
+ * console's own origin ({@linkcode fromOwnOrigin}) and the presented token equals the
+ * session's (compared in constant time).
  *
  * @param method the request method
- * @param requestOrigin the origin the request was sent to (`new URL(req.url).origin`)
- * @param originHeader the request's `Origin` header
+ * @param sameOrigin what {@linkcode fromOwnOrigin} says of the request
  * @param presented the token from the form field or header, if any
  * @param expected the session's token (`undefined` when there is no session: always refused)
  * @returns true when the request passes
  *
  * @example
  * ```ts
- * csrfAllows("POST", "http://127.0.0.1:9090", "http://127.0.0.1:9090", token, session.csrf); // true
- * csrfAllows("POST", "http://127.0.0.1:9090", null, undefined, session.csrf);               // false
+ * csrfAllows("POST", true, token, session.csrf);     // true
+ * csrfAllows("POST", true, undefined, session.csrf); // false
  * ```
  */
 export function csrfAllows(
   method: string,
-  requestOrigin: string,
-  originHeader: string | null,
+  sameOrigin: boolean,
   presented: string | undefined,
   expected: string | undefined,
 ): boolean {
   if (SAFE.has(method)) return true;
-  if (originHeader !== null && originHeader !== requestOrigin) return false;
-  if (presented === undefined || expected === undefined) return false;
+  if (!sameOrigin || presented === undefined || expected === undefined) return false;
   const a = new TextEncoder().encode(presented);
   const b = new TextEncoder().encode(expected);
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /**
- * Whether a login request (which has no session yet) comes from the console's own page: the
- * browser's `Origin` must be the request's own, or `Sec-Fetch-Site` must say `same-origin`.
- * A request with neither header (not a browser) passes: without a session cookie to ride on,
- * only a browser request can be forged across sites, and browsers send one of them on POST.
+ * Whether a request comes from the console's own pages, as far as the browser says: its
+ * `Sec-Fetch-Site` must be `same-origin` (or `none`: typed in the address bar); without it, an
+ * `Origin` must be the request's own. `Origin: null` proves nothing either way (browsers send
+ * it for form posts under `Referrer-Policy: no-referrer`, which the console sets). A request
+ * with neither header (not a browser) passes: only a browser can be made to send a request
+ * for someone else, and browsers send one of them on POST.
  *
- * @param requestOrigin the origin the request was sent to
+ * @param requestOrigin the origin the request was sent to (`new URL(req.url).origin`)
  * @param headers the request headers
  */
-export function loginOriginAllows(requestOrigin: string, headers: Headers): boolean {
-  const origin = headers.get("origin");
-  if (origin !== null) return origin === requestOrigin;
+export function fromOwnOrigin(requestOrigin: string, headers: Headers): boolean {
   const site = headers.get("sec-fetch-site");
-  return site === null || site === "same-origin" || site === "none";
+  if (site !== null) return site === "same-origin" || site === "none";
+  const origin = headers.get("origin");
+  return origin === null || origin === "null" || origin === requestOrigin;
 }

@@ -42,34 +42,35 @@ export function layout(
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>${title} · token-exchange console</title>
+        <link rel="icon" href="/admin/assets/icon.svg" type="image/svg+xml">
         <link rel="stylesheet" href="/admin/assets/console.css">
         <script src="/admin/assets/console.js" defer></script>
       </head>
       <body>
         <header>
-    <a class="skip" href="#main">Skip to content</a>
-    <span class="brand">token-exchange console</span>
-    ${viewer && html`
-      <nav aria-label="Console">
-        <a href="/admin/">Overview</a>
-        <a href="/admin/users">Users</a>
-        <a href="/admin/keys">Signing keys</a>
-      </nav>
-      <form method="post" action="/admin/logout" class="logout">
-        <input type="hidden" name="${CSRF_FIELD}" value="${viewer.csrf}">
-        <span class="who">${viewer.subject}</span>
-        <button type="submit">Log out</button>
-      </form>
-    `}
-        </header>
+        <a class="skip" href="#main">Skip to content</a>
+        <span class="brand">token-exchange console</span>
+        ${viewer && html`
+          <nav aria-label="Console">
+            <a href="/admin/">Overview</a>
+            <a href="/admin/users">Users</a>
+            <a href="/admin/keys">Signing keys</a>
+          </nav>
+          <form method="post" action="/admin/logout" class="logout">
+            <input type="hidden" name="${CSRF_FIELD}" value="${viewer.csrf}">
+            <span class="who">${viewer.subject}</span>
+            <button type="submit">Log out</button>
+          </form>
+        `}
+            </header>
         <main id="main">
-    <h1>${title}</h1>
-    ${notice &&
-      html`<p class="notice ${notice.kind}" role="${
-        notice.kind === "error" ? "alert" : "status"
-      }">${notice.text}</p>`}
-    ${body}
-        </main>
+        <h1>${title}</h1>
+        ${notice &&
+          html`<p class="notice ${notice.kind}" role="${
+            notice.kind === "error" ? "alert" : "status"
+          }">${notice.text}</p>`}
+        ${body}
+            </main>
       </body>
     </html>
   `;
