@@ -75,7 +75,7 @@ Deno.test({
     await using h = await signInHarness({
       toml: `[internal_api]\nenabled = true\nauth_methods = ["operator_token"]\n` +
         `[internal_api.lockout]\nthreshold = 100\n` +
-        `[token]\ncustom_claims = { tier = "free" }\n`,
+        `[token]\ncustom_claims = { tier = "free", contact = "{{ user.email }}" }\n`,
     });
     const te = h.te;
     const base = te.internalUrl!;
@@ -206,7 +206,9 @@ Deno.test({
         assert.equal(await save.isDisabled(), false);
         await save.click();
         await page.getByText("Claims saved.").waitFor();
-        assert.match(await page.locator("pre.json").first().textContent() ?? "", /"tier": "gold"/);
+        const preview = await page.locator("pre.json").first().textContent() ?? "";
+      assert.match(preview, /"tier": "gold"/); // the user's claim wins over custom_claims
+      assert.match(preview, /"contact": "ada@example.com"/); // a template, resolved
         await shot(page, "user");
         const res = await h.refresh(ada1.refresh_token);
         assert.equal(res.status, 200);
@@ -215,6 +217,7 @@ Deno.test({
         const claims = decodeJwt(body.access_token);
         assert.equal(claims.plan, "pro");
         assert.equal(claims.tier, "gold");
+      assert.equal(claims.contact, "ada@example.com");
         // A reserved claim is refused by the API's own validation, shown on the page.
         await page.getByLabel(/^Claims/).fill('{"sub": "someone-else"}');
         await page.getByRole("button", { name: "Save claims" }).click();
