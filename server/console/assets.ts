@@ -57,6 +57,7 @@ td code{overflow-wrap:anywhere}
 .num{text-align:right}
 dl.fields{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem;margin:0}
 dl.fields dt{color:var(--muted)}dl.fields dd{margin:0;overflow-wrap:anywhere}
+button+a{margin-left:.75rem}
 .actions{display:flex;gap:.75rem;flex-wrap:wrap;margin-top:1rem}
 .status{padding:.05rem .45rem;border-radius:999px;border:1px solid var(--line);font-size:.85rem}
 .status.active{border-color:var(--ok);color:var(--ok)}.status.suspended,.status.Deleted{border-color:var(--danger);color:var(--danger)}

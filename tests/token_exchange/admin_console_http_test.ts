@@ -171,3 +171,54 @@ Deno.test("internal API: a user's live sessions are listed, and one is revoked a
   );
   assert.deepEqual(after.sessions.map((s) => s.id), [s2]);
 });
+
+Deno.test("admin console: the users page pages with the API's cursor", async () => {
+  await using te = await startTokenServer({
+    toml: `[internal_api]\nenabled = true\nauth_methods = ["operator_token"]\n`,
+  });
+  for (let n = 0; n < 51; n++) {
+    await createUser(te, n);
+  }
+  const res = await login(te, operatorToken(te));
+  await res.body?.cancel();
+  const cookie = res.headers.get("set-cookie")!.split(";")[0]!;
+  const rows = (html: string) => [...html.matchAll(/<a href="\/admin\/users\/usr_/g)].length;
+  const first = await (await fetch(`${te.internalUrl}/admin/users`, { headers: { cookie } }))
+    .text();
+  assert.equal(rows(first), 50);
+  const next = /rel="next" href="([^"]+)"/.exec(first)![1]!;
+  const second = await (await fetch(`${te.internalUrl}${next}`, { headers: { cookie } })).text();
+  assert.equal(rows(second), 1);
+  assert.doesNotMatch(second, /rel="next"/);
+  assert.match(second, /u50@example.com/);
+});
+
+async function createUser(te: TokenServer, n: number): Promise<void> {
+  const now = Date.now();
+  const { ok } = await te.server.deps.store.users.create({
+    id: `usr_01J${String(n).padStart(23, "0")}`,
+    provider: "idp",
+    external_id: `e${n}`,
+    email: `u${n}@example.com`,
+    display_name: `User ${n}`,
+    status: "active",
+    metadata: {},
+    claims: {},
+    created_at: now,
+    updated_at: now,
+  });
+  assert.ok(ok);
+}
+
+Deno.test("admin console: the cookie is Secure when the issuer is https, and lasts no longer than the token", async () => {
+  await using te = await startTokenServer({
+    toml: `[server]\nissuer = "https://auth.example.com"\n` +
+      `[internal_api]\nenabled = true\nauth_methods = ["operator_token"]\n`,
+  });
+  const res = await login(te, operatorToken(te));
+  await res.body?.cancel();
+  const cookie = res.headers.get("set-cookie") ?? "";
+  assert.match(cookie, /; HttpOnly; SameSite=Strict; Secure$/);
+  const maxAge = Number(/Max-Age=(\d+)/.exec(cookie)![1]);
+  assert.ok(maxAge > 590 && maxAge <= 600, `Max-Age ${maxAge} within the token's 600 s`);
+});
