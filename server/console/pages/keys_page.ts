@@ -1,5 +1,6 @@
 import type { StoredKey } from "../../store/store.ts";
 import { type Html, html } from "../html.ts";
+import { dataTable } from "./data_table.ts";
 import { layout, type Viewer } from "./layout.ts";
 
 /**
@@ -23,32 +24,23 @@ export function keysPage(
     "Signing keys",
     viewer,
     html`
-      <div class="scroll">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">kid</th>
-              <th scope="col">State</th>
-              <th scope="col">Age</th>
-              <th scope="col">Private key</th>
-              <th scope="col">Unpublished at</th>
-            </tr>
-          </thead>
-          <tbody>
-      ${rows.map((k) =>
-        html`
-          <tr>
-            <td><code>${k.kid}</code></td>
-            <td>${k.kid === activeKid ? "active" : "retiring"}</td>
-            <td>${age(now - k.created_at)}</td>
-            <td>${k.source}</td>
-            <td>${k.retire_at === undefined ? "—" : new Date(k.retire_at).toISOString()}</td>
-          </tr>
-        `
+      ${dataTable(
+        [
+          { label: "kid" },
+          { label: "State" },
+          { label: "Age" },
+          { label: "Private key" },
+          { label: "Unpublished at" },
+        ],
+        rows.map((k) => [
+          html`<code>${k.kid}</code>`,
+          k.kid === activeKid ? "active" : "retiring",
+          age(now - k.created_at),
+          k.source,
+          k.retire_at === undefined ? "—" : new Date(k.retire_at).toISOString(),
+        ]),
+        "No key",
       )}
-          </tbody>
-        </table>
-      </div>
       <p
         class="hint">Rotate with <code>token-exchange keys rotate</code> (a store key) or a new <code>keys.private_key_path</code> and a restart (a file key).
       A retiring key stays published until every access token it signed has expired.</p>

@@ -1,4 +1,5 @@
 import { type Html, html } from "../html.ts";
+import { dataTable } from "./data_table.ts";
 import { layout, type Viewer } from "./layout.ts";
 
 /** What the overview shows. */
@@ -32,53 +33,22 @@ export function overviewPage(viewer: Viewer, o: Overview): Html {
       </section>
       <section>
         <h2>Users by status</h2>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Status</th>
-              <th scope="col" class="num">Users</th>
-            </tr>
-          </thead>
-          <tbody>
-      ${Object.entries(o.users).filter(([k]) => k !== "total").map(([k, n]) =>
-        html`
-          <tr>
-            <td>${k}</td>
-            <td class="num">${n}</td>
-          </tr>
-        `
-      )}
-          </tbody>
-        </table>
+        ${dataTable(
+          [{ label: "Status" }, { label: "Users", numeric: true }],
+          Object.entries(o.users).filter(([k]) => k !== "total"),
+          "No users",
+        )}
       </section>
       <section>
         <h2>Tokens issued by grant</h2>
-        <p
-          class="hint">Counted by this instance since it started (as <code>/internal/metrics</code> reports them).</p>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Grant</th>
-              <th scope="col" class="num">Tokens</th>
-            </tr>
-          </thead>
-          <tbody>
-      ${Object.keys(o.issued).length === 0
-        ? html`
-          <tr>
-            <td colspan="2">None yet</td>
-          </tr>
-        `
-        : Object.entries(o.issued).map(([g, n]) =>
-          html`
-            <tr>
-              <td>${g}</td>
-              <td class="num">${n}</td>
-            </tr>
-          `
+        <p class="hint">
+          Counted by this instance since it started (as <code>/internal/metrics</code> reports them).
+        </p>
+        ${dataTable(
+          [{ label: "Grant" }, { label: "Tokens", numeric: true }],
+          Object.entries(o.issued),
+          "None yet",
         )}
-          </tbody>
-        </table>
       </section>
     `,
   );

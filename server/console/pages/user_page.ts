@@ -2,6 +2,7 @@ import type { SessionView } from "../../admin/session_routes.ts";
 import type { UserView } from "../../admin/user_view.ts";
 import { CSRF_FIELD } from "../csrf.ts";
 import { type Html, html } from "../html.ts";
+import { dataTable } from "./data_table.ts";
 import { layout, type Notice, type Viewer } from "./layout.ts";
 
 /** Everything the user page shows. */
@@ -61,41 +62,20 @@ export function userPage(viewer: Viewer, d: UserDetail, notice?: Notice): Html {
       </section>
       <section aria-labelledby="sessions-h">
         <h2 id="sessions-h">Live sessions</h2>
-        <div class="scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Session</th>
-                <th scope="col">Started</th>
-                <th scope="col">Ends</th>
-                <th scope="col"><span class="sr">Action</span></th>
-              </tr>
-            </thead>
-            <tbody>
-      ${d.sessions.length === 0
-        ? html`
-          <tr>
-            <td colspan="4">No live session</td>
-          </tr>
-        `
-        : d.sessions.map((s) =>
-          html`
-            <tr>
-              <td><code>${s.id}</code></td>
-              <td>${s.created_at}</td>
-              <td>${s.expires_at}</td>
-              <td>
-                <form method="post"
-                  action="${base}/sessions/${s
-                    .id}/revoke">${csrf}<button type="submit" aria-label="Revoke session ${s
-                    .id}">Revoke</button></form>
-              </td>
-            </tr>
-          `
+        ${dataTable(
+          [{ label: "Session" }, { label: "Started" }, { label: "Ends" }, {
+            label: "Action",
+            hidden: true,
+          }],
+          d.sessions.map((s) => [
+            html`<code>${s.id}</code>`,
+            s.created_at,
+            s.expires_at,
+            html`<form method="post" action="${base}/sessions/${s.id}/revoke">${csrf}
+<button type="submit" aria-label="Revoke session ${s.id}">Revoke</button></form>`,
+          ]),
+          "No live session",
         )}
-            </tbody>
-          </table>
-        </div>
       </section>
       <section aria-labelledby="claims-h">
         <h2 id="claims-h">Private claims</h2>

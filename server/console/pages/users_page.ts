@@ -1,5 +1,6 @@
 import type { UserView } from "../../admin/user_view.ts";
 import { type Html, html } from "../html.ts";
+import { dataTable } from "./data_table.ts";
 import { layout, type Notice, type Viewer } from "./layout.ts";
 
 /** What the users page shows: one page of the list, or the result of a look-up. */
@@ -47,39 +48,24 @@ export function usersPage(viewer: Viewer, listing: UsersListing, notice?: Notice
           <p class="notice error"
             role="status">The email look-up stopped after reading its limit of users; look up by provider and external id to be sure.</p>
         `}
-      <div class="scroll">
-        <table>
-          <caption>${listing.query ? "Matches" : "All users, oldest first"}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Email</th>
-              <th scope="col">Name</th>
-              <th scope="col">Provider</th>
-              <th scope="col">Status</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-      ${listing.users.length === 0
-        ? html`
-          <tr>
-            <td colspan="5">No users</td>
-          </tr>
-        `
-        : listing.users.map((u) =>
-          html`
-            <tr>
-              <td><a href="/admin/users/${u.id}">${u.email}</a></td>
-              <td>${u.display_name}</td>
-              <td>${u.provider}</td>
-              <td><span class="status ${u.status}">${u.status}</span></td>
-              <td>${u.created_at.slice(0, 10)}</td>
-            </tr>
-          `
-        )}
-          </tbody>
-        </table>
-      </div>
+      ${dataTable(
+        [
+          { label: "Email" },
+          { label: "Name" },
+          { label: "Provider" },
+          { label: "Status" },
+          { label: "Created" },
+        ],
+        listing.users.map((u) => [
+          html`<a href="/admin/users/${u.id}">${u.email}</a>`,
+          u.display_name,
+          u.provider,
+          html`<span class="status ${u.status}">${u.status}</span>`,
+          u.created_at.slice(0, 10),
+        ]),
+        "No users",
+        listing.query ? "Matches" : "All users, oldest first",
+      )}
       ${listing.nextCursor &&
         html`<p><a class="button" rel="next" href="/admin/users?cursor=${listing.nextCursor}">Next page</a></p>`}
     `,
