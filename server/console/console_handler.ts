@@ -194,8 +194,8 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
     );
   };
   const doneNotice = (c: Ctx): Notice | undefined => {
-    const done = DONE[new URL(c.req.url).searchParams.get("done") ?? ""];
-    return done === undefined ? undefined : { kind: "ok", text: done };
+    const key = new URL(c.req.url).searchParams.get("done") ?? "";
+    return Object.hasOwn(DONE, key) ? { kind: "ok", text: DONE[key]! } : undefined;
   };
 
   const routes: Array<[string, string, Route["handler"]]> = [
