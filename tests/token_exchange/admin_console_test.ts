@@ -150,7 +150,22 @@ Deno.test({
       "a minted operator token signs in: HttpOnly, SameSite=Strict cookie bounded by the token",
       async () => {
         const token = operatorToken(te);
-        const res = await submitLogin(page, base, token);
+        // With the keyboard alone: Tab past the skip link to the token field, type, Tab, Enter.
+        await page.goto(`${base}/admin/login`);
+        const focused = () =>
+          page.evaluate("document.activeElement.id || document.activeElement.textContent");
+        await page.keyboard.press("Tab");
+        assert.equal(await focused(), "Skip to content");
+        await page.keyboard.press("Tab");
+        assert.equal(await focused(), "token");
+        await page.keyboard.insertText(token);
+        await page.keyboard.press("Tab");
+        assert.equal(await focused(), "Sign in");
+        const [res] = await Promise.all([
+          page.waitForResponse((r) => r.url() === `${base}/admin/login`),
+          page.keyboard.press("Enter"),
+        ]);
+        await page.waitForURL(`${base}/admin/`);
         assert.equal(res.status(), 303);
         assert.equal(page.url(), `${base}/admin/`);
         const [cookie] = await sessionCookies(page);
