@@ -128,6 +128,14 @@ export type DeployErrorCode =
   | "publication_missing"
   /** The well-known file names a publication of another account. */
   | "publication_foreign"
+  /** A command of a plugin that is not installed (`deploy analytics …` without the plugin). */
+  | "plugin_not_installed"
+  /** An installed plugin cannot be loaded, or its module is not a deploy plugin. */
+  | "plugin_invalid"
+  /** `plugin add`/`remove` names no known plugin, or one not installed. */
+  | "plugin_unknown"
+  /** A core command refused because a plugin still has state for the environment. */
+  | "plugin_state_exists"
   /** Anything thrown that is not a `DeployError`: a bug or an unexpected environment failure. */
   | "internal";
 

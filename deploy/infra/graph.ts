@@ -17,7 +17,7 @@ import { builderLogGroupNode, cdnLogGroupNode } from "./nodes/log_group.ts";
 import { oacNode } from "./nodes/oac.ts";
 import { oidcProviderNode } from "./nodes/oidc_provider.ts";
 import { rewriteFunctionNode } from "./nodes/rewrite_function.ts";
-import type { NodeId, ResourceNode } from "./resource.ts";
+import type { ResourceNode } from "./resource.ts";
 
 /** Every node of a site environment. */
 export const SITE_GRAPH: readonly ResourceNode[] = [
@@ -45,12 +45,16 @@ export const SITE_GRAPH: readonly ResourceNode[] = [
  * @returns the nodes in dependency order
  * @throws {Error} on a dependency cycle (a programming error)
  */
-export function dependencyOrder(nodes: readonly ResourceNode[]): ResourceNode[] {
+export function dependencyOrder<
+  N extends Pick<ResourceNode<unknown, unknown, string>, "id" | "dependsOn">,
+>(
+  nodes: readonly N[],
+): N[] {
   const byId = new Map(nodes.map((n) => [n.id, n]));
-  const done = new Set<NodeId>();
-  const visiting = new Set<NodeId>();
-  const order: ResourceNode[] = [];
-  const visit = (node: ResourceNode) => {
+  const done = new Set<string>();
+  const visiting = new Set<string>();
+  const order: N[] = [];
+  const visit = (node: N) => {
     if (done.has(node.id)) return;
     if (visiting.has(node.id)) throw new Error(`dependency cycle through ${node.id}`);
     visiting.add(node.id);

@@ -20,14 +20,27 @@ import { dependencyOrder, SITE_GRAPH } from "./graph.ts";
 import { canonicalJson } from "./policy_document.ts";
 import type { LiveResource, NodeContext, NodeId, ResourceNode, SiteFacts } from "./resource.ts";
 
-/** What a graph walk needs. */
-export interface GraphRun {
+/** The part of a state file the engine reads: every node's record, by node id. */
+export interface RecordedState {
+  readonly nodes: Readonly<Record<string, NodeRecord>>;
+}
+
+/**
+ * What a graph walk needs. The type parameters are those of {@linkcode ResourceNode}, plus the
+ * state file's type; the defaults are the site's (its graph, clients and `state/<env>.json`).
+ */
+export interface GraphRun<
+  F = SiteFacts,
+  C = AwsClients,
+  Id extends string = NodeId,
+  S extends RecordedState = EnvState,
+> {
   /** AWS clients. */
-  clients: AwsClients;
-  /** The site. */
-  facts: SiteFacts;
+  clients: C;
+  /** The site (or a plugin's facts). */
+  facts: F;
   /** The state read at the start (null when none). */
-  previous: EnvState | null;
+  previous: S | null;
   /** Waits (injected). */
   sleep(ms: number): Promise<void>;
   /** Clock (timestamps, deadlines). */
@@ -35,15 +48,21 @@ export interface GraphRun {
   /** Progress and notes for the user, one line per call. */
   note(text: string): void;
   /** The nodes (default {@linkcode SITE_GRAPH}). */
-  nodes?: readonly ResourceNode[];
+  nodes?: readonly ResourceNode<F, C, Id>[];
+  /**
+   * Writes the state after the record of node `after` changed (or while none was written yet);
+   * resolves to the state written, or null when it cannot be written yet. Default (site runs
+   * only): `state/<env>.json` in the site bucket, once the bucket exists.
+   */
+  save?(records: Record<string, NodeRecord>, after: Id): Promise<S | null>;
 }
 
 /** What bootstrap did to one node. */
 export type NodeAction = "created" | "updated" | "adopted" | "unchanged";
 
 /** One node's bootstrap result. */
-export interface NodeResult {
-  id: NodeId;
+export interface NodeResult<Id extends string = NodeId> {
+  id: Id;
   label: string;
   action: NodeAction;
   /** What was fixed (for `updated`). */
@@ -52,13 +71,13 @@ export interface NodeResult {
 }
 
 /** The bootstrap result. */
-export interface ReconcileResult {
+export interface ReconcileResult<Id extends string = NodeId, S = EnvState> {
   /** Per node, in the order reconciled. */
-  nodes: NodeResult[];
+  nodes: NodeResult<Id>[];
   /** Whether any AWS resource was created or changed. */
   changed: boolean;
   /** The state as last written. */
-  state: EnvState | null;
+  state: S | null;
 }
 
 function identity(facts: SiteFacts) {
@@ -71,11 +90,45 @@ function identity(facts: SiteFacts) {
   };
 }
 
-function contextFor(
+/**
+ * The site's state writer: `state/<env>.json` lives in the site bucket, so nothing is written
+ * before the bucket node ran (or a state was read, which proves the bucket exists).
+ */
+function siteSave(
   run: GraphRun,
-  outputs: Partial<Record<NodeId, NodeOutputs>>,
+): (records: Record<string, NodeRecord>, after: NodeId) => Promise<EnvState | null> {
+  let bucketReady = run.previous !== null;
+  return async (records, after) => {
+    if (after === "bucket") bucketReady = true;
+    if (!bucketReady) return null;
+    const state = buildEnvState(
+      identity(run.facts),
+      records,
+      new Date(run.clock.now()),
+      run.previous,
+    );
+    await writeEnvState(run.clients.s3, state);
+    return state;
+  };
+}
+
+/** The run's state writer: its own, or the site's for a site run. */
+function saverOf<F, C, Id extends string, S extends RecordedState>(
+  run: GraphRun<F, C, Id, S>,
+): (records: Record<string, NodeRecord>, after: Id) => Promise<S | null> {
+  if (run.save) return run.save.bind(run);
+  // Only site runs omit `save` (plugins must give theirs): the defaults are the site's types.
+  return siteSave(run as unknown as GraphRun) as unknown as (
+    records: Record<string, NodeRecord>,
+    after: Id,
+  ) => Promise<S | null>;
+}
+
+function contextFor<F, C, Id extends string, S extends RecordedState>(
+  run: GraphRun<F, C, Id, S>,
+  outputs: Partial<Record<Id, NodeOutputs>>,
   recorded: NodeOutputs | undefined,
-): NodeContext {
+): NodeContext<F, C, Id> {
   return {
     clients: run.clients,
     facts: run.facts,
@@ -87,10 +140,20 @@ function contextFor(
   };
 }
 
-function outputsFrom(records: Record<string, NodeRecord>): Partial<Record<NodeId, NodeOutputs>> {
-  const out: Partial<Record<NodeId, NodeOutputs>> = {};
-  for (const [id, r] of Object.entries(records)) out[id as NodeId] = r.outputs;
+function outputsFrom<Id extends string>(
+  records: Readonly<Record<string, NodeRecord>>,
+): Partial<Record<Id, NodeOutputs>> {
+  const out: Partial<Record<Id, NodeOutputs>> = {};
+  for (const [id, r] of Object.entries(records)) out[id as Id] = r.outputs;
   return out;
+}
+
+/** The run's nodes: its own, or the site graph for a site run. */
+function nodesOf<F, C, Id extends string, S extends RecordedState>(
+  run: GraphRun<F, C, Id, S>,
+): ResourceNode<F, C, Id>[] {
+  const nodes = run.nodes ?? (SITE_GRAPH as unknown as readonly ResourceNode<F, C, Id>[]);
+  return dependencyOrder(nodes);
 }
 
 /**
@@ -104,17 +167,21 @@ function outputsFrom(records: Record<string, NodeRecord>): Partial<Record<NodeId
  * @returns what happened per node and the final state
  * @throws {DeployError} the first failing node's error (the state so far is already written)
  */
-export async function reconcile(
-  run: GraphRun,
-  onNode: (result: NodeResult) => void = () => {},
-): Promise<ReconcileResult> {
-  const nodes = dependencyOrder(run.nodes ?? SITE_GRAPH)
-    .filter((n) => n.wanted(run.facts) && n.observed !== true);
+export async function reconcile<
+  F = SiteFacts,
+  C = AwsClients,
+  Id extends string = NodeId,
+  S extends RecordedState = EnvState,
+>(
+  run: GraphRun<F, C, Id, S>,
+  onNode: (result: NodeResult<Id>) => void = () => {},
+): Promise<ReconcileResult<Id, S>> {
+  const nodes = nodesOf(run).filter((n) => n.wanted(run.facts) && n.observed !== true);
   const records: Record<string, NodeRecord> = { ...(run.previous?.nodes ?? {}) };
-  const outputs = outputsFrom(records);
-  const results: NodeResult[] = [];
+  const outputs = outputsFrom<Id>(records);
+  const results: NodeResult<Id>[] = [];
+  const save = saverOf(run);
   let state = run.previous;
-  let bucketReady = false;
   for (const node of nodes) {
     const recorded = records[node.id]?.outputs;
     const ctx = contextFor(run, outputs, recorded);
@@ -132,16 +199,12 @@ export async function reconcile(
       action = recorded === undefined && node.readOnly !== true ? "adopted" : "unchanged";
     }
     outputs[node.id] = out;
-    if (node.id === "bucket") bucketReady = true;
     const dirty = recorded === undefined || canonicalJson(recorded) !== canonicalJson(out);
     if (dirty) {
       records[node.id] = { outputs: out, updatedAt: new Date(run.clock.now()).toISOString() };
     }
-    if (bucketReady && (dirty || state === null)) {
-      state = buildEnvState(identity(run.facts), records, new Date(run.clock.now()), run.previous);
-      await writeEnvState(run.clients.s3, state);
-    }
-    const result: NodeResult = {
+    if (dirty || state === null) state = (await save(records, node.id)) ?? state;
+    const result: NodeResult<Id> = {
       id: node.id,
       label: node.label(run.facts),
       action,
@@ -162,8 +225,8 @@ export async function reconcile(
 export type NodeStatus = "present" | "missing" | "drifted" | "error";
 
 /** One node as `status` reports it. */
-export interface NodeReport {
-  id: NodeId;
+export interface NodeReport<Id extends string = NodeId> {
+  id: Id;
   label: string;
   status: NodeStatus;
   /** Differences from the desired description (for `drifted`). */
@@ -188,12 +251,17 @@ export interface NodeReport {
  * @param run clients, site, state
  * @returns one report per node, in dependency order
  */
-export async function inspect(run: GraphRun): Promise<NodeReport[]> {
+export async function inspect<
+  F = SiteFacts,
+  C = AwsClients,
+  Id extends string = NodeId,
+  S extends RecordedState = EnvState,
+>(run: GraphRun<F, C, Id, S>): Promise<NodeReport<Id>[]> {
   const records = run.previous?.nodes ?? {};
-  const nodes = dependencyOrder(run.nodes ?? SITE_GRAPH)
+  const nodes = nodesOf(run)
     .filter((n) => n.wanted(run.facts) || n.observed === true || records[n.id] !== undefined);
-  const outputs = outputsFrom(records);
-  const reports: NodeReport[] = [];
+  const outputs = outputsFrom<Id>(records);
+  const reports: NodeReport<Id>[] = [];
   for (const node of nodes) {
     const recorded = records[node.id]?.outputs ?? null;
     const base = {
@@ -228,8 +296,8 @@ export async function inspect(run: GraphRun): Promise<NodeReport[]> {
 }
 
 /** What destroy did to one node. */
-export interface TeardownResult {
-  id: NodeId;
+export interface TeardownResult<Id extends string = NodeId> {
+  id: Id;
   label: string;
   action: "deleted" | "absent" | "kept";
   /** Why it was kept. */
@@ -246,19 +314,25 @@ export interface TeardownResult {
  * @returns what happened per node
  * @throws {DeployError} the first failure (the state reflects what is left)
  */
-export async function teardown(
-  run: GraphRun,
-  onNode: (result: TeardownResult) => void = () => {},
-): Promise<TeardownResult[]> {
+export async function teardown<
+  F = SiteFacts,
+  C = AwsClients,
+  Id extends string = NodeId,
+  S extends RecordedState = EnvState,
+>(
+  run: GraphRun<F, C, Id, S>,
+  onNode: (result: TeardownResult<Id>) => void = () => {},
+): Promise<TeardownResult<Id>[]> {
   const records: Record<string, NodeRecord> = { ...(run.previous?.nodes ?? {}) };
-  const nodes = dependencyOrder(run.nodes ?? SITE_GRAPH)
+  const nodes = nodesOf(run)
     .filter((n) => n.wanted(run.facts) || n.observed === true || records[n.id] !== undefined)
     .reverse();
-  const outputs = outputsFrom(records);
-  const results: TeardownResult[] = [];
+  const outputs = outputsFrom<Id>(records);
+  const save = saverOf(run);
+  const results: TeardownResult<Id>[] = [];
   for (const node of nodes) {
     const label = node.label(run.facts);
-    let result: TeardownResult;
+    let result: TeardownResult<Id>;
     if (node.keep !== undefined) {
       result = { id: node.id, label, action: "kept", reason: node.keep };
     } else {
@@ -266,14 +340,10 @@ export async function teardown(
       const live = await node.read(ctx);
       if (live) await node.delete(ctx, live);
       result = { id: node.id, label, action: live ? "deleted" : "absent" };
+      // The site bucket's record goes with the state file it holds.
       if (records[node.id] !== undefined && node.id !== "bucket") {
         delete records[node.id];
-        if (run.previous) {
-          await writeEnvState(
-            run.clients.s3,
-            buildEnvState(identity(run.facts), records, new Date(run.clock.now()), run.previous),
-          );
-        }
+        if (run.previous) await save(records, node.id);
       }
     }
     results.push(result);

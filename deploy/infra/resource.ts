@@ -60,14 +60,17 @@ export interface LiveResource {
   readonly drift: readonly string[];
 }
 
-/** What a node's operations get. */
-export interface NodeContext {
+/**
+ * What a node's operations get. The type parameters let a plugin's graph run on the same
+ * engine with its own facts, clients and node ids; the defaults are the site's.
+ */
+export interface NodeContext<F = SiteFacts, C = AwsClients, Id extends string = NodeId> {
   /** AWS clients. */
-  readonly clients: AwsClients;
-  /** The site. */
-  readonly facts: SiteFacts;
+  readonly clients: C;
+  /** The site (or the plugin's facts). */
+  readonly facts: F;
   /** Outputs of every node so far (recorded, then refreshed by this run), by id. */
-  readonly outputs: Readonly<Partial<Record<NodeId, NodeOutputs>>>;
+  readonly outputs: Readonly<Partial<Record<Id, NodeOutputs>>>;
   /** This node's recorded outputs, if the state has them. */
   readonly recorded: NodeOutputs | undefined;
   /** Tells the user something (a table, a pending step); one call per line. */
@@ -78,27 +81,27 @@ export interface NodeContext {
   readonly clock: Clock;
 }
 
-/** One resource around a site. */
-export interface ResourceNode {
+/** One resource around a site (type parameters as {@linkcode NodeContext}). */
+export interface ResourceNode<F = SiteFacts, C = AwsClients, Id extends string = NodeId> {
   /** Stable id. */
-  readonly id: NodeId;
+  readonly id: Id;
   /** Nodes whose outputs this one needs (only those `wanted` count). */
-  readonly dependsOn: readonly NodeId[];
+  readonly dependsOn: readonly Id[];
   /** Whether this site wants the resource (a certificate only with a domain, …). */
-  wanted(facts: SiteFacts): boolean;
+  wanted(facts: F): boolean;
   /** The resource as the user knows it: `bucket production-blog-123456789012`. */
-  label(facts: SiteFacts): string;
+  label(facts: F): string;
   /**
    * Reads the live resource: by recorded id, else by name, tag or caller reference (so a run
    * that crashed before recording it adopts it). `null` when it does not exist.
    */
-  read(ctx: NodeContext): Promise<LiveResource | null>;
+  read(ctx: NodeContext<F, C, Id>): Promise<LiveResource | null>;
   /** Creates it; resolves to its outputs. */
-  create(ctx: NodeContext): Promise<NodeOutputs>;
+  create(ctx: NodeContext<F, C, Id>): Promise<NodeOutputs>;
   /** Brings a drifted resource back to the desired description; resolves to its outputs. */
-  update(ctx: NodeContext, live: LiveResource): Promise<NodeOutputs>;
+  update(ctx: NodeContext<F, C, Id>, live: LiveResource): Promise<NodeOutputs>;
   /** Deletes it (`destroy`); `keep` nodes are never deleted. */
-  delete(ctx: NodeContext, live: LiveResource): Promise<void>;
+  delete(ctx: NodeContext<F, C, Id>, live: LiveResource): Promise<void>;
   /** Why `destroy` leaves this resource in place, when it does (shared by other sites). */
   readonly keep?: string;
   /**

@@ -50,3 +50,17 @@ export function lockKey(scope: string): string {
 export function owedInvalidationKey(scope: string): string {
   return `${STATE_PREFIX}${scope}.invalidation.json`;
 }
+
+/** The core's own `state/<scope>.<suffix>.json` files, which no plugin may take as its namespace. */
+export const CORE_STATE_SUFFIXES: readonly string[] = ["invalidation"];
+
+/**
+ * A plugin's scoped state key: `state/<env>.<namespace>.json`, beside the environment's own.
+ *
+ * @param env environment name
+ * @param namespace the plugin's namespace (`analytics`)
+ * @returns the S3 key
+ */
+export function scopedStateKey(env: string, namespace: string): string {
+  return `${STATE_PREFIX}${env}.${namespace}.json`;
+}

@@ -1,5 +1,7 @@
 import {
+  applyEdits,
   createScanner,
+  modify,
   type Node,
   type ParseError,
   parseTree,
@@ -139,4 +141,30 @@ function valueOf(node: Node): unknown {
 function describe(code: string): string {
   // "CommaExpected" → "comma expected"
   return code.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
+}
+
+/**
+ * Sets (or, with `undefined`, removes) one value in a JSONC document, keeping its comments and
+ * the formatting of everything else; new text is indented with two spaces, as `deno add` and
+ * `deno fmt` write `deno.json`.
+ *
+ * @param text the document
+ * @param path the property path, e.g. `["imports", "@org/deploy-analytics"]`
+ * @param value the new value, or undefined to remove the property
+ * @returns the edited document
+ *
+ * @example
+ * ```ts
+ * setJsoncValue('{ "imports": {} }', ["imports", "x"], "npm:x@1"); // '{ "imports": { "x": "npm:x@1" } }'
+ * ```
+ */
+export function setJsoncValue(
+  text: string,
+  path: readonly (string | number)[],
+  value: unknown,
+): string {
+  const edits = modify(text, [...path], value, {
+    formattingOptions: { insertSpaces: true, tabSize: 2, eol: "\n" },
+  });
+  return applyEdits(text, edits);
 }

@@ -7,6 +7,10 @@
  */
 
 import { type AcmFakeOptions, type AcmFakeState, startAcmFake } from "./acm.ts";
+import { type FirehoseFakeState, startFirehoseFake } from "./firehose.ts";
+import { type GlueFakeState, startGlueFake } from "./glue.ts";
+import { type LambdaFakeState, startLambdaFake } from "./lambda.ts";
+import { type S3TablesFakeState, startS3TablesFake } from "./s3tables.ts";
 import {
   type CloudFrontFakeOptions,
   type CloudFrontFakeState,
@@ -52,8 +56,16 @@ export interface AwsFakes extends AsyncDisposable {
   readonly sts: AwsFake<StsFakeState>;
   /** The Lambda MicroVMs fake. */
   readonly microvms: AwsFake<MicrovmsFakeState>;
-  /** The Secrets Manager fake (the `pds` secret). */
+  /** The Secrets Manager fake (the `pds` secret; the analytics salt). */
   readonly secretsManager: AwsFake<SecretsManagerFakeState>;
+  /** The S3 Tables fake (us-east-1). */
+  readonly s3tables: AwsFake<S3TablesFakeState>;
+  /** The Glue fake (us-east-1). */
+  readonly glue: AwsFake<GlueFakeState>;
+  /** The Lambda fake (us-east-1). */
+  readonly lambda: AwsFake<LambdaFakeState>;
+  /** The Firehose fake (us-east-1). */
+  readonly firehose: AwsFake<FirehoseFakeState>;
   /** `AWS_ENDPOINT_URL_<SERVICE>` for every fake (and S3 when given). */
   readonly endpointEnv: Record<string, string>;
   /**
@@ -68,7 +80,8 @@ export interface AwsFakes extends AsyncDisposable {
 }
 
 /**
- * Starts the CloudFront, ACM, IAM, Logs, STS, MicroVMs and Secrets Manager fakes on loopback.
+ * Starts the CloudFront, ACM, IAM, Logs, STS, MicroVMs and Secrets Manager fakes, and the
+ * analytics services (S3 Tables, Glue, Lambda, Firehose; us-east-1), on loopback.
  *
  * @param options account, region, S3 endpoint, per-service options
  * @returns the fakes; `await using` stops them all
@@ -102,7 +115,21 @@ export function startAwsFakes(options: AwsFakesOptions = {}): AwsFakes {
   });
   linked.cloudfront = cloudfront.state;
   const iam = startIamFake({ accountId, ...(now ? { now: () => new Date(now()) } : {}) });
-  const logs = startLogsFake({ accountId, region, ...(now ? { now } : {}) });
+  // The analytics services live in us-east-1 whatever the site's region (ARNs say so).
+  const analytics = { accountId, region: "us-east-1" };
+  // Lambda and Firehose may assume a role only once IAM has it, as right after CreateRole.
+  const roleExists = (arn: string) => [...iam.state.roles.values()].some((r) => r.arn === arn);
+  const s3tables = startS3TablesFake(analytics);
+  const glue = startGlueFake(analytics);
+  const lambda = startLambdaFake({ ...analytics, roleAssumable: roleExists });
+  const firehose = startFirehoseFake({ ...analytics, roleAssumable: roleExists });
+  const logs = startLogsFake({
+    accountId,
+    region,
+    ...(now ? { now } : {}),
+    firehoseStreamExists: (arn) =>
+      [...firehose.state.streams.values()].some((stream) => stream.arn === arn),
+  });
   const sts = startStsFake({ accountId });
   const microvms = startMicrovmsFake({
     accountId,
@@ -120,6 +147,10 @@ export function startAwsFakes(options: AwsFakesOptions = {}): AwsFakes {
     AWS_ENDPOINT_URL_STS: sts.endpoint,
     AWS_ENDPOINT_URL_LAMBDA_MICROVMS: microvms.endpoint,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.endpoint,
+    AWS_ENDPOINT_URL_S3TABLES: s3tables.endpoint,
+    AWS_ENDPOINT_URL_GLUE: glue.endpoint,
+    AWS_ENDPOINT_URL_LAMBDA: lambda.endpoint,
+    AWS_ENDPOINT_URL_FIREHOSE: firehose.endpoint,
     ...(options.s3Endpoint ? { AWS_ENDPOINT_URL_S3: options.s3Endpoint } : {}),
   };
   const env: Record<string, string> = {
@@ -129,7 +160,23 @@ export function startAwsFakes(options: AwsFakesOptions = {}): AwsFakes {
     AWS_SECRET_ACCESS_KEY: "FAKESECRET",
     AWS_EC2_METADATA_DISABLED: "true",
   };
-  const all = [cloudfront, acm, iam, logs, sts, microvms, secretsManager];
+  const all = [
+    cloudfront,
+    acm,
+    iam,
+    logs,
+    sts,
+    microvms,
+    secretsManager,
+    s3tables,
+    glue,
+    lambda,
+    firehose,
+    s3tables,
+    glue,
+    lambda,
+    firehose,
+  ];
   const close = async () => {
     await Promise.all(all.map((f) => f.close()));
   };
@@ -141,6 +188,10 @@ export function startAwsFakes(options: AwsFakesOptions = {}): AwsFakes {
     sts,
     microvms,
     secretsManager,
+    s3tables,
+    glue,
+    lambda,
+    firehose,
     endpointEnv,
     env,
     allCalls: () => all.flatMap((f) => f.calls),

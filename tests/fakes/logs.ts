@@ -90,6 +90,8 @@ export interface FakeDelivery {
   deliveryDestinationType: string;
   /** Tags. */
   tags: Record<string, string>;
+  /** The log fields the delivery selects (all when absent). */
+  recordFields?: string[];
 }
 
 /** The Logs fake's state and helpers. */
@@ -125,6 +127,11 @@ export interface LogsFakeOptions {
   region?: string;
   /** Clock in ms since epoch (default `Date.now`). */
   now?: () => number;
+  /**
+   * Whether a Firehose stream exists, for delivery destinations of type `FH` (default: any
+   * well-formed stream ARN is accepted).
+   */
+  firehoseStreamExists?: (arn: string) => boolean;
 }
 
 /** Retention values CloudWatch Logs accepts. */
@@ -377,16 +384,24 @@ export function startLogsFake(options: LogsFakeOptions = {}): AwsFake<LogsFakeSt
       if (typeof target !== "string") {
         throw validation("deliveryDestinationConfiguration.destinationResourceArn is required");
       }
-      if (!target.startsWith("arn:aws:logs:")) {
+      let type: string;
+      if (target.startsWith("arn:aws:logs:")) {
+        groupOfArn(target); // the log group must exist
+        type = "CWL";
+      } else if (/^arn:aws:firehose:[^:]*:[^:]*:deliverystream\/.+$/.test(target)) {
+        if (options.firehoseStreamExists && !options.firehoseStreamExists(target)) {
+          throw notFound(`Delivery stream ${target} does not exist`);
+        }
+        type = "FH";
+      } else {
         throw validation(`Unsupported destination ${target}`);
       }
-      groupOfArn(target); // the log group must exist
       const existing = deliveryDestinations.get(name);
       if (existing && input.tags !== undefined) throw tagsOnUpdate();
       const destination: FakeDeliveryDestination = {
         name,
         arn: `arn:aws:logs:${region}:${accountId}:delivery-destination:${name}`,
-        deliveryDestinationType: "CWL",
+        deliveryDestinationType: type,
         outputFormat: optionalString(input, "outputFormat") ?? existing?.outputFormat ?? "json",
         destinationResourceArn: target,
         tags: { ...existing?.tags, ...(input.tags ?? {}) as Record<string, string> },
@@ -425,6 +440,9 @@ export function startLogsFake(options: LogsFakeOptions = {}): AwsFake<LogsFakeSt
         deliveryDestinationArn: destinationArn,
         deliveryDestinationType: destination.deliveryDestinationType,
         tags: { ...(input.tags ?? {}) as Record<string, string> },
+        ...(Array.isArray(input.recordFields)
+          ? { recordFields: (input.recordFields as unknown[]).map(String) }
+          : {}),
       };
       deliveries.set(id, delivery);
       return { delivery };
@@ -434,6 +452,13 @@ export function startLogsFake(options: LogsFakeOptions = {}): AwsFake<LogsFakeSt
     },
     DescribeDeliveries(input) {
       return page([...deliveries.values()], input, 50, (d) => d, "deliveries");
+    },
+    UpdateDeliveryConfiguration(input) {
+      const delivery = deliveryWithId(requireString(input, "id"));
+      if (Array.isArray(input.recordFields)) {
+        delivery.recordFields = (input.recordFields as unknown[]).map(String);
+      }
+      return {};
     },
     DeleteDelivery(input) {
       deliveries.delete(deliveryWithId(requireString(input, "id")).id);

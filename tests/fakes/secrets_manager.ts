@@ -1,6 +1,7 @@
 /**
  * A loopback fake of AWS Secrets Manager (JSON 1.1, `X-Amz-Target: secretsmanager.*`) with the
- * calls the deploy CLI makes: create (with tags), get, put, describe and delete.
+ * calls the deploy CLI makes: create (a string or binary value, with tags), get, put, describe,
+ * tag and delete.
  *
  * @module
  */
@@ -12,8 +13,10 @@ import { jsonRpcService, optionalString, requireString } from "./json_rpc.ts";
 export interface FakeSecret {
   readonly name: string;
   readonly arn: string;
-  /** The current value (`AWSCURRENT`). */
+  /** The current value (`AWSCURRENT`); `""` for a binary secret. */
   value: string;
+  /** The current binary value, base64 as on the wire, for a secret made with `SecretBinary`. */
+  binary?: string;
   /** Increments on every put: each value is a new version. */
   versions: number;
   readonly tags: Record<string, string>;
@@ -84,10 +87,12 @@ export function startSecretsManagerFake(
         crypto.randomUUID().slice(0, 6)
       }`;
       const at = now();
+      const binary = optionalString(input, "SecretBinary");
       state.secrets.set(name, {
         name,
         arn,
-        value: requireString(input, "SecretString"),
+        value: binary === undefined ? requireString(input, "SecretString") : "",
+        ...(binary === undefined ? {} : { binary }),
         versions: 1,
         tags,
         createdAt: at,
@@ -100,7 +105,9 @@ export function startSecretsManagerFake(
       return {
         ARN: secret.arn,
         Name: secret.name,
-        SecretString: secret.value,
+        ...(secret.binary === undefined
+          ? { SecretString: secret.value }
+          : { SecretBinary: secret.binary }),
         VersionId: `v${secret.versions}`,
         VersionStages: ["AWSCURRENT"],
         CreatedDate: seconds(secret.lastChangedAt),
@@ -122,6 +129,13 @@ export function startSecretsManagerFake(
         LastChangedDate: seconds(secret.lastChangedAt),
         Tags: Object.entries(secret.tags).map(([Key, Value]) => ({ Key, Value })),
       };
+    },
+    TagResource(input) {
+      const secret = find(input);
+      for (const t of (input.Tags ?? []) as { Key: string; Value: string }[]) {
+        secret.tags[t.Key] = t.Value;
+      }
+      return {};
     },
     DeleteSecret(input) {
       const secret = find(input);

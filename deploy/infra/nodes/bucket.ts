@@ -33,7 +33,9 @@ import {
   awsMaybe,
   isNotFound,
 } from "../../aws/errors.ts";
-import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
+import type { AwsClients } from "../../aws/clients.ts";
+import type { NodeContext, NodeId, ResourceNode, SiteFacts } from "../resource.ts";
+import type { TaggedFacts } from "./iam_role.ts";
 
 /** The public-access block the bucket must have: everything blocked. */
 export const PUBLIC_ACCESS_BLOCK = {
@@ -134,12 +136,8 @@ export function bucketDrift(
   return drift;
 }
 
-function outputsOf(facts: SiteFacts) {
-  return {
-    name: facts.bucket,
-    region: facts.config.region,
-    arn: `arn:aws:s3:::${facts.bucket}`,
-  };
+function outputsOf(bucket: string, region: string) {
+  return { name: bucket, region, arn: `arn:aws:s3:::${bucket}` };
 }
 
 async function liveTags(s3: S3Client, bucket: string): Promise<Record<string, string>> {
@@ -159,9 +157,12 @@ async function liveLifecycle(s3: S3Client, bucket: string) {
   );
 }
 
-async function configure(ctx: NodeContext, existingTags: Record<string, string>): Promise<void> {
-  const { s3 } = ctx.clients;
-  const Bucket = ctx.facts.bucket;
+async function configure(
+  s3: S3Client,
+  Bucket: string,
+  wantTags: Readonly<Record<string, string>>,
+  existingTags: Record<string, string>,
+): Promise<void> {
   const resource = `bucket ${Bucket}`;
   await aws(
     { resource, action: "s3:PutBucketPublicAccessBlock" },
@@ -184,7 +185,7 @@ async function configure(ctx: NodeContext, existingTags: Record<string, string>)
       ),
   );
   // PutBucketTagging replaces the whole set: keep tags others put on the bucket.
-  const tags = { ...existingTags, ...ctx.facts.tags };
+  const tags = { ...existingTags, ...wantTags };
   await aws({ resource, action: "s3:PutBucketTagging" }, () =>
     s3.send(
       new PutBucketTaggingCommand({
@@ -251,90 +252,131 @@ export async function emptyPrefix(s3: S3Client, bucket: string, prefix: string):
   }
 }
 
-/** The site bucket node. */
-export const bucketNode: ResourceNode = {
-  id: "bucket",
-  dependsOn: [],
-  wanted: () => true,
-  label: (facts) => `bucket ${facts.bucket}`,
-  async read(ctx) {
-    const { s3 } = ctx.clients;
-    const Bucket = ctx.facts.bucket;
-    const resource = `bucket ${Bucket}`;
-    try {
-      await s3.send(new HeadBucketCommand({ Bucket }));
-    } catch (err) {
-      const status = awsHttpStatus(err);
-      if (isNotFound(err)) return null;
-      if (status === 403) {
-        throw new DeployError(
-          "bucket_name_taken",
-          `${resource} exists but this identity cannot use it`,
-          {
-            hint: "it belongs to another AWS account (change siteName or the environment), " +
-              "or this identity lacks s3:ListBucket on it",
-            cause: err,
-          },
-        );
+/**
+ * What makes one private bucket node: its id, name and region. The site bucket and a plugin's
+ * buckets (the analytics error bucket) are the same node: private, owner-enforced, tagged,
+ * removing incomplete uploads, emptied then deleted on destroy.
+ */
+export interface PrivateBucketSpec<F extends TaggedFacts, C, Id extends string> {
+  /** The node id. */
+  readonly id: Id;
+  /** The bucket's name. */
+  name(facts: F): string;
+  /** The bucket's region. */
+  region(facts: F): string;
+  /** An S3 client for that region. */
+  s3(ctx: NodeContext<F, C, Id>): S3Client;
+  /** Appended to the label (` (us-east-1)`); default none. */
+  readonly labelSuffix?: string;
+}
+
+/**
+ * A private bucket node (see {@linkcode PrivateBucketSpec}).
+ *
+ * @param spec id, name, region and client
+ * @returns the node
+ */
+export function privateBucketNode<
+  F extends TaggedFacts = SiteFacts,
+  C = AwsClients,
+  Id extends string = NodeId,
+>(spec: PrivateBucketSpec<F, C, Id>): ResourceNode<F, C, Id> {
+  const outputs = (facts: F) => outputsOf(spec.name(facts), spec.region(facts));
+  return {
+    id: spec.id,
+    dependsOn: [],
+    wanted: () => true,
+    label: (facts) => `bucket ${spec.name(facts)}${spec.labelSuffix ?? ""}`,
+    async read(ctx) {
+      const s3 = spec.s3(ctx);
+      const Bucket = spec.name(ctx.facts);
+      const resource = `bucket ${Bucket}`;
+      try {
+        await s3.send(new HeadBucketCommand({ Bucket }));
+      } catch (err) {
+        const status = awsHttpStatus(err);
+        if (isNotFound(err)) return null;
+        if (status === 403) {
+          throw new DeployError(
+            "bucket_name_taken",
+            `${resource} exists but this identity cannot use it`,
+            {
+              hint: "it belongs to another AWS account (change siteName or the environment), " +
+                "or this identity lacks s3:ListBucket on it",
+              cause: err,
+            },
+          );
+        }
+        throw awsFailure(err, { resource, action: "s3:ListBucket" });
       }
-      throw awsFailure(err, { resource, action: "s3:ListBucket" });
-    }
-    const pab = await awsMaybe(
-      { resource, action: "s3:GetBucketPublicAccessBlock" },
-      () => s3.send(new GetPublicAccessBlockCommand({ Bucket })),
-      "NoSuchPublicAccessBlockConfiguration",
-    );
-    const ownership = await awsMaybe(
-      { resource, action: "s3:GetBucketOwnershipControls" },
-      () => s3.send(new GetBucketOwnershipControlsCommand({ Bucket })),
-      "OwnershipControlsNotFoundError",
-    );
-    const tags = await liveTags(s3, Bucket);
-    const drift = bucketDrift({
-      publicAccessBlock: pab?.PublicAccessBlockConfiguration as
-        | Record<string, boolean | undefined>
-        | undefined,
-      ownership: ownership?.OwnershipControls?.Rules?.[0]?.ObjectOwnership,
-      tags,
-      lifecycleRules: (await liveLifecycle(s3, Bucket))?.Rules,
-    }, ctx.facts.tags);
-    return { outputs: outputsOf(ctx.facts), drift };
-  },
-  async create(ctx) {
-    const { s3, region } = ctx.clients;
-    const Bucket = ctx.facts.bucket;
-    try {
-      await s3.send(
-        new CreateBucketCommand({
-          Bucket,
-          ObjectOwnership: OBJECT_OWNERSHIP,
-          // us-east-1 is the one region that rejects an explicit location constraint.
-          ...(region === "us-east-1"
-            ? {}
-            : { CreateBucketConfiguration: { LocationConstraint: region as never } }),
-        }),
+      const pab = await awsMaybe(
+        { resource, action: "s3:GetBucketPublicAccessBlock" },
+        () => s3.send(new GetPublicAccessBlockCommand({ Bucket })),
+        "NoSuchPublicAccessBlockConfiguration",
       );
-    } catch (err) {
-      // Ours already (a crashed run created it): carry on configuring it.
-      if (awsErrorCode(err) !== "BucketAlreadyOwnedByYou") {
-        throw awsFailure(err, { resource: `bucket ${Bucket}`, action: "s3:CreateBucket" });
+      const ownership = await awsMaybe(
+        { resource, action: "s3:GetBucketOwnershipControls" },
+        () => s3.send(new GetBucketOwnershipControlsCommand({ Bucket })),
+        "OwnershipControlsNotFoundError",
+      );
+      const tags = await liveTags(s3, Bucket);
+      const drift = bucketDrift({
+        publicAccessBlock: pab?.PublicAccessBlockConfiguration as
+          | Record<string, boolean | undefined>
+          | undefined,
+        ownership: ownership?.OwnershipControls?.Rules?.[0]?.ObjectOwnership,
+        tags,
+        lifecycleRules: (await liveLifecycle(s3, Bucket))?.Rules,
+      }, ctx.facts.tags);
+      return { outputs: outputs(ctx.facts), drift };
+    },
+    async create(ctx) {
+      const s3 = spec.s3(ctx);
+      const region = spec.region(ctx.facts);
+      const Bucket = spec.name(ctx.facts);
+      try {
+        await s3.send(
+          new CreateBucketCommand({
+            Bucket,
+            ObjectOwnership: OBJECT_OWNERSHIP,
+            // us-east-1 is the one region that rejects an explicit location constraint.
+            ...(region === "us-east-1"
+              ? {}
+              : { CreateBucketConfiguration: { LocationConstraint: region as never } }),
+          }),
+        );
+      } catch (err) {
+        // Ours already (a crashed run created it): carry on configuring it.
+        if (awsErrorCode(err) !== "BucketAlreadyOwnedByYou") {
+          throw awsFailure(err, { resource: `bucket ${Bucket}`, action: "s3:CreateBucket" });
+        }
       }
-    }
-    await configure(ctx, {});
-    return outputsOf(ctx.facts);
-  },
-  async update(ctx) {
-    await configure(ctx, await liveTags(ctx.clients.s3, ctx.facts.bucket));
-    return outputsOf(ctx.facts);
-  },
-  async delete(ctx) {
-    const { s3 } = ctx.clients;
-    const Bucket = ctx.facts.bucket;
-    const removed = await emptyPrefix(s3, Bucket, "");
-    if (removed > 0) ctx.note(`deleted ${removed} object(s) from bucket ${Bucket}`);
-    await awsMaybe(
-      { resource: `bucket ${Bucket}`, action: "s3:DeleteBucket" },
-      () => s3.send(new DeleteBucketCommand({ Bucket })),
-    );
-  },
-};
+      await configure(s3, Bucket, ctx.facts.tags, {});
+      return outputs(ctx.facts);
+    },
+    async update(ctx) {
+      const s3 = spec.s3(ctx);
+      const Bucket = spec.name(ctx.facts);
+      await configure(s3, Bucket, ctx.facts.tags, await liveTags(s3, Bucket));
+      return outputs(ctx.facts);
+    },
+    async delete(ctx) {
+      const s3 = spec.s3(ctx);
+      const Bucket = spec.name(ctx.facts);
+      const removed = await emptyPrefix(s3, Bucket, "");
+      if (removed > 0) ctx.note(`deleted ${removed} object(s) from bucket ${Bucket}`);
+      await awsMaybe(
+        { resource: `bucket ${Bucket}`, action: "s3:DeleteBucket" },
+        () => s3.send(new DeleteBucketCommand({ Bucket })),
+      );
+    },
+  };
+}
+
+/** The site bucket node. */
+export const bucketNode: ResourceNode = privateBucketNode({
+  id: "bucket",
+  name: (facts) => facts.bucket,
+  region: (facts) => facts.config.region,
+  s3: (ctx) => ctx.clients.s3,
+});

@@ -12,7 +12,7 @@
 import { builderRoleName, logGroupArn } from "../../config/names.ts";
 import type { PolicyDocument } from "../policy_document.ts";
 import type { ResourceNode, SiteFacts } from "../resource.ts";
-import { iamRoleNode, SITE_OBJECT_ACTIONS } from "./iam_role.ts";
+import { iamRoleNode, serviceTrustPolicy, SITE_OBJECT_ACTIONS } from "./iam_role.ts";
 
 /** The inline policy's name on the builder role. */
 export const BUILDER_POLICY_NAME = "builder";
@@ -33,15 +33,10 @@ export const MICROVMS_SERVICE_PRINCIPAL = "lambda.amazonaws.com";
  * ```
  */
 export function builderTrustPolicy(accountId: string): PolicyDocument {
-  return {
-    Version: "2012-10-17",
-    Statement: [{
-      Effect: "Allow",
-      Principal: { Service: MICROVMS_SERVICE_PRINCIPAL },
-      Action: ["sts:AssumeRole", "sts:TagSession"],
-      Condition: { StringEquals: { "aws:SourceAccount": accountId } },
-    }],
-  };
+  return serviceTrustPolicy(MICROVMS_SERVICE_PRINCIPAL, accountId, [
+    "sts:AssumeRole",
+    "sts:TagSession",
+  ]);
 }
 
 /** What the builder role's inline policy names. */

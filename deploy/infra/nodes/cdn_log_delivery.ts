@@ -8,8 +8,9 @@
  * convergence: each part is read and only what is missing or wrong is made again (a source's
  * resource cannot change in place, so a source on another resource is replaced; a destination is
  * overwritten in place). Tags go only on parts being created: CloudWatch Logs refuses tags on an
- * update. Deliveries from the source to anywhere else are left alone unless the source itself
- * must be replaced.
+ * update. Deliveries from the source to anywhere else (the analytics plugin's) are left alone
+ * unless the source itself must be replaced; teardown deletes only the site's own delivery and
+ * destination, and keeps the source while another delivery uses it.
  *
  * @module
  */
@@ -147,9 +148,10 @@ export const cdnLogDeliveryNode: ResourceNode = {
     const spec = cdnLogDeliverySpec(ctx.facts, undefined);
     const logs = ctx.clients.cdnLogs;
     const destination = await getDestination(logs, spec);
-    // Deliveries first: CloudWatch Logs refuses to delete a source or destination in use.
+    // Only the site's own delivery: other deliveries from the same source (the analytics
+    // plugin's) are theirs. CloudWatch Logs refuses to delete a destination in use, so first.
     for (const d of await deliveriesOf(logs, spec)) {
-      if (d.deliverySourceName === spec.name || d.deliveryDestinationArn === destination?.arn) {
+      if (destination?.arn !== undefined && d.deliveryDestinationArn === destination.arn) {
         await deleteDelivery(logs, spec, d);
       }
     }
@@ -157,6 +159,16 @@ export const cdnLogDeliveryNode: ResourceNode = {
       at(spec, "logs:DeleteDeliveryDestination"),
       () => logs.send(new DeleteDeliveryDestinationCommand({ name: spec.name })),
     );
+    const others = (await deliveriesOf(logs, spec)).filter((d) =>
+      d.deliverySourceName === spec.name
+    );
+    if (others.length > 0) {
+      ctx.note(
+        `kept delivery source ${spec.name} (${CDN_REGION}): ${others.length} other ` +
+          `deliver${others.length === 1 ? "y uses" : "ies use"} it`,
+      );
+      return;
+    }
     await awsMaybe(
       at(spec, "logs:DeleteDeliverySource"),
       () => logs.send(new DeleteDeliverySourceCommand({ name: spec.name })),
@@ -358,16 +370,28 @@ async function readLive(
   };
 }
 
-/** Every delivery in the account and region (all pages): the API filters by nothing. */
-async function deliveriesOf(
+/** Every delivery of the site's log source's account and region (all pages). */
+function deliveriesOf(logs: CloudWatchLogsClient, spec: CdnLogDeliverySpec): Promise<Delivery[]> {
+  return listDeliveries(logs, label(spec));
+}
+
+/**
+ * Every delivery in the client's account and region (all pages): the API filters by nothing.
+ *
+ * @param logs CloudWatch Logs client
+ * @param resource the resource being worked on, for a failure's message
+ * @returns the deliveries
+ * @throws {DeployError} an AWS failure
+ */
+export async function listDeliveries(
   logs: CloudWatchLogsClient,
-  spec: CdnLogDeliverySpec,
+  resource: string,
 ): Promise<Delivery[]> {
   const out: Delivery[] = [];
   let nextToken: string | undefined;
   do {
     const page = await aws(
-      at(spec, "logs:DescribeDeliveries"),
+      { resource, action: "logs:DescribeDeliveries" },
       () => logs.send(new DescribeDeliveriesCommand({ ...(nextToken ? { nextToken } : {}) })),
     );
     out.push(...(page.deliveries ?? []));

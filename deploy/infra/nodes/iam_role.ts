@@ -20,6 +20,7 @@ import {
 } from "@aws-sdk/client-iam";
 import { aws, awsErrorCode, awsMaybe } from "../../aws/errors.ts";
 import { type PolicyDocument, samePolicy } from "../policy_document.ts";
+import type { AwsClients } from "../../aws/clients.ts";
 import type { NodeContext, NodeId, ResourceNode, SiteFacts } from "../resource.ts";
 
 /**
@@ -36,36 +37,82 @@ export const SITE_OBJECT_ACTIONS: readonly string[] = [
   "s3:AbortMultipartUpload",
 ];
 
-/** What makes one role node different from another. */
-export interface IamRoleSpec {
+/**
+ * A trust policy for one AWS service principal, on behalf of this account only
+ * (`aws:SourceAccount`, against the confused deputy) (pure).
+ *
+ * @param service the service principal (`lambda.amazonaws.com`)
+ * @param accountId the AWS account id
+ * @param actions what the service may do with the role (default: assume it)
+ * @returns the trust policy
+ *
+ * @example
+ * ```ts
+ * serviceTrustPolicy("firehose.amazonaws.com", "123456789012").Statement[0]!.Action;
+ * // ["sts:AssumeRole"]
+ * ```
+ */
+export function serviceTrustPolicy(
+  service: string,
+  accountId: string,
+  actions: readonly string[] = ["sts:AssumeRole"],
+): PolicyDocument {
+  return {
+    Version: "2012-10-17",
+    Statement: [{
+      Effect: "Allow",
+      Principal: { Service: service },
+      Action: [...actions],
+      Condition: { StringEquals: { "aws:SourceAccount": accountId } },
+    }],
+  };
+}
+
+/** What a role node needs of its facts: the tags every resource gets. */
+export interface TaggedFacts {
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+/**
+ * What makes one role node different from another. The type parameters are those of
+ * {@linkcode ResourceNode} (a plugin's roles use its own facts and ids), needing only tags and
+ * an IAM client.
+ */
+export interface IamRoleSpec<
+  F extends TaggedFacts = SiteFacts,
+  C extends { readonly iam: IAMClient } = AwsClients,
+  Id extends string = NodeId,
+> {
   /** The node id. */
-  readonly id: NodeId;
+  readonly id: Id;
   /** Nodes whose outputs the policies name. */
-  readonly dependsOn: readonly NodeId[];
+  readonly dependsOn: readonly Id[];
   /** Whether this site wants the role (default: always). */
-  wanted?(facts: SiteFacts): boolean;
+  wanted?(facts: F): boolean;
   /** The role's name. */
-  roleName(facts: SiteFacts): string;
+  roleName(facts: F): string;
   /** The role's description, set at creation. */
-  description(ctx: NodeContext): string;
+  description(ctx: NodeContext<F, C, Id>): string;
   /** The trust policy; may throw (`requireOutput`) when a dependency's output is missing. */
-  trustPolicy(ctx: NodeContext): PolicyDocument;
+  trustPolicy(ctx: NodeContext<F, C, Id>): PolicyDocument;
   /**
    * Whether the trust policy's inputs are known, so `read` can compare it (`status` may read a
    * role whose dependency is gone); default: always.
    */
-  trustKnown?(ctx: NodeContext): boolean;
+  trustKnown?(ctx: NodeContext<F, C, Id>): boolean;
   /** The drift line when the live trust policy differs. */
-  trustDrift(facts: SiteFacts): string;
+  trustDrift(facts: F): string;
   /** The inline policy's name. */
   readonly policyName: string;
   /** The inline policy; may throw like {@linkcode IamRoleSpec.trustPolicy}. */
-  inlinePolicy(ctx: NodeContext): PolicyDocument;
+  inlinePolicy(ctx: NodeContext<F, C, Id>): PolicyDocument;
   /** Whether the inline policy's inputs are known (as `trustKnown`); default: always. */
-  inlinePolicyKnown?(ctx: NodeContext): boolean;
+  inlinePolicyKnown?(ctx: NodeContext<F, C, Id>): boolean;
+  /** Where the role is used, for its label (`role x (us-east-1)`); default none. */
+  readonly labelSuffix?: string;
 }
 
-function tagList(facts: SiteFacts) {
+function tagList(facts: TaggedFacts) {
   return Object.entries(facts.tags).map(([Key, Value]) => ({ Key, Value }));
 }
 
@@ -87,8 +134,13 @@ function tagList(facts: SiteFacts) {
  * export const builderRoleNode = iamRoleNode({ id: "builderRole", roleName: builderRole, … });
  * ```
  */
-export function iamRoleNode(spec: IamRoleSpec): ResourceNode {
-  const putPolicies = async (ctx: NodeContext, exists: boolean): Promise<void> => {
+export function iamRoleNode<
+  F extends TaggedFacts = SiteFacts,
+  C extends { readonly iam: IAMClient } = AwsClients,
+  Id extends string = NodeId,
+>(spec: IamRoleSpec<F, C, Id>): ResourceNode<F, C, Id> {
+  type Ctx = NodeContext<F, C, Id>;
+  const putPolicies = async (ctx: Ctx, exists: boolean): Promise<void> => {
     const { iam } = ctx.clients;
     const RoleName = spec.roleName(ctx.facts);
     const resource = `role ${RoleName}`;
@@ -127,7 +179,7 @@ export function iamRoleNode(spec: IamRoleSpec): ResourceNode {
     id: spec.id,
     dependsOn: spec.dependsOn,
     wanted: (facts) => spec.wanted?.(facts) ?? true,
-    label: (facts) => `role ${spec.roleName(facts)}`,
+    label: (facts) => `role ${spec.roleName(facts)}${spec.labelSuffix ?? ""}`,
     async read(ctx) {
       const { iam } = ctx.clients;
       const RoleName = spec.roleName(ctx.facts);

@@ -13,7 +13,8 @@ import {
 } from "@aws-sdk/client-cloudwatch-logs";
 import { CDN_REGION } from "../../config/names.ts";
 import { aws, awsMaybe } from "../../aws/errors.ts";
-import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
+import type { AwsClients } from "../../aws/clients.ts";
+import type { NodeContext, NodeId, ResourceNode, SiteFacts } from "../resource.ts";
 
 /** The retention periods CloudWatch Logs accepts, in days. */
 export const LOG_RETENTION_DAYS: readonly number[] = [
@@ -96,18 +97,34 @@ export function cdnLogGroupSpec(facts: SiteFacts): LogGroupSpec {
   };
 }
 
-function logGroupNode(
-  id: "builderLogGroup" | "cdnLogGroup",
-  specOf: (facts: SiteFacts) => LogGroupSpec,
-  clientOf: (ctx: NodeContext) => CloudWatchLogsClient,
-): ResourceNode {
+/**
+ * A log group node: created with its tags, its retention kept as described, deleted on destroy.
+ * Generic over the facts, clients and ids, so a plugin's log groups are the same node.
+ *
+ * @param id the node id
+ * @param specOf the group's description from the facts (pure)
+ * @param clientOf the CloudWatch Logs client for the group's region
+ * @returns the node
+ *
+ * @example
+ * ```ts
+ * const node = logGroupNode("streamLogGroup", (f) => ({ name, region, retentionDays, tags }),
+ *   (ctx) => ctx.clients.logs);
+ * ```
+ */
+export function logGroupNode<F = SiteFacts, C = AwsClients, Id extends string = NodeId>(
+  id: Id,
+  specOf: (facts: F) => LogGroupSpec,
+  clientOf: (ctx: NodeContext<F, C, Id>) => CloudWatchLogsClient,
+): ResourceNode<F, C, Id> {
+  type Ctx = NodeContext<F, C, Id>;
   const resource = (spec: LogGroupSpec) => `log group ${spec.name} (${spec.region})`;
   const outputs = (spec: LogGroupSpec) => ({
     name: spec.name,
     region: spec.region,
     retentionDays: spec.retentionDays,
   });
-  const setRetention = async (ctx: NodeContext, spec: LogGroupSpec) => {
+  const setRetention = async (ctx: Ctx, spec: LogGroupSpec) => {
     await aws(
       { resource: resource(spec), action: "logs:PutRetentionPolicy" },
       () =>

@@ -5,7 +5,12 @@
  * @module
  */
 import { DeployError } from "../../errors.ts";
-import type { NodeContext, NodeId } from "../resource.ts";
+import type { NodeOutputs } from "../../state/env_state.ts";
+
+/** The part of a node context these read: the outputs of the nodes so far, by id. */
+export interface OutputsOf<Id extends string> {
+  readonly outputs: Readonly<Partial<Record<Id, NodeOutputs>>>;
+}
 
 /**
  * A string output of another node.
@@ -13,14 +18,20 @@ import type { NodeContext, NodeId } from "../resource.ts";
  * @param ctx the node context
  * @param node the dependency
  * @param key the output key
+ * @param bootstrap the command that creates it (a plugin's own bootstrap)
  * @returns the value
  * @throws {DeployError} `aws_request_failed` when the dependency has no such output
  */
-export function requireOutput(ctx: NodeContext, node: NodeId, key: string): string {
+export function requireOutput<Id extends string>(
+  ctx: OutputsOf<Id>,
+  node: Id,
+  key: string,
+  bootstrap = "deploy bootstrap",
+): string {
   const value = ctx.outputs[node]?.[key];
   if (typeof value !== "string" || value === "") {
     throw new DeployError("aws_request_failed", `the ${node} does not exist yet (no ${key})`, {
-      hint: "run `deploy bootstrap` to create it",
+      hint: `run \`${bootstrap}\` to create it`,
     });
   }
   return value;
@@ -34,7 +45,11 @@ export function requireOutput(ctx: NodeContext, node: NodeId, key: string): stri
  * @param key the output key
  * @returns the value when present
  */
-export function optionalOutput(ctx: NodeContext, node: NodeId, key: string): string | undefined {
+export function optionalOutput<Id extends string>(
+  ctx: OutputsOf<Id>,
+  node: Id,
+  key: string,
+): string | undefined {
   const value = ctx.outputs[node]?.[key];
   return typeof value === "string" && value !== "" ? value : undefined;
 }

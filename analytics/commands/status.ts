@@ -1,0 +1,61 @@
+/**
+ * `deploy analytics status [env]`: every pipeline resource read live (present, missing,
+ * drifted or error), the Firehose stream's state, and the table's row count when the query
+ * engine exists (not in this release: it says so).
+ *
+ * @module
+ */
+import {
+  type AnalyticsConfig,
+  type PluginCommand,
+  scopedStateKey,
+  statusLine,
+} from "@org/deploy/plugin";
+import { ANALYTICS_REGION } from "../pipeline/names.ts";
+import { pipelineRunFor } from "../pipeline/open.ts";
+import { ANALYTICS_NAMESPACE, inspectPipeline } from "../pipeline/run.ts";
+
+/** What status says of the row count until the query engine ships. */
+export const ROW_COUNT_UNAVAILABLE =
+  "not available: the query engine comes with `deploy analytics dashboard`";
+
+/** The `analytics status` command. */
+export const statusCommand: PluginCommand<AnalyticsConfig> = {
+  name: "status",
+  summary: "show each analytics resource: present, missing or drifted",
+  help: "Reads every resource of the pipeline live (all in us-east-1) and compares it with what\n" +
+    "bootstrap would create: present, missing, drifted (with the differences) or error. Shows\n" +
+    "the Firehose stream's state. Exit code 0 whatever the findings; --json for scripts.",
+  async run(ctx, config, host) {
+    using site = await host.openSite();
+    const run = pipelineRunFor(ctx, site, config);
+    const { state, stateError, reports } = await inspectPipeline(run);
+    const stream = reports.find((r) => r.id === "stream");
+    const streamState = typeof stream?.live?.status === "string" ? stream.live.status : null;
+    const key = scopedStateKey(site.env, ANALYTICS_NAMESPACE);
+    if (ctx.out.mode === "json") {
+      ctx.out.data({
+        env: site.env,
+        region: ANALYTICS_REGION,
+        state: state === null ? null : { key, updatedAt: state.updatedAt },
+        ...(stateError ? { stateError } : {}),
+        ok: reports.every((r) => r.status === "present"),
+        stream: { status: streamState },
+        rows: { count: null, note: ROW_COUNT_UNAVAILABLE },
+        nodes: reports,
+      });
+      return 0;
+    }
+    ctx.out.line(`Analytics status of ${site.env} (${ANALYTICS_REGION}):`);
+    ctx.out.line(
+      state
+        ? `  state     s3://${site.bucket}/${key} (updated ${state.updatedAt})`
+        : `  state     ${stateError ?? `missing: run \`deploy analytics bootstrap ${site.env}\``}`,
+    );
+    for (const r of reports) ctx.out.line(statusLine(ctx.out.paint, r));
+    ctx.out.line();
+    ctx.out.line(`Stream: ${streamState ?? "does not exist"}`);
+    ctx.out.line(`Rows: ${ROW_COUNT_UNAVAILABLE}`);
+    return 0;
+  },
+};

@@ -1,0 +1,40 @@
+/**
+ * @module
+ * `@org/deploy-analytics`: the analytics plugin of the deploy CLI. CloudFront access logs
+ * become rows of an Iceberg table in the site owner's S3 Tables (us-east-1), with no IP stored.
+ * Installed in a site with `deploy plugin add analytics`; its commands are
+ * `deploy analytics bootstrap|status|destroy [env]`. See docs/analytics.md.
+ *
+ * @example
+ * ```ts
+ * import plugin from "@org/deploy-analytics";
+ * plugin.namespace; // "analytics"
+ * ```
+ */
+import {
+  type AnalyticsConfig,
+  type DeployPlugin,
+  resolveAnalyticsConfig,
+} from "@org/deploy/plugin";
+import { bootstrapCommand } from "./commands/bootstrap.ts";
+import { destroyCommand } from "./commands/destroy.ts";
+import { statusCommand } from "./commands/status.ts";
+import type { AnalyticsClients, AnalyticsFacts, AnalyticsNodeId } from "./pipeline/facts.ts";
+import { ANALYTICS_GRAPH } from "./pipeline/graph.ts";
+import { ANALYTICS_NAMESPACE } from "./pipeline/run.ts";
+
+/** The analytics plugin. */
+const plugin: DeployPlugin<AnalyticsConfig, AnalyticsFacts, AnalyticsClients, AnalyticsNodeId> = {
+  namespace: ANALYTICS_NAMESPACE,
+  summary: "page analytics from the CloudFront logs into an Iceberg table you own (us-east-1)",
+  configKey: "analytics",
+  resolveConfig: resolveAnalyticsConfig,
+  commands: [bootstrapCommand, statusCommand, destroyCommand],
+  nodes: ANALYTICS_GRAPH,
+};
+
+export default plugin;
+export { ANALYTICS_GRAPH, ANALYTICS_NAMESPACE };
+export { transformPackage } from "./transform/lambda_package.ts";
+export { ROW_COLUMNS } from "./transform/row.ts";
+export type { PageViewRow } from "./transform/row.ts";
