@@ -18,6 +18,7 @@ import {
 } from "@org/deploy/plugin";
 import { bootstrapCommand } from "./commands/bootstrap.ts";
 import { destroyCommand } from "./commands/destroy.ts";
+import { backfillCommand, dashboardCommand } from "./commands/planned.ts";
 import { statusCommand } from "./commands/status.ts";
 import type { AnalyticsClients, AnalyticsFacts, AnalyticsNodeId } from "./pipeline/facts.ts";
 import { ANALYTICS_GRAPH } from "./pipeline/graph.ts";
@@ -29,7 +30,7 @@ const plugin: DeployPlugin<AnalyticsConfig, AnalyticsFacts, AnalyticsClients, An
   summary: "page analytics from the CloudFront logs into an Iceberg table you own (us-east-1)",
   configKey: "analytics",
   resolveConfig: resolveAnalyticsConfig,
-  commands: [bootstrapCommand, statusCommand, destroyCommand],
+  commands: [bootstrapCommand, statusCommand, destroyCommand, dashboardCommand, backfillCommand],
   nodes: ANALYTICS_GRAPH,
 };
 

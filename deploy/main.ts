@@ -70,6 +70,8 @@ export async function main(args: string[]): Promise<number> {
     files: denoFiles,
     schemaUrl: new URL("./config.schema.json", import.meta.url).href,
     signal: interrupt.signal,
+    // By its import key, so the site's deno.json (its import map) decides the plugin's version.
+    importPlugin: (key) => import(key),
   });
 }
 

@@ -218,6 +218,22 @@ function looseParse(argv: readonly string[], table: CommandTable) {
 }
 
 /**
+ * The positional words of an invocation and whether help is asked (pure), before any command is
+ * chosen: what decides whether plugins are loaded.
+ *
+ * @param argv arguments without the program name
+ * @param table the command table (for which flags take values)
+ * @returns the words in order, and `--help`/`-h`
+ */
+export function commandWords(
+  argv: readonly string[],
+  table: CommandTable,
+): { words: string[]; help: boolean } {
+  const loose = looseParse(argv, table);
+  return { words: [...loose.positionals], help: loose.values.help === true };
+}
+
+/**
  * The first word of an invocation when it is neither a command nor a group (pure): the
  * candidate environment of the shorthand `deploy <env>` for `deploy deploy <env>`.
  *

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { Clock, Logger } from "@org/shared";
-import type { AnalyticsConfig } from "../config/analytics_config.ts";
+import type { Clock, ConfigIssue, Logger } from "@org/shared";
+import type { DiscoveredPlugin } from "../plugin/discover.ts";
 import type { Files } from "../config/files.ts";
 import type { LoadedSite } from "../config/load.ts";
 import type { PdsConfig } from "../config/pds_config.ts";
@@ -98,11 +98,26 @@ export interface CommandContext {
    */
   pds(): Promise<PdsConfig | null>;
   /**
-   * The `analytics` section checked now (only `analytics` commands call this).
-   * @throws {DeployError} config_invalid listing every `analytics.*` issue
+   * A section only its own commands check (a plugin's), checked now with its resolver.
+   *
+   * @param key the top-level key (`analytics`)
+   * @param resolve the section's resolver: every problem at once, with key paths
+   * @returns the resolved section
+   * @throws {DeployError} config_invalid listing every `<key>.*` issue
    */
-  analytics(): Promise<AnalyticsConfig>;
+  section<T>(key: string, resolve: SectionResolver<T>): Promise<T>;
+  /**
+   * The site's plugins, discovered and loaded on the first call (only plugin commands, help
+   * and `plugin list` call this; built-in commands never load a plugin).
+   */
+  plugins(): Promise<readonly DiscoveredPlugin[]>;
 }
+
+/** Checks a section and fills its defaults, reporting every problem with its key path. */
+export type SectionResolver<T> = (
+  raw: unknown,
+  site: { readonly siteName: string; readonly env: string },
+) => { config: T } | { errors: ConfigIssue[] };
 
 /** One deploy command: one entry in the command table. */
 export interface Command {
@@ -124,7 +139,7 @@ export interface Command {
   run(ctx: CommandContext): Promise<number | void>;
 }
 
-/** A command group (`preview`, `pds`, `analytics`): dispatches `<group> <sub>` commands. */
+/** A command group (`preview`, `pds`, a plugin's namespace): dispatches `<group> <sub>` commands. */
 export interface CommandGroup {
   readonly name: string;
   readonly summary: string;

@@ -4,19 +4,23 @@
  *
  * @module
  */
-import { type Clock, createJsonLogger, type Logger, systemClock } from "@org/shared";
-import { resolveAnalyticsConfig } from "../config/analytics_config.ts";
+import { type Clock, createJsonLogger, type Logger, parseJsonc, systemClock } from "@org/shared";
 import type { Files } from "../config/files.ts";
 import { type LoadedSite, loadSite } from "../config/load.ts";
 import { findRepoRoot } from "../config/locate.ts";
 import { assertEnvName } from "../config/env_name.ts";
 import { resolvePdsConfig } from "../config/pds_config.ts";
 import { DeployError } from "../errors.ts";
-import { type Invocation, MissingCommandError, parseInvocation } from "./args.ts";
+import { commandWords, type Invocation, MissingCommandError, parseInvocation } from "./args.ts";
 import { expandShorthand } from "./shorthand.ts";
 import type { CommandContext, CommandTable, Prompt } from "./command.ts";
 import { createOutput, type Output } from "./output.ts";
 import { commandHelp, groupHelp, usageText } from "./usage.ts";
+import { FIRST_PARTY_PLUGINS, pluginUnavailable, withPlugins } from "../plugin/commands.ts";
+import { type DiscoveredPlugin, discoverPlugins, needsPlugins } from "../plugin/discover.ts";
+import { pluginHost } from "../plugin/host.ts";
+import { installedPlugins } from "../plugin/site_imports.ts";
+import { siteDenoJson } from "../plugin/site_deno_json.ts";
 
 /** Everything the CLI takes from the outside world; `main.ts` supplies the real ones. */
 export interface CliDeps {
@@ -55,6 +59,11 @@ export interface CliDeps {
   fetch?: typeof fetch;
   /** Aborted on Ctrl-C/SIGTERM (`main.ts` listens for them); the command then exits 130. */
   signal?: AbortSignal;
+  /**
+   * Imports an installed plugin by its import key (`main.ts`: `(key) => import(key)`, so the
+   * site's import map decides the version). Absent: plugins cannot load (`plugin_invalid`).
+   */
+  importPlugin?: (specifier: string) => Promise<unknown>;
 }
 
 /**
@@ -73,14 +82,17 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
   const debug = isDebug(deps.environ.DEBUG);
   const wants = (flag: string) => argv.includes(flag);
   let out = outputFor(deps, wants("--json"), wants("--plain"));
+  let table = deps.commands;
   try {
-    const invocation = await parse(argv, deps);
+    const plugins = pluginLoader(deps);
+    table = await tableFor(argv, deps, plugins);
+    const invocation = await parse(argv, deps, table);
     if (invocation.kind === "help") {
       const text = invocation.command
         ? commandHelp(invocation.command)
         : invocation.group
-        ? groupHelp(deps.commands, invocation.group)
-        : usageText(deps.commands);
+        ? groupHelp(table, invocation.group)
+        : usageText(table);
       deps.stdout(text + "\n");
       return 0;
     }
@@ -95,6 +107,7 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
     const repoDir = await repoRoot(deps);
     const ctx = createContext({
       deps,
+      plugins,
       out,
       log,
       repoDir,
@@ -108,7 +121,7 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
     return code ?? 0;
   } catch (err) {
     // Bare `deploy`: the usage text (on stderr: stdout stays clean for --json), then the error.
-    if (err instanceof MissingCommandError) deps.stderr(usageText(deps.commands) + "\n\n");
+    if (err instanceof MissingCommandError) deps.stderr(usageText(table) + "\n\n");
     report(err, out, deps, debug);
     // 128 + SIGINT, as a shell reports a command Ctrl-C stopped.
     return err instanceof DeployError && err.code === "interrupted" ? 130 : 1;
@@ -116,20 +129,59 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
 }
 
 /** Parses `argv`, reading `deploy <env>` as `deploy deploy <env>` when `<env>` has a config. */
-async function parse(argv: readonly string[], deps: CliDeps): Promise<Invocation> {
+async function parse(
+  argv: readonly string[],
+  deps: CliDeps,
+  table: CommandTable,
+): Promise<Invocation> {
   try {
-    return parseInvocation(argv, deps.commands);
+    return parseInvocation(argv, table);
   } catch (err) {
     if (!(err instanceof DeployError) || err.code !== "unknown_command") throw err;
-    const expanded = await expandShorthand(
-      argv,
-      err,
-      deps.commands,
-      await repoRoot(deps),
-      deps.files,
-    );
-    return parseInvocation(expanded, deps.commands);
+    const expanded = await expandShorthand(argv, err, table, await repoRoot(deps), deps.files);
+    return parseInvocation(expanded, table);
   }
+}
+
+/** Discovers the site's plugins once, on first use. */
+function pluginLoader(deps: CliDeps): () => Promise<readonly DiscoveredPlugin[]> {
+  let found: Promise<readonly DiscoveredPlugin[]> | undefined;
+  return () =>
+    found ??= repoRoot(deps).then(async (repoDir) =>
+      discoverPlugins(
+        (await siteDenoJson(repoDir, deps.files)).text,
+        deps.importPlugin ?? ((key) => Promise.reject(new Error(`cannot import ${key} here`))),
+      )
+    );
+}
+
+/**
+ * The command table for this invocation: the built-in one, plus the site's plugins when a
+ * plugin command or the whole help is asked for. A first word that is neither a built-in
+ * command nor a plugin the site installs (nor a first-party plugin) loads nothing: it is the
+ * `deploy <env>` shorthand or a typo.
+ */
+async function tableFor(
+  argv: readonly string[],
+  deps: CliDeps,
+  plugins: () => Promise<readonly DiscoveredPlugin[]>,
+): Promise<CommandTable> {
+  const { words, help } = commandWords(argv, deps.commands);
+  const first = words[0];
+  if (first === undefined ? !help : !needsPlugins(words, help, deps.commands)) {
+    return deps.commands;
+  }
+  if (first !== undefined) {
+    const { text } = await siteDenoJson(await repoRoot(deps), deps.files);
+    const names = [
+      ...installedPlugins(text === null ? {} : parseJsonc(text, "deno.json")).map((p) => p.name),
+      ...FIRST_PARTY_PLUGINS.map((p) => p.name),
+    ];
+    if (!names.includes(first)) return deps.commands;
+    const unavailable = pluginUnavailable(first, await plugins());
+    if (unavailable) throw unavailable;
+  }
+  return withPlugins(deps.commands, await plugins(), pluginHost);
 }
 
 async function repoRoot(deps: CliDeps): Promise<string> {
@@ -138,6 +190,7 @@ async function repoRoot(deps: CliDeps): Promise<string> {
 
 interface ContextParts {
   deps: CliDeps;
+  plugins: () => Promise<readonly DiscoveredPlugin[]>;
   out: Output;
   log: Logger;
   repoDir: string;
@@ -192,15 +245,14 @@ function createContext(p: ContextParts): CommandContext {
       if ("errors" in result) throw sectionInvalid("pds", loaded.file, result.errors);
       return result.config;
     },
-    analytics: async () => {
+    section: async (key, resolve) => {
       const loaded = await ctx.site();
-      const result = resolveAnalyticsConfig(loaded.config.analytics, {
-        siteName: loaded.config.siteName,
-        env,
-      });
-      if ("errors" in result) throw sectionInvalid("analytics", loaded.file, result.errors);
+      const raw = (loaded.config as unknown as Record<string, unknown>)[key];
+      const result = resolve(raw, { siteName: loaded.config.siteName, env });
+      if ("errors" in result) throw sectionInvalid(key, loaded.file, result.errors);
       return result.config;
     },
+    plugins: () => p.plugins(),
   };
   return ctx;
 }

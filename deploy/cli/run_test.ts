@@ -207,11 +207,31 @@ Deno.test("runCli(): pds commands check the pds section first, then ask for what
   });
 });
 
-Deno.test("runCli(): analytics commands reject unknown analytics keys naming them, then report not_implemented", async () => {
+const WITH_ANALYTICS = JSON.stringify({
+  imports: { "@org/deploy-analytics": "jsr:@org/deploy-analytics@^0.1.0" },
+});
+
+Deno.test("runCli(): without the plugin, analytics commands say how to install it", async () => {
+  await withSite('{ "siteName": "blog", "analytics": { "tabel": "x" } }', async (root) => {
+    for (const sub of ["bootstrap", "status", "dashboard"]) {
+      const r = await runIn(root, ["analytics", sub, "--json"]);
+      assert.equal(r.code, 1);
+      const error = JSON.parse(r.stdout).error;
+      assert.equal(error.code, "plugin_not_installed", sub);
+      assert.equal(
+        error.hint,
+        "run `deploy plugin add analytics` (it adds @org/deploy-analytics to deno.json)",
+      );
+    }
+  });
+});
+
+Deno.test("runCli(): with the plugin, analytics commands reject unknown analytics keys naming them all", async () => {
   const bad = '{ "siteName": "blog", "analytics": { "tabel": "x", "dashboard": { "prot": 1 } } }';
   await withSite(bad, async (root) => {
-    for (const sub of ["init", "query", "dashboard"]) {
-      const r = await runIn(root, ["analytics", sub, "--json"]);
+    await Deno.writeTextFile(join(root, "deno.json"), WITH_ANALYTICS);
+    for (const sub of ["bootstrap", "status", "destroy", "dashboard"]) {
+      const r = await runIn(root, ["analytics", sub, "--json", "--yes"]);
       const error = JSON.parse(r.stdout).error;
       assert.equal(error.code, "config_invalid", sub);
       assert.deepEqual(error.issues.map((i: { path: string }) => i.path), [
@@ -219,25 +239,31 @@ Deno.test("runCli(): analytics commands reject unknown analytics keys naming the
         "analytics.dashboard.prot",
       ]);
     }
+    // Built-in commands are not affected by the broken section.
+    assert.equal((await runIn(root, ["config"])).code, 0);
   });
   await withSite('{ "siteName": "blog" }', async (root) => {
-    const r = await runIn(root, ["analytics", "query", "--json"]);
+    await Deno.writeTextFile(join(root, "deno.json"), WITH_ANALYTICS);
+    const r = await runIn(root, ["analytics", "dashboard", "--json"]);
     assert.equal(JSON.parse(r.stdout).error.code, "not_implemented");
   });
 });
 
-Deno.test("runCli(): help lists the pds and the planned analytics subcommands", async () => {
+Deno.test("runCli(): help lists the pds subcommands and the installed plugin's commands", async () => {
   const pds = captureCli();
   assert.equal(await runCli(["pds", "--help"], pds.deps), 0);
   for (const sub of ["keygen", "login", "init", "sync", "secret <action>"]) {
     assert.match(pds.stdout(), new RegExp(`^ {2}pds ${sub} \\[env\\]`, "m"));
   }
   assert.doesNotMatch(pds.stdout(), /not available/);
-  const analytics = captureCli();
-  assert.equal(await runCli(["analytics", "--help"], analytics.deps), 0);
-  for (const sub of ["init", "query", "dashboard"]) {
-    assert.match(analytics.stdout(), new RegExp(`^ {2}analytics ${sub} \\[env\\]`, "m"));
-  }
+  await withSite('{ "siteName": "blog" }', async (root) => {
+    await Deno.writeTextFile(join(root, "deno.json"), WITH_ANALYTICS);
+    const analytics = captureCli({ cwd: root });
+    assert.equal(await runCli(["analytics", "--help"], analytics.deps), 0);
+    for (const sub of ["bootstrap", "status", "destroy", "dashboard", "backfill"]) {
+      assert.match(analytics.stdout(), new RegExp(`^ {2}analytics ${sub} \\[env\\]`, "m"));
+    }
+  });
 });
 
 Deno.test("runCli(): broken pds and analytics sections never block config, plan or deploy", async () => {

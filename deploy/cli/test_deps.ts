@@ -49,6 +49,7 @@ export function captureCli(
     files: denoFiles,
     schemaUrl: new URL("../config.schema.json", import.meta.url).href,
     log: silentLogger,
+    importPlugin: (key) => import(key),
     ...rest,
   };
   return { deps, stdout: () => out, stderr: () => err, questions };

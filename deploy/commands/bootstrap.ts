@@ -7,8 +7,15 @@
  */
 import type { Command, CommandContext } from "../cli/command.ts";
 import { recordedValidation, type ValidationRecord } from "../infra/nodes/certificate.ts";
-import { type NodeResult, reconcile } from "../infra/reconcile.ts";
+import type { S3Client } from "@aws-sdk/client-s3";
+import { parseJsonc } from "@org/shared";
+import { reconcileLine } from "../cli/node_lines.ts";
+import { reconcile } from "../infra/reconcile.ts";
+import { siteDenoJson } from "../plugin/site_deno_json.ts";
+import { installedPlugins } from "../plugin/site_imports.ts";
 import { openSite } from "../site/open_site.ts";
+import { scopedStateKey } from "../state/bucket_layout.ts";
+import { scopedStateNamespaces } from "../state/scoped_state.ts";
 
 /**
  * The DNS validation table (pure).
@@ -20,18 +27,6 @@ export function validationTable(records: readonly ValidationRecord[]): string[] 
   const rows = [["NAME", "TYPE", "VALUE"], ...records.map((r) => [r.name, r.type, r.value])];
   const width = (i: number) => Math.max(...rows.map((r) => r[i]!.length));
   return rows.map((r) => `  ${r[0]!.padEnd(width(0))}  ${r[1]!.padEnd(width(1))}  ${r[2]}`);
-}
-
-function printNode(ctx: CommandContext, r: NodeResult): void {
-  const { paint } = ctx.out;
-  const action = r.action === "created"
-    ? paint.green(r.action.padEnd(9))
-    : r.action === "updated"
-    ? paint.yellow(r.action.padEnd(9))
-    : r.action === "adopted"
-    ? paint.cyan(r.action.padEnd(9))
-    : paint.dim(r.action.padEnd(9));
-  ctx.out.line(`  ${action} ${r.label}${r.drift.length > 0 ? ` (${r.drift.join("; ")})` : ""}`);
 }
 
 /** The `bootstrap` command. */
@@ -54,13 +49,14 @@ export const bootstrapCommand: Command = {
     }
     const result = await reconcile(
       aws.graphRun(previous),
-      (r) => ctx.out.mode === "json" ? undefined : printNode(ctx, r),
+      (r) => ctx.out.mode === "json" ? undefined : ctx.out.line(reconcileLine(ctx.out.paint, r)),
     );
     const cert = result.nodes.find((n) => n.id === "certificate");
     const distribution = result.nodes.find((n) => n.id === "distribution")?.outputs;
     const certStatus = typeof cert?.outputs.status === "string" ? cert.outputs.status : undefined;
     const pending = cert !== undefined && certStatus !== "ISSUED";
     const cdnDomain = typeof distribution?.domainName === "string" ? distribution.domainName : "";
+    const plugins = await pluginsWithState(ctx, aws.clients.s3, facts.bucket, facts.env);
     const url = facts.config.domain !== undefined && !pending
       ? `https://${facts.config.domain}`
       : `https://${cdnDomain}`;
@@ -81,6 +77,7 @@ export const bootstrapCommand: Command = {
           }
           : {}),
         state: result.state,
+        plugins,
       });
       return 0;
     }
@@ -112,6 +109,31 @@ export const bootstrapCommand: Command = {
       );
     }
     ctx.out.line(`Site: ${url}`);
+    for (const p of plugins) {
+      ctx.out.line(
+        `Plugin ${p.name} has resources of its own (${p.state}): ` +
+          `\`deploy ${p.name} status ${facts.env}\` checks them.`,
+      );
+    }
     return 0;
   },
 };
+
+/**
+ * The installed plugins (by the site's deno.json: no plugin is loaded) that have a scoped state
+ * for this environment, for bootstrap to mention.
+ */
+async function pluginsWithState(
+  ctx: CommandContext,
+  s3: S3Client,
+  bucket: string,
+  env: string,
+): Promise<{ name: string; state: string }[]> {
+  const { text, path } = await siteDenoJson(ctx.repoDir, ctx.files);
+  if (text === null) return [];
+  const installed = installedPlugins(parseJsonc(text, path)).map((p) => p.name);
+  if (installed.length === 0) return [];
+  const withState = await scopedStateNamespaces(s3, bucket, env);
+  return installed.filter((name) => withState.includes(name))
+    .map((name) => ({ name, state: `s3://${bucket}/${scopedStateKey(env, name)}` }));
+}

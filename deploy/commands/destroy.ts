@@ -10,6 +10,9 @@ import type { Command } from "../cli/command.ts";
 import { DeployError } from "../errors.ts";
 import { teardown } from "../infra/reconcile.ts";
 import { openSite } from "../site/open_site.ts";
+import { teardownLine } from "../cli/node_lines.ts";
+import { scopedStateKey } from "../state/bucket_layout.ts";
+import { scopedStateNamespaces } from "../state/scoped_state.ts";
 
 /** The `destroy` command. */
 export const destroyCommand: Command = {
@@ -31,13 +34,25 @@ export const destroyCommand: Command = {
     }
     using aws = await openSite(ctx, { state: "report" });
     const { facts, state } = aws;
+    // A plugin's resources hang off the site's (its state lives in the bucket, its log delivery
+    // on the site's log source): they go first, by the plugin's own destroy.
+    const plugins = await scopedStateNamespaces(aws.clients.s3, facts.bucket, facts.env);
+    if (plugins.length > 0) {
+      throw new DeployError(
+        "plugin_state_exists",
+        `${facts.env} still has plugin resources: ${
+          plugins.map((ns) => `s3://${facts.bucket}/${scopedStateKey(facts.env, ns)}`).join(", ")
+        }`,
+        {
+          hint: plugins.map((ns) => `run \`deploy ${ns} destroy ${facts.env} --yes\``).join(
+            ", then ",
+          ) + " first",
+        },
+      );
+    }
     if (ctx.out.mode !== "json") ctx.out.line(`Destroying ${facts.env} (${facts.bucket}):`);
     const results = await teardown(aws.graphRun(state), (r) => {
-      if (ctx.out.mode === "json") return;
-      const tag = r.action === "deleted"
-        ? ctx.out.paint.red("deleted")
-        : ctx.out.paint.dim(r.action.padEnd(7));
-      ctx.out.line(`  ${tag}  ${r.label}${r.reason ? ` (${r.reason})` : ""}`);
+      if (ctx.out.mode !== "json") ctx.out.line(teardownLine(ctx.out.paint, r));
     });
     if (ctx.out.mode === "json") {
       ctx.out.data({ env: facts.env, bucket: facts.bucket, nodes: results });

@@ -6,21 +6,13 @@
  * @module
  */
 import type { Command } from "../cli/command.ts";
-import { inspect, type NodeReport } from "../infra/reconcile.ts";
+import { statusLine } from "../cli/node_lines.ts";
+import { inspect } from "../infra/reconcile.ts";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { owedInvalidationKey, stateKey } from "../state/bucket_layout.ts";
 import { readOwed } from "../cdn/owed_invalidation.ts";
 import { INVALIDATE_ALL, planInvalidation } from "../cdn/plan_invalidation.ts";
 import { openSite } from "../site/open_site.ts";
-
-/** The one-line summary of a node's recorded outputs (pure): ids and names, not lists. */
-export function outputSummary(report: NodeReport): string {
-  const o = report.live ?? report.recorded ?? {};
-  return ["id", "arn", "domainName", "name", "status", "retentionDays"]
-    .filter((k) => o[k] !== undefined && o[k] !== null && o[k] !== "")
-    .map((k) => `${k}=${String(o[k])}`)
-    .join(" ");
-}
 
 /**
  * The CloudFront paths a failed or interrupted deploy still owes (what the next deploy will
@@ -67,7 +59,6 @@ export const statusCommand: Command = {
       });
       return 0;
     }
-    const { paint } = ctx.out;
     ctx.out.line(`Status of ${facts.env} (${facts.bucket}, ${facts.config.region}):`);
     ctx.out.line(
       state
@@ -84,19 +75,9 @@ export const statusCommand: Command = {
         }`,
     );
     for (const r of reports) {
-      const tag = r.status === "present"
-        ? paint.green("present ")
-        : r.status === "drifted"
-        ? paint.yellow("drifted ")
-        : paint.red(r.status.padEnd(8));
-      const detail = r.status === "error"
-        ? r.error?.message ?? ""
-        : r.status === "missing" && r.optional
-        ? "not built yet (the first MicroVM deploy makes it)"
-        : r.status === "drifted"
-        ? r.drift.join("; ")
-        : outputSummary(r);
-      ctx.out.line(`  ${tag}  ${r.label}${detail ? `: ${detail}` : ""}`);
+      ctx.out.line(
+        statusLine(ctx.out.paint, r, "not built yet (the first MicroVM deploy makes it)"),
+      );
     }
     return 0;
   },

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Command, CommandContext, CommandGroup, CommandTable } from "../cli/command.ts";
+import type { Command, CommandGroup, CommandTable } from "../cli/command.ts";
 import { notImplemented } from "../errors.ts";
 import { bootstrapCommand } from "./bootstrap.ts";
 import { configCommand } from "./config.ts";
@@ -18,6 +18,7 @@ import { destroyCommand } from "./destroy.ts";
 import { initCommand } from "./init.ts";
 import { PDS_COMMANDS } from "./pds.ts";
 import { planCommand } from "./plan.ts";
+import { pluginAddCommand, pluginListCommand, pluginRemoveCommand } from "./plugin.ts";
 import { statusCommand } from "./status.ts";
 
 /**
@@ -43,32 +44,6 @@ export function planned(
   };
 }
 
-/**
- * A registered, not yet built command of a section's group (`pds`, `analytics`): it checks its
- * section first, so a broken section is reported as such (`config_invalid` naming the keys)
- * before `not_implemented`, the way the real command will refuse it.
- *
- * @param name the command name, `<group> <sub>`
- * @param summary one line for help
- * @param check validates the section (`ctx.pds()` or `ctx.analytics()`)
- * @returns the placeholder command
- */
-export function plannedInSection(
-  name: string,
-  summary: string,
-  check: (ctx: CommandContext) => Promise<unknown>,
-): Command {
-  return {
-    ...planned(name, summary),
-    async run(ctx) {
-      await check(ctx);
-      throw notImplemented(name);
-    },
-  };
-}
-
-const analytics = (ctx: CommandContext) => ctx.analytics();
-
 /** Every command, in the order help lists them. */
 export const COMMANDS: readonly Command[] = [
   initCommand,
@@ -83,24 +58,16 @@ export const COMMANDS: readonly Command[] = [
   deleteCommand,
   destroyCommand,
   ...PDS_COMMANDS,
-  plannedInSection(
-    "analytics init",
-    "create the table bucket, namespace, table and salt secret",
-    analytics,
-  ),
-  plannedInSection("analytics query", "query the page views", analytics),
-  plannedInSection(
-    "analytics dashboard",
-    "serve the dashboard on 127.0.0.1:analytics.dashboard.port",
-    analytics,
-  ),
+  pluginAddCommand,
+  pluginListCommand,
+  pluginRemoveCommand,
 ];
 
 /** Command groups: `deploy <group> <command>`. */
 export const GROUPS: readonly CommandGroup[] = [
   { name: "preview", summary: "preview deployments" },
   { name: "pds", summary: "publishing to an AT Protocol PDS (the `pds` section)" },
-  { name: "analytics", summary: "the analytics plugin (the `analytics` section)" },
+  { name: "plugin", summary: "plugins: add, list, remove (see docs/plugins.md)" },
 ];
 
 /** The table the CLI runs with. */

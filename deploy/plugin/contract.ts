@@ -6,6 +6,7 @@
  */
 import type { S3Client } from "@aws-sdk/client-s3";
 import type { ConfigIssue } from "@org/shared";
+import type { AwsClientClass } from "../aws/client_factory.ts";
 import type { Command, CommandContext } from "../cli/command.ts";
 import type { ResourceNode } from "../infra/resource.ts";
 
@@ -40,7 +41,7 @@ export interface PluginSite extends Disposable {
    * @param region the region
    */
   client<T extends { destroy(): void }>(
-    make: new (config: never) => T,
+    make: AwsClientClass<T>,
     service: string,
     region: string,
   ): T;
@@ -56,7 +57,7 @@ export interface PluginHost {
 }
 
 /** A plugin's command: one `deploy <namespace> <name>` subcommand. */
-export interface PluginCommand<Config> extends Omit<Command, "name" | "run" | "planned"> {
+export interface PluginCommand<Config> extends Omit<Command, "name" | "run"> {
   /** The subcommand (`bootstrap`); the CLI dispatches it as `<namespace> <name>`. */
   readonly name: string;
   /**

@@ -11,9 +11,10 @@ import { type DeployPlugin, isDeployPlugin } from "./contract.ts";
 import { type InstalledPlugin, installedPlugins } from "./site_imports.ts";
 
 /**
- * Whether an invocation needs the plugins (pure): when its first word is no built-in command or
- * group (a plugin's namespace, or a typo whose suggestions should include plugins), when help
- * for everything is asked (`--help` or no command), or for `plugin list`.
+ * Whether an invocation may need the plugins (pure): when its first word is no built-in command
+ * or group (a plugin's namespace, the `deploy <env>` shorthand or a typo: the caller tells them
+ * apart from the site's installed names), or when help for everything is asked (`--help` with
+ * no command). `plugin list` loads them itself.
  *
  * @param words the positional words of argv, in order
  * @param helpAsked whether `--help`/`-h` is present
@@ -31,9 +32,8 @@ export function needsPlugins(
   helpAsked: boolean,
   builtin: CommandTable,
 ): boolean {
-  const [first, second] = words;
+  const [first] = words;
   if (first === undefined) return helpAsked;
-  if (first === "plugin") return second === "list";
   const isBuiltin =
     builtin.commands.some((c) => c.name === first || c.name.startsWith(`${first} `)) ||
     builtin.groups.some((g) => g.name === first);

@@ -11,7 +11,8 @@
  * import { checkObject, DeployError, type ObjectField } from "@org/deploy/plugin";
  * ```
  */
-export { DeployError, type DeployErrorCode } from "../errors.ts";
+export { DeployError, type DeployErrorCode, notImplemented } from "../errors.ts";
+export type { AwsClientClass } from "../aws/client_factory.ts";
 export type { ConfigIssue } from "@org/shared";
 export { checkField, checkObject } from "../config/check.ts";
 export type * from "../config/field.ts";

@@ -8,7 +8,7 @@
  */
 import { ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
 import { DeployError } from "../errors.ts";
-import { aws } from "../aws/errors.ts";
+import { awsMaybe } from "../aws/errors.ts";
 import { CORE_STATE_SUFFIXES, scopedStateKey, STATE_PREFIX } from "./bucket_layout.ts";
 import {
   deleteStateObject,
@@ -167,11 +167,12 @@ export async function scopedStateNamespaces(
   env: string,
 ): Promise<string[]> {
   const prefix = `${STATE_PREFIX}${env}.`;
-  const out = await aws(
+  // No bucket (destroyed, or never made): no plugin state either.
+  const out = await awsMaybe(
     { resource: `s3://${bucket}/${prefix}`, action: "s3:ListBucket" },
     () => s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix })),
   );
-  return (out.Contents ?? [])
+  return (out?.Contents ?? [])
     .map((o) => o.Key?.slice(prefix.length) ?? "")
     .filter((rest) => /^[a-z][a-z0-9-]*\.json$/.test(rest))
     .map((rest) => rest.slice(0, -".json".length))

@@ -1,0 +1,44 @@
+/**
+ * What the core gives a plugin command: the site opened the one way every command opens it
+ * ({@linkcode openSite}), seen through the plugin contract's small {@linkcode PluginSite}.
+ *
+ * @module
+ */
+import type { CommandContext } from "../cli/command.ts";
+import { openSite } from "../site/open_site.ts";
+import type { PluginHost, PluginSite } from "./contract.ts";
+
+/**
+ * The host for one plugin command.
+ *
+ * @param ctx the command context
+ * @returns the host; its `openSite` resolves the account, the bucket and the clients
+ *
+ * @example
+ * ```ts
+ * using site = await pluginHost(ctx).openSite();
+ * site.client(FirehoseClient, "FIREHOSE", "us-east-1");
+ * ```
+ */
+export function pluginHost(ctx: CommandContext): PluginHost {
+  return {
+    async openSite(): Promise<PluginSite> {
+      // "report": an unreadable state still means the site was bootstrapped.
+      const site = await openSite(ctx, { aws: true, state: "report" });
+      return {
+        env: site.env,
+        siteName: site.config.siteName,
+        region: site.config.region,
+        accountId: site.accountId,
+        bucket: site.bucket,
+        tags: site.facts.tags,
+        bootstrapped: site.state !== null || site.stateError !== undefined,
+        get s3() {
+          return site.clients.s3;
+        },
+        client: (make, service, region) => site.clients.client(make, service, region),
+        [Symbol.dispose]: () => site[Symbol.dispose](),
+      };
+    },
+  };
+}
