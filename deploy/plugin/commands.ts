@@ -38,24 +38,12 @@ export function pluginCommands(
       ...rest,
       name: `${plugin.namespace} ${name}`,
       async run(ctx) {
-        const loaded = await ctx.site();
-        const raw = (loaded.config as unknown as Record<string, unknown>)[plugin.configKey];
-        const result = plugin.resolveConfig(raw, {
-          siteName: loaded.config.siteName,
-          env: ctx.env,
-        });
-        if ("errors" in result) {
-          throw new DeployError(
-            "config_invalid",
-            `invalid \`${plugin.configKey}\` section in ${loaded.file}`,
-            {
-              issues: result.errors,
-              hint:
-                `fix the keys listed above (docs/${plugin.namespace}.md lists every key and rule)`,
-            },
-          );
-        }
-        return await run(ctx, result.config, hostFor(ctx));
+        // A plugin command talks to AWS (the site's bucket holds its state): the account is
+        // resolved before the configuration is loaded, as for every AWS command, so the site's
+        // names include the bucket.
+        if (c.planned !== true) await ctx.accountId();
+        const config = await ctx.section(plugin.configKey, plugin.resolveConfig);
+        return await run(ctx, config, hostFor(ctx));
       },
     };
   });
