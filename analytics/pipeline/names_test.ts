@@ -1,14 +1,6 @@
 import assert from "node:assert/strict";
-import { resolveAnalyticsConfig } from "@org/deploy/plugin";
 import { analyticsNames, nameProblems } from "./names.ts";
-
-function config(raw: unknown = {}, siteName = "blog") {
-  const r = resolveAnalyticsConfig(raw, { siteName, env: "production" });
-  if (!("config" in r)) throw new Error("bad config");
-  return r.config;
-}
-
-const SITE = { env: "production", siteName: "blog", accountId: "123456789012" };
+import { TEST_SITE as SITE, testConfig as config } from "./_test_facts.ts";
 
 Deno.test("analyticsNames() derives every name, all in us-east-1", () => {
   assert.deepEqual(analyticsNames(SITE, config()), {

@@ -1,14 +1,8 @@
 import assert from "node:assert/strict";
-import { resolveAnalyticsConfig } from "@org/deploy/plugin";
-import { analyticsNames } from "./names.ts";
+import { testFacts } from "./_test_facts.ts";
 import { streamPolicy, transformPolicy } from "./policies.ts";
 
-const r = resolveAnalyticsConfig({}, { siteName: "blog", env: "production" });
-if (!("config" in r)) throw new Error("bad config");
-const NAMES = analyticsNames(
-  { env: "production", siteName: "blog", accountId: "123456789012" },
-  r.config,
-);
+const NAMES = testFacts().names;
 const SECRET =
   "arn:aws:secretsmanager:us-east-1:123456789012:secret:blog/production/analytics-salt-AbC123";
 const FN = "arn:aws:lambda:us-east-1:123456789012:function:production-blog-analytics-transform";

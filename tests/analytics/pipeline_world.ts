@@ -12,9 +12,8 @@ import { LambdaClient } from "@aws-sdk/client-lambda";
 import { S3Client } from "@aws-sdk/client-s3";
 import { S3TablesClient } from "@aws-sdk/client-s3tables";
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import { resolveAnalyticsConfig } from "../../deploy/config/analytics_config.ts";
-import type { AnalyticsClients, AnalyticsFacts } from "../../analytics/pipeline/facts.ts";
-import { analyticsNames } from "../../analytics/pipeline/names.ts";
+import type { AnalyticsClients } from "../../analytics/pipeline/facts.ts";
+import { testFacts } from "../../analytics/pipeline/_test_facts.ts";
 import type { PipelineRun } from "../../analytics/pipeline/run.ts";
 import { S3RVER_CREDENTIALS } from "../fakes/s3_bucket_config.ts";
 import { ACCOUNT, type InfraWorld } from "../deploy/infra_world.ts";
@@ -66,24 +65,6 @@ export function pipelineClients(
 }
 
 /**
- * The pipeline's facts for the world's `production` site `blog` (defaults for `analytics`).
- *
- * @param raw the `analytics` section
- * @returns the facts
- */
-export function pipelineFacts(raw: unknown = {}): AnalyticsFacts {
-  const resolved = resolveAnalyticsConfig(raw, { siteName: "blog", env: "production" });
-  if (!("config" in resolved)) throw new Error(JSON.stringify(resolved.errors));
-  const site = { env: "production", siteName: "blog", accountId: ACCOUNT };
-  return {
-    ...site,
-    config: resolved.config,
-    names: analyticsNames(site, resolved.config),
-    tags: { app: "blog", environment: "production" },
-  };
-}
-
-/**
  * A pipeline run on the world (no real sleeping).
  *
  * @param clients the clients
@@ -96,7 +77,7 @@ export function pipelineRun(
 ): PipelineRun {
   return {
     clients,
-    facts: pipelineFacts(),
+    facts: testFacts(),
     state: { s3: clients.siteS3, bucket: SITE_BUCKET },
     sleep: () => Promise.resolve(),
     clock: { now: () => Date.now() },

@@ -1,18 +1,8 @@
 import assert from "node:assert/strict";
-import { resolveAnalyticsConfig } from "@org/deploy/plugin";
-import { analyticsNames } from "../names.ts";
-import type { AnalyticsFacts } from "../facts.ts";
+import { testFacts } from "../_test_facts.ts";
 import { streamDestination, streamDrift } from "./stream.ts";
 
-const r = resolveAnalyticsConfig({}, { siteName: "blog", env: "production" });
-if (!("config" in r)) throw new Error("bad config");
-const site = { env: "production", siteName: "blog", accountId: "123456789012" };
-const FACTS: AnalyticsFacts = {
-  ...site,
-  config: r.config,
-  names: analyticsNames(site, r.config),
-  tags: { app: "blog", environment: "production" },
-};
+const FACTS = testFacts();
 const INPUTS = {
   roleArn: "arn:aws:iam::123456789012:role/production-blog-analytics-firehose",
   transformArn:
