@@ -102,7 +102,7 @@ Deno.test("analytics e2e: plugin add, bootstrap in us-east-1, status, repair, co
   assert.equal(destroyed.code, 0, destroyed.stderr);
   assert.match(destroyed.stdout, /Kept secret blog\/production\/analytics-salt \(us-east-1\): /);
   assert.match(destroyed.stdout, /Kept Glue catalog s3tablescatalog \(us-east-1, account-wide\): /);
-  assert.ok(world.aws.secrets.state.secrets.has("blog/production/analytics-salt"));
+  assert.ok(world.aws.secretsManager.state.secrets.has("blog/production/analytics-salt"));
   assert.ok(world.aws.glue.state.catalogs.has("s3tablescatalog"));
   assert.equal(world.aws.s3tables.state.buckets.size, 0);
   assert.equal(world.aws.firehose.state.streams.size, 0);
