@@ -8,7 +8,10 @@ import { parseJsonc } from "@org/shared";
 import { DeployError } from "../errors.ts";
 import type { CommandTable } from "../cli/command.ts";
 import { type DeployPlugin, isDeployPlugin } from "./contract.ts";
-import { type InstalledPlugin, installedPlugins } from "./site_imports.ts";
+import { type InstalledPlugin, installedPlugins, PLUGIN_NAME } from "./site_imports.ts";
+
+/** The longest plugin name looked for (a package name part; longer words are no plugin). */
+export const MAX_PLUGIN_NAME = 64;
 
 /**
  * Whether an invocation may need the plugins (pure): when its first word is no built-in command
@@ -34,6 +37,8 @@ export function needsPlugins(
 ): boolean {
   const [first] = words;
   if (first === undefined) return helpAsked;
+  // Only a word that can name a plugin makes the site's deno.json worth reading.
+  if (first.length > MAX_PLUGIN_NAME || !PLUGIN_NAME.test(first)) return false;
   const isBuiltin =
     builtin.commands.some((c) => c.name === first || c.name.startsWith(`${first} `)) ||
     builtin.groups.some((g) => g.name === first);

@@ -13,6 +13,9 @@ Deno.test("needsPlugins(): built-in commands load none; other words and full hel
   assert.equal(needsPlugins([], true, t), true);
   assert.equal(needsPlugins([], false, t), false);
   assert.equal(needsPlugins(["reports", "status"], false, t), true);
+  // Words that cannot name a plugin never make the CLI read the site's deno.json.
+  assert.equal(needsPlugins(["a".repeat(65)], false, t), false);
+  assert.equal(needsPlugins(["../x"], false, t), false);
 });
 
 const DENO_JSON = JSON.stringify({
