@@ -97,9 +97,12 @@ export function startAcmFake(options: AcmFakeOptions = {}): AwsFake<AcmFakeState
   const byToken = new Map<string, string>();
 
   const validationRecord = (domain: string) => {
-    const h = createHash("sha256").update(domain).digest("hex");
+    // ACM validates `*.example.com` through the same record as `example.com`: the CNAME sits
+    // at the name without the wildcard label.
+    const base = domain.replace(/^\*\./, "");
+    const h = createHash("sha256").update(base).digest("hex");
     return {
-      name: `_${h.slice(0, 32)}.${domain}.`,
+      name: `_${h.slice(0, 32)}.${base}.`,
       value: `_${h.slice(32, 64)}.fakevalidation.acm-validations.aws.`,
     };
   };

@@ -121,3 +121,26 @@ Deno.test("acm fake: ListCertificates hides EC certificates unless keyTypes asks
     client.destroy();
   }
 });
+
+Deno.test("acm fake: a wildcard certificate is validated at the name without the wildcard label", async () => {
+  await using acm = startAcmFake({ issueAfterDescribes: Infinity });
+  const client = new ACMClient({ ...testAwsConfig, endpoint: acm.endpoint, maxAttempts: 1 });
+  try {
+    const { CertificateArn: arn } = await client.send(
+      new RequestCertificateCommand({
+        DomainName: "*.preview.example.com",
+        ValidationMethod: "DNS",
+      }),
+    );
+    const got = await client.send(new DescribeCertificateCommand({ CertificateArn: arn }));
+    const option = got.Certificate?.DomainValidationOptions?.[0];
+    assert.equal(option?.DomainName, "*.preview.example.com");
+    assert.match(option?.ResourceRecord?.Name ?? "", /^_[0-9a-f]{32}\.preview\.example\.com\.$/);
+    assert.deepEqual(
+      acm.state.validationRecord("*.preview.example.com"),
+      acm.state.validationRecord("preview.example.com"),
+    );
+  } finally {
+    client.destroy();
+  }
+});
