@@ -9,8 +9,9 @@
  * @module
  */
 
-import { type AwsFake, FakeAwsError, idSequence, requestId, startFakeServer } from "./server.ts";
-import { at, child, escapeXml, parseXml, textAt, xml, type XmlNode, xmlResponse } from "./xml.ts";
+import { restXmlError } from "./rest_xml.ts";
+import { type AwsFake, FakeAwsError, idSequence, startFakeServer } from "./server.ts";
+import { at, child, parseXml, textAt, xml, type XmlNode, xmlResponse } from "./xml.ts";
 
 const XMLNS = "https://route53.amazonaws.com/doc/2013-04-01/";
 const VERSION = "/2013-04-01";
@@ -508,16 +509,6 @@ export function startRoute53Fake(options: Route53FakeOptions = {}): AwsFake<Rout
       }
       return undefined;
     },
-    renderError: (err) =>
-      xmlResponse(
-        `<ErrorResponse xmlns="${XMLNS}"><Error><Type>${
-          err.status >= 500 ? "Receiver" : "Sender"
-        }</Type>` +
-          `<Code>${escapeXml(err.code)}</Code><Message>${
-            escapeXml(err.message)
-          }</Message></Error>` +
-          `<RequestId>${requestId()}</RequestId></ErrorResponse>`,
-        err.status,
-      ),
+    renderError: (err) => restXmlError(XMLNS, err),
   }, state).fake;
 }

@@ -32,6 +32,17 @@ const cname = (action: Change["Action"], name: string, value: string, ttl = 300)
   ResourceRecordSet: { Name: name, Type: "CNAME", TTL: ttl, ResourceRecords: [{ Value: value }] },
 });
 
+/** Sends one change batch to a zone. */
+function sender(sdk: Route53Client, zoneId: string) {
+  return (changes: Change[]) =>
+    sdk.send(
+      new ChangeResourceRecordSetsCommand({
+        HostedZoneId: zoneId,
+        ChangeBatch: { Changes: changes },
+      }),
+    );
+}
+
 Deno.test("route53 fake: ListHostedZonesByName lists zones in reversed-label order from a name", async () => {
   await using r53 = startRoute53Fake();
   const example = r53.state.addZone("example.com");
@@ -146,13 +157,7 @@ Deno.test("route53 fake: an alias beside a CNAME is refused unless the same batc
   await using r53 = startRoute53Fake();
   const zone = r53.state.addZone("example.com");
   const sdk = client(r53.endpoint);
-  const send = (changes: Change[]) =>
-    sdk.send(
-      new ChangeResourceRecordSetsCommand({
-        HostedZoneId: zone.id,
-        ChangeBatch: { Changes: changes },
-      }),
-    );
+  const send = sender(sdk, zone.id);
   try {
     await send([cname("CREATE", "*.preview.example.com", "old-host.example.net")]);
     await assert.rejects(send([alias("*.preview.example.com", "A")]), (err: Error) => {
@@ -196,13 +201,7 @@ Deno.test("route53 fake: batch rules (CREATE twice, DELETE missing, outside zone
   await using r53 = startRoute53Fake();
   const zone = r53.state.addZone("example.com");
   const sdk = client(r53.endpoint);
-  const send = (changes: Change[]) =>
-    sdk.send(
-      new ChangeResourceRecordSetsCommand({
-        HostedZoneId: zone.id,
-        ChangeBatch: { Changes: changes },
-      }),
-    );
+  const send = sender(sdk, zone.id);
   try {
     await send([cname("CREATE", "www.example.com", "a.example.net")]);
     await assert.rejects(
