@@ -9,7 +9,7 @@
 import { type ACMClient, DescribeCertificateCommand } from "@aws-sdk/client-acm";
 import type { Route53Client } from "@aws-sdk/client-route-53";
 import type { Clock } from "@org/shared";
-import { aws } from "../infra/aws_errors.ts";
+import { aws } from "../aws/errors.ts";
 import { type DnsRecord, route53Records, upsertChanges } from "./dns_records.ts";
 import type { HostedZoneSummary } from "./hosted_zone.ts";
 import { applyChanges, readRecordSets } from "./route53_zone.ts";

@@ -17,7 +17,7 @@ import {
 } from "@aws-sdk/client-route-53";
 import type { Clock } from "@org/shared";
 import { DeployError } from "../errors.ts";
-import { aws } from "../infra/aws_errors.ts";
+import { aws } from "../aws/errors.ts";
 import { canonicalDnsName } from "./dns_name.ts";
 import type { LiveRecordSet } from "./dns_records.ts";
 import { enclosingZone, type HostedZoneSummary, zoneCandidates } from "./hosted_zone.ts";

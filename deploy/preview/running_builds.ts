@@ -10,7 +10,7 @@ import {
   ListMicrovmsCommand,
   TerminateMicrovmCommand,
 } from "@aws-sdk/client-lambda-microvms";
-import { aws, awsMaybe } from "../infra/aws_errors.ts";
+import { aws, awsMaybe } from "../aws/errors.ts";
 
 /** MicroVM states after which nothing runs any more. */
 const ENDED: ReadonlySet<string> = new Set(["TERMINATED", "TERMINATING"]);

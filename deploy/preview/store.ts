@@ -6,8 +6,8 @@
  * @module
  */
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
-import { type BuildStoreLocation, getText, putJson } from "../builds/store.ts";
-import { aws } from "../infra/aws_errors.ts";
+import { type BuildStoreLocation, getText, putJson } from "../build_records/store.ts";
+import { aws } from "../aws/errors.ts";
 import { emptyPrefix } from "../infra/nodes/bucket.ts";
 import { previewIdOfKey, previewPrefix, previewRecordKey, PREVIEWS_PREFIX } from "./layout.ts";
 import { parsePreviewRecord, type PreviewRecord } from "./record.ts";
