@@ -16,22 +16,9 @@
  *
  * @module
  */
-import { REWRITE_RUNTIME } from "../infra/nodes/rewrite_function.ts";
 import { PREVIEW_SITE_FOLDER, PREVIEWS_PREFIX } from "./layout.ts";
-import { normalizeDomain, previewRouterName } from "./names.ts";
+import { normalizeDomain } from "./names.ts";
 import { MAX_PREVIEW_ID, PREVIEW_ID_PATTERN } from "./preview_id.ts";
-
-/** What the router function should be (pure); the same shape as the rewrite function's spec. */
-export interface RouterFunctionSpec {
-  /** `preview-<siteName>-router`. */
-  name: string;
-  /** The source code. */
-  code: string;
-  /** `cloudfront-js-2.0`. */
-  runtime: typeof REWRITE_RUNTIME;
-  /** Shown in the console: whose function it is. */
-  comment: string;
-}
 
 /** A string as a JavaScript literal safe for any parser (U+2028/U+2029 escaped). */
 function literal(text: string): string {
@@ -82,24 +69,4 @@ export function previewRouterCode(domain: string, indexDocument: string): string
     "}",
     "",
   ].join("\n");
-}
-
-/**
- * The router function's desired description (pure).
- *
- * @param input the site name, the preview base domain, the index document and the bucket
- * @returns name, code, runtime and comment
- */
-export function previewRouterSpec(input: {
-  siteName: string;
-  domain: string;
-  defaultRootObject: string;
-  bucket: string;
-}): RouterFunctionSpec {
-  return {
-    name: previewRouterName(input.siteName),
-    code: previewRouterCode(input.domain, input.defaultRootObject),
-    runtime: REWRITE_RUNTIME,
-    comment: `deploy ${input.bucket}: <id>.${normalizeDomain(input.domain)} to previews/<id>/site`,
-  };
 }

@@ -6,7 +6,7 @@ import {
   viewerRequestEvent,
 } from "../../tests/support/cloudfront_function.ts";
 import { previewSitePrefix } from "./layout.ts";
-import { previewRouterCode, previewRouterSpec } from "./router_function.ts";
+import { previewRouterCode } from "./router_function.ts";
 
 const DOMAIN = "preview.example.com";
 
@@ -99,17 +99,4 @@ Deno.test("router: the source fits CloudFront Functions' limits and needs no mod
   assert.ok(new TextEncoder().encode(code).length < 10_240);
   assert.match(code, /^function handler\(event\) \{$/m);
   assert.doesNotMatch(code, /\b(import|export|require|async|await|let|const)\b|=>/);
-});
-
-Deno.test("previewRouterSpec() names the function preview-<siteName>-router on cloudfront-js-2.0", () => {
-  const spec = previewRouterSpec({
-    siteName: "blog",
-    domain: "Preview.Example.com",
-    defaultRootObject: "index.html",
-    bucket: "preview-blog-123456789012",
-  });
-  assert.equal(spec.name, "preview-blog-router");
-  assert.equal(spec.runtime, "cloudfront-js-2.0");
-  assert.equal(spec.code, previewRouterCode("preview.example.com", "index.html"));
-  assert.match(spec.comment, /preview-blog-123456789012/);
 });

@@ -41,3 +41,35 @@ export function facts(raw: Record<string, unknown>): SiteFacts {
     tags: { app: config.app, environment: "production" },
   };
 }
+
+/** The preview stack's bucket. */
+export const PREVIEW_BUCKET = `preview-blog-${ACCOUNT}`;
+
+/**
+ * The facts for the preview stack of site `blog` (environment `preview`, base domain
+ * `preview.example.com`) with `raw` config keys on top.
+ *
+ * @param raw config keys
+ * @returns the facts
+ */
+export function previewFacts(raw: Record<string, unknown> = {}): SiteFacts {
+  const result = resolveSiteConfig({
+    siteName: "blog",
+    domain: "preview.example.com",
+    githubRepo: "acme/blog",
+    ...raw,
+  }, { env: "preview", repoDir: "/src/blog", accountId: ACCOUNT });
+  if (!("config" in result)) throw new Error(JSON.stringify(result.errors));
+  const config: SiteConfig = result.config;
+  return {
+    env: "preview",
+    accountId: ACCOUNT,
+    config,
+    bucket: PREVIEW_BUCKET,
+    builderLogGroup: "/aws/microvms/preview-blog-builder",
+    cdnLogGroup: "/blog/preview/cloudfront",
+    deployRole: "preview-blog-gh",
+    tags: { app: config.app, environment: "preview" },
+    preview: { domain: config.domain! },
+  };
+}
