@@ -6,10 +6,25 @@
  *
  * @module
  */
-import type { Command } from "../cli/command.ts";
+import type { Command, CommandContext } from "../cli/command.ts";
+import { refusePreviewEnv } from "../preview/open_preview.ts";
 import { DeployError } from "../errors.ts";
-import { teardown } from "../infra/reconcile.ts";
+import { teardown, type TeardownResult } from "../infra/reconcile.ts";
 import { openSite } from "../site/open_site.ts";
+
+/**
+ * Prints what teardown did to one node (nothing with `--json`).
+ *
+ * @param ctx the command context
+ * @param r the node's result
+ */
+export function printTeardown(ctx: CommandContext, r: TeardownResult): void {
+  if (ctx.out.mode === "json") return;
+  const tag = r.action === "deleted"
+    ? ctx.out.paint.red("deleted")
+    : ctx.out.paint.dim(r.action.padEnd(7));
+  ctx.out.line(`  ${tag}  ${r.label}${r.reason ? ` (${r.reason})` : ""}`);
+}
 
 /** The `destroy` command. */
 export const destroyCommand: Command = {
@@ -22,6 +37,7 @@ export const destroyCommand: Command = {
     "distribution waits for CloudFront (minutes). The GitHub OIDC provider is kept (shared by\n" +
     "the account). Refuses to run without --yes. Safe to re-run after a failure.",
   async run(ctx) {
+    refusePreviewEnv(ctx, "destroy");
     if (!ctx.global.yes) {
       throw new DeployError(
         "confirmation_required",
@@ -32,13 +48,7 @@ export const destroyCommand: Command = {
     using aws = await openSite(ctx, { state: "report" });
     const { facts, state } = aws;
     if (ctx.out.mode !== "json") ctx.out.line(`Destroying ${facts.env} (${facts.bucket}):`);
-    const results = await teardown(aws.graphRun(state), (r) => {
-      if (ctx.out.mode === "json") return;
-      const tag = r.action === "deleted"
-        ? ctx.out.paint.red("deleted")
-        : ctx.out.paint.dim(r.action.padEnd(7));
-      ctx.out.line(`  ${tag}  ${r.label}${r.reason ? ` (${r.reason})` : ""}`);
-    });
+    const results = await teardown(aws.graphRun(state), (r) => printTeardown(ctx, r));
     if (ctx.out.mode === "json") {
       ctx.out.data({ env: facts.env, bucket: facts.bucket, nodes: results });
       return 0;

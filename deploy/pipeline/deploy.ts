@@ -51,8 +51,11 @@ export interface DeployInput {
   readonly bucket: string;
   /** Key prefix to publish under: `site/` for the live site. */
   readonly prefix: string;
-  /** CloudFront distribution id (from bootstrap state). */
-  readonly distributionId: string;
+  /**
+   * CloudFront distribution id (from bootstrap state) to invalidate what changed; absent for a
+   * preview, whose distribution does not cache, so nothing is invalidated.
+   */
+  readonly distributionId?: string;
   /** Object tags, `{ app, environment }`. */
   readonly tags: Readonly<Record<string, string>>;
   /** Config `seo`. */
@@ -264,13 +267,15 @@ export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
   const clock = input.clock ?? systemClock;
   const started = clock.now();
   const { revision, outcome, warnings } = await runPipelineJob(input, false);
-  input.onProgress?.({ kind: "stage", stage: "invalidate" });
-  const paths = planInvalidation(
+  const paths = input.distributionId === undefined ? [] : planInvalidation(
     outcome.changedKeys,
     input.invalidationMaxPaths,
     input.defaultRootObject,
   );
-  const sent = await createInvalidation(
+  if (input.distributionId !== undefined) {
+    input.onProgress?.({ kind: "stage", stage: "invalidate" });
+  }
+  const sent = input.distributionId === undefined ? undefined : await createInvalidation(
     input.clients.cloudfront,
     input.distributionId,
     paths,

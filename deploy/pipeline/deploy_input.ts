@@ -13,6 +13,7 @@ import { openSite } from "../site/open_site.ts";
 import { denoCommandRunner } from "../source/revision.ts";
 import { SITE_PREFIX } from "../state/bucket_layout.ts";
 import { progressBar } from "./report.ts";
+import { previewTarget, refusePreviewEnv } from "../preview/open_preview.ts";
 
 /** A resolved deploy: the pipeline input plus what the command prints and releases. */
 export interface SiteDeploy extends Disposable {
@@ -42,6 +43,9 @@ export function deployTempRoot(
  * @param ctx the command context
  * @param builderName `local` or `microvm`
  * @param seams MicroVM builder overrides for tests; none in the CLI
+ * @param preview publish as this preview of the preview stack (`preview deploy <id>`):
+ *   under `previews/<id>/site/`, tagged `environment=preview-<id>`, SEO non-production on the
+ *   preview's URL, no invalidation
  * @returns the input and a disposer for its clients
  * @throws {DeployError} `account_unknown`, config errors, `state_missing`,
  *   `distribution_unknown`, `builder_not_configured`
@@ -50,20 +54,23 @@ export async function openSiteDeploy(
   ctx: CommandContext,
   builderName: "local" | "microvm",
   seams: MicrovmSeams = {},
+  preview?: { readonly id: string },
 ): Promise<SiteDeploy> {
+  if (preview === undefined) refusePreviewEnv(ctx, "deploy");
   const site = await openSite(ctx, { state: "required" });
   const { bucket, clients, state } = site;
   const release = () => site[Symbol.dispose]();
   try {
-    if (!state.distributionId) {
+    const target = preview ? previewTarget(site, preview.id) : undefined;
+    if (!target && !state.distributionId) {
       throw new DeployError("distribution_unknown", `state/${ctx.env}.json names no distribution`, {
         hint: `run \`deploy bootstrap ${ctx.env}\` to finish creating the environment`,
       });
     }
     const config = site.config;
-    const origin = siteOrigin(config.domain, state.distributionDomain);
-    const isProduction = ctx.env === "production";
-    const tags = { ...site.names.tags } as Record<string, string>;
+    const origin = target?.origin ?? siteOrigin(config.domain, state.distributionDomain);
+    const isProduction = !target && ctx.env === "production";
+    const tags = target?.tags ?? { ...site.names.tags } as Record<string, string>;
     const noBuild = ctx.flags["no-build"] === true;
     const tempRoot = deployTempRoot(ctx.environ);
     if (tempRoot) await ctx.files.mkdir(tempRoot);
@@ -80,8 +87,8 @@ export async function openSiteDeploy(
       paths: { app: config.paths.app, dist: config.paths.dist },
       maxDurationSeconds: config.microvm.maxDurationSeconds,
       bucket,
-      prefix: SITE_PREFIX,
-      distributionId: state.distributionId,
+      prefix: target?.prefix ?? SITE_PREFIX,
+      ...(target ? {} : { distributionId: state.distributionId! }),
       tags,
       seo: config.seo,
       origin,

@@ -183,18 +183,3 @@ export function deleteChanges(
   }
   return out;
 }
-
-/**
- * The records as a table for the user's DNS provider (pure), one line each, names and values
- * fully qualified with their trailing dot.
- *
- * @param records the records
- * @returns the lines, header first
- */
-export function recordTable(records: readonly DnsRecord[]): string[] {
-  const width = Math.max(4, ...records.map((r) => r.name.length));
-  return [
-    `${"NAME".padEnd(width)}  TYPE   VALUE`,
-    ...records.map((r) => `${r.name.padEnd(width)}  ${r.type.padEnd(5)}  ${r.value}`),
-  ];
-}
