@@ -19,6 +19,12 @@ import { initCommand } from "./init.ts";
 import { PDS_COMMANDS } from "./pds.ts";
 import { planCommand } from "./plan.ts";
 import { statusCommand } from "./status.ts";
+import { previewBootstrapCommand } from "./preview_bootstrap.ts";
+import { previewDeployCommand } from "./preview_deploy.ts";
+import { previewDestroyCommand } from "./preview_destroy.ts";
+import { previewListCommand } from "./preview_list.ts";
+import { previewPruneCommand } from "./preview_prune.ts";
+import { previewTeardownCommand } from "./preview_teardown.ts";
 
 /**
  * A registered command this version does not implement: listed in help, and running it
@@ -82,6 +88,12 @@ export const COMMANDS: readonly Command[] = [
   rollbackCommand,
   deleteCommand,
   destroyCommand,
+  previewBootstrapCommand,
+  previewDeployCommand,
+  previewListCommand,
+  previewDestroyCommand,
+  previewPruneCommand,
+  previewTeardownCommand,
   ...PDS_COMMANDS,
   plannedInSection(
     "analytics init",
