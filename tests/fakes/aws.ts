@@ -18,6 +18,7 @@ import { type MicrovmsFakeOptions, type MicrovmsFakeState, startMicrovmsFake } f
 import type { AwsFake, FakeCall } from "./server.ts";
 import { type SecretsManagerFakeState, startSecretsManagerFake } from "./secrets_manager.ts";
 import { startStsFake, type StsFakeState } from "./sts.ts";
+import { type Route53FakeOptions, type Route53FakeState, startRoute53Fake } from "./route53.ts";
 import { textAt } from "./xml.ts";
 
 /** Options for {@link startAwsFakes}; per-service options pass through. */
@@ -34,6 +35,13 @@ export interface AwsFakesOptions {
   acm?: Omit<AcmFakeOptions, "accountId">;
   /** MicroVMs options (e.g. `onRun` to simulate the build). */
   microvms?: Omit<MicrovmsFakeOptions, "accountId" | "region">;
+  /** Route 53 options (change propagation). */
+  route53?: Route53FakeOptions;
+  /**
+   * ACM issues a certificate only once a Route 53 zone of the fake holds its validation CNAME,
+   * as the real services behave (default: ACM's own `issueAfterDescribes` timing).
+   */
+  acmValidatesThroughRoute53?: boolean;
   /** Clock in ms for Logs and MicroVMs (default `Date.now`). */
   now?: () => number;
 }
@@ -54,6 +62,8 @@ export interface AwsFakes extends AsyncDisposable {
   readonly microvms: AwsFake<MicrovmsFakeState>;
   /** The Secrets Manager fake (the `pds` secret). */
   readonly secretsManager: AwsFake<SecretsManagerFakeState>;
+  /** The Route 53 fake (no zone until a test adds one). */
+  readonly route53: AwsFake<Route53FakeState>;
   /** `AWS_ENDPOINT_URL_<SERVICE>` for every fake (and S3 when given). */
   readonly endpointEnv: Record<string, string>;
   /**
@@ -68,7 +78,8 @@ export interface AwsFakes extends AsyncDisposable {
 }
 
 /**
- * Starts the CloudFront, ACM, IAM, Logs, STS, MicroVMs and Secrets Manager fakes on loopback.
+ * Starts the CloudFront, ACM, IAM, Logs, STS, MicroVMs, Secrets Manager and Route 53 fakes on
+ * loopback.
  *
  * @param options account, region, S3 endpoint, per-service options
  * @returns the fakes; `await using` stops them all
@@ -85,7 +96,16 @@ export function startAwsFakes(options: AwsFakesOptions = {}): AwsFakes {
   const now = options.now;
   // ACM and CloudFront look each other up lazily, so each can start first.
   const linked: { cloudfront?: CloudFrontFakeState } = {};
+  const route53 = startRoute53Fake({
+    ...(now ? { now: () => new Date(now()) } : {}),
+    ...options.route53,
+  });
+  const inRoute53 = (rr: { name: string; value: string }) =>
+    [...route53.state.zones.values()].some((z) =>
+      z.records.some((r) => r.type === "CNAME" && r.name === rr.name && r.values[0] === rr.value)
+    );
   const acm = startAcmFake({
+    ...(options.acmValidatesThroughRoute53 ? { dnsValidated: inRoute53 } : {}),
     accountId,
     inUseBy: (arn) =>
       [...(linked.cloudfront?.distributions.values() ?? [])]
@@ -120,6 +140,7 @@ export function startAwsFakes(options: AwsFakesOptions = {}): AwsFakes {
     AWS_ENDPOINT_URL_STS: sts.endpoint,
     AWS_ENDPOINT_URL_LAMBDA_MICROVMS: microvms.endpoint,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.endpoint,
+    AWS_ENDPOINT_URL_ROUTE_53: route53.endpoint,
     ...(options.s3Endpoint ? { AWS_ENDPOINT_URL_S3: options.s3Endpoint } : {}),
   };
   const env: Record<string, string> = {
@@ -129,7 +150,7 @@ export function startAwsFakes(options: AwsFakesOptions = {}): AwsFakes {
     AWS_SECRET_ACCESS_KEY: "FAKESECRET",
     AWS_EC2_METADATA_DISABLED: "true",
   };
-  const all = [cloudfront, acm, iam, logs, sts, microvms, secretsManager];
+  const all = [cloudfront, acm, iam, logs, sts, microvms, secretsManager, route53];
   const close = async () => {
     await Promise.all(all.map((f) => f.close()));
   };
@@ -141,6 +162,7 @@ export function startAwsFakes(options: AwsFakesOptions = {}): AwsFakes {
     sts,
     microvms,
     secretsManager,
+    route53,
     endpointEnv,
     env,
     allCalls: () => all.flatMap((f) => f.calls),
