@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { parseJsonObject } from "../build_records/record.ts";
 
 /** One preview as its record holds it. */
 export interface PreviewRecord {
@@ -27,16 +28,9 @@ export interface PreviewRecord {
  * @returns the record, or why it is not one
  */
 export function parsePreviewRecord(text: string): { record: PreviewRecord } | { error: string } {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return { error: "not JSON" };
-  }
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    return { error: "not an object" };
-  }
-  const r = raw as Record<string, unknown>;
+  const parsed = parseJsonObject(text);
+  if ("error" in parsed) return parsed;
+  const r = parsed.object;
   if (r.version !== 1) return { error: `unknown version ${JSON.stringify(r.version)}` };
   for (const key of ["id", "url", "revision", "deployedAt"] as const) {
     if (typeof r[key] !== "string" || r[key] === "") return { error: `${key} missing` };

@@ -32,6 +32,23 @@ const cname = (action: Change["Action"], name: string, value: string, ttl = 300)
   ResourceRecordSet: { Name: name, Type: "CNAME", TTL: ttl, ResourceRecords: [{ Value: value }] },
 });
 
+/** A fake with the zone `example.com`, a client and a batch sender; disposing stops both. */
+function zoneWorld() {
+  const r53 = startRoute53Fake();
+  const zone = r53.state.addZone("example.com");
+  const sdk = client(r53.endpoint);
+  return {
+    r53,
+    zone,
+    sdk,
+    send: sender(sdk, zone.id),
+    async [Symbol.asyncDispose]() {
+      sdk.destroy();
+      await r53.close();
+    },
+  };
+}
+
 /** Sends one change batch to a zone. */
 function sender(sdk: Route53Client, zoneId: string) {
   return (changes: Change[]) =>
@@ -154,11 +171,9 @@ Deno.test("route53 fake: UPSERT writes CNAME and alias records; the change goes 
 });
 
 Deno.test("route53 fake: an alias beside a CNAME is refused unless the same batch deletes the CNAME", async () => {
-  await using r53 = startRoute53Fake();
-  const zone = r53.state.addZone("example.com");
-  const sdk = client(r53.endpoint);
-  const send = sender(sdk, zone.id);
-  try {
+  await using w = zoneWorld();
+  const { r53, send } = w;
+  {
     await send([cname("CREATE", "*.preview.example.com", "old-host.example.net")]);
     await assert.rejects(send([alias("*.preview.example.com", "A")]), (err: Error) => {
       assert.equal(err.name, "InvalidChangeBatch");
@@ -192,17 +207,13 @@ Deno.test("route53 fake: an alias beside a CNAME is refused unless the same batc
       send([cname("UPSERT", "*.preview.example.com", "x.example.net")]),
       /conflicts with other records/,
     );
-  } finally {
-    sdk.destroy();
   }
 });
 
 Deno.test("route53 fake: batch rules (CREATE twice, DELETE missing, outside zone, apex CNAME, alias or values) fail with every message", async () => {
-  await using r53 = startRoute53Fake();
-  const zone = r53.state.addZone("example.com");
-  const sdk = client(r53.endpoint);
-  const send = sender(sdk, zone.id);
-  try {
+  await using w = zoneWorld();
+  const { r53, zone, sdk, send } = w;
+  {
     await send([cname("CREATE", "www.example.com", "a.example.net")]);
     await assert.rejects(
       send([
@@ -282,8 +293,6 @@ Deno.test("route53 fake: batch rules (CREATE twice, DELETE missing, outside zone
       r53.state.recordsOf("example.com").map((r) => `${r.name} ${r.type}`),
       ["example.com. NS", "example.com. SOA", "www.example.com. CNAME"],
     );
-  } finally {
-    sdk.destroy();
   }
 });
 
