@@ -96,9 +96,12 @@ Deno.test("e2e preview: bootstrap with an enclosing Route 53 zone writes the rec
       "example.com. SOA ns-1.awsdns-01.org. awsdns-hostmaster.amazon.com. 1 7200 900 1209600 86400",
     ].sort(),
   );
-  const policy = world.aws.iam.state.roles.get("preview-blog-gh");
-  assert.ok(policy, "the preview role exists");
-  assert.ok(!JSON.stringify(policy).includes("cloudfront:CreateInvalidation"));
+  const role = world.aws.iam.state.roles.get("preview-blog-gh");
+  assert.ok(role, "the preview role exists");
+  assert.match(role.assumeRolePolicyDocument, /repo:acme\/blog:\*/);
+  const policy = [...role.inlinePolicies.values()].join("\n");
+  assert.match(policy, new RegExp(`arn:aws:s3:::${BUCKET}/\\*`));
+  assert.doesNotMatch(policy, /cloudfront:|secretsmanager:|production-/);
 
   const before = mutatingCalls(world).length;
   const second = await world.run(["preview", "bootstrap"]);
