@@ -11,6 +11,7 @@ import { aws } from "../aws/errors.ts";
 import { emptyPrefix } from "../infra/nodes/bucket.ts";
 import { SITE_PREFIX } from "../state/bucket_layout.ts";
 import { openSite } from "../site/open_site.ts";
+import { refusePreviewEnv } from "../preview/open_preview.ts";
 
 /** The `delete` command. */
 export const deleteCommand: Command = {
@@ -21,6 +22,7 @@ export const deleteCommand: Command = {
     "the site answers 404. Builds, history, the state and every AWS resource stay; `deploy` or\n" +
     "`rollback` publishes again. Needs a bootstrapped environment.",
   async run(ctx) {
+    refusePreviewEnv(ctx, "delete");
     using site = await openSite(ctx, { state: "required" });
     const { facts, clients, state } = site;
     const deleted = await emptyPrefix(clients.s3, facts.bucket, SITE_PREFIX);

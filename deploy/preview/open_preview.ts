@@ -97,6 +97,8 @@ export function refusePreviewEnv(ctx: Pick<CommandContext, "env">, command: stri
     ? "preview bootstrap"
     : command === "destroy"
     ? "preview teardown --yes"
+    : command === "delete"
+    ? "preview destroy <id>"
     : "preview deploy <id>";
   throw new DeployError(
     "usage",
