@@ -14,31 +14,14 @@ import { join } from "node:path";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { parseAgentJob } from "../../deploy/builders/microvm/agent/job_description.ts";
 import { ACCOUNT, type InfraWorld, liveKeys, siteS3 } from "./infra_world.ts";
-import { microvmWorld } from "./microvm_world.ts";
+import { LOOPBACK_ONLY, MICROVM_SITE_CONFIG, microvmWorld } from "./microvm_world.ts";
 import { SITE_KEYS } from "./site_repo.ts";
 
 const BUCKET = `production-blog-${ACCOUNT}`;
-const IDLE = { autoResumeEnabled: false, maxIdleDurationSeconds: 4, suspendedDurationSeconds: 60 };
-const CONFIG = {
-  siteName: "blog",
-  region: "eu-west-1",
-  app: "blog",
-  microvm: { memory: 2, maxDurationSeconds: 900, idle: IDLE },
-};
+const CONFIG = MICROVM_SITE_CONFIG;
+const IDLE = MICROVM_SITE_CONFIG.microvm.idle;
 const ALL_KEYS = [...SITE_KEYS, "robots.txt", "sitemap.xml"].sort();
 const LOG_GROUP = "/aws/microvms/production-blog-builder";
-
-/** Loopback only: the fakes, s3rver and its proxy all listen on 127.0.0.1. */
-const LOOPBACK_ONLY: Deno.PermissionOptionsObject = {
-  net: ["127.0.0.1"],
-  read: true,
-  write: true,
-  env: true,
-  run: true,
-  sys: true,
-  ffi: false,
-  import: true,
-};
 
 async function bucketJson(world: InfraWorld, key: string): Promise<Record<string, unknown>> {
   const s3 = siteS3(world);

@@ -23,6 +23,33 @@ import type { AwsFakesOptions } from "../fakes/aws.ts";
 import { type InfraWorld, siteS3, startInfraWorld } from "./infra_world.ts";
 import { writeSiteRepo } from "./site_repo.ts";
 
+/** The site the MicroVM tests deploy: 2 GB, 900 s, a 4 s idle window (keep-alive pings). */
+export const MICROVM_SITE_CONFIG = {
+  siteName: "blog",
+  region: "eu-west-1",
+  app: "blog",
+  microvm: {
+    memory: 2,
+    maxDurationSeconds: 900,
+    idle: { autoResumeEnabled: false, maxIdleDurationSeconds: 4, suspendedDurationSeconds: 60 },
+  },
+};
+
+/**
+ * Loopback only: the fakes, s3rver and its proxy all listen on 127.0.0.1, so a test under
+ * these permissions cannot reach the VM endpoints the fake reports.
+ */
+export const LOOPBACK_ONLY: Deno.PermissionOptionsObject = {
+  net: ["127.0.0.1"],
+  read: true,
+  write: true,
+  env: true,
+  run: true,
+  sys: true,
+  ffi: false,
+  import: true,
+};
+
 /** What a MicroVM world is set up with. */
 export interface MicrovmWorldOptions {
   /** `config/production.jsonc`. */

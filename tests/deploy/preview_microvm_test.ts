@@ -8,30 +8,15 @@ import assert from "node:assert/strict";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { parseAgentJob } from "../../deploy/builders/microvm/agent/job_description.ts";
 import { ACCOUNT, siteS3 } from "./infra_world.ts";
-import { microvmWorld } from "./microvm_world.ts";
+import { LOOPBACK_ONLY, MICROVM_SITE_CONFIG, microvmWorld } from "./microvm_world.ts";
 
 const BUCKET = `preview-blog-${ACCOUNT}`;
-const IDLE = { autoResumeEnabled: false, maxIdleDurationSeconds: 4, suspendedDurationSeconds: 60 };
-const CONFIG = {
-  siteName: "blog",
-  region: "eu-west-1",
-  app: "blog",
-  microvm: { memory: 2, maxDurationSeconds: 900, idle: IDLE },
-};
+const CONFIG = MICROVM_SITE_CONFIG;
 
 Deno.test({
   name:
     "e2e preview (MicroVM default): the agent publishes under previews/<id>/site/ as the preview builder, with a build record",
-  permissions: {
-    net: ["127.0.0.1"],
-    read: true,
-    write: true,
-    env: true,
-    run: true,
-    sys: true,
-    ffi: false,
-    import: true,
-  },
+  permissions: LOOPBACK_ONLY,
   async fn() {
     await using mw = await microvmWorld({
       config: CONFIG,
