@@ -54,6 +54,12 @@ export type DeployErrorCode =
   | "build_failed"
   /** The build ran past `microvm.maxDurationSeconds` + 60 s. */
   | "build_timeout"
+  /** Ctrl-C or SIGTERM stopped the command (the build's process group is stopped too). */
+  | "interrupted"
+  /** Another deploy of the environment holds its lock (`locks/<env>.json`); `--force-unlock`. */
+  | "deploy_locked"
+  /** The configuration file is larger, or nested deeper, than a configuration can need. */
+  | "config_too_large"
   /** The build (or `--no-build`) left no `paths.dist` directory. */
   | "dist_missing"
   /** The build output holds no file: syncing it would empty the live site. */
@@ -179,6 +185,19 @@ export class DeployError extends Error {
       ...(this.issues.length > 0 ? { issues: [...this.issues] } : {}),
     };
   }
+}
+
+/**
+ * The error of a command stopped by Ctrl-C or SIGTERM (the CLI exits 130 on it).
+ *
+ * @param during what was stopped, e.g. `npm run build` or `the upload`
+ * @returns an `interrupted` error
+ */
+export function interruptedError(during: string): DeployError {
+  return new DeployError("interrupted", `interrupted during ${during}`, {
+    hint: "run the command again (it resumes where it stopped; paths it changed stay owed " +
+      "an invalidation until a deploy finishes)",
+  });
 }
 
 /**

@@ -52,9 +52,10 @@ function writeAll(stream: { writeSync(p: Uint8Array): number }, text: string): v
  * @param args command-line arguments without the program name
  * @returns 0 on success or `--help`, 1 on any error
  */
-export function main(args: string[]): Promise<number> {
+export async function main(args: string[]): Promise<number> {
   const environ = readEnviron();
-  return runCli(args, {
+  using interrupt = listenForInterrupts();
+  return await runCli(args, {
     commands: COMMAND_TABLE,
     cwd: Deno.cwd(),
     environ,
@@ -68,7 +69,34 @@ export function main(args: string[]): Promise<number> {
       Promise.resolve(globalThis.prompt(defaultValue ? `${question} [${defaultValue}]` : question)),
     files: denoFiles,
     schemaUrl: new URL("./config.schema.json", import.meta.url).href,
+    signal: interrupt.signal,
   });
+}
+
+/** After a Ctrl-C, how long the command gets to stop its build, release its lock and clean up. */
+const INTERRUPT_GRACE_MS = 30_000;
+
+/**
+ * Ctrl-C and SIGTERM abort the command's signal instead of killing the process at once: the
+ * build's process group is stopped, temp directories are removed and the deploy lock released
+ * on the way out (exit 130). A second signal, or a command still running after the grace
+ * period, exits at once; the next run removes what that left (`job/work_dir.ts`).
+ */
+function listenForInterrupts(): { signal: AbortSignal } & Disposable {
+  const controller = new AbortController();
+  const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+  const onSignal = () => {
+    if (controller.signal.aborted) Deno.exit(130);
+    controller.abort();
+    Deno.unrefTimer(setTimeout(() => Deno.exit(130), INTERRUPT_GRACE_MS));
+  };
+  for (const s of signals) Deno.addSignalListener(s, onSignal);
+  return {
+    signal: controller.signal,
+    [Symbol.dispose]: () => {
+      for (const s of signals) Deno.removeSignalListener(s, onSignal);
+    },
+  };
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

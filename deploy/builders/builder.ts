@@ -10,8 +10,11 @@ import type { JobDeps, JobInput, JobOutcome } from "../job/job.ts";
 
 export type { BuildPaths } from "../job/job.ts";
 
-/** What the caller follows while a job runs: steps, the build's output, upload progress. */
-export type JobHooks = Pick<JobDeps, "onStage" | "onOutput" | "onSyncProgress">;
+/**
+ * What the caller follows while a job runs: steps, the build's output, upload progress; and
+ * the interrupt signal (Ctrl-C) that stops it.
+ */
+export type JobHooks = Pick<JobDeps, "onStage" | "onOutput" | "onSyncProgress" | "signal">;
 
 /** Something that runs the build-and-publish job. */
 export interface Builder {

@@ -78,8 +78,10 @@ Deno.test("parseInvocation() suggests the closest command", () => {
 Deno.test("parseInvocation() gives command flags to their command and checks allowed values", () => {
   const inv = run(["deploy", "staging", "--builder", "local", "--refresh"]);
   assert.equal(inv.command.name, "deploy");
-  const { force, ...given } = inv.flags; // `force` (not given here) is deploy's too
+  // `force` and `force-unlock` (not given here) are deploy's too
+  const { force, "force-unlock": forceUnlock, ...given } = inv.flags;
   assert.equal(force ?? false, false);
+  assert.equal(forceUnlock ?? false, false);
   assert.deepEqual(given, { builder: "local", refresh: true });
   assert.equal(run(["plan", "--no-build"]).flags["no-build"], true);
   assert.equal(code(["deploy", "--builder", "cloud"]), "usage");

@@ -78,6 +78,8 @@ export interface CommandContext {
   readonly clock: Clock;
   /** HTTP for requests that are not AWS calls (the account's PDS, the site's own documents). */
   readonly fetch: typeof fetch;
+  /** Aborted on Ctrl-C/SIGTERM (`main.ts`): long commands stop their work and clean up. */
+  readonly signal?: AbortSignal;
   /**
    * The AWS account id: `AWS_ACCOUNT_ID`, else the injected resolver (STS), else undefined.
    * Commands open the site with `openSite` (`site/open_site.ts`), which calls this before

@@ -15,7 +15,7 @@ export const DEPLOY_TASK_FLAGS: readonly string[] = [
   "--allow-env=AWS_*,DEPLOY_BUILDER_BASE_IMAGE,DEBUG,NO_COLOR,HOME,USERPROFILE,HOMEPATH,HOMEDRIVE,_X_AMZN_TRACE_ID,LOG_TOKENS,LOG_STREAM",
   "--allow-sys=osRelease",
   "--allow-net",
-  "--allow-run=git,jj,deno,npm,pnpm,yarn,bun",
+  "--allow-run=git,jj,deno,npm,pnpm,yarn,bun,kill",
 ];
 
 /** The entry point a site repository's task runs. */

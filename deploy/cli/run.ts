@@ -9,6 +9,7 @@ import { resolveAnalyticsConfig } from "../config/analytics_config.ts";
 import type { Files } from "../config/files.ts";
 import { type LoadedSite, loadSite } from "../config/load.ts";
 import { findRepoRoot } from "../config/locate.ts";
+import { assertEnvName } from "../config/env_name.ts";
 import { resolvePdsConfig } from "../config/pds_config.ts";
 import { DeployError } from "../errors.ts";
 import { type Invocation, MissingCommandError, parseInvocation } from "./args.ts";
@@ -52,6 +53,8 @@ export interface CliDeps {
   clock?: Clock;
   /** HTTP client for non-AWS requests (the PDS); default the global `fetch`. */
   fetch?: typeof fetch;
+  /** Aborted on Ctrl-C/SIGTERM (`main.ts` listens for them); the command then exits 130. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -83,6 +86,8 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
     }
     const { command, env, args, flags, global } = invocation;
     out = outputFor(deps, global.json, global.plain);
+    // Before any path is built from it (config/<env>.jsonc) or the repository is searched.
+    if (command.takesEnv !== false) assertEnvName(env);
     const log = deps.log ?? createJsonLogger({
       level: debug ? "debug" : "warn",
       write: (line) => deps.stderr(line + "\n"),
@@ -105,7 +110,8 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
     // Bare `deploy`: the usage text (on stderr: stdout stays clean for --json), then the error.
     if (err instanceof MissingCommandError) deps.stderr(usageText(deps.commands) + "\n\n");
     report(err, out, deps, debug);
-    return 1;
+    // 128 + SIGINT, as a shell reports a command Ctrl-C stopped.
+    return err instanceof DeployError && err.code === "interrupted" ? 130 : 1;
   }
 }
 
@@ -164,6 +170,7 @@ function createContext(p: ContextParts): CommandContext {
     sleep: deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     clock: deps.clock ?? systemClock,
     fetch: deps.fetch ?? ((input, init) => fetch(input, init)),
+    ...(deps.signal ? { signal: deps.signal } : {}),
     accountId: () => account ??= resolveAccountId(deps),
     site: () =>
       // Only commands that talk to AWS pay for the STS look-up: they call accountId() first;

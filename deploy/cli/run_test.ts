@@ -334,3 +334,43 @@ Deno.test("runCli(): a word close to a command stays an unknown command with the
     assert.match(error.hint, /did you mean `deploy deploy`/);
   });
 });
+
+Deno.test("runCli(): a hostile environment name is a usage error before any file is looked at", async () => {
+  await withSite('{ "siteName": "blog" }', async (root) => {
+    await Deno.mkdir(join(root, "sub"));
+    // What `--env ../../outside/canary` would open from <root>/sub: <root>/../outside/canary.jsonc.
+    const outside = join(root, "..", `outside-${crypto.randomUUID()}`);
+    await Deno.mkdir(outside);
+    await Deno.writeTextFile(join(outside, "canary.jsonc"), '{ "siteName": "canary" }');
+    try {
+      for (
+        const argv of [
+          ["config", "--env", `../../${outside.split("/").at(-1)}/canary`, "--json"],
+          ["config", "x".repeat(5000), "--json"],
+          ["a".repeat(5000), "--json"],
+        ]
+      ) {
+        const touched: string[] = [];
+        const cli = captureCli({ cwd: join(root, "sub") });
+        const files = cli.deps.files;
+        cli.deps.files = {
+          ...files,
+          exists: (p) => (touched.push(p), files.exists(p)),
+          readTextFile: (p) => (touched.push(p), files.readTextFile(p)),
+        };
+        const code = await runCli(argv, cli.deps);
+        assert.equal(code, 1);
+        const error = JSON.parse(cli.stdout()).error;
+        assert.ok(["usage", "unknown_command"].includes(error.code), JSON.stringify(error));
+        assert.doesNotMatch(cli.stderr(), /this is a bug|unexpected error/);
+        assert.deepEqual(
+          touched.filter((p) => p.endsWith(".jsonc")),
+          [],
+          `no configuration file looked for: ${touched.join(", ").slice(0, 300)}`,
+        );
+      }
+    } finally {
+      await Deno.remove(outside, { recursive: true });
+    }
+  });
+});

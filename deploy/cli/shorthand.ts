@@ -11,6 +11,7 @@
 import { join } from "node:path";
 import type { Files } from "../config/files.ts";
 import { findConfigFile } from "../config/locate.ts";
+import { isEnvName } from "../config/env_name.ts";
 import { suggest } from "../config/suggest.ts";
 import { DeployError } from "../errors.ts";
 import { nonCommandWord } from "./args.ts";
@@ -51,7 +52,7 @@ export async function expandShorthand(
   files: Files,
 ): Promise<string[]> {
   const env = nonCommandWord(argv, table);
-  if (env === undefined || !/^[a-z0-9][a-z0-9-]*$/.test(env)) throw unknown;
+  if (env === undefined || !isEnvName(env)) throw unknown;
   const candidates = shorthandCandidates(repoDir, env);
   for (const path of candidates) {
     if (await files.exists(path).catch(() => false)) return [SHORTHAND_COMMAND, ...argv];

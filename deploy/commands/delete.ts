@@ -6,25 +6,40 @@
  * @module
  */
 import { CreateInvalidationCommand } from "@aws-sdk/client-cloudfront";
-import type { Command } from "../cli/command.ts";
+import type { Command, CommandContext } from "../cli/command.ts";
+import { DeployError } from "../errors.ts";
 import { aws } from "../aws/errors.ts";
 import { emptyPrefix } from "../infra/nodes/bucket.ts";
-import { SITE_PREFIX } from "../state/bucket_layout.ts";
+import { lockKey, SITE_PREFIX } from "../state/bucket_layout.ts";
+import { takePublishingLock } from "../pipeline/publishing.ts";
+import { LOCK_WAIT_MS, lockHolder } from "../pipeline/deploy_input.ts";
 import { openSite } from "../site/open_site.ts";
 import { refusePreviewEnv } from "../preview/open_preview.ts";
 
 /** The `delete` command. */
 export const deleteCommand: Command = {
   name: "delete",
-  summary: "empty the live site and invalidate /*; keeps infrastructure and history",
+  summary: "empty the live site and invalidate /* (asks, or needs --yes)",
   help:
     "Deletes every object under s3://<bucket>/site/ and invalidates /* on the distribution, so\n" +
     "the site answers 404. Builds, history, the state and every AWS resource stay; `deploy` or\n" +
-    "`rollback` publishes again. Needs a bootstrapped environment.",
+    "`rollback` publishes again. Needs a bootstrapped environment. Asks for the environment's\n" +
+    "name on a terminal; without one it refuses unless --yes is given.",
   async run(ctx) {
     refusePreviewEnv(ctx, "delete");
+    await confirmDelete(ctx);
     using site = await openSite(ctx, { state: "required" });
     const { facts, clients, state } = site;
+    // Not while a deploy of the environment is uploading (it would republish half a site).
+    await using _lock = await takePublishingLock({
+      bucket: facts.bucket,
+      clients,
+      logger: ctx.log,
+      maxDurationSeconds: site.config.microvm.maxDurationSeconds,
+      clock: ctx.clock,
+      sleep: ctx.sleep,
+      lock: { key: lockKey(facts.env), holder: lockHolder(ctx), waitMs: LOCK_WAIT_MS },
+    });
     const deleted = await emptyPrefix(clients.s3, facts.bucket, SITE_PREFIX);
     let invalidationId: string | undefined;
     if (state.distributionId) {
@@ -63,3 +78,23 @@ export const deleteCommand: Command = {
     return 0;
   },
 };
+
+/**
+ * Emptying the live site is as destructive as `destroy` for its visitors: `--yes`, or on a
+ * terminal the environment's name typed back; anything else refuses before AWS is touched.
+ */
+async function confirmDelete(ctx: CommandContext): Promise<void> {
+  if (ctx.global.yes) return;
+  const what = `\`deploy delete ${ctx.env}\` deletes every object of the live ${ctx.env} site`;
+  if (!ctx.interactive) {
+    throw new DeployError("confirmation_required", what, {
+      hint: `run \`deploy delete ${ctx.env} --yes\` to confirm`,
+    });
+  }
+  const answer = await ctx.prompt(`${what}. Type "${ctx.env}" to confirm:`);
+  if (answer?.trim() !== ctx.env) {
+    throw new DeployError("aborted", `not deleted: the answer was not "${ctx.env}"`, {
+      hint: `run \`deploy delete ${ctx.env}\` again, or pass --yes`,
+    });
+  }
+}

@@ -37,6 +37,10 @@ export function createDeployCommand(seams: MicrovmSeams = {}): Command {
         type: "boolean",
         description: "allow deleting more than half of the live files",
       },
+      "force-unlock": {
+        type: "boolean",
+        description: "remove another deploy's lock on the environment first (operators only)",
+      },
     },
     help:
       "Zips the repository (honouring .gitignore, sourceIgnore and sourceInclude), builds it in\n" +
@@ -44,7 +48,11 @@ export function createDeployCommand(seams: MicrovmSeams = {}): Command {
       "sitemap.xml, uploads new and changed files (assets first, HTML after, deletions last)\n" +
       "and invalidates only the changed paths (nothing at all when nothing changed). Needs a\n" +
       "bootstrapped environment. --refresh re-uploads and invalidates every file; --force\n" +
-      "allows a deploy that deletes more than half of the live files; --json prints the summary.",
+      "allows a deploy that deletes more than half of the live files; --json prints the summary.\n" +
+      "Deploys of one environment take turns: a deploy holds locks/<env>.json in the bucket,\n" +
+      "another waits up to 60 s and then refuses, naming the holder; --force-unlock removes a\n" +
+      "lock whose holder is gone (one past its expiry is taken over anyway). Paths a failed or\n" +
+      "interrupted deploy changed stay owed and are invalidated by the next deploy.",
     async run(ctx) {
       const builder = ctx.flags.builder === "local" ? "local" : "microvm";
       using deploy = await openSiteDeploy(ctx, builder, seams);

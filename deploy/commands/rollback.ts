@@ -5,15 +5,19 @@
  * @module
  */
 import type { Command } from "../cli/command.ts";
-import { createInvalidation } from "../cdn/send_invalidation.ts";
-import { planInvalidation } from "../cdn/plan_invalidation.ts";
+import {
+  invalidateOwed,
+  type PublishingTarget,
+  takePublishingLock,
+} from "../pipeline/publishing.ts";
+import { LOCK_WAIT_MS, lockHolder } from "../pipeline/deploy_input.ts";
 import { DeployError } from "../errors.ts";
 import { sourceKey } from "../build_records/record.ts";
 import type { MicrovmBuilderOptions } from "../builders/microvm/builder.ts";
 import { siteOrigin } from "../seo/policy.ts";
 import { openSite } from "../site/open_site.ts";
 import { refusePreviewEnv } from "../preview/open_preview.ts";
-import { SITE_PREFIX } from "../state/bucket_layout.ts";
+import { lockKey, owedInvalidationKey, SITE_PREFIX } from "../state/bucket_layout.ts";
 import { createBuilder } from "../builders/create_builder.ts";
 import { warnRecordsNotRolledBack } from "./pds.ts";
 
@@ -53,6 +57,21 @@ export function createRollbackCommand(seams: RollbackSeams = {}): Command {
       }
       const config = site.config;
       const builder = createBuilder(ctx, site, "microvm", { seams });
+      // A rollback publishes to site/ like a deploy: the same lock and the same owed paths.
+      const target: PublishingTarget = {
+        bucket,
+        distributionId,
+        invalidationMaxPaths: config.invalidationMaxPaths,
+        defaultRootObject: config.defaultRootObject,
+        maxDurationSeconds: config.microvm.maxDurationSeconds,
+        clients,
+        logger: ctx.log,
+        clock: ctx.clock,
+        sleep: ctx.sleep,
+        lock: { key: lockKey(ctx.env), holder: lockHolder(ctx), waitMs: LOCK_WAIT_MS },
+        owedKey: owedInvalidationKey(ctx.env),
+      };
+      await using _lock = await takePublishingLock(target);
       ctx.out.step(`rolling back ${ctx.env} to build ${id}`);
       const out = await builder.run({
         buildId: id,
@@ -72,19 +91,7 @@ export function createRollbackCommand(seams: RollbackSeams = {}): Command {
           if (ctx.out.mode !== "json") ctx.out.line(line);
         },
       });
-      const paths = planInvalidation(
-        out.changedKeys,
-        config.invalidationMaxPaths,
-        config.defaultRootObject,
-      );
-      const sent = await createInvalidation(
-        clients.cloudfront,
-        distributionId,
-        paths,
-        id,
-        {},
-        out.changeDigest ?? "",
-      );
+      const sent = await invalidateOwed(target, out.changedKeys, id, out.changeDigest ?? "");
       await warnRecordsNotRolledBack(ctx);
       const summary = {
         id,

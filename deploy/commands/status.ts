@@ -7,7 +7,10 @@
  */
 import type { Command } from "../cli/command.ts";
 import { inspect, type NodeReport } from "../infra/reconcile.ts";
-import { stateKey } from "../state/bucket_layout.ts";
+import type { S3Client } from "@aws-sdk/client-s3";
+import { owedInvalidationKey, stateKey } from "../state/bucket_layout.ts";
+import { readOwed } from "../cdn/owed_invalidation.ts";
+import { INVALIDATE_ALL, planInvalidation } from "../cdn/plan_invalidation.ts";
 import { openSite } from "../site/open_site.ts";
 
 /** The one-line summary of a node's recorded outputs (pure): ids and names, not lists. */
@@ -19,6 +22,22 @@ export function outputSummary(report: NodeReport): string {
     .join(" ");
 }
 
+/**
+ * The CloudFront paths a failed or interrupted deploy still owes (what the next deploy will
+ * invalidate besides its own changes), capped as a deploy caps them.
+ */
+async function owedPaths(
+  s3: S3Client,
+  bucket: string,
+  env: string,
+  options: { maxPaths: number; defaultRootObject: string },
+): Promise<string[]> {
+  const owed = await readOwed({ s3, bucket, key: owedInvalidationKey(env) });
+  return owed.all
+    ? [INVALIDATE_ALL]
+    : planInvalidation(owed.keys, options.maxPaths, options.defaultRootObject);
+}
+
 /** The `status` command. */
 export const statusCommand: Command = {
   name: "status",
@@ -26,11 +45,16 @@ export const statusCommand: Command = {
   help: "Reads every resource of the environment live and compares it with what bootstrap would\n" +
     "create: present, missing, drifted (with the differences) or error (the read failed; the\n" +
     "others are still shown). The builder image is made by the first MicroVM deploy, so it is\n" +
-    "missing until then. Exit code 0 whatever the findings; --json for scripts.",
+    "missing until then. Also shows the invalidation a failed or interrupted deploy still owes\n" +
+    "(the next deploy sends it). Exit code 0 whatever the findings; --json for scripts.",
   async run(ctx) {
     using aws = await openSite(ctx, { state: "report" });
     const { facts, state, stateError } = aws;
     const reports = await inspect(aws.graphRun(state));
+    const owed = state === null ? [] : await owedPaths(aws.clients.s3, facts.bucket, facts.env, {
+      maxPaths: facts.config.invalidationMaxPaths,
+      defaultRootObject: facts.config.defaultRootObject,
+    });
     if (ctx.out.mode === "json") {
       ctx.out.data({
         env: facts.env,
@@ -38,6 +62,7 @@ export const statusCommand: Command = {
         state: state === null ? null : { key: stateKey(facts.env), updatedAt: state.updatedAt },
         ...(stateError ? { stateError } : {}),
         ok: reports.every((r) => r.status === "present" || (r.optional && r.status === "missing")),
+        owedInvalidation: owed,
         nodes: reports,
       });
       return 0;
@@ -48,6 +73,15 @@ export const statusCommand: Command = {
       state
         ? `  state     s3://${facts.bucket}/${stateKey(facts.env)} (updated ${state.updatedAt})`
         : `  state     ${stateError ?? "missing: run `deploy bootstrap`"}`,
+    );
+    ctx.out.line(
+      owed.length === 0
+        ? `  invalidation  nothing owed`
+        : `  invalidation  owed by an unfinished deploy (the next deploy sends it): ${
+          owed.length > 5
+            ? `${owed.slice(0, 5).join(" ")} … (${owed.length} paths)`
+            : owed.join(" ")
+        }`,
     );
     for (const r of reports) {
       const tag = r.status === "present"

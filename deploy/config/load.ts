@@ -7,8 +7,15 @@ import { ConfigError, parseJsonc } from "@org/shared";
 import { DeployError } from "../errors.ts";
 import type { Files } from "./files.ts";
 import { configCandidates, findConfigFile } from "./locate.ts";
+import { assertEnvName } from "./env_name.ts";
 import { type SiteNames, siteNames } from "./names.ts";
 import { resolveSiteConfig, type SiteConfig } from "./site_config.ts";
+
+/**
+ * The largest configuration file accepted, in characters (256 KiB): a real one is a few
+ * kilobytes, and a bound keeps a wrong `--config` (a log, a bundle) from costing minutes.
+ */
+export const MAX_CONFIG_CHARS = 256 * 1024;
 
 /** A loaded, valid site configuration and where it came from. */
 export interface LoadedSite {
@@ -45,8 +52,9 @@ export interface LoadSiteOptions {
  *
  * @param options environment, directories, flags and file access
  * @returns the loaded site
- * @throws {DeployError} `config_not_found`, `config_unreadable`, `config_syntax` (naming
- *   file, line and column) or `config_invalid` (with every issue)
+ * @throws {DeployError} `config_not_found`, `config_unreadable`, `config_too_large` (past
+ *   {@linkcode MAX_CONFIG_CHARS}, or nested deeper than 64 levels), `config_syntax` (naming
+ *   file, line and column of up to 20 errors) or `config_invalid` (with every issue)
  *
  * @example
  * ```ts
@@ -56,6 +64,7 @@ export interface LoadSiteOptions {
  */
 export async function loadSite(options: LoadSiteOptions): Promise<LoadedSite> {
   const { env, repoDir, files } = options;
+  assertEnvName(env);
   const candidates = configCandidates(repoDir, env, options);
   const file = await findConfigFile(candidates, env, files, options.configFlag !== undefined);
   let text: string;
@@ -67,18 +76,31 @@ export async function loadSite(options: LoadSiteOptions): Promise<LoadedSite> {
       cause: err,
     });
   }
+  if (text.length > MAX_CONFIG_CHARS) {
+    throw new DeployError(
+      "config_too_large",
+      `${file} is ${text.length} characters; a configuration may have at most ${MAX_CONFIG_CHARS}`,
+      { hint: "check that --config names the site's configuration file" },
+    );
+  }
   let raw: unknown;
   try {
     raw = parseJsonc(text, file);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     const [first, ...rest] = err.issues;
-    throw new DeployError("config_syntax", `invalid JSONC: ${first?.message ?? file}`, {
-      hint: rest.length > 0
-        ? `${rest.length} more syntax error(s) follow; fix the first and run again`
-        : "fix the syntax at that position and run again",
-      cause: err,
-    });
+    const deep = /nested deeper than/.test(first?.message ?? "");
+    throw new DeployError(
+      deep ? "config_too_large" : "config_syntax",
+      `invalid JSONC: ${first?.message ?? file}`,
+      {
+        issues: rest,
+        hint: rest.length > 0
+          ? "more syntax errors are listed above; fix the first and run again"
+          : "fix the syntax at that position and run again",
+        cause: err,
+      },
+    );
   }
   const accountId = options.accountId ?? undefined;
   const result = resolveSiteConfig(raw, {

@@ -76,3 +76,31 @@ Deno.test("loadSite() reports a __proto__ key as unknown instead of taking it as
     });
   });
 });
+
+Deno.test("loadSite() refuses a hostile file as config_too_large or config_syntax, never as a bug", async () => {
+  const deep = '{"siteName": "blog", "x": ' + "[".repeat(3000) + "]".repeat(3000) + "}";
+  await withRepo(deep, async (root) => {
+    await assert.rejects(load(root), (err) => {
+      assert.ok(err instanceof DeployError, String(err));
+      assert.equal(err.code, "config_too_large");
+      assert.match(err.message, /nested deeper than 64 levels/);
+      return true;
+    });
+  });
+  await withRepo(`{ "siteName": "blog" ${" ".repeat(300 * 1024)}}`, async (root) => {
+    await assert.rejects(load(root), (err) => {
+      assert.ok(err instanceof DeployError);
+      assert.equal(err.code, "config_too_large");
+      return true;
+    });
+  });
+  await withRepo("{\n" + "x y\n".repeat(20_000) + "}", async (root) => {
+    await assert.rejects(load(root), (err) => {
+      assert.ok(err instanceof DeployError);
+      assert.equal(err.code, "config_syntax");
+      assert.equal(err.issues.length, 20, "the first error is the message, 19 more and a count");
+      assert.match(err.issues.at(-1)!.message, /… and \d+ more/);
+      return true;
+    });
+  });
+});

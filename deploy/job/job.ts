@@ -18,7 +18,9 @@ import type { SeoSettings } from "../seo/policy.ts";
 import { type SyncProgress, type SyncResult, syncSite } from "../sync/engine.ts";
 import type { RetryOptions } from "../aws/retry.ts";
 import { runBuildSteps } from "./run_steps.ts";
+import { recordOwed } from "../cdn/owed_invalidation.ts";
 import { extractZip } from "./unzip.ts";
+import { makeWorkDir } from "./work_dir.ts";
 
 /** Where a build reads and writes, repo-relative (config `paths`). */
 export interface BuildPaths {
@@ -86,6 +88,11 @@ export interface JobInput {
   readonly dryRun?: boolean;
   /** Finish this build record (and store the changed-keys manifest); none: no record. */
   readonly record?: JobRecord;
+  /**
+   * Where the target's owed invalidation is recorded (`owedInvalidationKey(scope)`): the keys
+   * the sync changes are added there before the first upload. None: not recorded here.
+   */
+  readonly owedKey?: string;
 }
 
 /** What the job did: the sync's counts and changed keys, and its warnings. */
@@ -113,6 +120,10 @@ export interface JobDeps {
   readonly env?: Readonly<Record<string, string>>;
   /** Overrides the install+build deadline (milliseconds); tests use it. */
   readonly deadlineMs?: number;
+  /** Milliseconds between TERM and KILL when a build step is stopped (default 5 s). */
+  readonly killGraceMs?: number;
+  /** Aborted on Ctrl-C/SIGTERM: the build is stopped and the job throws `interrupted`. */
+  readonly signal?: AbortSignal;
   /** Backoff for S3 calls. */
   readonly retry?: RetryOptions;
   /** Parallel uploads. Default 16. */
@@ -174,14 +185,13 @@ export function jobFailureReason(err: unknown): string {
  */
 export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome> {
   const clock = deps.clock ?? systemClock;
-  const work = "builtDir" in input.source ? undefined : await Deno.makeTempDir({
-    prefix: `deploy-build-${input.buildId.replace(/[^\w.-]/g, "_")}-`,
-    ...(deps.tempRoot ? { dir: deps.tempRoot } : {}),
-  });
+  const work = "builtDir" in input.source
+    ? undefined
+    : await makeWorkDir(`deploy-build-${input.buildId.replace(/[^\w.-]/g, "_")}-`, deps.tempRoot);
   try {
     const distDir = work === undefined
       ? await existingOutput(input)
-      : await unpackAndBuild(input, deps, work);
+      : await unpackAndBuild(input, deps, work.path);
     deps.onStage?.("seo");
     const seo = generateSeoFiles(await listKeys(distDir), input.seo, {
       isProduction: input.production,
@@ -204,6 +214,12 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
       ...(deps.retry ? { retry: deps.retry } : {}),
       ...(deps.concurrency ? { concurrency: deps.concurrency } : {}),
       ...(deps.onSyncProgress ? { onProgress: deps.onSyncProgress } : {}),
+      ...(deps.signal ? { signal: deps.signal } : {}),
+      ...(input.owedKey === undefined ? {} : {
+        beforeApply: async (keys: readonly string[]) => {
+          await recordOwed({ s3: deps.s3, bucket: input.target.bucket, key: input.owedKey! }, keys);
+        },
+      }),
     });
     const outcome: JobOutcome = {
       changedKeys: sync.changedKeys,
@@ -221,7 +237,7 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
     if (input.record && !input.dryRun) await recordFailed(input, deps, err, clock.now());
     throw err;
   } finally {
-    if (work !== undefined) await Deno.remove(work, { recursive: true }).catch(() => {});
+    await work?.remove();
   }
 }
 
@@ -255,6 +271,8 @@ async function unpackAndBuild(input: JobInput, deps: JobDeps, work: string): Pro
     deadlineMs: deps.deadlineMs ?? buildDeadlineMs(input.maxDurationSeconds),
     ...(deps.onOutput ? { onOutput: deps.onOutput } : {}),
     ...(deps.env ? { env: deps.env } : {}),
+    ...(deps.signal ? { signal: deps.signal } : {}),
+    ...(deps.killGraceMs !== undefined ? { killGraceMs: deps.killGraceMs } : {}),
   });
   return distDir;
 }

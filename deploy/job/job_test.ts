@@ -139,3 +139,96 @@ Deno.test("stripPath() reads backslashes as slashes and drops ./ and trailing sl
   assert.equal(stripPath("site\\dist\\"), "site/dist");
   assert.equal(stripPath("./out/"), "out");
 });
+
+/** Whether a process is still running (a zombie waiting to be reaped counts as gone). */
+function alive(pid: number): boolean {
+  try {
+    return Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1]?.[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** A build whose output is done but whose grandchild (node) keeps the pipes open forever. */
+const hungSite = () => ({
+  // `sh` stands for a package manager that runs the build script as its child: stopping only
+  // the direct child (what a plain kill does) leaves node holding the pipes.
+  ...denoSite("sh -c 'node hang.cjs & wait'"),
+  "site/hang.cjs": "require('fs').writeFileSync('../hung.pid', String(process.pid));\n" +
+    "console.log('output done');\nsetInterval(() => {}, 1000);\n",
+});
+
+async function settlesWithin<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`still running after ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The pid the hung build wrote into its work dir under `tempRoot`. */
+async function hungPid(tempRoot: string): Promise<number> {
+  for (let i = 0; i < 400; i++) {
+    for (const work of Deno.readDirSync(tempRoot)) {
+      const text = await Deno.readTextFile(`${tempRoot}/${work.name}/src/hung.pid`).catch(() => "");
+      if (text !== "") return Number(text);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("the build never started");
+}
+
+Deno.test("job: a build whose grandchild holds the pipes past the deadline is stopped, group and all", async () => {
+  await using zip = await zipOf(hungSite());
+  const tempRoot = await Deno.makeTempDir();
+  const lines: string[] = [];
+  try {
+    const job = runJob(input(zip.path), {
+      s3: noS3,
+      logger: silentLogger,
+      tempRoot,
+      deadlineMs: 2000,
+      killGraceMs: 500,
+      onOutput: (line) => lines.push(line),
+    });
+    const pid = await hungPid(tempRoot);
+    await assert.rejects(
+      settlesWithin(job, 15_000),
+      (err) => err instanceof DeployError && err.code === "build_timeout",
+    );
+    assert.ok(lines.includes("output done"));
+    assert.equal(alive(pid), false, `node (pid ${pid}) was left running`);
+    assert.deepEqual([...Deno.readDirSync(tempRoot)], [], "the work dir is gone");
+  } finally {
+    await Deno.remove(tempRoot, { recursive: true });
+  }
+});
+
+Deno.test("job: an interrupt (Ctrl-C) stops the build's whole process group and is `interrupted`", async () => {
+  await using zip = await zipOf(hungSite());
+  const tempRoot = await Deno.makeTempDir();
+  const interrupt = new AbortController();
+  try {
+    const job = runJob(input(zip.path), {
+      s3: noS3,
+      logger: silentLogger,
+      tempRoot,
+      signal: interrupt.signal,
+      killGraceMs: 500,
+    });
+    const pid = await hungPid(tempRoot);
+    interrupt.abort();
+    await assert.rejects(
+      settlesWithin(job, 15_000),
+      (err) => err instanceof DeployError && err.code === "interrupted",
+    );
+    assert.equal(alive(pid), false, `node (pid ${pid}) was left running`);
+    assert.deepEqual([...Deno.readDirSync(tempRoot)], [], "the work dir is gone");
+  } finally {
+    await Deno.remove(tempRoot, { recursive: true });
+  }
+});

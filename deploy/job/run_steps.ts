@@ -5,9 +5,10 @@
  *
  * @module
  */
-import { DeployError } from "../errors.ts";
+import { DeployError, interruptedError } from "../errors.ts";
 import type { BuildPaths } from "../builders/builder.ts";
 import { detectPackageManager, type Step } from "./package_manager.ts";
+import { KILL_GRACE_MS, signalGroup, stopGroup } from "./process_group.ts";
 
 /** Options for {@linkcode runBuildSteps}. */
 export interface RunBuildStepsOptions {
@@ -21,17 +22,24 @@ export interface RunBuildStepsOptions {
   readonly onOutput?: (line: string, stream: "stdout" | "stderr") => void;
   /** Extra environment for the steps (merged over this process's, after `CI=true`). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Aborted on Ctrl-C/SIGTERM: the running step's group is stopped and `interrupted` thrown. */
+  readonly signal?: AbortSignal;
+  /** Milliseconds between TERM and KILL when a step is stopped. Default {@linkcode KILL_GRACE_MS}. */
+  readonly killGraceMs?: number;
 }
 
 /**
  * Detects the package manager for `paths.app` and runs install then build there, with each
- * output line passed to `onOutput`. Both steps share one deadline; a step still running at the
- * deadline is killed.
+ * output line passed to `onOutput`. Both steps share one deadline. Each step runs in its own
+ * process group: at the deadline (or when `signal` aborts) the whole group gets TERM, then
+ * KILL after the grace period, and the output pipes are no longer read, so a grandchild that
+ * keeps them open neither hangs the deploy nor outlives it. A group member left running after
+ * a step exits (a server the build started) is stopped the same way.
  *
  * @param options root, paths, deadline, output and env
  * @returns the absolute path of `paths.dist` (relative to the root, not to `paths.app`)
  * @throws DeployError `package_manager_unknown`, `package_manager_missing`, `build_failed`,
- *   `build_timeout` or `dist_missing`
+ *   `build_timeout`, `interrupted` or `dist_missing`
  *
  * @example
  * ```ts
@@ -75,11 +83,13 @@ export function stripPath(path: string): string {
 async function runStep(
   step: Step,
   cwd: string,
-  signal: AbortSignal,
+  deadline: AbortSignal,
   options: RunBuildStepsOptions,
 ): Promise<void> {
   const label = `${step.cmd} ${step.args.join(" ")}`;
-  if (signal.aborted) throw timeout(label, options.deadlineMs);
+  const stopped = () =>
+    options.signal?.aborted ? interruptedError(label) : timeout(label, options.deadlineMs);
+  if (deadline.aborted || options.signal?.aborted) throw stopped();
   let child: Deno.ChildProcess;
   try {
     child = new Deno.Command(step.cmd, {
@@ -88,7 +98,8 @@ async function runStep(
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
-      signal,
+      // A session of its own: the deadline and Ctrl-C signal the whole group (process_group.ts).
+      detached: true,
       env: { CI: "true", ...options.env },
     }).spawn();
   } catch (err) {
@@ -101,26 +112,65 @@ async function runStep(
     }
     throw err;
   }
-  const pump = async (stream: ReadableStream<Uint8Array>, name: "stdout" | "stderr") => {
+  const readers = [child.stdout, child.stderr].map((s) =>
+    s.pipeThrough(new TextDecoderStream()).getReader()
+  );
+  const pump = async (reader: ReadableStreamDefaultReader<string>, name: "stdout" | "stderr") => {
     let buffered = "";
-    for await (const text of stream.pipeThrough(new TextDecoderStream())) {
-      buffered += text;
-      const lines = buffered.split(/\r?\n/);
-      buffered = lines.pop()!;
-      for (const line of lines) options.onOutput?.(line, name);
+    try {
+      while (true) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffered += value;
+        const lines = buffered.split(/\r?\n/);
+        buffered = lines.pop()!;
+        for (const line of lines) options.onOutput?.(line, name);
+      }
+    } catch {
+      // Cancelled after the step was stopped: the rest of its output is not wanted.
     }
     if (buffered !== "") options.onOutput?.(buffered, name);
   };
-  const [status] = await Promise.all([
-    child.status,
-    pump(child.stdout, "stdout"),
-    pump(child.stderr, "stderr"),
-  ]);
-  if (signal.aborted) throw timeout(label, options.deadlineMs);
-  if (!status.success) {
+  const pipesClosed = Promise.all([pump(readers[0]!, "stdout"), pump(readers[1]!, "stderr")]);
+  const status = child.status;
+  // Once the step itself exits, whatever it left in its group (a server, a watcher holding
+  // the pipes) is stopped: a build step must not outlive its deploy.
+  const exited = status.then(async (s) => {
+    await signalGroup(child.pid, "SIGTERM");
+    return s;
+  });
+  const settled = Promise.all([exited, pipesClosed]);
+  const stop = new Promise<"stop">((resolve) => {
+    const onStop = () => resolve("stop");
+    deadline.addEventListener("abort", onStop, { once: true });
+    options.signal?.addEventListener("abort", onStop, { once: true });
+    settled.finally(() => {
+      deadline.removeEventListener("abort", onStop);
+      options.signal?.removeEventListener("abort", onStop);
+    });
+  });
+  const first = await Promise.race([settled.then(() => "done" as const), stop]);
+  if (first === "stop") {
+    const clean = await stopGroup(child.pid, settled, options.killGraceMs ?? KILL_GRACE_MS);
+    if (!clean) {
+      // KILLed: stop reading whatever still holds the pipes, and reap the step itself (killed
+      // directly too, where a group cannot be signalled).
+      for (const reader of readers) await reader.cancel().catch(() => {});
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // already gone
+      }
+      await status;
+    }
+    throw stopped();
+  }
+  const [result] = await settled;
+  if (deadline.aborted || options.signal?.aborted) throw stopped();
+  if (!result.success) {
     throw new DeployError(
       "build_failed",
-      `${label} failed with exit code ${status.code}`,
+      `${label} failed with exit code ${result.code}`,
       { hint: "the build output above shows why" },
     );
   }

@@ -12,9 +12,11 @@ import type { S3Client } from "@aws-sdk/client-s3";
 import { type Clock, type Logger, systemClock } from "@org/shared";
 import type { Builder, BuildPaths } from "../builders/builder.ts";
 import { stripPath } from "../job/run_steps.ts";
-import { createInvalidation } from "../cdn/send_invalidation.ts";
 import { planInvalidation } from "../cdn/plan_invalidation.ts";
 import type { JobInput, JobOutcome } from "../job/job.ts";
+import { type DeployLockInput, invalidateOwed, takePublishingLock } from "./publishing.ts";
+import { makeWorkDir } from "../job/work_dir.ts";
+import { interruptedError } from "../errors.ts";
 import type { SeoSettings } from "../seo/policy.ts";
 import { type CommandRunner, readRevision, type Revision } from "../source/revision.ts";
 import { createSourceZip } from "../source/zip.ts";
@@ -24,6 +26,15 @@ import type { RetryOptions } from "../aws/retry.ts";
 
 /** A pipeline step, reported as it starts. */
 export type DeployStage = "revision" | "zip" | "build" | "seo" | "sync" | "invalidate";
+
+const STAGE_NAMES: Record<DeployStage, string> = {
+  revision: "reading the revision",
+  zip: "zipping the source",
+  build: "the build",
+  seo: "writing the SEO files",
+  sync: "the sync",
+  invalidate: "the invalidation",
+};
 
 /** Progress events: a stage starting, or upload/delete progress inside the sync. */
 export type DeployProgress =
@@ -90,6 +101,21 @@ export interface DeployInput {
   readonly tempRoot?: string;
   /** Duration source. Default: the system clock. */
   readonly clock?: Clock;
+  /**
+   * The deploy lock, held from before the build to after the invalidation: its key
+   * (`lockKey(env)` for the live site; a preview passes its own scope), the holder named to
+   * whoever waits, how long to wait, and `--force-unlock`. None: no lock (`plan`).
+   */
+  readonly lock?: DeployLockInput;
+  /**
+   * Where this target's owed invalidation is recorded (`owedInvalidationKey(env)`; a preview
+   * passes its own). None: paths owed by a failed run are not kept.
+   */
+  readonly owedKey?: string;
+  /** Waits while another deploy holds the lock. Default: a real timer. */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Aborted on Ctrl-C/SIGTERM: the build is stopped, and the deploy stops before its next step. */
+  readonly signal?: AbortSignal;
 }
 
 /** What a deploy would do (`deploy plan`, and `--json`). */
@@ -147,7 +173,11 @@ interface Ran {
  * runs the build-and-publish job through the builder.
  */
 async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran> {
-  const stage = (s: DeployStage) => input.onProgress?.({ kind: "stage", stage: s });
+  const stage = (s: DeployStage) => {
+    // Ctrl-C between steps: stop before the next one (the build and the sync stop themselves).
+    if (input.signal?.aborted) throw interruptedError(`the deploy, before ${STAGE_NAMES[s]}`);
+    input.onProgress?.({ kind: "stage", stage: s });
+  };
   stage("revision");
   const revision = await readRevision(input.repoRoot, input.runCommand);
   const warnings: string[] = [];
@@ -165,9 +195,11 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
     refresh: input.refresh ?? false,
     force: input.force ?? false,
     dryRun,
+    ...(input.owedKey === undefined || dryRun ? {} : { owedKey: input.owedKey }),
   });
   const hooks = {
     onStage: stage,
+    ...(input.signal ? { signal: input.signal } : {}),
     ...(input.onBuildOutput ? { onOutput: input.onBuildOutput } : {}),
     ...(dryRun ? {} : {
       onSyncProgress: (p: SyncProgress) => input.onProgress?.({ kind: "sync", ...p }),
@@ -178,17 +210,14 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
     return { revision, warnings, outcome: await input.builder.run(job({ builtDir }), hooks) };
   }
   stage("zip");
-  const tmp = await Deno.makeTempDir({
-    prefix: "deploy-src-",
-    ...(input.tempRoot ? { dir: input.tempRoot } : {}),
-  });
+  const tmp = await makeWorkDir("deploy-src-", input.tempRoot);
   try {
     // Fails on a bad sourceInclude before anything is built or uploaded.
     const zip = await createSourceZip({
       repoRoot: input.repoRoot,
       sourceIgnore: input.source.sourceIgnore,
       sourceInclude: input.source.sourceInclude,
-      outPath: `${tmp}/source.zip`,
+      outPath: `${tmp.path}/source.zip`,
       onWarning: (w) => {
         warnings.push(w);
         input.logger.warn(w);
@@ -199,7 +228,7 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
     const outcome = await input.builder.run(job({ zip: zip.path }), hooks);
     return { revision, warnings, outcome };
   } finally {
-    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    await tmp.remove();
   }
 }
 
@@ -250,13 +279,15 @@ export async function planDeploy(input: DeployInput): Promise<DeployPlan> {
 }
 
 /**
- * Runs a deploy: revision → zip → the build-and-publish job (build, SEO files laid over the
- * output in memory, sync: assets, HTML, deletions) → one invalidation of the changed paths
- * (none when nothing changed).
+ * Runs a deploy under the scope's lock: revision → zip → the build-and-publish job (build, SEO
+ * files laid over the output in memory, sync: assets, HTML, deletions) → one invalidation of
+ * the changed paths and of any an earlier run still owed (none when nothing changed and
+ * nothing is owed). The lock is released at the end, whatever happened.
  *
  * @param input resolved config, state, flags and dependencies
  * @returns the summary to print
- * @throws DeployError from the zip, build or sync; an AWS error that outlived its retries
+ * @throws DeployError `deploy_locked`; from the zip, build or sync; `interrupted`; an AWS
+ *   error that outlived its retries
  *
  * @example
  * ```ts
@@ -266,21 +297,17 @@ export async function planDeploy(input: DeployInput): Promise<DeployPlan> {
 export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
   const clock = input.clock ?? systemClock;
   const started = clock.now();
+  await using _lock = await takePublishingLock(input);
   const { revision, outcome, warnings } = await runPipelineJob(input, false);
-  const paths = input.distributionId === undefined ? [] : planInvalidation(
-    outcome.changedKeys,
-    input.invalidationMaxPaths,
-    input.defaultRootObject,
-  );
+  // Past this point the site is published: the invalidation is sent even after a Ctrl-C. A
+  // preview has no distribution to invalidate (its distribution does not cache).
   if (input.distributionId !== undefined) {
     input.onProgress?.({ kind: "stage", stage: "invalidate" });
   }
-  const sent = input.distributionId === undefined ? undefined : await createInvalidation(
-    input.clients.cloudfront,
-    input.distributionId,
-    paths,
+  const sent = await invalidateOwed(
+    input,
+    outcome.changedKeys,
     revision.id,
-    input.retry,
     outcome.changeDigest ?? "",
   );
   const summary: DeploySummary = {
@@ -300,7 +327,7 @@ export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
     uploaded: summary.uploaded,
     deleted: summary.deleted,
     unchanged: summary.unchanged,
-    invalidated: paths.length,
+    invalidated: sent?.paths.length ?? 0,
   });
   return summary;
 }

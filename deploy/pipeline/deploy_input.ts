@@ -11,9 +11,10 @@ import type { DeployInput, DeployProgress } from "./deploy.ts";
 import { siteOrigin } from "../seo/policy.ts";
 import { openSite } from "../site/open_site.ts";
 import { denoCommandRunner } from "../source/revision.ts";
-import { SITE_PREFIX } from "../state/bucket_layout.ts";
+import { lockKey, owedInvalidationKey, SITE_PREFIX } from "../state/bucket_layout.ts";
 import { progressBar } from "./report.ts";
 import { previewTarget, refusePreviewEnv } from "../preview/open_preview.ts";
+import { removeStaleWorkDirs } from "../job/work_dir.ts";
 
 /** A resolved deploy: the pipeline input plus what the command prints and releases. */
 export interface SiteDeploy extends Disposable {
@@ -73,7 +74,11 @@ export async function openSiteDeploy(
     const tags = target?.tags ?? { ...site.names.tags } as Record<string, string>;
     const noBuild = ctx.flags["no-build"] === true;
     const tempRoot = deployTempRoot(ctx.environ);
-    if (tempRoot) await ctx.files.mkdir(tempRoot);
+    if (tempRoot) {
+      await ctx.files.mkdir(tempRoot);
+      // What runs killed before they could clean up left behind (their owner lock is free).
+      await removeStaleWorkDirs(tempRoot);
+    }
     const builder = createBuilder(ctx, site, noBuild ? "local" : builderName, {
       seams,
       ...(tempRoot ? { tempRoot } : {}),
@@ -105,7 +110,18 @@ export async function openSiteDeploy(
       // The build's own output goes to the terminal as it comes (stderr with --json).
       onBuildOutput: (line) => ctx.out.line(line),
       clock: ctx.clock,
+      sleep: ctx.sleep,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
       ...(tempRoot ? { tempRoot } : {}),
+      // Previews lock one another only per preview id; an environment locks as a whole.
+      lock: {
+        key: lockKey(preview ? `${ctx.env}-${preview.id}` : ctx.env),
+        holder: lockHolder(ctx),
+        waitMs: LOCK_WAIT_MS,
+        ...(ctx.flags["force-unlock"] === true ? { forceUnlock: true } : {}),
+      },
+      // A preview invalidates nothing, so it owes nothing.
+      ...(preview ? {} : { owedKey: owedInvalidationKey(ctx.env) }),
     };
     return {
       input,
@@ -116,6 +132,28 @@ export async function openSiteDeploy(
     release();
     throw err;
   }
+}
+
+/** How long a deploy waits for another deploy of the environment before refusing. */
+export const LOCK_WAIT_MS = 60_000;
+
+/**
+ * Who a deploy is, as its lock names it to a deploy that waits: the command, the user and host
+ * when the process may read them, the pid and the working directory.
+ *
+ * @param ctx the command context
+ * @returns one line, e.g. `deploy production by ana@laptop (pid 4242, /src/blog)`
+ */
+export function lockHolder(ctx: CommandContext): string {
+  let host = "";
+  try {
+    host = Deno.hostname();
+  } catch {
+    // --allow-sys without hostname: the pid and directory still tell runs apart.
+  }
+  const user = ctx.environ.USER ?? ctx.environ.USERNAME ?? "";
+  const who = user || host ? ` by ${user}${user && host ? "@" : ""}${host}` : "";
+  return `${ctx.command} ${ctx.env}${who} (pid ${Deno.pid}, ${ctx.repoDir})`;
 }
 
 const STAGE_TEXT = {

@@ -1,6 +1,6 @@
 /**
  * Where things live in the site bucket: the live site under `site/` (the distribution's
- * origin path), the environment state under `state/`. Other prefixes (builds, history) belong
+ * origin path), the environment state under `state/`, deploy locks under `locks/`. Other prefixes (builds, history) belong
  * to the deploy pipeline; `delete` empties only `site/`.
  *
  * @module
@@ -36,4 +36,30 @@ export function stateKey(env: string): string {
  */
 export function servedPrefix(preview: boolean): string {
   return preview ? PREVIEWS_PREFIX : SITE_PREFIX;
+}
+
+/** Key prefix of deploy locks. */
+export const LOCK_PREFIX = "locks/";
+
+/**
+ * The deploy lock of a publishing scope: `locks/<scope>.json`. The scope is the environment
+ * for `deploy` (`production`), and names the preview for a preview deploy, so previews of one
+ * environment lock one another only per preview id.
+ *
+ * @param scope environment name, or a preview's scope
+ * @returns the S3 key
+ */
+export function lockKey(scope: string): string {
+  return `${LOCK_PREFIX}${scope}.json`;
+}
+
+/**
+ * Where a scope's owed invalidation is kept: `state/<scope>.invalidation.json`, beside (not
+ * inside) `state/<env>.json`, which `bootstrap` rewrites whole from its resource nodes.
+ *
+ * @param scope environment name, or a preview's scope
+ * @returns the S3 key
+ */
+export function owedInvalidationKey(scope: string): string {
+  return `${STATE_PREFIX}${scope}.invalidation.json`;
 }

@@ -11,7 +11,7 @@ import { cacheControlFor } from "./cache_control.ts";
 import { changeDigest } from "./change_digest.ts";
 import { contentTypeFor } from "./content_type.ts";
 import { distChanged, readBuilt, scanSite } from "./local_files.ts";
-import type { DeployError } from "../errors.ts";
+import { type DeployError, interruptedError } from "../errors.ts";
 import { aws, awsErrorCode, awsFailure } from "../aws/errors.ts";
 import { changedKeys, type LocalFile, planSync, type SyncPlan, syncRefusal } from "./plan.ts";
 import { MULTIPART_THRESHOLD, uploadMultipart } from "./multipart.ts";
@@ -57,6 +57,14 @@ export interface SyncOptions extends SiteLocation {
   readonly retry?: RetryOptions;
   /** Called as uploads and deletions progress. */
   readonly onProgress?: (progress: SyncProgress) => void;
+  /**
+   * Called with the keys the sync is about to change, before the first upload (not on a dry
+   * run): the deploy records them as owed an invalidation, so a sync that fails half-way
+   * still gets its changes invalidated by the next deploy.
+   */
+  readonly beforeApply?: (changedKeys: readonly string[]) => Promise<void>;
+  /** Aborted on Ctrl-C: no further upload or delete starts, and the sync is `interrupted`. */
+  readonly signal?: AbortSignal;
   /** Structured log lines. */
   readonly logger?: Logger;
 }
@@ -141,6 +149,7 @@ export async function syncSite(options: SyncOptions): Promise<SyncResult> {
     const digest = changeDigest(plan, remote);
     return result(plan, digest, [], [], 0, true, { scanMs, listMs, applyMs: 0 }, refusal);
   }
+  await options.beforeApply?.(changedKeys(plan));
   const { uploaded, bytes } = await applyUploads(options, plan);
   const deleted = await applyDeletes(options, plan.deletes);
   return result(plan, changeDigest(plan, remote), uploaded, deleted, bytes, false, {
@@ -188,6 +197,7 @@ async function applyUploads(options: SyncOptions, plan: SyncPlan) {
     options.onProgress?.({ phase: "upload", done: uploaded.length, total, bytes, totalBytes });
   const threshold = options.multipart?.threshold ?? MULTIPART_THRESHOLD;
   const put = async (file: LocalFile) => {
+    if (options.signal?.aborted) throw interruptedError("the upload");
     // An empty file has no part to send: a single PUT, whatever the threshold.
     if ("path" in file.source && file.size > threshold && file.size > 0) {
       await uploadMultipart({
@@ -256,6 +266,7 @@ async function applyDeletes(options: SyncOptions, keys: readonly string[]): Prom
   const prefix = normalizePrefix(options.prefix);
   const deleted: string[] = [];
   for (let i = 0; i < keys.length; i += DELETE_BATCH) {
+    if (options.signal?.aborted) throw interruptedError("the deletions");
     const batch = keys.slice(i, i + DELETE_BATCH);
     const context = { resource: `s3://${options.bucket}/${prefix}`, action: "s3:DeleteObject" };
     const out = await aws(context, () =>

@@ -5,6 +5,7 @@
  * @module
  */
 import type { ServiceDeps } from "../deps.ts";
+import { auditOperatorAction } from "./audit.ts";
 import { USER_STATUSES } from "./user_input.ts";
 import type { OperatorHandler } from "./user_routes.ts";
 
@@ -39,13 +40,7 @@ export function opsRoutes(
     },
     "POST /internal/sessions/cleanup": async (r) => {
       const deleted = await deps.store.sessions.sweepExpired(deps.clock.now());
-      deps.log.info("internal api", {
-        action: "sessions.cleanup",
-        operator: r.operator.subject,
-        auth: r.operator.method,
-        peer: r.operator.peer,
-        deleted,
-      });
+      auditOperatorAction(deps.log, r.operator, "sessions.cleanup", { deleted });
       return Response.json({ deleted }, { headers: NO_STORE });
     },
     "GET /internal/metrics": () =>

@@ -10,6 +10,7 @@ import { conflict, resourceNotFound } from "../errors.ts";
 import { type IdFactory, isUserId } from "../store/ids.ts";
 import type { UserRecord } from "../store/store.ts";
 import type { OperatorPrincipal } from "../auth/operator_gate.ts";
+import { auditOperatorAction } from "./audit.ts";
 import {
   checkClaimsSize,
   encodeCursor,
@@ -52,13 +53,7 @@ const json = (body: unknown, status = 200) => Response.json(body, { status, head
 export function userRoutes(deps: UserRouteDeps): Record<string, OperatorHandler> {
   const { users, sessions } = deps.store;
   const audit = (r: OperatorRequest, action: string, fields: Record<string, unknown>) =>
-    deps.log.info("internal api", {
-      action,
-      operator: r.operator.subject,
-      auth: r.operator.method,
-      peer: r.operator.peer,
-      ...fields,
-    });
+    auditOperatorAction(deps.log, r.operator, action, fields);
   // A path segment that cannot be a user id is simply not a user: 404 before any KV access.
   const mustGet = async (id: string): Promise<UserRecord> => {
     if (!isUserId(id)) throw resourceNotFound("user");

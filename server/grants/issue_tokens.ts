@@ -17,17 +17,18 @@ export interface TokenResponse {
 export type IssueDeps = Pick<ServiceDeps, "config" | "keys" | "clock" | "random" | "store">;
 
 /**
- * Signs an access token for `user` in session `familyId`: registered claims (`iss`, `sub`,
- * `aud` when configured, `iat`, `exp`, `jti`, `sid`) plus `token.custom_claims` (templates
- * rendered for `user`) and per-user claims.
+ * The claims of an access token for `user` in session `familyId` issued now: registered
+ * claims (`iss`, `sub`, `aud` when configured, `iat`, `exp`, `jti`, `sid`) plus
+ * `token.custom_claims` (templates rendered for `user`) and per-user claims. The console shows
+ * this as "the claims an access token would carry now".
  *
- * @returns the JWT and its lifetime in seconds
+ * @returns the payload to sign
  */
-export function mintAccessToken(
-  deps: Pick<IssueDeps, "config" | "keys" | "clock" | "random">,
+export function accessTokenPayload(
+  deps: Pick<IssueDeps, "config" | "clock" | "random">,
   user: UserRecord,
   familyId: string,
-): { token: string; expiresIn: number } {
+): Record<string, unknown> {
   const { token } = deps.config;
   const iat = epochSeconds(deps.clock);
   const registered: RegisteredClaims = {
@@ -39,12 +40,23 @@ export function mintAccessToken(
     jti: base64url(deps.random.bytes(16)),
     sid: familyId,
   };
-  const claims = accessTokenClaims(
-    registered,
-    renderClaims(token.custom_claims, user),
-    user.claims,
-  );
-  return { token: deps.keys.sign(claims), expiresIn: token.access_token_ttl };
+  return accessTokenClaims(registered, renderClaims(token.custom_claims, user), user.claims);
+}
+
+/**
+ * Signs an access token for `user` in session `familyId` ({@linkcode accessTokenPayload}).
+ *
+ * @returns the JWT and its lifetime in seconds
+ */
+export function mintAccessToken(
+  deps: Pick<IssueDeps, "config" | "keys" | "clock" | "random">,
+  user: UserRecord,
+  familyId: string,
+): { token: string; expiresIn: number } {
+  return {
+    token: deps.keys.sign(accessTokenPayload(deps, user, familyId)),
+    expiresIn: deps.config.token.access_token_ttl,
+  };
 }
 
 /**

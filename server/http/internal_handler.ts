@@ -1,7 +1,9 @@
 import { introspectRoutes } from "../admin/introspect_route.ts";
 import { opsRoutes } from "../admin/ops_routes.ts";
+import { sessionRoutes } from "../admin/session_routes.ts";
 import { type OperatorHandler, userRoutes } from "../admin/user_routes.ts";
 import { createOperatorGate } from "../auth/operator_gate.ts";
+import { consoleRoutes } from "../console/console_handler.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { createIdFactory } from "../store/ids.ts";
 import { errorResponse } from "./errors.ts";
@@ -21,6 +23,8 @@ import { createRouter, pathOf, type RequestInfo, type Route, UNMATCHED } from ".
  * nothing about which routes exist. The authenticated principal is handed to the route and
  * named in the audit log line of every change. Without `routes`, every other path is 404.
  * Every response carries `X-Request-Id`, and every log line of the request its `request_id`.
+ * With `routes`, the operator console is served under `/admin/` (`console/console_handler.ts`):
+ * its pages authenticate by session cookie, and its login passes the same gate.
  *
  * @param service the service dependencies
  * @param routes whether the internal API routes are served (`listenersFor(config).internalApi`)
@@ -48,8 +52,13 @@ export function createInternalHandler(
       ...userRoutes({ ...deps, ids }),
       ...opsRoutes(deps),
       ...introspectRoutes(deps),
+      ...sessionRoutes(deps),
     }
     : {};
+  // The console is another front end on the same operations, behind the same gate.
+  const matchConsole = routes
+    ? createRouter(consoleRoutes({ service: deps, gate, operations: handlers }))
+    : undefined;
   const operators = new WeakMap<Request, Awaited<ReturnType<typeof gate>>>();
   const table: Route[] = Object.entries(handlers).map(([key, handler]) => {
     const [method, path] = key.split(" ") as [string, string];
@@ -70,8 +79,14 @@ export function createInternalHandler(
     let route = UNMATCHED;
     let res: Response;
     try {
-      if (pathOf(req.url) === "/health") {
+      const path = pathOf(req.url);
+      if (path === "/health") {
         const m = matchHealth(req);
+        route = m.route;
+        res = await m.handler(req, info, m.params);
+      } else if (matchConsole && (path === "/admin" || path.startsWith("/admin/"))) {
+        // Console pages authenticate by session cookie; their login goes through the gate.
+        const m = matchConsole(req);
         route = m.route;
         res = await m.handler(req, info, m.params);
       } else {

@@ -125,6 +125,14 @@ export class Metrics {
     this.#rateLimited++;
   }
 
+  /**
+   * The token counters as values (the console's overview shows them): successful token
+   * responses by grant, and refresh reuses detected, since this process started.
+   */
+  tokenCounts(): { issued: Record<string, number>; refreshReuse: number } {
+    return { issued: Object.fromEntries(this.#issued), refreshReuse: this.#reuse };
+  }
+
   /** Everything recorded so far, in the Prometheus text format. */
   render(): string {
     const out: string[] = [];

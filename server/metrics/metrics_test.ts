@@ -41,3 +41,16 @@ Deno.test("Metrics keeps the listeners' series apart when their route labels are
     'token_exchange_http_request_duration_seconds_count{listener="internal",method="GET",route="/health"} 2',
   );
 });
+
+Deno.test("Metrics.tokenCounts() reports issued tokens by grant and detected reuses", () => {
+  const m = new Metrics();
+  assert.deepEqual(m.tokenCounts(), { issued: {}, refreshReuse: 0 });
+  m.tokenIssued("authorization_code");
+  m.tokenIssued("refresh_token");
+  m.tokenIssued("refresh_token");
+  m.refreshReuse();
+  assert.deepEqual(m.tokenCounts(), {
+    issued: { authorization_code: 1, refresh_token: 2 },
+    refreshReuse: 1,
+  });
+});

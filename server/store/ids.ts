@@ -45,6 +45,11 @@ export function isUserId(id: string): boolean {
   return USER_ID_PATTERN.test(id);
 }
 
+/** True when `id` has the shape of a session id (`ses_` and a ULID); see {@linkcode isUserId}. */
+export function isSessionId(id: string): boolean {
+  return /^ses_[0-9A-HJKMNP-TV-Z]{26}$/.test(id);
+}
+
 /** A fresh opaque token: 256 random bits, base64url. */
 export function newOpaqueToken(random: Random): string {
   return base64url(random.bytes(32));

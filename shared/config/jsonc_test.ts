@@ -36,3 +36,30 @@ Deno.test("parseJsonc() keeps the last of duplicate keys and nested values", () 
     a: { b: [1, "x", null, false] },
   });
 });
+
+Deno.test("parseJsonc() refuses nesting past its bound with a position, instead of overflowing the stack", () => {
+  const depth = 3000;
+  const text = '{"siteName": "blog",\n "x": ' + "[".repeat(depth) + "]".repeat(depth) + "}";
+  assert.throws(() => parseJsonc(text, "deep.jsonc"), (err) => {
+    assert.ok(err instanceof ConfigError, String(err));
+    assert.match(err.message, /deep\.jsonc:2:70: nested deeper than 64 levels/);
+    return true;
+  });
+  // Brackets inside strings and comments are not nesting.
+  const quoted = `{ "a": "${"[".repeat(100)}" /* ${"{".repeat(100)} */ }`;
+  assert.deepEqual(parseJsonc(quoted, "x.jsonc"), { a: "[".repeat(100) });
+});
+
+Deno.test("parseJsonc() reports a screenful of errors of a file full of them, and counts the rest", () => {
+  const text = "{\n" + "x y\n".repeat(200_000) + "}";
+  const started = performance.now();
+  assert.throws(() => parseJsonc(text, "junk.jsonc"), (err) => {
+    assert.ok(err instanceof ConfigError);
+    assert.equal(err.issues.length, 21);
+    assert.match(err.issues[0]!.message, /^junk\.jsonc:2:1: /);
+    assert.match(err.issues[20]!.message, /^… and \d+ more$/);
+    return true;
+  });
+  // Bounded, not timed: the one-pass positions make this linear (it took over a minute before).
+  assert.ok(performance.now() - started < 20_000);
+});

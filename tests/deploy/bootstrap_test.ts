@@ -521,7 +521,7 @@ Deno.test("bootstrap: adds the incomplete-upload rule beside the owner's lifecyc
 
 Deno.test("delete: empties site/ and invalidates /*, keeping builds, state and infrastructure", async () => {
   await using world = await startInfraWorld(BASE);
-  const missing = await world.run(["delete", "--json"]);
+  const missing = await world.run(["delete", "--json", "--yes"]);
   assert.equal(JSON.parse(missing.stdout).error.code, "state_missing");
 
   assert.equal((await world.run(["bootstrap"])).code, 0);
@@ -533,7 +533,7 @@ Deno.test("delete: empties site/ and invalidates /*, keeping builds, state and i
   } finally {
     s3.destroy();
   }
-  const run = await world.run(["delete"]);
+  const run = await world.run(["delete", "--yes"]);
   assert.equal(run.code, 0, run.stderr);
   assert.match(
     run.stdout,
@@ -548,6 +548,59 @@ Deno.test("delete: empties site/ and invalidates /*, keeping builds, state and i
   } finally {
     check.destroy();
   }
+});
+
+Deno.test("delete: without a terminal refuses unless --yes; on a terminal asks for the environment's name", async () => {
+  await using world = await startInfraWorld(BASE);
+  assert.equal((await world.run(["bootstrap"])).code, 0);
+  const s3 = s3Client(world);
+  try {
+    await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: "site/index.html", Body: "x" }));
+  } finally {
+    s3.destroy();
+  }
+  const [dist] = [...world.aws.cloudfront.state.distributions.values()];
+  const refused = await world.run(["delete", "--json"]);
+  assert.equal(refused.code, 1);
+  assert.equal(JSON.parse(refused.stdout).error.code, "confirmation_required");
+  assert.match(refused.stderr, /deploy delete production --yes/);
+  const terminal = (answer: string) => ({
+    stdinIsTty: true,
+    stdoutIsTty: true,
+    prompt: () => Promise.resolve(answer),
+  });
+  const declined = await world.run(["delete"], terminal("no"));
+  assert.equal(declined.code, 1);
+  assert.match(declined.stderr, /aborted|not deleted/i);
+  assert.deepEqual(world.aws.cloudfront.state.invalidatedPaths(dist!.id), []);
+
+  // Not while a deploy holds the environment's lock.
+  const lock = s3Client(world);
+  try {
+    await lock.send(
+      new PutObjectCommand({
+        Bucket: BUCKET,
+        Key: "locks/production.json",
+        Body: JSON.stringify({
+          version: 1,
+          holder: "deploy production (pid 7)",
+          token: "t",
+          acquiredAt: new Date().toISOString(),
+          expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+        }),
+      }),
+    );
+    const locked = await world.run(["delete", "--yes", "--json"]);
+    assert.equal(JSON.parse(locked.stdout).error.code, "deploy_locked");
+    assert.match(locked.stderr, /deploy production \(pid 7\)/);
+    await lock.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: "locks/production.json" }));
+  } finally {
+    lock.destroy();
+  }
+  const confirmed = await world.run(["delete"], terminal("production"));
+  assert.equal(confirmed.code, 0, confirmed.stderr);
+  assert.match(confirmed.stdout, /Deleted 1 object\(s\)/);
+  assert.deepEqual(world.aws.cloudfront.state.invalidatedPaths(dist!.id), ["/*"]);
 });
 
 Deno.test("destroy: refuses without --yes; with --yes removes every resource in reverse order", async () => {
@@ -587,4 +640,31 @@ Deno.test("destroy: refuses without --yes; with --yes removes every resource in 
   const again = await world.run(["destroy", "--yes"]);
   assert.equal(again.code, 0, again.stderr);
   assert.match(again.stdout, /Nothing to destroy\./);
+});
+
+Deno.test("status: shows the paths a failed deploy still owes an invalidation", async () => {
+  await using world = await startInfraWorld(BASE);
+  assert.equal((await world.run(["bootstrap"])).code, 0);
+  const before = JSON.parse((await world.run(["status", "--json"])).stdout);
+  assert.deepEqual(before.owedInvalidation, []);
+  assert.match((await world.run(["status"])).stdout, /invalidation +nothing owed/);
+
+  const s3 = s3Client(world);
+  try {
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: BUCKET,
+        Key: "state/production.invalidation.json",
+        Body: JSON.stringify({ version: 1, keys: ["blog/index.html", "app.css"], all: false }),
+      }),
+    );
+  } finally {
+    s3.destroy();
+  }
+  const after = JSON.parse((await world.run(["status", "--json"])).stdout);
+  assert.deepEqual(after.owedInvalidation, ["/app.css", "/blog", "/blog/", "/blog/index.html"]);
+  assert.match(
+    (await world.run(["status"])).stdout,
+    /invalidation +owed by an unfinished deploy \(the next deploy sends it\): \/app\.css \/blog \/blog\/ \/blog\/index\.html/,
+  );
 });

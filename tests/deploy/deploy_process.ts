@@ -35,18 +35,20 @@ export interface ProcessRun {
   stderr: string;
 }
 
-/**
- * Runs `deploy <args>` in `cwd` under `flags`, seeing only `env` plus `PATH`.
- *
- * @returns exit code and decoded output
- */
-export async function runDeployProcess(options: {
+/** How a CLI run is started: arguments, directory, permission flags and environment. */
+export interface DeployProcessOptions {
   flags: readonly string[];
   args: readonly string[];
   cwd: string;
   env: Readonly<Record<string, string>>;
-}): Promise<ProcessRun> {
-  const out = await new Deno.Command(Deno.execPath(), {
+}
+
+/**
+ * The command that runs `deploy <args>` in `cwd` under `flags`, seeing only `env` plus `PATH`
+ * (stdout and stderr piped): spawn it to signal the run while it goes.
+ */
+export function deployProcess(options: DeployProcessOptions): Deno.Command {
+  return new Deno.Command(Deno.execPath(), {
     args: [
       "run",
       "--quiet",
@@ -61,7 +63,16 @@ export async function runDeployProcess(options: {
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-  }).output();
+  });
+}
+
+/**
+ * Runs `deploy <args>` in `cwd` under `flags`, seeing only `env` plus `PATH`.
+ *
+ * @returns exit code and decoded output
+ */
+export async function runDeployProcess(options: DeployProcessOptions): Promise<ProcessRun> {
+  const out = await deployProcess(options).output();
   const text = new TextDecoder();
   return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
 }

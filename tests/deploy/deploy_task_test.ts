@@ -5,9 +5,15 @@
  * shows the sandbox holds: a write outside the granted paths is refused.
  */
 import assert from "node:assert/strict";
-import { ACCOUNT, type InfraWorld, liveKeys, startInfraWorld } from "./infra_world.ts";
+import { ListObjectsV2Command } from "@aws-sdk/client-s3";
+import { ACCOUNT, type InfraWorld, liveKeys, siteS3, startInfraWorld } from "./infra_world.ts";
 import { writeSiteRepo } from "./site_repo.ts";
-import { deployTaskFlags, type ProcessRun, runDeployProcess } from "./deploy_process.ts";
+import {
+  deployProcess,
+  deployTaskFlags,
+  type ProcessRun,
+  runDeployProcess,
+} from "./deploy_process.ts";
 
 const BUCKET = `production-blog-${ACCOUNT}`;
 
@@ -96,5 +102,79 @@ Deno.test("e2e: under the task's flags a write outside the granted paths is refu
   } finally {
     await Deno.remove(granted, { recursive: true });
     await Deno.remove(elsewhere, { recursive: true });
+  }
+});
+
+/** Whether a process is still running (a zombie counts as gone). */
+function alive(pid: number): boolean {
+  try {
+    return Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1]?.[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("e2e: Ctrl-C during a hung local build stops the build's processes, removes the temp dirs, releases the lock and exits 130; stale dirs of a killed run are removed", async () => {
+  await using world = await startInfraWorld({ siteName: "blog", region: "eu-west-1", app: "blog" });
+  await writeSiteRepo(world.root);
+  // A build that prints its output and then never ends, in a grandchild holding the pipes.
+  await Deno.writeTextFile(
+    `${world.root}/deno.json`,
+    JSON.stringify({ tasks: { build: "sh -c 'node hang.cjs & wait'" } }),
+  );
+  await Deno.writeTextFile(
+    `${world.root}/hang.cjs`,
+    "require('fs').writeFileSync('hung.pid', String(process.pid));\n" +
+      "console.log('output done');\nsetInterval(() => {}, 1000);\n",
+  );
+  const home = await Deno.makeTempDir({ prefix: "deploy-home-" });
+  const cache = `${home}/.cache/org-deploy`;
+  try {
+    const opts = { flagsHome: home, home };
+    assert.equal((await runTask(world, ["bootstrap"], opts)).code, 0);
+    // What a run killed with SIGKILL leaves: a work dir whose owner lock nobody holds.
+    await Deno.mkdir(`${cache}/deploy-src-killed/`, { recursive: true });
+    await Deno.writeTextFile(`${cache}/deploy-src-killed/.owner`, "");
+    await Deno.writeTextFile(`${cache}/deploy-src-killed/source.zip`, "zip");
+
+    const child = deployProcess({
+      flags: await deployTaskFlags(home),
+      args: ["deploy", "--builder", "local"],
+      cwd: world.root,
+      env: { HOME: home, ...world.env },
+    }).spawn();
+    const output = child.output();
+    let pid = 0;
+    for (let i = 0; i < 600 && pid === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      for (const e of await Array.fromAsync(Deno.readDir(cache))) {
+        const text = await Deno.readTextFile(`${cache}/${e.name}/src/hung.pid`).catch(() => "");
+        if (text) pid = Number(text);
+      }
+    }
+    assert.ok(pid > 0, "the build started");
+    assert.ok(!(await Deno.stat(`${cache}/deploy-src-killed`).catch(() => null)), "stale removed");
+    child.kill("SIGINT");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const out = await Promise.race([
+      output,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("still running 20 s after Ctrl-C")), 20_000);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 130, stderr);
+    assert.match(stderr, /interrupted during/);
+    assert.equal(alive(pid), false, `the build's node (pid ${pid}) was left running`);
+    assert.deepEqual(await Array.fromAsync(Deno.readDir(cache)), [], "temp dirs removed");
+    const s3 = siteS3(world);
+    try {
+      const locks = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: "locks/" }));
+      assert.equal(locks.KeyCount ?? 0, 0, "the deploy lock was released");
+    } finally {
+      s3.destroy();
+    }
+  } finally {
+    await Deno.remove(home, { recursive: true });
   }
 });

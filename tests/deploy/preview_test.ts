@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ListObjectsV2Command } from "@aws-sdk/client-s3";
+import { DeleteObjectCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
 import { FixedClock } from "@org/shared";
 import { requestThroughEdge } from "../support/cloudfront_edge.ts";
 import { git, writeSiteRepo } from "./site_repo.ts";
@@ -204,6 +204,32 @@ Deno.test("e2e preview: two previews side by side, each served only its own file
   assert.equal(lines.at(-1), "https://pr-2.preview.example.com");
   assert.doesNotMatch(two.stdout, /invalidation/);
   assert.equal(world.aws.cloudfront.state.invalidations.length, 0, "previews invalidate nothing");
+
+  // Previews lock per id: a run holding pr-1's lock stops another pr-1 deploy, not pr-2's.
+  const locks = siteS3(world);
+  try {
+    await locks.send(
+      new PutObjectCommand({
+        Bucket: BUCKET,
+        Key: "locks/preview-pr-1.json",
+        Body: JSON.stringify({
+          version: 1,
+          holder: "preview deploy pr-1 (pid 7)",
+          token: "t",
+          acquiredAt: new Date().toISOString(),
+          expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+        }),
+      }),
+    );
+    const locked = await world.run(["preview", "deploy", "pr-1", "--builder", "local", "--json"]);
+    assert.equal(JSON.parse(locked.stdout).error.code, "deploy_locked");
+    assert.match(locked.stderr, /preview deploy pr-1 \(pid 7\)/);
+    const free = await world.run(["preview", "deploy", "pr-2", "--builder", "local"]);
+    assert.equal(free.code, 0, free.stderr);
+    await locks.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: "locks/preview-pr-1.json" }));
+  } finally {
+    locks.destroy();
+  }
 
   assert.deepEqual(await keysUnder(world, "previews/pr-1/site/"), [
     "_astro/app.1a2b3c4d.css",

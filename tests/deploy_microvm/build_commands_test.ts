@@ -9,7 +9,7 @@ import { captureCli } from "../../deploy/cli/test_deps.ts";
 import { runCli } from "../../deploy/cli/run.ts";
 import { parseAgentJob } from "../../deploy/builders/microvm/agent/job_description.ts";
 import type { BuildRecord } from "../../deploy/build_records/record.ts";
-import { putBuildRecord, putJson, putManifest } from "../../deploy/build_records/store.ts";
+import { getText, putBuildRecord, putJson, putManifest } from "../../deploy/build_records/store.ts";
 import { createRollbackCommand } from "../../deploy/commands/rollback.ts";
 import { COMMAND_TABLE } from "../../deploy/commands/table.ts";
 import { startLogsFake } from "../fakes/logs.ts";
@@ -208,4 +208,28 @@ Deno.test("rollback: rebuilds the stored source in a MicroVM and invalidates wha
   assert.equal(job.job.sourceKey, "build/aaa111.zip");
   assert.equal(job.job.origin, "https://blog.example.com");
   assert.equal(vms.callsOf("TerminateMicrovm").length, 1);
+
+  // A rollback publishes like a deploy: it makes good what an earlier run owed...
+  await putJson(t.store, "state/production.invalidation.json", {
+    version: 1,
+    keys: ["old.html"],
+    all: false,
+  });
+  const again = captureCli({ cwd: t.root, environ, commands, sleep: () => Promise.resolve() });
+  assert.equal(await runCli(["rollback", "aaa111", "--json"], again.deps), 0, again.stderr());
+  assert.ok(JSON.parse(again.stdout()).invalidation.paths.includes("/old.html"));
+  assert.equal(await getText(t.store, "state/production.invalidation.json"), undefined);
+  // ...and waits for, then refuses, a deploy that holds the environment's lock.
+  await putJson(t.store, "locks/production.json", {
+    version: 1,
+    holder: "deploy production (pid 9)",
+    token: "t",
+    acquiredAt: new Date().toISOString(),
+    expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+  });
+  const locked = captureCli({ cwd: t.root, environ, commands, sleep: () => Promise.resolve() });
+  assert.equal(await runCli(["rollback", "aaa111", "--json"], locked.deps), 1);
+  assert.equal(JSON.parse(locked.stdout()).error.code, "deploy_locked");
+  assert.match(locked.stderr(), /deploy production \(pid 9\)/);
+  assert.equal(vms.callsOf("RunMicrovm").length, 2, "no VM launched while locked");
 });

@@ -21,6 +21,11 @@ export interface CloudFrontFake extends AsyncDisposable {
   readonly endpoint: string;
   /** Every invalidation received, oldest first. */
   readonly invalidations: RecordedInvalidation[];
+  /**
+   * While true, every invalidation is refused as CloudFront refuses one past its limit of
+   * concurrent invalidations (400 `TooManyInvalidationsInProgress`), and not recorded.
+   */
+  refusing: boolean;
   /** Stops the server. */
   close(): Promise<void>;
 }
@@ -41,6 +46,12 @@ export function startCloudFrontFake(): CloudFrontFake {
     const callerReference = /<CallerReference>([^<]*)<\/CallerReference>/.exec(xml)?.[1] ?? "";
     const paths = [...xml.matchAll(/<Path>([^<]*)<\/Path>/g)].map((m) => unescapeXml(m[1]!));
     const distributionId = decodeURIComponent(match[1]!);
+    if (fake.refusing) {
+      return new Response(
+        `<?xml version="1.0"?><ErrorResponse xmlns="http://cloudfront.amazonaws.com/doc/2020-05-31/"><Error><Type>Sender</Type><Code>TooManyInvalidationsInProgress</Code><Message>Processing your request will cause you to exceed the maximum number of in-progress wildcard invalidations.</Message></Error><RequestId>r1</RequestId></ErrorResponse>`,
+        { status: 400, headers: { "content-type": "text/xml" } },
+      );
+    }
     invalidations.push({ distributionId, callerReference, paths });
     const id = `I${invalidations.length}`;
     const items = paths.map((p) => `<Path>${escapeXml(p)}</Path>`).join("");
@@ -57,12 +68,14 @@ export function startCloudFrontFake(): CloudFrontFake {
     });
   });
   const close = () => server.shutdown();
-  return {
+  const fake: CloudFrontFake = {
     endpoint: `http://127.0.0.1:${server.addr.port}`,
     invalidations,
+    refusing: false,
     close,
     [Symbol.asyncDispose]: close,
   };
+  return fake;
 }
 
 function escapeXml(s: string): string {

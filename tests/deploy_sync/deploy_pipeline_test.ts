@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { unzipSync } from "fflate";
-import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+import {
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from "@aws-sdk/client-s3";
 import { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import { silentLogger } from "@org/shared";
 import { startS3, testAwsConfig } from "../support/s3.ts";
@@ -11,6 +16,7 @@ import type { Builder } from "../../deploy/builders/builder.ts";
 import type { CommandRunner } from "../../deploy/source/revision.ts";
 import { DeployError } from "../../deploy/errors.ts";
 import { BUILD_SCRIPT } from "../deploy/site_repo.ts";
+import { lockKey, owedInvalidationKey } from "../../deploy/state/bucket_layout.ts";
 
 async function makeSiteRepo(): Promise<string> {
   const root = await Deno.makeTempDir({ prefix: "site-repo-" });
@@ -277,4 +283,153 @@ Deno.test("deploy: a dirty tree redeployed with a new edit to the same file inva
   const [, second, third] = t.cf.invalidations;
   assert.deepEqual(second!.paths, third!.paths);
   assert.notEqual(second!.callerReference, third!.callerReference);
+});
+
+async function owedRecord(s3: S3Client): Promise<unknown> {
+  try {
+    const out = await s3.send(
+      new GetObjectCommand({ Bucket: "site-bucket", Key: owedInvalidationKey("production") }),
+    );
+    return JSON.parse(await out.Body!.transformToString());
+  } catch {
+    return undefined;
+  }
+}
+
+Deno.test("deploy: an invalidation CloudFront refuses stays owed and the next deploy makes it good", async () => {
+  await using t = await setup();
+  const input = (over: Partial<DeployInput> = {}) =>
+    t.input({ owedKey: owedInvalidationKey("production"), retry: { attempts: 1 }, ...over });
+  await runDeploy(input());
+  assert.equal(await owedRecord(t.s3), undefined, "nothing owed after a deploy that invalidated");
+
+  await Deno.writeTextFile(`${t.repo}/src/blog/index.html`, "<h1>blog v2</h1>");
+  t.cf.refusing = true;
+  await assert.rejects(runDeploy(input()), /TooManyInvalidationsInProgress/);
+  assert.deepEqual(await owedRecord(t.s3), { version: 1, keys: ["blog/index.html"], all: false });
+
+  t.cf.refusing = false;
+  await Deno.writeTextFile(`${t.repo}/src/index.html`, "<h1>home v2</h1>");
+  const next = await runDeploy(input());
+  assert.deepEqual(next.changedKeys, ["index.html"], "only the home page changed this time");
+  assert.deepEqual(next.invalidation?.paths, [
+    "/",
+    "/blog",
+    "/blog/",
+    "/blog/index.html",
+    "/index.html",
+  ]);
+  assert.equal(await owedRecord(t.s3), undefined, "the debt is cleared once CloudFront accepted");
+
+  // The owed paths count against invalidationMaxPaths like any others.
+  await Deno.writeTextFile(`${t.repo}/src/blog/index.html`, "<h1>blog v3</h1>");
+  t.cf.refusing = true;
+  await assert.rejects(runDeploy(input()));
+  t.cf.refusing = false;
+  await Deno.writeTextFile(`${t.repo}/src/index.html`, "<h1>home v3</h1>");
+  const capped = await runDeploy(input({ invalidationMaxPaths: 4 }));
+  assert.deepEqual(capped.invalidation?.paths, ["/*"]);
+});
+
+/** A second checkout of the site with different content (new HTML, CSS renamed). */
+async function otherCheckout(repo: string): Promise<string> {
+  const other = await Deno.makeTempDir({ prefix: "site-repo-b-" });
+  await new Deno.Command("cp", { args: ["-r", `${repo}/.`, other] }).output();
+  await Deno.writeTextFile(`${other}/src/index.html`, "<h1>home from B</h1>");
+  await Deno.remove(`${other}/src/_astro/app.1a2b3c4d.css`);
+  await Deno.writeTextFile(`${other}/src/_astro/app.9f8e7d6c.css`, "body{color:red}");
+  return other;
+}
+
+const lockOf = (holder: string, waitMs = 0, forceUnlock = false) => ({
+  key: lockKey("production"),
+  holder,
+  waitMs,
+  ...(forceUnlock ? { forceUnlock } : {}),
+});
+
+Deno.test("deploy: two concurrent deploys of one environment do not interleave; the bucket is one build exactly", async () => {
+  await using t = await setup();
+  const other = await otherCheckout(t.repo);
+  try {
+    const results = await Promise.allSettled([
+      runDeploy(t.input({ lock: lockOf("checkout A") })),
+      runDeploy(t.input({ repoRoot: other, lock: lockOf("checkout B") })),
+    ]);
+    const won = results.findIndex((r) => r.status === "fulfilled");
+    const lost = results.find((r) => r.status === "rejected") as PromiseRejectedResult | undefined;
+    assert.ok(won >= 0 && lost, `one deploy wins, one refuses: ${JSON.stringify(results)}`);
+    assert.ok(lost.reason instanceof DeployError && lost.reason.code === "deploy_locked");
+    assert.match(lost.reason.message, won === 0 ? /checkout A/ : /checkout B/);
+    const css = won === 0 ? "site/_astro/app.1a2b3c4d.css" : "site/_astro/app.9f8e7d6c.css";
+    const keys = await liveKeys(t.s3);
+    assert.ok(keys.includes(css), `the winner's CSS is live: ${keys}`);
+    assert.equal(keys.filter((k) => k.startsWith("site/_astro/")).length, 1, `${keys}`);
+    const home = await t.s3.send(
+      new GetObjectCommand({ Bucket: "site-bucket", Key: "site/index.html" }),
+    );
+    assert.equal(
+      await home.Body!.transformToString(),
+      won === 0 ? "<h1>home</h1>" : "<h1>home from B</h1>",
+    );
+    const locks = await t.s3.send(
+      new ListObjectsV2Command({ Bucket: "site-bucket", Prefix: "locks/" }),
+    );
+    assert.equal(locks.KeyCount ?? 0, 0, "the lock is released at the end");
+
+    // The loser, run again (or waiting), deploys its own build whole.
+    const later = results[won === 0 ? 1 : 0]!;
+    assert.equal(later.status, "rejected");
+    await runDeploy(t.input({ repoRoot: won === 0 ? other : t.repo, lock: lockOf("again") }));
+  } finally {
+    await Deno.remove(other, { recursive: true });
+  }
+});
+
+Deno.test("deploy: a held lock makes another deploy wait a bounded time, then refuse naming its holder; --force-unlock and expiry free it", async () => {
+  await using t = await setup();
+  const put = (expiresAt: string) =>
+    t.s3.send(
+      new PutObjectCommand({
+        Bucket: "site-bucket",
+        Key: lockKey("production"),
+        Body: JSON.stringify({
+          version: 1,
+          holder: "deploy production by ci@runner-7 (pid 99)",
+          token: "t",
+          acquiredAt: "2026-01-01T00:00:00.000Z",
+          expiresAt,
+        }),
+      }),
+    );
+  await put(new Date(Date.now() + 3_600_000).toISOString());
+  const slept: number[] = [];
+  await assert.rejects(
+    runDeploy(t.input({
+      lock: lockOf("me", 300),
+      sleep: (ms) => {
+        slept.push(ms);
+        return new Promise((r) => setTimeout(r, ms));
+      },
+    })),
+    (err) =>
+      err instanceof DeployError && err.code === "deploy_locked" &&
+      err.message.includes("ci@runner-7 (pid 99)") && /--force-unlock/.test(err.hint),
+  );
+  assert.ok(slept.length >= 1, "it waited before refusing");
+  assert.ok(slept.reduce((a, b) => a + b, 0) <= 300, "no longer than its bound");
+  assert.deepEqual(await liveKeys(t.s3), [], "nothing was uploaded");
+
+  await runDeploy(t.input({ lock: lockOf("operator", 0, true) }));
+  assert.equal((await liveKeys(t.s3)).length, 6, "--force-unlock deploys");
+
+  // A lock whose holder died lapses at its expiry and is taken over.
+  await put("2026-01-01T00:10:00.000Z");
+  await Deno.writeTextFile(`${t.repo}/src/index.html`, "<h1>after the crash</h1>");
+  const took = await runDeploy(t.input({ lock: lockOf("next") }));
+  assert.deepEqual(took.changedKeys, ["index.html"]);
+  const locks = await t.s3.send(
+    new ListObjectsV2Command({ Bucket: "site-bucket", Prefix: "locks/" }),
+  );
+  assert.equal(locks.KeyCount ?? 0, 0, "released after the takeover");
 });

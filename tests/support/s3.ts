@@ -34,6 +34,7 @@ export async function startS3(buckets: string[] = []): Promise<S3Fixture> {
     directory,
     configureBuckets: buckets.map((name) => ({ name, configs: [] })),
   });
+  supportConditionalWrites(server as unknown as KoaApp);
   const { port } = await server.run() as { port: number };
   const close = async () => {
     // Server.close() stops listening, then waits until every open connection has ended; it
@@ -53,3 +54,67 @@ export const testAwsConfig = {
   region: "us-east-1",
   credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
 } as const;
+
+/** The parts of s3rver's Koa app the conditional-write patch touches. */
+interface KoaApp {
+  middleware: ((ctx: KoaContext, next: () => Promise<void>) => Promise<void>)[];
+  store: {
+    existsObject(bucket: string, key: string): Promise<boolean>;
+    getMetadata(bucket: string, key: string): Promise<{ etag?: string }>;
+  };
+}
+
+interface KoaContext {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  status: number;
+  type: string;
+  body: unknown;
+}
+
+/**
+ * Teaches s3rver S3's conditional writes (PutObject with `If-None-Match: *` or `If-Match:
+ * <etag>`, answered 412 `PreconditionFailed` when the condition fails), which s3rver 3.7.1
+ * ignores. The deploy lock relies on them. The check and the write of one key run one at a
+ * time, as S3 decides them atomically. Test peer only: production code talks to real S3.
+ */
+function supportConditionalWrites(app: KoaApp): void {
+  const queues = new Map<string, Promise<void>>();
+  const conditional = async (ctx: KoaContext, next: () => Promise<void>) => {
+    const noneMatch = ctx.headers["if-none-match"];
+    const match = ctx.headers["if-match"];
+    if (ctx.method !== "PUT" || (noneMatch === undefined && match === undefined)) return next();
+    const [, bucket = "", ...rest] = ctx.path.split("/");
+    const key = decodeURIComponent(rest.join("/"));
+    const id = `${bucket}/${key}`;
+    const previous = queues.get(id) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => release = resolve);
+    const tail = previous.then(() => mine);
+    queues.set(id, tail);
+    await previous;
+    try {
+      const exists = await app.store.existsObject(bucket, key);
+      const etag = exists ? (await app.store.getMetadata(bucket, key)).etag : undefined;
+      const failed = (noneMatch === "*" && exists) ||
+        (match !== undefined && (!exists || match !== etag));
+      if (failed) {
+        ctx.status = 412;
+        ctx.type = "application/xml";
+        ctx.body =
+          '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>PreconditionFailed</Code>' +
+          "<Message>At least one of the pre-conditions you specified did not hold</Message>" +
+          `<Condition>${
+            noneMatch !== undefined ? "If-None-Match" : "If-Match"
+          }</Condition></Error>`;
+        return;
+      }
+      await next();
+    } finally {
+      release();
+      if (queues.get(id) === tail) queues.delete(id);
+    }
+  };
+  app.middleware.unshift(conditional);
+}

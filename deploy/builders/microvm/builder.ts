@@ -24,7 +24,7 @@ import { type BuildRecord, finishRecord, sourceKey } from "../../build_records/r
 import { getManifest, objectExists, putBuildRecord } from "../../build_records/store.ts";
 import type { MicrovmIdle } from "../../config/site_config.ts";
 import { builderLogGroup } from "../../config/names.ts";
-import { DeployError } from "../../errors.ts";
+import { DeployError, interruptedError } from "../../errors.ts";
 import type { JobInput, JobOutcome } from "../../job/job.ts";
 import { nextPollDelay, pastDeadline, waitDeadline } from "./deadline.ts";
 import { type BuilderImageSettings, ensureBuilderImage, type ReadyImage } from "./image.ts";
@@ -301,6 +301,8 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): Builder {
     let lastPing = -Infinity;
     let stopped: string | undefined;
     for (;;) {
+      // Ctrl-C: stop waiting; the VM is terminated on the way out like after any failure.
+      if (f.hooks.signal?.aborted) throw interruptedError("the MicroVM build");
       for (const line of await tail.poll()) {
         f.hooks.onOutput?.(line.message, "stdout");
         last.push(line.message);

@@ -335,3 +335,20 @@ Deno.test("microvm builder: --refresh and --force reach the agent job", async ()
   assert.equal(job.job.refresh, true);
   assert.equal(job.job.force, true);
 });
+
+Deno.test("microvm builder: Ctrl-C stops waiting for the build and terminates the VM", async () => {
+  // The VM prints its output but never finishes.
+  await using env = await setup((ctx, _job, e) => {
+    e.logs.state.append(ctx.logging!.logGroup!, ctx.logging!.logStream!, ["building"]);
+  });
+  const zip = await zipFile();
+  const interrupt = new AbortController();
+  const err = await createMicrovmBuilder(env.options()).run(buildJob(zip, "hung"), {
+    signal: interrupt.signal,
+    onOutput: () => interrupt.abort(),
+  }).then(() => undefined, (e) => e);
+  await Deno.remove(zip);
+  assert.ok(err instanceof DeployError, String(err));
+  assert.equal(err.code, "interrupted");
+  assert.equal(env.vms.callsOf("TerminateMicrovm").length, 1);
+});

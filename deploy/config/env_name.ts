@@ -1,0 +1,45 @@
+/**
+ * The environment-name rule, checked before anything touches the file system: the name
+ * becomes a path (`config/<env>.jsonc`, `state/<env>.json`) and the first part of the bucket
+ * name `<env>-<siteName>-<accountId>`, so it follows the bucket-name rule.
+ *
+ * @module
+ */
+import { DeployError } from "../errors.ts";
+import { MAX_BUCKET_NAME } from "./names.ts";
+import { SITE_NAME_PATTERN } from "./schema.ts";
+
+/**
+ * The longest environment name: what a 63-character bucket name leaves beside the shortest
+ * site name (one character), two dashes and a 12-digit account id.
+ */
+export const MAX_ENV_NAME = MAX_BUCKET_NAME - 1 - 2 - 12;
+
+const ENV_PATTERN = new RegExp(SITE_NAME_PATTERN.regex);
+
+/**
+ * Whether `env` may name an environment (pure): lowercase letters, digits and dashes, at most
+ * {@linkcode MAX_ENV_NAME} characters. No `/`, `.` or `\`: it can never leave `config/`.
+ *
+ * @param env the name given
+ * @returns true when valid
+ */
+export function isEnvName(env: string): boolean {
+  return env.length > 0 && env.length <= MAX_ENV_NAME && ENV_PATTERN.test(env);
+}
+
+/**
+ * Refuses an invalid environment name with a `usage` error that quotes it (shortened).
+ *
+ * @param env the name given (`[env]` or `--env`)
+ * @throws DeployError `usage`
+ */
+export function assertEnvName(env: string): void {
+  if (isEnvName(env)) return;
+  const shown = env.length > 40 ? `${env.slice(0, 40)}…` : env;
+  throw new DeployError(
+    "usage",
+    `environment name "${shown}" must ${SITE_NAME_PATTERN.rule}, at most ${MAX_ENV_NAME} characters`,
+    { hint: "the name is part of the bucket name and of config/<env>.jsonc" },
+  );
+}

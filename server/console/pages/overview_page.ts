@@ -1,0 +1,62 @@
+import { type Html, html } from "../html.ts";
+import { dataTable } from "./data_table.ts";
+import { layout, type Viewer } from "./layout.ts";
+
+/** What the overview shows. */
+export interface Overview {
+  /** `GET /internal/stats`: users by status (and `total`), live sessions. */
+  readonly users: Readonly<Record<string, number>>;
+  readonly liveSessions: number;
+  /** Successful token responses by grant, since this process started. */
+  readonly issued: Readonly<Record<string, number>>;
+  /** Refresh-token reuses detected since this process started. */
+  readonly refreshReuse: number;
+}
+
+/**
+ * The overview page: users by status, live sessions, tokens issued, refresh reuse.
+ *
+ * @param viewer the signed-in operator
+ * @param o the figures
+ */
+export function overviewPage(viewer: Viewer, o: Overview): Html {
+  const issuedTotal = Object.values(o.issued).reduce((a, b) => a + b, 0);
+  return layout(
+    "Overview",
+    viewer,
+    html`
+      <section class="tiles" aria-label="Figures">
+      ${tile("Users", o.users.total ?? 0, "/admin/users")}
+      ${tile("Live sessions", o.liveSessions)}
+      ${tile("Tokens issued", issuedTotal)}
+      ${tile("Refresh reuse detected", o.refreshReuse)}
+      </section>
+      <section>
+        <h2>Users by status</h2>
+        ${dataTable(
+          [{ label: "Status" }, { label: "Users", numeric: true }],
+          Object.entries(o.users).filter(([k]) => k !== "total"),
+          "No users",
+        )}
+      </section>
+      <section>
+        <h2>Tokens issued by grant</h2>
+        <p class="hint">
+          Counted by this instance since it started (as <code>/internal/metrics</code> reports them).
+        </p>
+        ${dataTable(
+          [{ label: "Grant" }, { label: "Tokens", numeric: true }],
+          Object.entries(o.issued),
+          "None yet",
+        )}
+      </section>
+    `,
+  );
+}
+
+function tile(label: string, value: number, href?: string): Html {
+  const inner = html`<span class="value">${value}</span><span class="label">${label}</span>`;
+  return href
+    ? html`<a class="tile" href="${href}">${inner}</a>`
+    : html`<div class="tile">${inner}</div>`;
+}

@@ -1,0 +1,127 @@
+import type { SessionView } from "../../admin/session_routes.ts";
+import type { UserView } from "../../admin/user_view.ts";
+import { CSRF_FIELD } from "../csrf.ts";
+import { type Html, html } from "../html.ts";
+import { dataTable } from "./data_table.ts";
+import { layout, type Notice, type Viewer } from "./layout.ts";
+
+/** Everything the user page shows. */
+export interface UserDetail {
+  readonly user: UserView;
+  readonly sessions: readonly SessionView[];
+  /** The claims an access token issued now would carry. */
+  readonly accessClaims: Readonly<Record<string, unknown>>;
+  /** The claims editor's text: the stored claims, or what was submitted when it was refused. */
+  readonly claimsText?: string;
+}
+
+/**
+ * The user page: fields, metadata, the private-claims editor, the access-token preview, live
+ * sessions with a revoke button each, suspend / reactivate, and the link to soft delete.
+ *
+ * @param viewer the signed-in operator
+ * @param d what to show
+ * @param notice a message, if any
+ */
+export function userPage(viewer: Viewer, d: UserDetail, notice?: Notice): Html {
+  const u = d.user;
+  const csrf = html`<input type="hidden" name="${CSRF_FIELD}" value="${viewer.csrf}">`;
+  const base = `/admin/users/${u.id}`;
+  const deleted = u.status === "Deleted";
+  return layout(
+    u.display_name || u.email,
+    viewer,
+    html`
+      <section aria-labelledby="fields-h">
+        <h2 id="fields-h">Fields</h2>
+        <dl class="fields">
+          <dt>Id</dt>
+          <dd><code>${u.id}</code></dd>
+          <dt>Email</dt>
+          <dd>${u.email}</dd>
+          <dt>Display name</dt>
+          <dd>${u.display_name}</dd>
+          <dt>Provider</dt>
+          <dd>${u.provider}</dd>
+          <dt>External id</dt>
+          <dd><code>${u.external_id}</code></dd>
+          <dt>Status</dt>
+          <dd><span class="status ${u.status}">${u.status}</span></dd>
+          <dt>Created</dt>
+          <dd>${u.created_at}</dd>
+          <dt>Updated</dt>
+          <dd>${u.updated_at}</dd>
+        </dl>
+        <div class="actions">
+      ${!deleted && html`<form method="post" action="${base}/status">${csrf}
+<input type="hidden" name="status" value="${u.status === "active" ? "suspended" : "active"}">
+<button type="submit">${u.status === "active" ? "Suspend" : "Reactivate"}</button>
+</form>
+<a class="button danger" href="${base}/delete">Delete…</a>`}
+        </div>
+      </section>
+      <section aria-labelledby="sessions-h">
+        <h2 id="sessions-h">Live sessions</h2>
+        ${dataTable(
+          [{ label: "Session" }, { label: "Started" }, { label: "Ends" }, {
+            label: "Action",
+            hidden: true,
+          }],
+          d.sessions.map((s) => [
+            html`<code>${s.id}</code>`,
+            s.created_at,
+            s.expires_at,
+            html`<form method="post" action="${base}/sessions/${s.id}/revoke">${csrf}
+<button type="submit" aria-label="Revoke session ${s.id}">Revoke</button></form>`,
+          ]),
+          "No live session",
+        )}
+      </section>
+      <section aria-labelledby="claims-h">
+        <h2 id="claims-h">Private claims</h2>
+        <form method="post" action="${base}/claims" class="claims-editor">${csrf}
+      <label for="claims">Claims (a JSON object; replaces the stored claims)</label>
+      <textarea id="claims" name="claims" rows="8" spellcheck="false" data-json-object aria-describedby="claims-msg">${d
+        .claimsText ?? JSON.stringify(u.claims, null, 2)}</textarea>
+      <p id="claims-msg" class="hint" aria-live="polite"></p>
+      <button type="submit">Save claims</button>
+        </form>
+      </section>
+      <section aria-labelledby="preview-h">
+        <h2 id="preview-h">An access token issued now would carry</h2>
+        <p
+          class="hint"><code>token.custom_claims</code> rendered for this user, then the private claims (which win on equal names), then the registered claims.</p>
+        <pre class="json">${JSON.stringify(d.accessClaims, null, 2)}</pre>
+      </section>
+      <section aria-labelledby="meta-h">
+        <h2 id="meta-h">Metadata</h2>
+        <pre class="json">${JSON.stringify(u.metadata, null, 2)}</pre>
+      </section>
+    `,
+    notice,
+  );
+}
+
+/**
+ * The confirmation page of a soft delete, naming the user.
+ *
+ * @param viewer the signed-in operator
+ * @param u the user
+ */
+export function confirmDeletePage(viewer: Viewer, u: UserView): Html {
+  return layout(
+    "Delete user",
+    viewer,
+    html`
+      <form method="post" action="/admin/users/${u.id}/delete" class="card">
+        <input type="hidden" name="${CSRF_FIELD}" value="${viewer.csrf}">
+        <p>Delete <strong>${u.display_name}</strong> &lt;${u.email}&gt; (<code>${u.id}</code>, ${u
+          .provider})?</p>
+        <p
+          class="hint">The user is marked <code>Deleted</code>: every session ends now, and sign-in and refresh are refused. The record stays in the store.</p>
+        <button type="submit" class="danger">Delete ${u.email}</button>
+        <a href="/admin/users/${u.id}">Cancel</a>
+      </form>
+    `,
+  );
+}

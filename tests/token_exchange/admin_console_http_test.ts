@@ -1,0 +1,224 @@
+/**
+ * The operator console over plain HTTP: where it is served, which credentials open it (the
+ * internal API's gate, lockout included), and the audit lines of what an operator does.
+ * The browser walk-through is `admin_console_test.ts`.
+ */
+import assert from "node:assert/strict";
+import { createMemoryLogger, epochSeconds, seededRandom, systemClock } from "@org/shared";
+import { mintOperatorToken } from "../../server/auth/operator_token.ts";
+import { adminJson, internalToml, SECRET } from "../support/internal_api.ts";
+import { startTokenServer, type TokenServer } from "../support/token_server.ts";
+
+const FORM = { "content-type": "application/x-www-form-urlencoded" };
+
+function login(te: TokenServer, token: string, headers: Record<string, string> = {}) {
+  return fetch(`${te.internalUrl}/admin/login`, {
+    method: "POST",
+    headers: { ...FORM, ...headers },
+    body: new URLSearchParams({ token }),
+    redirect: "manual",
+  });
+}
+
+function operatorToken(te: TokenServer, sub = "alice"): string {
+  return mintOperatorToken(
+    (c, typ) => te.server.deps.keys.sign(c, typ),
+    { issuer: te.issuer, audience: "token-exchange-internal", requiredClaim: "operator" },
+    sub,
+    600,
+    epochSeconds(systemClock),
+    seededRandom(crypto.randomUUID()),
+  );
+}
+
+Deno.test("admin console: absent unless the internal API is enabled, and never on the public listener", async () => {
+  {
+    await using te = await startTokenServer({ toml: `[server]\nrole = "admin"\n` });
+    const res = await fetch(`${te.internalUrl}/admin/login`);
+    await res.body?.cancel();
+    assert.equal(res.status, 404);
+  }
+  {
+    await using te = await startTokenServer({ toml: internalToml() });
+    for (const base of [te.url, te.internalUrl!]) {
+      const res = await fetch(`${base}/admin/login`);
+      await res.body?.cancel();
+      assert.equal(res.status, base === te.url ? 404 : 200);
+    }
+  }
+});
+
+Deno.test("admin console: the shared secret opens no session (it names no operator)", async () => {
+  await using te = await startTokenServer({ toml: internalToml() });
+  const res = await login(te, SECRET);
+  assert.equal(res.status, 401);
+  assert.equal(res.headers.get("set-cookie"), null);
+  assert.match(await res.text(), /operator token or a client certificate/);
+});
+
+Deno.test("admin console: the mTLS proxy header signs in, only from a trusted proxy", async () => {
+  const toml = (proxy: string) =>
+    `[internal_api]\nenabled = true\nauth_methods = ["mtls"]\n` +
+    `[internal_api.mtls]\ntrusted_proxies = ["${proxy}"]\nallowed_subjects = ["CN=ops"]\n`;
+  {
+    const { log, lines } = createMemoryLogger();
+    await using te = await startTokenServer({ log, toml: toml("127.0.0.1") });
+    const res = await login(te, "", { "x-client-cert-subject": "CN=ops" });
+    await res.body?.cancel();
+    assert.equal(res.status, 303);
+    assert.match(res.headers.get("set-cookie") ?? "", /^te_console=[A-Za-z0-9_-]{43}; /);
+    const line = lines.find((l) => l.msg === "console login");
+    assert.equal(line?.operator, "CN=ops");
+    assert.equal(line?.auth, "mtls");
+  }
+  {
+    await using te = await startTokenServer({ toml: toml("10.9.9.9") });
+    const res = await login(te, "", { "x-client-cert-subject": "CN=ops" });
+    await res.body?.cancel();
+    assert.equal(res.status, 401);
+    assert.equal(res.headers.get("set-cookie"), null);
+  }
+});
+
+Deno.test("admin console: failed logins count toward the operator lockout, as on the API", async () => {
+  await using te = await startTokenServer({
+    toml: `[internal_api]\nenabled = true\nauth_methods = ["operator_token"]\n` +
+      `[internal_api.lockout]\nthreshold = 2\n`,
+  });
+  for (const want of [401, 401, 429]) {
+    const res = await login(te, "not-a-token");
+    await res.body?.cancel();
+    assert.equal(res.status, want);
+  }
+  // Locked out: even a valid token is not looked at, on the console as on the API.
+  const res = await login(te, operatorToken(te));
+  await res.body?.cancel();
+  assert.equal(res.status, 429);
+  assert.ok(Number(res.headers.get("retry-after")) > 0);
+});
+
+Deno.test("admin console: an action is audited under the operator's principal by the API's own line", async () => {
+  const { log, lines } = createMemoryLogger();
+  await using te = await startTokenServer({
+    log,
+    toml: `[internal_api]\nenabled = true\nauth_methods = ["operator_token", "shared_secret"]\n` +
+      `shared_secret = "${SECRET}"\n`,
+  });
+  const user = await adminJson<{ id: string }>(te, "POST", "/internal/users", 201, {
+    body: { external_id: "e1", provider: "idp", email: "a@example.com" },
+  });
+  const res = await login(te, operatorToken(te, "carol"));
+  await res.body?.cancel();
+  const cookie = res.headers.get("set-cookie")!.split(";")[0]!;
+  const page = await (await fetch(`${te.internalUrl}/admin/users/${user.id}`, {
+    headers: { cookie },
+  })).text();
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
+  const post = await fetch(`${te.internalUrl}/admin/users/${user.id}/status`, {
+    method: "POST",
+    headers: { ...FORM, cookie },
+    body: new URLSearchParams({ csrf, status: "suspended" }),
+    redirect: "manual",
+  });
+  await post.body?.cancel();
+  assert.equal(post.status, 303);
+  const audit = lines.find((l) => l.action === "user.update");
+  assert.equal(audit?.operator, "carol");
+  assert.equal(audit?.auth, "operator_token");
+  assert.equal(audit?.status, "suspended");
+});
+
+Deno.test("internal API: a user's live sessions are listed, and one is revoked alone", async () => {
+  await using te = await startTokenServer({ toml: internalToml() });
+  const user = await adminJson<{ id: string }>(te, "POST", "/internal/users", 201, {
+    body: { external_id: "e1", provider: "idp", email: "a@example.com" },
+  });
+  const { sessions } = te.server.deps.store;
+  const now = Date.now();
+  const family = (id: string) => ({
+    id,
+    user_id: user.id,
+    created_at: now,
+    expires_at: now + 3_600_000,
+    revoked: false,
+  });
+  const record = (fid: string) => ({
+    hash: `h-${fid}`,
+    family_id: fid,
+    user_id: user.id,
+    issued_at: now,
+    expires_at: now + 3_600_000,
+  });
+  const s1 = "ses_01J00000000000000000000001";
+  const s2 = "ses_01J00000000000000000000002";
+  await sessions.create(family(s1), record(s1));
+  await sessions.create(family(s2), record(s2));
+  const listed = await adminJson<{ sessions: { id: string }[] }>(
+    te,
+    "GET",
+    `/internal/users/${user.id}/sessions`,
+    200,
+  );
+  assert.deepEqual(listed.sessions.map((s) => s.id), [s1, s2]);
+  await adminJson(te, "DELETE", `/internal/users/${user.id}/sessions/${s1}`, 200);
+  await adminJson(te, "DELETE", `/internal/users/${user.id}/sessions/${s1}`, 404);
+  await adminJson(te, "DELETE", `/internal/users/${user.id}/sessions/not-a-session`, 404);
+  const after = await adminJson<{ sessions: { id: string }[] }>(
+    te,
+    "GET",
+    `/internal/users/${user.id}/sessions`,
+    200,
+  );
+  assert.deepEqual(after.sessions.map((s) => s.id), [s2]);
+});
+
+Deno.test("admin console: the users page pages with the API's cursor", async () => {
+  await using te = await startTokenServer({
+    toml: `[internal_api]\nenabled = true\nauth_methods = ["operator_token"]\n`,
+  });
+  for (let n = 0; n < 51; n++) {
+    await createUser(te, n);
+  }
+  const res = await login(te, operatorToken(te));
+  await res.body?.cancel();
+  const cookie = res.headers.get("set-cookie")!.split(";")[0]!;
+  const rows = (html: string) => [...html.matchAll(/<a href="\/admin\/users\/usr_/g)].length;
+  const first = await (await fetch(`${te.internalUrl}/admin/users`, { headers: { cookie } }))
+    .text();
+  assert.equal(rows(first), 50);
+  const next = /rel="next" href="([^"]+)"/.exec(first)![1]!;
+  const second = await (await fetch(`${te.internalUrl}${next}`, { headers: { cookie } })).text();
+  assert.equal(rows(second), 1);
+  assert.doesNotMatch(second, /rel="next"/);
+  assert.match(second, /u50@example.com/);
+});
+
+async function createUser(te: TokenServer, n: number): Promise<void> {
+  const now = Date.now();
+  const { ok } = await te.server.deps.store.users.create({
+    id: `usr_01J${String(n).padStart(23, "0")}`,
+    provider: "idp",
+    external_id: `e${n}`,
+    email: `u${n}@example.com`,
+    display_name: `User ${n}`,
+    status: "active",
+    metadata: {},
+    claims: {},
+    created_at: now,
+    updated_at: now,
+  });
+  assert.ok(ok);
+}
+
+Deno.test("admin console: the cookie is Secure when the issuer is https, and lasts no longer than the token", async () => {
+  await using te = await startTokenServer({
+    toml: `[server]\nissuer = "https://auth.example.com"\n` +
+      `[internal_api]\nenabled = true\nauth_methods = ["operator_token"]\n`,
+  });
+  const res = await login(te, operatorToken(te));
+  await res.body?.cancel();
+  const cookie = res.headers.get("set-cookie") ?? "";
+  assert.match(cookie, /; HttpOnly; SameSite=Strict; Secure$/);
+  const maxAge = Number(/Max-Age=(\d+)/.exec(cookie)![1]);
+  assert.ok(maxAge > 590 && maxAge <= 600, `Max-Age ${maxAge} within the token's 600 s`);
+});
