@@ -100,6 +100,8 @@ export type DeployErrorCode =
   | "state_invalid"
   /** A destructive command was run without `--yes`. */
   | "confirmation_required"
+  /** A preview id is not one lower-case DNS label (`pr-42`) of at most 63 characters. */
+  | "preview_id_invalid"
   /** An AWS resource did not reach the awaited status in time. */
   | "wait_timeout"
   /** A `pds` command was run but the config has no `pds` section (or no `domain`). */

@@ -119,12 +119,14 @@ export function isRecordKey(key: string): boolean {
 }
 
 /**
- * Checks a stored record's shape.
+ * Parses a stored JSON object (pure): what every record reader does first.
  *
  * @param text the object's body
- * @returns the record, or a reason why it is not one
+ * @returns the object, or `not JSON` / `not an object`
  */
-export function parseBuildRecord(text: string): { record: BuildRecord } | { error: string } {
+export function parseJsonObject(
+  text: string,
+): { object: Record<string, unknown> } | { error: string } {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -134,7 +136,19 @@ export function parseBuildRecord(text: string): { record: BuildRecord } | { erro
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     return { error: "not an object" };
   }
-  const r = raw as Record<string, unknown>;
+  return { object: raw as Record<string, unknown> };
+}
+
+/**
+ * Checks a stored record's shape.
+ *
+ * @param text the object's body
+ * @returns the record, or a reason why it is not one
+ */
+export function parseBuildRecord(text: string): { record: BuildRecord } | { error: string } {
+  const parsed = parseJsonObject(text);
+  if ("error" in parsed) return parsed;
+  const r = parsed.object;
   if (typeof r.id !== "string" || r.id === "") return { error: "no id" };
   if (typeof r.status !== "string" || !STATUSES.has(r.status)) {
     return { error: `unknown status ${JSON.stringify(r.status)}` };

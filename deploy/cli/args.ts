@@ -132,7 +132,9 @@ export function parseInvocation(argv: readonly string[], table: CommandTable): I
   const names = command.args ?? [];
   const args: Record<string, string> = {};
   for (const name of names) {
-    const value = rest.shift();
+    // `--<name> V` stands for the positional when the command declares that flag (`--id`).
+    const flagged = own[name]?.type === "string" ? values[name] : undefined;
+    const value = typeof flagged === "string" ? flagged : rest.shift();
     if (value === undefined) {
       throw new DeployError("usage", `\`deploy ${command.name}\` needs <${name}>`, {
         hint: `usage: deploy ${commandSynopsis(command)}`,
@@ -141,6 +143,17 @@ export function parseInvocation(argv: readonly string[], table: CommandTable): I
     args[name] = value;
   }
   const positionalEnv = command.takesEnv === false ? undefined : rest.shift();
+  if (command.fixedEnv !== undefined) {
+    const other = values.env ?? rest[0];
+    if (other !== undefined) {
+      throw new DeployError(
+        "usage",
+        `\`deploy ${command.name}\` always uses the environment ${command.fixedEnv}; ` +
+          `it takes no ${values.env !== undefined ? "--env" : `environment ("${rest[0]}")`}`,
+        { hint: `usage: deploy ${commandSynopsis(command)}` },
+      );
+    }
+  }
   if (rest.length > 0) {
     throw new DeployError("usage", `unexpected argument "${rest[0]}"`, {
       hint: `usage: deploy ${commandSynopsis(command)}`,
@@ -175,7 +188,7 @@ export function parseInvocation(argv: readonly string[], table: CommandTable): I
   return {
     kind: "run",
     command,
-    env: global.env ?? positionalEnv ?? "production",
+    env: command.fixedEnv ?? global.env ?? positionalEnv ?? "production",
     args,
     flags,
     global,

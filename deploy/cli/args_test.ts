@@ -104,6 +104,33 @@ Deno.test("parseInvocation() dispatches group subcommands", () => {
   assert.equal(inv.env, "staging");
   assert.equal(code(["pds", "logout"], table), "unknown_command");
   assert.equal(code(["pds"], table), "usage");
-  // A group with no subcommands yet: everything under it is not implemented.
-  assert.equal(code(["preview", "bootstrap"]), "not_implemented");
+});
+
+Deno.test("parseInvocation(): preview commands always run in the environment preview", () => {
+  const inv = run(["preview", "deploy", "pr-42"]);
+  assert.equal(inv.command.name, "preview deploy");
+  assert.equal(inv.env, "preview");
+  assert.deepEqual(inv.args, { id: "pr-42" });
+  // The id may be given as --id instead of the positional.
+  assert.deepEqual(run(["preview", "deploy", "--id", "pr-7", "--builder", "local"]).args, {
+    id: "pr-7",
+  });
+  assert.equal(run(["preview", "list"]).env, "preview");
+  for (
+    const argv of [["preview", "deploy", "pr-1", "staging"], [
+      "preview",
+      "list",
+      "--env",
+      "production",
+    ]]
+  ) {
+    assert.throws(() => parseInvocation(argv, COMMAND_TABLE), (err: unknown) => {
+      assert.ok(err instanceof DeployError);
+      assert.equal(err.code, "usage");
+      assert.match(err.message, /always uses the environment preview/);
+      return true;
+    });
+  }
+  assert.equal(code(["preview", "deploy"]), "usage");
+  assert.equal(code(["preview", "launch"]), "unknown_command");
 });

@@ -129,6 +129,11 @@ export interface Command {
   readonly args?: readonly string[];
   /** Whether `[env]` may follow; default true. */
   readonly takesEnv?: boolean;
+  /**
+   * The one environment the command runs in (`preview` for the preview group): a positional
+   * environment or `--env` is refused as a usage error. Implies `takesEnv: false`.
+   */
+  readonly fixedEnv?: string;
   /** Flags beyond the global ones. */
   readonly flags?: Readonly<Record<string, FlagSpec>>;
   /** Longer help shown by `deploy <command> --help`. */

@@ -16,14 +16,18 @@ import { installedPlugins } from "../plugin/site_imports.ts";
 import { openSite } from "../site/open_site.ts";
 import { scopedStateKey } from "../state/bucket_layout.ts";
 import { scopedStateNamespaces } from "../state/scoped_state.ts";
+import { refusePreviewEnv } from "../preview/open_preview.ts";
 
 /**
- * The DNS validation table (pure).
+ * A table of DNS records to create (pure): the certificate's validation records, or the
+ * preview stack's records for another DNS provider.
  *
- * @param records the validation records
+ * @param records the records
  * @returns lines: a header, then one row per record, columns aligned
  */
-export function validationTable(records: readonly ValidationRecord[]): string[] {
+export function validationTable(
+  records: readonly Pick<ValidationRecord, "name" | "type" | "value">[],
+): string[] {
   const rows = [["NAME", "TYPE", "VALUE"], ...records.map((r) => [r.name, r.type, r.value])];
   const width = (i: number) => Math.max(...rows.map((r) => r[i]!.length));
   return rows.map((r) => `  ${r[0]!.padEnd(width(0))}  ${r[1]!.padEnd(width(1))}  ${r[2]}`);
@@ -42,6 +46,7 @@ export const bootstrapCommand: Command = {
     "<env>-<siteName>-gh. Records everything in s3://<bucket>/state/<env>.json after every step.\n" +
     "Re-running changes nothing when all is in place; a run that stopped part-way resumes.",
   async run(ctx) {
+    refusePreviewEnv(ctx, "bootstrap");
     using aws = await openSite(ctx, { state: "optional" });
     const { facts, state: previous } = aws;
     if (ctx.out.mode !== "json") {

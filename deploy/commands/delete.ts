@@ -14,6 +14,7 @@ import { lockKey, SITE_PREFIX } from "../state/bucket_layout.ts";
 import { takePublishingLock } from "../pipeline/publishing.ts";
 import { LOCK_WAIT_MS, lockHolder } from "../pipeline/deploy_input.ts";
 import { openSite } from "../site/open_site.ts";
+import { refusePreviewEnv } from "../preview/open_preview.ts";
 
 /** The `delete` command. */
 export const deleteCommand: Command = {
@@ -25,6 +26,7 @@ export const deleteCommand: Command = {
     "`rollback` publishes again. Needs a bootstrapped environment. Asks for the environment's\n" +
     "name on a terminal; without one it refuses unless --yes is given.",
   async run(ctx) {
+    refusePreviewEnv(ctx, "delete");
     await confirmDelete(ctx);
     using site = await openSite(ctx, { state: "required" });
     const { facts, clients, state } = site;

@@ -6,13 +6,28 @@
  *
  * @module
  */
-import type { Command } from "../cli/command.ts";
+import type { Command, CommandContext } from "../cli/command.ts";
+import { refusePreviewEnv } from "../preview/open_preview.ts";
 import { DeployError } from "../errors.ts";
-import { teardown } from "../infra/reconcile.ts";
+import { teardown, type TeardownResult } from "../infra/reconcile.ts";
 import { openSite } from "../site/open_site.ts";
 import { teardownLine } from "../cli/node_lines.ts";
 import { scopedStateKey } from "../state/bucket_layout.ts";
 import { scopedStateNamespaces } from "../state/scoped_state.ts";
+
+/**
+ * Prints what teardown did to one node (nothing with `--json`).
+ *
+ * @param ctx the command context
+ * @param r the node's result
+ */
+export function printTeardown(ctx: CommandContext, r: TeardownResult): void {
+  if (ctx.out.mode === "json") return;
+  const tag = r.action === "deleted"
+    ? ctx.out.paint.red("deleted")
+    : ctx.out.paint.dim(r.action.padEnd(7));
+  ctx.out.line(`  ${tag}  ${r.label}${r.reason ? ` (${r.reason})` : ""}`);
+}
 
 /** The `destroy` command. */
 export const destroyCommand: Command = {
@@ -25,6 +40,7 @@ export const destroyCommand: Command = {
     "distribution waits for CloudFront (minutes). The GitHub OIDC provider is kept (shared by\n" +
     "the account). Refuses to run without --yes. Safe to re-run after a failure.",
   async run(ctx) {
+    refusePreviewEnv(ctx, "destroy");
     if (!ctx.global.yes) {
       throw new DeployError(
         "confirmation_required",

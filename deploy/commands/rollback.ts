@@ -16,6 +16,7 @@ import { sourceKey } from "../build_records/record.ts";
 import type { MicrovmBuilderOptions } from "../builders/microvm/builder.ts";
 import { siteOrigin } from "../seo/policy.ts";
 import { openSite } from "../site/open_site.ts";
+import { refusePreviewEnv } from "../preview/open_preview.ts";
 import { lockKey, owedInvalidationKey, SITE_PREFIX } from "../state/bucket_layout.ts";
 import { createBuilder } from "../builders/create_builder.ts";
 import { warnRecordsNotRolledBack } from "./pds.ts";
@@ -43,6 +44,7 @@ export function createRollbackCommand(seams: RollbackSeams = {}): Command {
       "the builder image settings from state/<env>.json (written by bootstrap).",
     async run(ctx) {
       const id = ctx.args.id ?? "";
+      refusePreviewEnv(ctx, "rollback");
       using site = await openSite(ctx, { state: "lenient" });
       const { bucket, clients, state } = site;
       const distributionId = state.distributionId;

@@ -20,6 +20,12 @@ import { PDS_COMMANDS } from "./pds.ts";
 import { planCommand } from "./plan.ts";
 import { pluginAddCommand, pluginListCommand, pluginRemoveCommand } from "./plugin.ts";
 import { statusCommand } from "./status.ts";
+import { previewBootstrapCommand } from "./preview_bootstrap.ts";
+import { previewDeployCommand } from "./preview_deploy.ts";
+import { previewDestroyCommand } from "./preview_destroy.ts";
+import { previewListCommand } from "./preview_list.ts";
+import { previewPruneCommand } from "./preview_prune.ts";
+import { previewTeardownCommand } from "./preview_teardown.ts";
 
 /**
  * A registered command this version does not implement: listed in help, and running it
@@ -57,6 +63,12 @@ export const COMMANDS: readonly Command[] = [
   rollbackCommand,
   deleteCommand,
   destroyCommand,
+  previewBootstrapCommand,
+  previewDeployCommand,
+  previewListCommand,
+  previewDestroyCommand,
+  previewPruneCommand,
+  previewTeardownCommand,
   ...PDS_COMMANDS,
   pluginAddCommand,
   pluginListCommand,

@@ -18,8 +18,13 @@ import { oacNode } from "./nodes/oac.ts";
 import { oidcProviderNode } from "./nodes/oidc_provider.ts";
 import { rewriteFunctionNode } from "./nodes/rewrite_function.ts";
 import type { ResourceNode } from "./resource.ts";
+import { certificateValidationNode } from "../preview/nodes/certificate_validation.ts";
+import { wildcardRecordsNode } from "../preview/nodes/wildcard_records.ts";
 
-/** Every node of a site environment. */
+/**
+ * Every node of a site environment. The two DNS nodes are wanted only by the preview stack
+ * with a Route 53 zone (`facts.preview.zone`).
+ */
 export const SITE_GRAPH: readonly ResourceNode[] = [
   bucketNode,
   builderLogGroupNode,
@@ -27,7 +32,9 @@ export const SITE_GRAPH: readonly ResourceNode[] = [
   oacNode,
   rewriteFunctionNode,
   certificateNode,
+  certificateValidationNode,
   distributionNode,
+  wildcardRecordsNode,
   cdnLogDeliveryNode,
   bucketPolicyNode,
   builderBaseImageNode,

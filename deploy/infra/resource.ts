@@ -9,6 +9,7 @@ import type { Clock } from "@org/shared";
 import type { SiteConfig } from "../config/site_config.ts";
 import type { NodeOutputs } from "../state/env_state.ts";
 import type { AwsClients } from "../aws/clients.ts";
+import type { HostedZoneSummary } from "../preview/hosted_zone.ts";
 
 /** Node ids, in dependency order. Stable: they key `nodes` in the state file. */
 export type NodeId =
@@ -25,7 +26,9 @@ export type NodeId =
   | "builderRole"
   | "builderImage"
   | "oidcProvider"
-  | "deployRole";
+  | "deployRole"
+  | "certificateValidation"
+  | "wildcardRecords";
 
 /** Everything a desired description may depend on (pure data). */
 export interface SiteFacts {
@@ -50,6 +53,15 @@ export interface SiteFacts {
    * overrides the default choice (`DEPLOY_BUILDER_BASE_IMAGE`).
    */
   readonly builderBaseImage?: string;
+  /**
+   * Present for the preview stack (environment `preview`): the preview base domain, and the
+   * Route 53 zone enclosing it when `preview bootstrap` found one (`null`: DNS is elsewhere;
+   * absent: not looked up, as in `status`, which reads what the state recorded).
+   */
+  readonly preview?: {
+    readonly domain: string;
+    readonly zone?: HostedZoneSummary | null;
+  };
 }
 
 /** A resource as read live: its outputs and how it differs from the desired description. */

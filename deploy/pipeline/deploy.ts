@@ -62,8 +62,11 @@ export interface DeployInput {
   readonly bucket: string;
   /** Key prefix to publish under: `site/` for the live site. */
   readonly prefix: string;
-  /** CloudFront distribution id (from bootstrap state). */
-  readonly distributionId: string;
+  /**
+   * CloudFront distribution id (from bootstrap state) to invalidate what changed; absent for a
+   * preview, whose distribution does not cache, so nothing is invalidated.
+   */
+  readonly distributionId?: string;
   /** Object tags, `{ app, environment }`. */
   readonly tags: Readonly<Record<string, string>>;
   /** Config `seo`. */
@@ -296,8 +299,11 @@ export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
   const started = clock.now();
   await using _lock = await takePublishingLock(input);
   const { revision, outcome, warnings } = await runPipelineJob(input, false);
-  // Past this point the site is published: the invalidation is sent even after a Ctrl-C.
-  input.onProgress?.({ kind: "stage", stage: "invalidate" });
+  // Past this point the site is published: the invalidation is sent even after a Ctrl-C. A
+  // preview has no distribution to invalidate (its distribution does not cache).
+  if (input.distributionId !== undefined) {
+    input.onProgress?.({ kind: "stage", stage: "invalidate" });
+  }
   const sent = await invalidateOwed(
     input,
     outcome.changedKeys,

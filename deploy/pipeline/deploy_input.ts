@@ -13,6 +13,7 @@ import { openSite } from "../site/open_site.ts";
 import { denoCommandRunner } from "../source/revision.ts";
 import { lockKey, owedInvalidationKey, SITE_PREFIX } from "../state/bucket_layout.ts";
 import { progressBar } from "./report.ts";
+import { previewTarget, refusePreviewEnv } from "../preview/open_preview.ts";
 import { removeStaleWorkDirs } from "../job/work_dir.ts";
 
 /** A resolved deploy: the pipeline input plus what the command prints and releases. */
@@ -43,6 +44,9 @@ export function deployTempRoot(
  * @param ctx the command context
  * @param builderName `local` or `microvm`
  * @param seams MicroVM builder overrides for tests; none in the CLI
+ * @param preview publish as this preview of the preview stack (`preview deploy <id>`):
+ *   under `previews/<id>/site/`, tagged `environment=preview-<id>`, SEO non-production on the
+ *   preview's URL, no invalidation
  * @returns the input and a disposer for its clients
  * @throws {DeployError} `account_unknown`, config errors, `state_missing`,
  *   `distribution_unknown`, `builder_not_configured`
@@ -51,20 +55,23 @@ export async function openSiteDeploy(
   ctx: CommandContext,
   builderName: "local" | "microvm",
   seams: MicrovmSeams = {},
+  preview?: { readonly id: string },
 ): Promise<SiteDeploy> {
+  if (preview === undefined) refusePreviewEnv(ctx, "deploy");
   const site = await openSite(ctx, { state: "required" });
   const { bucket, clients, state } = site;
   const release = () => site[Symbol.dispose]();
   try {
-    if (!state.distributionId) {
+    const target = preview ? previewTarget(site, preview.id) : undefined;
+    if (!target && !state.distributionId) {
       throw new DeployError("distribution_unknown", `state/${ctx.env}.json names no distribution`, {
         hint: `run \`deploy bootstrap ${ctx.env}\` to finish creating the environment`,
       });
     }
     const config = site.config;
-    const origin = siteOrigin(config.domain, state.distributionDomain);
-    const isProduction = ctx.env === "production";
-    const tags = { ...site.names.tags } as Record<string, string>;
+    const origin = target?.origin ?? siteOrigin(config.domain, state.distributionDomain);
+    const isProduction = !target && ctx.env === "production";
+    const tags = target?.tags ?? { ...site.names.tags } as Record<string, string>;
     const noBuild = ctx.flags["no-build"] === true;
     const tempRoot = deployTempRoot(ctx.environ);
     if (tempRoot) {
@@ -85,8 +92,8 @@ export async function openSiteDeploy(
       paths: { app: config.paths.app, dist: config.paths.dist },
       maxDurationSeconds: config.microvm.maxDurationSeconds,
       bucket,
-      prefix: SITE_PREFIX,
-      distributionId: state.distributionId,
+      prefix: target?.prefix ?? SITE_PREFIX,
+      ...(target ? {} : { distributionId: state.distributionId! }),
       tags,
       seo: config.seo,
       origin,
@@ -106,13 +113,15 @@ export async function openSiteDeploy(
       sleep: ctx.sleep,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
       ...(tempRoot ? { tempRoot } : {}),
+      // Previews lock one another only per preview id; an environment locks as a whole.
       lock: {
-        key: lockKey(ctx.env),
+        key: lockKey(preview ? `${ctx.env}-${preview.id}` : ctx.env),
         holder: lockHolder(ctx),
         waitMs: LOCK_WAIT_MS,
         ...(ctx.flags["force-unlock"] === true ? { forceUnlock: true } : {}),
       },
-      owedKey: owedInvalidationKey(ctx.env),
+      // A preview invalidates nothing, so it owes nothing.
+      ...(preview ? {} : { owedKey: owedInvalidationKey(ctx.env) }),
     };
     return {
       input,

@@ -35,8 +35,8 @@ export const LOCK_SLACK_MS = 30 * 60_000;
 export interface PublishingTarget {
   /** The site bucket (lock and owed record live there). */
   readonly bucket: string;
-  /** The distribution to invalidate. */
-  readonly distributionId: string;
+  /** The distribution to invalidate; none (a preview, whose distribution does not cache): nothing is. */
+  readonly distributionId?: string;
   /** Config `invalidationMaxPaths`. */
   readonly invalidationMaxPaths: number;
   /** Config `defaultRootObject`. */
@@ -104,6 +104,7 @@ export async function invalidateOwed(
   buildId: string,
   changeDigest = "",
 ): Promise<InvalidationResult | undefined> {
+  if (target.distributionId === undefined) return undefined;
   const owedAt = target.owedKey === undefined
     ? undefined
     : { s3: target.clients.s3, bucket: target.bucket, key: target.owedKey };

@@ -16,6 +16,7 @@ import { type AwsClients, createAwsClients } from "../aws/clients.ts";
 import { BUILDER_BASE_IMAGE_ENV } from "../infra/nodes/builder_base_image.ts";
 import type { GraphRun } from "../infra/reconcile.ts";
 import type { SiteFacts } from "../infra/resource.ts";
+import { normalizeDomain, PREVIEW_ENV } from "../preview/names.ts";
 import { stateKey } from "../state/bucket_layout.ts";
 import { type EnvState, type EnvStateView, readEnvState } from "../state/env_state.ts";
 
@@ -183,6 +184,7 @@ function siteFacts(
   environ: Readonly<Record<string, string | undefined>>,
 ): SiteFacts {
   const baseImage = environ[BUILDER_BASE_IMAGE_ENV];
+  const domain = site.config.domain;
   return {
     env: site.env,
     accountId,
@@ -193,5 +195,9 @@ function siteFacts(
     deployRole: site.names.deployRole,
     tags: { ...site.names.tags },
     ...(baseImage ? { builderBaseImage: baseImage } : {}),
+    // The environment `preview` is the preview stack: its domain is the preview base domain.
+    ...(site.env === PREVIEW_ENV && domain !== undefined
+      ? { preview: { domain: normalizeDomain(domain) } }
+      : {}),
   };
 }

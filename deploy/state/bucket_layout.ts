@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { PREVIEWS_PREFIX } from "../preview/layout.ts";
 
 /** Key prefix of the live site; the distribution's origin path is `/site`. */
 export const SITE_PREFIX = "site/";
@@ -23,6 +24,18 @@ export const STATE_PREFIX = "state/";
  */
 export function stateKey(env: string): string {
   return `${STATE_PREFIX}${env}.json`;
+}
+
+/**
+ * The key prefix a stack serves (pure): `site/` for an environment, `previews/` (every
+ * preview's `previews/<id>/site/`) for the preview stack. The bucket policy lets the
+ * distribution read only there; the builder role writes only there.
+ *
+ * @param preview whether the stack is the preview stack
+ * @returns the prefix
+ */
+export function servedPrefix(preview: boolean): string {
+  return preview ? PREVIEWS_PREFIX : SITE_PREFIX;
 }
 
 /** Key prefix of deploy locks. */

@@ -11,42 +11,17 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { LambdaMicrovmsClient } from "@aws-sdk/client-lambda-microvms";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
-import { systemClock } from "@org/shared";
 import { parseAgentJob } from "../../deploy/builders/microvm/agent/job_description.ts";
-import { runAgentJob } from "../../deploy/builders/microvm/agent/run_agent_job.ts";
-import { runCli } from "../../deploy/cli/run.ts";
-import { captureCli } from "../../deploy/cli/test_deps.ts";
-import { createDeployCommand } from "../../deploy/commands/deploy.ts";
-import { COMMAND_TABLE } from "../../deploy/commands/table.ts";
-import { lookupAccountIdWithSts } from "../../deploy/aws/clients.ts";
-import { createKeepAlive } from "../../deploy/builders/microvm/keep_alive.ts";
-import { ACCOUNT, type InfraWorld, liveKeys, siteS3, startInfraWorld } from "./infra_world.ts";
-import { SITE_KEYS, writeSiteRepo } from "./site_repo.ts";
+import { ACCOUNT, type InfraWorld, liveKeys, siteS3 } from "./infra_world.ts";
+import { LOOPBACK_ONLY, MICROVM_SITE_CONFIG, microvmWorld } from "./microvm_world.ts";
+import { SITE_KEYS } from "./site_repo.ts";
 
 const BUCKET = `production-blog-${ACCOUNT}`;
-const IDLE = { autoResumeEnabled: false, maxIdleDurationSeconds: 4, suspendedDurationSeconds: 60 };
-const CONFIG = {
-  siteName: "blog",
-  region: "eu-west-1",
-  app: "blog",
-  microvm: { memory: 2, maxDurationSeconds: 900, idle: IDLE },
-};
+const CONFIG = MICROVM_SITE_CONFIG;
+const IDLE = MICROVM_SITE_CONFIG.microvm.idle;
 const ALL_KEYS = [...SITE_KEYS, "robots.txt", "sitemap.xml"].sort();
 const LOG_GROUP = "/aws/microvms/production-blog-builder";
-
-/** Loopback only: the fakes, s3rver and its proxy all listen on 127.0.0.1. */
-const LOOPBACK_ONLY: Deno.PermissionOptionsObject = {
-  net: ["127.0.0.1"],
-  read: true,
-  write: true,
-  env: true,
-  run: true,
-  sys: true,
-  ffi: false,
-  import: true,
-};
 
 async function bucketJson(world: InfraWorld, key: string): Promise<Record<string, unknown>> {
   const s3 = siteS3(world);
@@ -58,90 +33,6 @@ async function bucketJson(world: InfraWorld, key: string): Promise<Record<string
   }
 }
 
-/** A bootstrapped world whose MicroVMs run the real agent, and a CLI wired to it. */
-interface MicrovmWorld extends AsyncDisposable {
-  readonly world: InfraWorld;
-  /** Keep-alive requests, as `<url> <auth header>`; recorded, never sent. */
-  readonly pings: string[];
-  /** Runs the CLI in-process (the `deploy` command with the test keep-alive). */
-  run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
-}
-
-async function microvmWorld(): Promise<MicrovmWorld> {
-  // The guarantee the keep-alive assertions rest on: this test may not reach the VM endpoint.
-  const offLoopback = await Deno.permissions.query({
-    name: "net",
-    host: "mvm-fake000000001.microvm.lambda.eu-west-1.on.aws",
-  });
-  assert.notEqual(offLoopback.state, "granted");
-  // onRun only runs after the world exists (at the first RunMicrovm).
-  const world: InfraWorld = await startInfraWorld(CONFIG, {
-    microvms: {
-      managedImages: ["al2023-1"],
-      onRun: async (ctx) => {
-        const parsed = parseAgentJob(ctx.payload ?? "");
-        if ("error" in parsed) throw new Error(parsed.error);
-        const { logGroup, logStream } = ctx.logging ?? {};
-        if (!logGroup || !logStream) throw new Error("RunMicrovm named no log stream");
-        const s3 = siteS3(world);
-        try {
-          await runAgentJob(parsed.job, {
-            s3,
-            log: (line) => world.aws.logs.state.append(logGroup, logStream, [line]),
-          });
-        } finally {
-          s3.destroy();
-        }
-      },
-    },
-  });
-  await writeSiteRepo(world.root);
-  const boot = await world.run(["bootstrap"]);
-  assert.equal(boot.code, 0, boot.stderr);
-
-  const pings: string[] = [];
-  const microvms = new LambdaMicrovmsClient({
-    region: "eu-west-1",
-    endpoint: world.aws.microvms.endpoint,
-    credentials: { accessKeyId: "FAKEACCESSKEY", secretAccessKey: "FAKESECRET" },
-  });
-  const recordingFetch = (input: string | URL | Request, init?: RequestInit) => {
-    const headers = new Headers(init?.headers);
-    pings.push(`${String(input)} ${headers.get("x-aws-proxy-auth") ?? "(no token)"}`);
-    return Promise.resolve(new Response("{}", { status: 200 }));
-  };
-  const deploy = createDeployCommand({
-    keepAlive: createKeepAlive(microvms, systemClock, recordingFetch as typeof fetch),
-    pollIntervalMs: 20,
-  });
-  const commands = {
-    ...COMMAND_TABLE,
-    commands: COMMAND_TABLE.commands.map((c) => c.name === "deploy" ? deploy : c),
-  };
-  const w = world;
-  const close = async () => {
-    microvms.destroy();
-    await w[Symbol.asyncDispose]();
-  };
-  return {
-    world: w,
-    pings,
-    async run(argv) {
-      const cli = captureCli({
-        cwd: w.root,
-        environ: w.env,
-        commands,
-        lookupAccountId: () => lookupAccountIdWithSts(w.env),
-        // Real (short) waits: the agent's `deno task build` runs on wall time meanwhile.
-        sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 20))),
-      });
-      const code = await runCli(argv, cli.deps);
-      return { code, stdout: cli.stdout(), stderr: cli.stderr() };
-    },
-    [Symbol.asyncDispose]: close,
-  };
-}
-
 function callsOf(world: InfraWorld, operation: string) {
   return world.aws.microvms.callsOf(operation);
 }
@@ -151,7 +42,7 @@ Deno.test({
     "deploy (MicroVM default) after bootstrap: launches from config, the agent syncs, the CLI streams, invalidates and records; history and logs show the build",
   permissions: LOOPBACK_ONLY,
   async fn() {
-    await using mw = await microvmWorld();
+    await using mw = await microvmWorld({ config: CONFIG });
     const { world } = mw;
     const r = await mw.run(["deploy"]);
     assert.equal(r.code, 0, r.stderr + r.stdout);
@@ -234,7 +125,7 @@ Deno.test({
   name: "deploy (MicroVM default): an identical redeploy syncs nothing and invalidates nothing",
   permissions: LOOPBACK_ONLY,
   async fn() {
-    await using mw = await microvmWorld();
+    await using mw = await microvmWorld({ config: CONFIG });
     const { world } = mw;
     const first = await mw.run(["deploy"]);
     assert.equal(first.code, 0, first.stderr + first.stdout);
@@ -267,7 +158,7 @@ Deno.test({
     "deploy (MicroVM default): a failing build exits 1 with build_failed and the last log lines, terminates, invalidates nothing",
   permissions: LOOPBACK_ONLY,
   async fn() {
-    await using mw = await microvmWorld();
+    await using mw = await microvmWorld({ config: CONFIG });
     const { world } = mw;
     await Deno.writeTextFile(
       join(world.root, "build.js"),
@@ -300,7 +191,7 @@ Deno.test({
   name: "deploy (MicroVM default): a refused image creation names the action and the image",
   permissions: LOOPBACK_ONLY,
   async fn() {
-    await using mw = await microvmWorld();
+    await using mw = await microvmWorld({ config: CONFIG });
     const { world } = mw;
     world.aws.microvms.fail("CreateMicrovmImage", {
       code: "AccessDeniedException",

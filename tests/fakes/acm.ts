@@ -66,6 +66,12 @@ export interface AcmFakeOptions {
    * produce it; default 0).
    */
   recordsAfterDescribes?: number;
+  /**
+   * Whether DNS holds a validation record (`{name, value}`, names with a trailing dot): when
+   * given, a pending certificate is issued (seen on the next describe) only once DNS holds
+   * every one of its records, as ACM does; `issueAfterDescribes` is then ignored.
+   */
+  dnsValidated?: (record: { name: string; value: string }) => boolean;
   /** The resources using a certificate (blocks `DeleteCertificate`); default none. */
   inUseBy?: (arn: string) => string[];
   /** Clock for timestamps (default: system time). */
@@ -97,9 +103,12 @@ export function startAcmFake(options: AcmFakeOptions = {}): AwsFake<AcmFakeState
   const byToken = new Map<string, string>();
 
   const validationRecord = (domain: string) => {
-    const h = createHash("sha256").update(domain).digest("hex");
+    // ACM validates `*.example.com` through the same record as `example.com`: the CNAME sits
+    // at the name without the wildcard label.
+    const base = domain.replace(/^\*\./, "");
+    const h = createHash("sha256").update(base).digest("hex");
     return {
-      name: `_${h.slice(0, 32)}.${domain}.`,
+      name: `_${h.slice(0, 32)}.${base}.`,
       value: `_${h.slice(32, 64)}.fakevalidation.acm-validations.aws.`,
     };
   };
@@ -179,7 +188,7 @@ export function startAcmFake(options: AcmFakeOptions = {}): AwsFake<AcmFakeState
       if (previous !== undefined && certificates.has(previous)) return { CertificateArn: previous };
       const arn = `arn:aws:acm:${region}:${accountId}:certificate/${crypto.randomUUID()}`;
       const sans = [domainName, ...((input.SubjectAlternativeNames ?? []) as string[])];
-      const issueAfter = options.issueAfterDescribes ?? 1;
+      const issueAfter = options.dnsValidated ? Infinity : options.issueAfterDescribes ?? 1;
       const cert: FakeCertificate = {
         arn,
         domainName,
@@ -202,7 +211,10 @@ export function startAcmFake(options: AcmFakeOptions = {}): AwsFake<AcmFakeState
       cert.describesUntilRecords -= 1;
       if (cert.status === "PENDING_VALIDATION") {
         cert.describesUntilIssued -= 1;
-        if (cert.describesUntilIssued <= 0) {
+        const validated = options.dnsValidated
+          ? cert.subjectAlternativeNames.every((d) => options.dnsValidated!(validationRecord(d)))
+          : cert.describesUntilIssued <= 0;
+        if (validated) {
           cert.status = "ISSUED";
           cert.issuedAt = now();
         }

@@ -121,3 +121,47 @@ Deno.test("acm fake: ListCertificates hides EC certificates unless keyTypes asks
     client.destroy();
   }
 });
+
+Deno.test("acm fake: a wildcard certificate is validated at the name without the wildcard label", async () => {
+  await using acm = startAcmFake({ issueAfterDescribes: Infinity });
+  const client = new ACMClient({ ...testAwsConfig, endpoint: acm.endpoint, maxAttempts: 1 });
+  try {
+    const { CertificateArn: arn } = await client.send(
+      new RequestCertificateCommand({
+        DomainName: "*.preview.example.com",
+        ValidationMethod: "DNS",
+      }),
+    );
+    const got = await client.send(new DescribeCertificateCommand({ CertificateArn: arn }));
+    const option = got.Certificate?.DomainValidationOptions?.[0];
+    assert.equal(option?.DomainName, "*.preview.example.com");
+    assert.match(option?.ResourceRecord?.Name ?? "", /^_[0-9a-f]{32}\.preview\.example\.com\.$/);
+    assert.deepEqual(
+      acm.state.validationRecord("*.preview.example.com"),
+      acm.state.validationRecord("preview.example.com"),
+    );
+  } finally {
+    client.destroy();
+  }
+});
+
+Deno.test("acm fake: with dnsValidated, a certificate issues only once DNS holds its validation record", async () => {
+  const dns = new Set<string>();
+  await using acm = startAcmFake({ dnsValidated: (r) => dns.has(`${r.name} ${r.value}`) });
+  const client = new ACMClient({ ...testAwsConfig, endpoint: acm.endpoint, maxAttempts: 1 });
+  try {
+    const { CertificateArn: arn } = await client.send(
+      new RequestCertificateCommand({ DomainName: "*.p.example.com", ValidationMethod: "DNS" }),
+    );
+    const status = async () =>
+      (await client.send(new DescribeCertificateCommand({ CertificateArn: arn }))).Certificate
+        ?.Status;
+    for (let i = 0; i < 3; i++) assert.equal(await status(), "PENDING_VALIDATION");
+    const rr = acm.state.validationRecord("*.p.example.com");
+    dns.add(`${rr.name} ${rr.value}`);
+    assert.equal(await status(), "PENDING_VALIDATION");
+    assert.equal(await status(), "ISSUED");
+  } finally {
+    client.destroy();
+  }
+});

@@ -22,6 +22,7 @@ import { type MicrovmsFakeOptions, type MicrovmsFakeState, startMicrovmsFake } f
 import type { AwsFake, FakeCall } from "./server.ts";
 import { type SecretsManagerFakeState, startSecretsManagerFake } from "./secrets_manager.ts";
 import { startStsFake, type StsFakeState } from "./sts.ts";
+import { type Route53FakeOptions, type Route53FakeState, startRoute53Fake } from "./route53.ts";
 import { textAt } from "./xml.ts";
 
 /** Options for {@link startAwsFakes}; per-service options pass through. */
@@ -38,6 +39,13 @@ export interface AwsFakesOptions {
   acm?: Omit<AcmFakeOptions, "accountId">;
   /** MicroVMs options (e.g. `onRun` to simulate the build). */
   microvms?: Omit<MicrovmsFakeOptions, "accountId" | "region">;
+  /** Route 53 options (change propagation). */
+  route53?: Route53FakeOptions;
+  /**
+   * ACM issues a certificate only once a Route 53 zone of the fake holds its validation CNAME,
+   * as the real services behave (default: ACM's own `issueAfterDescribes` timing).
+   */
+  acmValidatesThroughRoute53?: boolean;
   /** Clock in ms for Logs and MicroVMs (default `Date.now`). */
   now?: () => number;
 }
@@ -66,6 +74,8 @@ export interface AwsFakes extends AsyncDisposable {
   readonly lambda: AwsFake<LambdaFakeState>;
   /** The Firehose fake (us-east-1). */
   readonly firehose: AwsFake<FirehoseFakeState>;
+  /** The Route 53 fake (no zone until a test adds one). */
+  readonly route53: AwsFake<Route53FakeState>;
   /** `AWS_ENDPOINT_URL_<SERVICE>` for every fake (and S3 when given). */
   readonly endpointEnv: Record<string, string>;
   /**
@@ -80,8 +90,8 @@ export interface AwsFakes extends AsyncDisposable {
 }
 
 /**
- * Starts the CloudFront, ACM, IAM, Logs, STS, MicroVMs and Secrets Manager fakes, and the
- * analytics services (S3 Tables, Glue, Lambda, Firehose; us-east-1), on loopback.
+ * Starts the CloudFront, ACM, IAM, Logs, STS, MicroVMs, Secrets Manager and Route 53 fakes, and
+ * the analytics services (S3 Tables, Glue, Lambda, Firehose; us-east-1), on loopback.
  *
  * @param options account, region, S3 endpoint, per-service options
  * @returns the fakes; `await using` stops them all
@@ -98,7 +108,16 @@ export function startAwsFakes(options: AwsFakesOptions = {}): AwsFakes {
   const now = options.now;
   // ACM and CloudFront look each other up lazily, so each can start first.
   const linked: { cloudfront?: CloudFrontFakeState } = {};
+  const route53 = startRoute53Fake({
+    ...(now ? { now: () => new Date(now()) } : {}),
+    ...options.route53,
+  });
+  const inRoute53 = (rr: { name: string; value: string }) =>
+    [...route53.state.zones.values()].some((z) =>
+      z.records.some((r) => r.type === "CNAME" && r.name === rr.name && r.values[0] === rr.value)
+    );
   const acm = startAcmFake({
+    ...(options.acmValidatesThroughRoute53 ? { dnsValidated: inRoute53 } : {}),
     accountId,
     inUseBy: (arn) =>
       [...(linked.cloudfront?.distributions.values() ?? [])]
@@ -151,6 +170,7 @@ export function startAwsFakes(options: AwsFakesOptions = {}): AwsFakes {
     AWS_ENDPOINT_URL_GLUE: glue.endpoint,
     AWS_ENDPOINT_URL_LAMBDA: lambda.endpoint,
     AWS_ENDPOINT_URL_FIREHOSE: firehose.endpoint,
+    AWS_ENDPOINT_URL_ROUTE_53: route53.endpoint,
     ...(options.s3Endpoint ? { AWS_ENDPOINT_URL_S3: options.s3Endpoint } : {}),
   };
   const env: Record<string, string> = {
@@ -168,10 +188,7 @@ export function startAwsFakes(options: AwsFakesOptions = {}): AwsFakes {
     sts,
     microvms,
     secretsManager,
-    s3tables,
-    glue,
-    lambda,
-    firehose,
+    route53,
     s3tables,
     glue,
     lambda,
@@ -192,6 +209,7 @@ export function startAwsFakes(options: AwsFakesOptions = {}): AwsFakes {
     glue,
     lambda,
     firehose,
+    route53,
     endpointEnv,
     env,
     allCalls: () => all.flatMap((f) => f.calls),

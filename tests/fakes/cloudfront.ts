@@ -9,17 +9,11 @@
  * @module
  */
 
-import {
-  type AwsFake,
-  FakeAwsError,
-  requestId,
-  type RoutedCall,
-  startFakeServer,
-} from "./server.ts";
+import { restXmlError } from "./rest_xml.ts";
+import { type AwsFake, FakeAwsError, type RoutedCall, startFakeServer } from "./server.ts";
 import {
   at,
   child,
-  escapeXml,
   parseXml,
   renderNode,
   textAt,
@@ -966,17 +960,7 @@ export function startCloudFrontFake(
   return startFakeServer({
     service: "cloudfront",
     route,
-    renderError: (err) =>
-      xmlResponse(
-        `<ErrorResponse xmlns="${XMLNS}"><Error><Type>${
-          err.status >= 500 ? "Receiver" : "Sender"
-        }</Type>` +
-          `<Code>${escapeXml(err.code)}</Code><Message>${
-            escapeXml(err.message)
-          }</Message></Error>` +
-          `<RequestId>${requestId()}</RequestId></ErrorResponse>`,
-        err.status,
-      ),
+    renderError: (err) => restXmlError(XMLNS, err),
   }, state).fake;
 }
 

@@ -37,6 +37,11 @@ export interface BucketConfigState {
   readonly configs: Map<string, Map<ConfigName, string>>;
   /** Bucket names that "belong to another account". */
   readonly foreign: Set<string>;
+  /**
+   * The `x-amz-tagging` each object was uploaded with, by `<bucket>/<key>` (s3rver ignores the
+   * header on PUT, where real S3 applies it; this is what real S3 would hold).
+   */
+  readonly objectTagging: Map<string, string>;
 }
 
 /** s3rver behind the bucket-configuration proxy. */
@@ -111,7 +116,11 @@ export async function startSiteS3(): Promise<SiteS3> {
   // count as idle, and under load one such pooled connection made it wait forever: a combined
   // `deno test` run hung in deploy_cli_test / deploy_task_test while each file alone passed.
   const upstreamClient = Deno.createHttpClient({});
-  const state: BucketConfigState = { configs: new Map(), foreign: new Set() };
+  const state: BucketConfigState = {
+    configs: new Map(),
+    foreign: new Set(),
+    objectTagging: new Map(),
+  };
   const calls: FakeCall[] = [];
   const bucketExists = async (name: string) => {
     try {
@@ -181,6 +190,10 @@ export async function startSiteS3(): Promise<SiteS3> {
       redirect: "manual",
       client: upstreamClient,
     });
+    const tagging = req.headers.get("x-amz-tagging");
+    if (tagging !== null && res.ok && parts.length >= 2) {
+      state.objectTagging.set(parts.map(decodeURIComponent).join("/"), tagging);
+    }
     if (
       bucket !== undefined && req.method === "DELETE" && res.ok &&
       [...url.searchParams.keys()].length === 0

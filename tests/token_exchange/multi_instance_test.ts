@@ -355,14 +355,17 @@ async function refreshLoad(
       while (running) {
         const te = servers[n++ % servers.length]!;
         let res: Response;
+        let body: { refresh_token?: string };
         try {
           res = await refresh(te, token);
+          body = await res.json();
         } catch {
-          continue; // no answer (a killed instance): try the next one with the same token
+          // No whole answer (an instance killed before or while it answered): try the next one
+          // with the same token.
+          continue;
         }
-        const body = await res.json();
         if (res.status === 200) {
-          token = body.refresh_token;
+          token = body.refresh_token!;
           result.ok++;
           if (result.serverErrors.length > 0) result.okAfterErrors++;
         } else if (res.status >= 500) {

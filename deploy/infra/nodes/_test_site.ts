@@ -23,21 +23,44 @@ export const DIST_ARN = `arn:aws:cloudfront::${ACCOUNT}:distribution/E1`;
  * @returns the facts
  */
 export function facts(raw: Record<string, unknown>): SiteFacts {
+  return factsFor("production", raw);
+}
+
+function factsFor(env: string, raw: Record<string, unknown>): SiteFacts {
   const result = resolveSiteConfig({ siteName: "blog", ...raw }, {
-    env: "production",
+    env,
     repoDir: "/src/blog",
     accountId: ACCOUNT,
   });
   if (!("config" in result)) throw new Error(JSON.stringify(result.errors));
   const config: SiteConfig = result.config;
   return {
-    env: "production",
+    env,
     accountId: ACCOUNT,
     config,
-    bucket: BUCKET,
-    builderLogGroup: "/aws/microvms/production-blog-builder",
-    cdnLogGroup: "/blog/production/cloudfront",
-    deployRole: "production-blog-gh",
-    tags: { app: config.app, environment: "production" },
+    bucket: `${env}-blog-${ACCOUNT}`,
+    builderLogGroup: `/aws/microvms/${env}-blog-builder`,
+    cdnLogGroup: `/blog/${env}/cloudfront`,
+    deployRole: `${env}-blog-gh`,
+    tags: { app: config.app, environment: env },
   };
+}
+
+/** The preview stack's bucket. */
+export const PREVIEW_BUCKET = `preview-blog-${ACCOUNT}`;
+
+/**
+ * The facts for the preview stack of site `blog` (environment `preview`, base domain
+ * `preview.example.com`) with `raw` config keys on top.
+ *
+ * @param raw config keys
+ * @returns the facts
+ */
+export function previewFacts(raw: Record<string, unknown> = {}): SiteFacts {
+  const base = factsFor("preview", {
+    domain: "preview.example.com",
+    githubRepo: "acme/blog",
+    ...raw,
+  });
+  return { ...base, preview: { domain: base.config.domain! } };
 }

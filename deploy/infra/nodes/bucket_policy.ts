@@ -9,7 +9,7 @@ import {
   GetBucketPolicyCommand,
   PutBucketPolicyCommand,
 } from "@aws-sdk/client-s3";
-import { SITE_PREFIX } from "../../state/bucket_layout.ts";
+import { servedPrefix, SITE_PREFIX } from "../../state/bucket_layout.ts";
 import { aws, awsMaybe } from "../../aws/errors.ts";
 import { type PolicyDocument, samePolicy } from "../policy_document.ts";
 import type { NodeContext, ResourceNode } from "../resource.ts";
@@ -28,7 +28,11 @@ import { requireOutput } from "./outputs.ts";
  * bucketPolicy("production-blog-123456789012", "arn:aws:cloudfront::123456789012:distribution/E1");
  * ```
  */
-export function bucketPolicy(bucket: string, distributionArn: string): PolicyDocument {
+export function bucketPolicy(
+  bucket: string,
+  distributionArn: string,
+  prefix: string = SITE_PREFIX,
+): PolicyDocument {
   const bucketArn = `arn:aws:s3:::${bucket}`;
   const fromDistribution = { StringEquals: { "AWS:SourceArn": distributionArn } };
   return {
@@ -39,7 +43,7 @@ export function bucketPolicy(bucket: string, distributionArn: string): PolicyDoc
         Effect: "Allow",
         Principal: { Service: "cloudfront.amazonaws.com" },
         Action: "s3:GetObject",
-        Resource: `${bucketArn}/${SITE_PREFIX}*`,
+        Resource: `${bucketArn}/${prefix}*`,
         Condition: fromDistribution,
       },
       {
@@ -63,7 +67,11 @@ export function bucketPolicy(bucket: string, distributionArn: string): PolicyDoc
 }
 
 function desired(ctx: NodeContext): PolicyDocument {
-  return bucketPolicy(ctx.facts.bucket, requireOutput(ctx, "distribution", "arn"));
+  return bucketPolicy(
+    ctx.facts.bucket,
+    requireOutput(ctx, "distribution", "arn"),
+    servedPrefix(ctx.facts.preview !== undefined),
+  );
 }
 
 async function put(ctx: NodeContext) {
@@ -92,9 +100,10 @@ export const bucketPolicyNode: ResourceNode = {
     );
     if (out === undefined) return null;
     const arn = ctx.outputs.distribution?.arn;
-    const drift = typeof arn !== "string"
-      ? ["no distribution to allow"]
-      : samePolicy(out.Policy, bucketPolicy(ctx.facts.bucket, arn))
+    const drift = typeof arn !== "string" ? ["no distribution to allow"] : samePolicy(
+        out.Policy,
+        bucketPolicy(ctx.facts.bucket, arn, servedPrefix(ctx.facts.preview !== undefined)),
+      )
       ? []
       : ["policy differs from the OAC-only policy"];
     return {

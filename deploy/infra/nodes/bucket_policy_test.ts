@@ -16,3 +16,13 @@ Deno.test("bucketPolicy() lets only the distribution read site/*, via the CloudF
   const deny = policy.Statement.find((s) => s.Effect === "Deny")!;
   assert.deepEqual(deny.Condition, { Bool: { "aws:SecureTransport": "false" } });
 });
+
+Deno.test("bucketPolicy() for the preview stack lets the distribution read previews/* only", () => {
+  const doc = bucketPolicy(
+    "preview-blog-123456789012",
+    "arn:aws:cloudfront::1:distribution/E9",
+    "previews/",
+  );
+  const read = doc.Statement.find((s) => s.Sid === "CloudFrontReadsSite");
+  assert.equal(read?.Resource, "arn:aws:s3:::preview-blog-123456789012/previews/*");
+});

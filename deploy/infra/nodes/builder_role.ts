@@ -11,6 +11,7 @@
  */
 import { builderRoleName, logGroupArn } from "../../config/names.ts";
 import type { PolicyDocument } from "../policy_document.ts";
+import { servedPrefix, SITE_PREFIX } from "../../state/bucket_layout.ts";
 import type { ResourceNode, SiteFacts } from "../resource.ts";
 import { iamRoleNode, serviceTrustPolicy, SITE_OBJECT_ACTIONS } from "./iam_role.ts";
 
@@ -45,11 +46,14 @@ export interface BuilderPolicyInput {
   region: string;
   bucket: string;
   builderLogGroup: string;
+  /** Where the builder publishes: `site/` (default), or `previews/` for the preview stack. */
+  sitePrefix?: string;
 }
 
 /**
  * The builder role's inline policy (pure): read `build/*` (sources) and `builder/*` (the agent
- * bundle), read and write `site/*` (the live site) and `builds/*` (records and manifests), list
+ * bundle), read and write `site/*` (the live site; `previews/*` for the preview stack) and
+ * `builds/*` (records and manifests), list
  * the bucket (the sync compares against the live listing), and write log streams of the
  * builder log group. Nothing else: no bucket administration, no other bucket, no other group.
  *
@@ -79,7 +83,7 @@ export function builderPolicy(input: BuilderPolicyInput): PolicyDocument {
         Sid: "WriteSiteAndRecords",
         Effect: "Allow",
         Action: [...SITE_OBJECT_ACTIONS],
-        Resource: [`${bucketArn}/site/*`, `${bucketArn}/builds/*`],
+        Resource: [`${bucketArn}/${input.sitePrefix ?? SITE_PREFIX}*`, `${bucketArn}/builds/*`],
       },
       {
         Sid: "BuilderLogs",
@@ -107,6 +111,7 @@ function policyInput(facts: SiteFacts): BuilderPolicyInput {
     region: facts.config.region,
     bucket: facts.bucket,
     builderLogGroup: facts.builderLogGroup,
+    sitePrefix: servedPrefix(facts.preview !== undefined),
   };
 }
 

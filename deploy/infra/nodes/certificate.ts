@@ -18,6 +18,7 @@ import { createHash } from "node:crypto";
 import type { JsonValue, NodeOutputs } from "../../state/env_state.ts";
 import { aws, awsMaybe } from "../../aws/errors.ts";
 import type { LiveResource, NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
+import { previewWildcard } from "../../preview/names.ts";
 
 /** A DNS record the user must create for ACM to issue the certificate. */
 export interface ValidationRecord {
@@ -29,6 +30,17 @@ export interface ValidationRecord {
   type: string;
   /** Record value. */
   value: string;
+}
+
+/**
+ * The domain the certificate is for (pure): the custom domain, or for the preview stack the
+ * wildcard `*.<preview domain>` every preview host falls under.
+ *
+ * @param facts the site
+ * @returns the domain, or `undefined` without one
+ */
+export function certificateDomain(facts: SiteFacts): string | undefined {
+  return facts.preview ? previewWildcard(facts.preview.domain) : facts.config.domain;
 }
 
 /** Certificate statuses after which a new certificate is needed. */
@@ -140,7 +152,7 @@ async function findTagged(
 }
 
 async function request(ctx: NodeContext, generation: number): Promise<NodeOutputs> {
-  const domain = ctx.facts.config.domain!;
+  const domain = certificateDomain(ctx.facts)!;
   const { acm } = ctx.clients;
   const out = await aws(
     { resource: `certificate for ${domain}`, action: "acm:RequestCertificate" },
@@ -169,10 +181,10 @@ async function request(ctx: NodeContext, generation: number): Promise<NodeOutput
 export const certificateNode: ResourceNode = {
   id: "certificate",
   dependsOn: [],
-  wanted: (facts) => facts.config.domain !== undefined,
-  label: (facts) => `certificate for ${facts.config.domain ?? "(no domain)"}`,
+  wanted: (facts) => certificateDomain(facts) !== undefined,
+  label: (facts) => `certificate for ${certificateDomain(facts) ?? "(no domain)"}`,
   async read(ctx): Promise<LiveResource | null> {
-    const domain = ctx.facts.config.domain;
+    const domain = certificateDomain(ctx.facts);
     if (domain === undefined) {
       // Not wanted any more (destroy still tears a recorded one down).
       const arn = ctx.recorded?.arn;

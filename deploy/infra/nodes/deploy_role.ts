@@ -8,7 +8,7 @@
 import { builderImageName, builderRoleName, logGroupArn } from "../../config/names.ts";
 import { resolvePdsConfig } from "../../config/pds_config.ts";
 import type { SiteConfig } from "../../config/site_config.ts";
-import type { PolicyDocument } from "../policy_document.ts";
+import type { PolicyDocument, PolicyStatement } from "../policy_document.ts";
 import type { NodeContext, ResourceNode } from "../resource.ts";
 import { iamRoleNode, SITE_OBJECT_ACTIONS } from "./iam_role.ts";
 import { GITHUB_OIDC_AUDIENCE, GITHUB_OIDC_HOST } from "./oidc_provider.ts";
@@ -50,7 +50,11 @@ export interface DeployPolicyInput {
   accountId: string;
   region: string;
   bucket: string;
-  distributionArn: string;
+  /**
+   * The distribution the role may invalidate; absent for the preview role, which serves
+   * uncached and gets no invalidation rights.
+   */
+  distributionArn?: string;
   builderLogGroup: string;
   /** The builder image's name, `<env>-<siteName>-builder`. */
   builderImage: string;
@@ -79,6 +83,21 @@ export const DEPLOY_MICROVM_ACTIONS: readonly string[] = [
   "lambda:CreateMicrovmAuthToken",
   "lambda:TerminateMicrovm",
 ];
+
+/** Invalidating the one distribution (and reading what the invalidation needs). */
+function invalidateStatement(distributionArn: string): PolicyStatement {
+  return {
+    Sid: "InvalidateDistribution",
+    Effect: "Allow",
+    Action: [
+      "cloudfront:CreateInvalidation",
+      "cloudfront:GetInvalidation",
+      "cloudfront:ListInvalidations",
+      "cloudfront:GetDistribution",
+    ],
+    Resource: distributionArn,
+  };
+}
 
 /**
  * The deploy role's inline policy (pure): objects in this bucket (no bucket administration),
@@ -109,17 +128,7 @@ export function deployPolicy(input: DeployPolicyInput): PolicyDocument {
         Action: [...SITE_OBJECT_ACTIONS],
         Resource: `${bucketArn}/*`,
       },
-      {
-        Sid: "InvalidateDistribution",
-        Effect: "Allow",
-        Action: [
-          "cloudfront:CreateInvalidation",
-          "cloudfront:GetInvalidation",
-          "cloudfront:ListInvalidations",
-          "cloudfront:GetDistribution",
-        ],
-        Resource: input.distributionArn,
-      },
+      ...(input.distributionArn === undefined ? [] : [invalidateStatement(input.distributionArn)]),
       {
         Sid: "Builder",
         Effect: "Allow",
@@ -169,7 +178,7 @@ function policyInput(ctx: NodeContext): DeployPolicyInput {
     accountId: f.accountId,
     region: f.config.region,
     bucket: f.bucket,
-    distributionArn: requireOutput(ctx, "distribution", "arn"),
+    ...(f.preview ? {} : { distributionArn: requireOutput(ctx, "distribution", "arn") }),
     builderLogGroup: f.builderLogGroup,
     builderImage: builderImageName(f.env, f.config.siteName),
     builderRole: builderRoleName(f.env, f.config.siteName),
@@ -200,5 +209,6 @@ export const deployRoleNode: ResourceNode = iamRoleNode({
   trustDrift: (facts) => `trust policy is not scoped to repo:${facts.config.githubRepo}:*`,
   policyName: DEPLOY_POLICY_NAME,
   inlinePolicy: (ctx) => deployPolicy(policyInput(ctx)),
-  inlinePolicyKnown: (ctx) => typeof ctx.outputs.distribution?.arn === "string",
+  inlinePolicyKnown: (ctx) =>
+    ctx.facts.preview !== undefined || typeof ctx.outputs.distribution?.arn === "string",
 });

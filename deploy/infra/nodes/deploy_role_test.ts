@@ -98,3 +98,17 @@ Deno.test("deployPolicy() lets production read and store the publishing session,
       `arn:aws:secretsmanager:${DEPLOY_POLICY_INPUT.region}:${ACCOUNT}:secret:blog/atproto-*`,
   }]);
 });
+
+Deno.test("deployPolicy() without a distribution (the preview role) grants no CloudFront action", () => {
+  const doc = deployPolicy({
+    accountId: "123456789012",
+    region: "eu-west-1",
+    bucket: "preview-blog-123456789012",
+    builderLogGroup: "/aws/microvms/preview-blog-builder",
+    builderImage: "preview-blog-builder",
+    builderRole: "preview-blog-builder",
+  });
+  assert.ok(!JSON.stringify(doc).includes("cloudfront:"));
+  assert.ok(!JSON.stringify(doc).includes("secretsmanager:"));
+  assert.ok(!JSON.stringify(doc).includes("production-"));
+});

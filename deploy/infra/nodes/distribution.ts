@@ -5,6 +5,12 @@
  * certificate once issued, and the 404 page (or, with `spa`, unknown paths answered with
  * `/index.html` and 200, set at creation).
  *
+ * The preview stack's distribution has the same shape with what serves every preview at once:
+ * alias `*.<preview domain>`, the whole bucket as origin (the router function rewrites to the
+ * full key `previews/<id>/site/…`), AWS's CachingDisabled policy (a redeployed preview is
+ * served on the next request and a destroyed one stops being served, with no invalidation)
+ * and no custom error responses (`spa` does not apply to previews).
+ *
  * @module
  */
 import {
@@ -26,6 +32,7 @@ import { SITE_ORIGIN_PATH } from "../../state/bucket_layout.ts";
 import { aws, awsErrorCode, awsMaybe } from "../../aws/errors.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 import { bucketOriginDomain } from "./bucket.ts";
+import { previewWildcard } from "../../preview/names.ts";
 import { optionalOutput, requireOutput } from "./outputs.ts";
 
 /** The origin id inside the distribution. */
@@ -273,9 +280,115 @@ export function distributionDrift(config: DistributionConfig, spec: Distribution
   );
 }
 
+/** AWS managed cache policy "CachingDisabled" (TTL 0: every request reaches the bucket). */
+export const CACHING_DISABLED_POLICY_ID = "4135ea2d-6df8-44a3-9df3-4b5a84be39ad";
+
+/** What the preview distribution's description depends on. */
+export interface PreviewDistributionInput {
+  /** The preview bucket. */
+  readonly bucket: string;
+  /** The bucket's region. */
+  readonly region: string;
+  /** The preview base domain. */
+  readonly domain: string;
+  /** The origin access control's id. */
+  readonly oacId: string;
+  /** The wildcard certificate's ARN and status. */
+  readonly certificate?: { readonly arn: string; readonly status: string };
+  /** The published router function's ARN. */
+  readonly routerArn: string;
+}
+
+/**
+ * The preview distribution's spec (pure): the alias and certificate only once issued.
+ *
+ * @param input bucket, region, domain, OAC, certificate, router
+ * @returns the spec the distribution helpers take
+ */
+export function previewDistributionSpec(input: PreviewDistributionInput): DistributionSpec {
+  const issued = input.certificate?.status === "ISSUED";
+  return {
+    callerReference: `deploy-${input.bucket}`,
+    comment: `deploy ${input.bucket}`,
+    originDomain: bucketOriginDomain(input.bucket, input.region),
+    originPath: "",
+    oacId: input.oacId,
+    // The router maps `/` itself; a default root object would bypass it for `/` only.
+    defaultRootObject: "",
+    aliases: issued ? [previewWildcard(input.domain)] : [],
+    ...(issued ? { certificateArn: input.certificate!.arn } : {}),
+    spa: false,
+    rewriteFunctionArn: input.routerArn,
+  };
+}
+
+/**
+ * The configuration to create (pure): the site distribution's, with caching disabled and no
+ * custom error responses.
+ *
+ * @param spec the spec
+ * @returns the configuration
+ */
+export function previewDistributionConfig(spec: DistributionSpec): DistributionConfig {
+  return withPreviewServing(distributionConfig(spec));
+}
+
+/**
+ * Sets the two preview-only settings on a configuration, keeping everything else (pure).
+ *
+ * @param config a configuration
+ * @returns it with CachingDisabled and no custom error responses
+ */
+export function withPreviewServing(config: DistributionConfig): DistributionConfig {
+  return {
+    ...config,
+    DefaultCacheBehavior: {
+      ...config.DefaultCacheBehavior!,
+      CachePolicyId: CACHING_DISABLED_POLICY_ID,
+    },
+    CustomErrorResponses: { Quantity: 0 },
+  };
+}
+
+/**
+ * How a live configuration differs from the spec (pure): the managed settings, the cache
+ * policy and the error responses.
+ *
+ * @param config the live configuration
+ * @param spec the spec
+ * @returns one line per difference
+ */
+export function previewDistributionDrift(
+  config: DistributionConfig,
+  spec: DistributionSpec,
+): string[] {
+  const drift = distributionDrift(config, spec);
+  const policy = config.DefaultCacheBehavior?.CachePolicyId;
+  if (policy !== CACHING_DISABLED_POLICY_ID) {
+    drift.push(`cache policy ${policy ?? "(none)"}, want ${CACHING_DISABLED_POLICY_ID}`);
+  }
+  const errors = config.CustomErrorResponses?.Quantity ?? 0;
+  if (errors !== 0) drift.push(`${errors} custom error response(s), want none`);
+  return drift;
+}
+
 function specFor(ctx: NodeContext): DistributionSpec {
   const arn = optionalOutput(ctx, "certificate", "arn");
-  const status = optionalOutput(ctx, "certificate", "status");
+  // The preview stack validates its certificate in the same run (Route 53): that node's
+  // status is the newer one.
+  const status = optionalOutput(ctx, "certificateValidation", "status") ??
+    optionalOutput(ctx, "certificate", "status");
+  const preview = ctx.facts.preview;
+  if (preview) {
+    return previewDistributionSpec({
+      bucket: ctx.facts.bucket,
+      region: ctx.facts.config.region,
+      domain: preview.domain,
+      oacId: requireOutput(ctx, "oac", "id"),
+      ...(arn && status ? { certificate: { arn, status } } : {}),
+      routerArn: requireOutput(ctx, "rewriteFunction", "arn"),
+    });
+  }
   return distributionSpec(
     ctx.facts,
     requireOutput(ctx, "oac", "id"),
@@ -380,6 +493,8 @@ export const distributionNode: ResourceNode = {
       ? ["origin access control missing"]
       : ctx.outputs.rewriteFunction?.arn === undefined
       ? ["rewrite function missing"]
+      : ctx.facts.preview
+      ? previewDistributionDrift(d.DistributionConfig, specFor(ctx))
       : distributionDrift(d.DistributionConfig, specFor(ctx));
     return { outputs: outputsOf(d), drift };
   },
@@ -390,7 +505,9 @@ export const distributionNode: ResourceNode = {
       const out = await cf.send(
         new CreateDistributionWithTagsCommand({
           DistributionConfigWithTags: {
-            DistributionConfig: distributionConfig(spec),
+            DistributionConfig: ctx.facts.preview
+              ? previewDistributionConfig(spec)
+              : distributionConfig(spec),
             Tags: { Items: Object.entries(ctx.facts.tags).map(([Key, Value]) => ({ Key, Value })) },
           },
         }),
@@ -427,7 +544,9 @@ export const distributionNode: ResourceNode = {
         new UpdateDistributionCommand({
           Id: id,
           IfMatch: current.ETag,
-          DistributionConfig: applyManaged(current.DistributionConfig!, specFor(ctx)),
+          DistributionConfig: ctx.facts.preview
+            ? withPreviewServing(applyManaged(current.DistributionConfig!, specFor(ctx)))
+            : applyManaged(current.DistributionConfig!, specFor(ctx)),
         }),
       ));
     return outputsOf(out.Distribution!);

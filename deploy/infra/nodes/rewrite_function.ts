@@ -31,6 +31,8 @@ import {
 } from "@aws-sdk/client-cloudfront";
 import { aws, awsErrorCode, awsFailure, awsMaybe } from "../../aws/errors.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
+import { previewRouterName } from "../../preview/names.ts";
+import { previewRouterCode } from "../../preview/router_function.ts";
 
 /** The CloudFront Functions runtime the code is written for. */
 export const REWRITE_RUNTIME: FunctionRuntime = "cloudfront-js-2.0";
@@ -39,7 +41,8 @@ export const REWRITE_RUNTIME: FunctionRuntime = "cloudfront-js-2.0";
 const NO_SUCH_FUNCTION = "NoSuchFunctionExists";
 
 /**
- * The function's name for a site (pure): `<env>-<siteName>-rewrite`. CloudFront allows 64
+ * The function's name for a site (pure): `<env>-<siteName>-rewrite`, or for the preview stack
+ * its router `preview-<siteName>-router` (`preview/router_function.ts`). CloudFront allows 64
  * characters of `[a-zA-Z0-9-_]`; `<env>-<siteName>` is already held to the bucket name's
  * limits (at most 49 characters, lowercase letters, digits and hyphens).
  *
@@ -47,7 +50,9 @@ const NO_SUCH_FUNCTION = "NoSuchFunctionExists";
  * @returns the function name
  */
 export function rewriteFunctionName(facts: SiteFacts): string {
-  return `${facts.env}-${facts.config.siteName}-rewrite`;
+  return facts.preview
+    ? previewRouterName(facts.config.siteName)
+    : `${facts.env}-${facts.config.siteName}-rewrite`;
 }
 
 /**
@@ -96,12 +101,21 @@ export interface RewriteFunctionSpec {
 }
 
 /**
- * The function's desired description for a site (pure).
+ * The function's desired description for a site (pure): the pretty-URL rewrite, or for the
+ * preview stack the router that also picks the preview from the host name.
  *
  * @param facts the site
  * @returns name, code, runtime and comment
  */
 export function rewriteFunctionSpec(facts: SiteFacts): RewriteFunctionSpec {
+  if (facts.preview) {
+    return {
+      name: rewriteFunctionName(facts),
+      code: previewRouterCode(facts.preview.domain, facts.config.defaultRootObject),
+      runtime: REWRITE_RUNTIME,
+      comment: `deploy ${facts.bucket}: <id>.${facts.preview.domain} to previews/<id>/site`,
+    };
+  }
   return {
     name: rewriteFunctionName(facts),
     code: rewriteFunctionCode(facts.config.defaultRootObject),

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { previewFacts } from "./_test_site.ts";
+import { previewRouterCode } from "../../preview/router_function.ts";
 import { resolveSiteConfig } from "../../config/site_config.ts";
 import type { SiteFacts } from "../resource.ts";
 import {
@@ -129,4 +131,12 @@ Deno.test("rewriteFunctionDrift() compares the LIVE stage: unpublished, runtime,
       "code differs from this version's rewrite rules",
     ],
   );
+});
+
+Deno.test("rewriteFunctionSpec() for the preview stack is the router preview-<siteName>-router", () => {
+  const spec = rewriteFunctionSpec(previewFacts());
+  assert.equal(spec.name, "preview-blog-router");
+  assert.equal(spec.runtime, "cloudfront-js-2.0");
+  assert.equal(spec.code, previewRouterCode("preview.example.com", "index.html"));
+  assert.match(spec.comment, /preview-blog-123456789012/);
 });

@@ -1,0 +1,43 @@
+/**
+ * `deploy preview destroy <id>`: removes everything under `previews/<id>/`; an unknown id
+ * removes nothing and succeeds.
+ *
+ * @module
+ */
+import type { Command } from "../cli/command.ts";
+import { PREVIEW_ENV } from "../preview/names.ts";
+import { requirePreviewConfig } from "../preview/open_preview.ts";
+import { parsePreviewId } from "../preview/preview_id.ts";
+import { destroyPreview } from "../preview/store.ts";
+import { openSite } from "../site/open_site.ts";
+
+/** The `preview destroy` command. */
+export const previewDestroyCommand: Command = {
+  name: "preview destroy",
+  summary: "remove one preview",
+  args: ["id"],
+  takesEnv: false,
+  fixedEnv: PREVIEW_ENV,
+  flags: {
+    id: { type: "string", placeholder: "ID", description: "the preview id (or positional)" },
+  },
+  help: "Deletes every object under previews/<id>/ (the preview's files and record); the next\n" +
+    "request to https://<id>.<domain> is not served. An unknown id deletes nothing (exit 0).\n" +
+    "--json prints {id, deleted}.",
+  async run(ctx) {
+    const id = parsePreviewId(ctx.args.id ?? "");
+    using site = await openSite(ctx, { aws: true });
+    requirePreviewConfig(site.site);
+    const deleted = await destroyPreview({ s3: site.clients.s3, bucket: site.bucket }, id);
+    if (ctx.out.mode === "json") {
+      ctx.out.data({ id, deleted });
+      return 0;
+    }
+    ctx.out.line(
+      deleted === 0
+        ? `No preview ${id}: nothing to destroy.`
+        : `Destroyed preview ${id} (${deleted} object${deleted === 1 ? "" : "s"}).`,
+    );
+    return 0;
+  },
+};

@@ -1,0 +1,39 @@
+/**
+ * `deploy preview list`: each live preview with its URL, revision and last deploy time.
+ *
+ * @module
+ */
+import type { Command } from "../cli/command.ts";
+import { previewRows, previewTable } from "../preview/listing.ts";
+import { PREVIEW_ENV } from "../preview/names.ts";
+import { requirePreviewConfig } from "../preview/open_preview.ts";
+import { listPreviews } from "../preview/store.ts";
+import { openSite } from "../site/open_site.ts";
+
+/** The `preview list` command. */
+export const previewListCommand: Command = {
+  name: "preview list",
+  summary: "list the live previews",
+  takesEnv: false,
+  fixedEnv: PREVIEW_ENV,
+  help: "Lists each preview in the preview bucket, newest deploy first: id, URL, revision and\n" +
+    "last deploy time. --json prints {previews: [{id, url, revision, deployedAt}]}.",
+  async run(ctx) {
+    using site = await openSite(ctx, { aws: true });
+    const domain = requirePreviewConfig(site.site);
+    const rows = previewRows(
+      await listPreviews({ s3: site.clients.s3, bucket: site.bucket }),
+      domain,
+    );
+    if (ctx.out.mode === "json") {
+      ctx.out.data({ previews: rows });
+      return 0;
+    }
+    if (rows.length === 0) {
+      ctx.out.line("no previews");
+      return 0;
+    }
+    for (const line of previewTable(rows)) ctx.out.line(line);
+    return 0;
+  },
+};

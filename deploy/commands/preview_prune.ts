@@ -1,0 +1,71 @@
+/**
+ * `deploy preview prune --older-than <duration>`: destroys the previews not deployed for longer
+ * than the duration; `--dry-run` lists them.
+ *
+ * @module
+ */
+import { parseDuration } from "@org/shared";
+import type { Command } from "../cli/command.ts";
+import { DeployError } from "../errors.ts";
+import { previewAges } from "../preview/listing.ts";
+import { PREVIEW_ENV } from "../preview/names.ts";
+import { requirePreviewConfig } from "../preview/open_preview.ts";
+import { previewsToPrune } from "../preview/prune.ts";
+import { destroyPreview, listPreviews } from "../preview/store.ts";
+import { openSite } from "../site/open_site.ts";
+
+/** The `preview prune` command. */
+export const previewPruneCommand: Command = {
+  name: "preview prune",
+  summary: "destroy previews not deployed for a while",
+  takesEnv: false,
+  fixedEnv: PREVIEW_ENV,
+  flags: {
+    "older-than": {
+      type: "string",
+      placeholder: "DURATION",
+      description: "destroy previews last deployed longer ago than this (14d, 36h)",
+    },
+    "dry-run": { type: "boolean", description: "list what would be destroyed, change nothing" },
+  },
+  help: "Destroys every preview last deployed longer ago than --older-than (units d, h, m, s:\n" +
+    "14d, 36h). A preview without a record is aged by its newest file. --dry-run lists them\n" +
+    "only. --json prints {olderThan, dryRun, pruned: [ids]}.",
+  async run(ctx) {
+    const text = ctx.flags["older-than"];
+    if (typeof text !== "string") {
+      throw new DeployError("usage", "`deploy preview prune` needs --older-than <duration>", {
+        hint: "usage: deploy preview prune --older-than 14d [--dry-run]",
+      });
+    }
+    let seconds: number;
+    try {
+      seconds = parseDuration(text);
+    } catch (err) {
+      throw new DeployError("usage", `--older-than: ${(err as Error).message}`, {
+        hint: "usage: deploy preview prune --older-than 14d [--dry-run]",
+      });
+    }
+    const dryRun = ctx.flags["dry-run"] === true;
+    using site = await openSite(ctx, { aws: true });
+    requirePreviewConfig(site.site);
+    const at = { s3: site.clients.s3, bucket: site.bucket };
+    const ids = previewsToPrune(previewAges(await listPreviews(at)), ctx.clock.now(), seconds);
+    if (!dryRun) { for (const id of ids) await destroyPreview(at, id); }
+    if (ctx.out.mode === "json") {
+      ctx.out.data({ olderThan: text, dryRun, pruned: ids });
+      return 0;
+    }
+    if (ids.length === 0) {
+      ctx.out.line(`No preview older than ${text}.`);
+      return 0;
+    }
+    for (const id of ids) ctx.out.line(`  ${dryRun ? "would destroy" : "destroyed"}  ${id}`);
+    ctx.out.line(
+      `${
+        dryRun ? "Would destroy" : "Destroyed"
+      } ${ids.length} preview(s) not deployed for ${text}.`,
+    );
+    return 0;
+  },
+};

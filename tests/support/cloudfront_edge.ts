@@ -1,0 +1,79 @@
+/**
+ * Serves a viewer request the way the deployed CloudFront stack would, from the fakes' state:
+ * find the distribution whose alias matches the host, run the viewer-request function it
+ * associates (the code PUBLISHED to its LIVE stage in the CloudFront fake: exactly what the
+ * tool deployed), then fetch the rewritten URI from the distribution's bucket origin in S3
+ * (origin path prepended). So a test checks what a visitor would get, through the deployed
+ * function and the bucket keys.
+ *
+ * @module
+ */
+import { GetObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import type { CloudFrontFakeState } from "../fakes/cloudfront.ts";
+import { at, textAt, textsAt } from "../fakes/xml.ts";
+import {
+  isViewerResponse,
+  loadViewerRequestHandler,
+  viewerRequestEvent,
+} from "./cloudfront_function.ts";
+
+/** What the visitor gets. */
+export interface EdgeAnswer {
+  /** HTTP status. */
+  status: number;
+  /** The body (for 200). */
+  body: string;
+  /** The S3 key asked for, when the request reached the bucket. */
+  key?: string;
+}
+
+function aliasMatches(alias: string, host: string): boolean {
+  const a = alias.toLowerCase();
+  if (!a.startsWith("*.")) return a === host;
+  const rest = host.slice(host.indexOf(".") + 1);
+  return host.includes(".") && rest === a.slice(2);
+}
+
+/**
+ * Answers `GET <url>` through the fakes.
+ *
+ * @param cloudfront the CloudFront fake's state
+ * @param s3 an S3 client for the bucket origin
+ * @param url the URL a visitor opens (its host picks the distribution and the preview)
+ * @returns status, body and the key read
+ */
+export async function requestThroughEdge(
+  cloudfront: CloudFrontFakeState,
+  s3: S3Client,
+  url: string,
+): Promise<EdgeAnswer> {
+  const host = new URL(url).hostname.toLowerCase();
+  const dist = [...cloudfront.distributions.values()].find((d) =>
+    textsAt(d.config, "Aliases/Items").some((a) => aliasMatches(a, host))
+  );
+  if (!dist) return { status: 421, body: "no distribution serves this host" };
+  let uri = new URL(url).pathname;
+  const association =
+    (at(dist.config, "DefaultCacheBehavior/FunctionAssociations/Items")?.children ?? [])
+      .find((a) => textAt(a, "EventType") === "viewer-request");
+  if (association) {
+    const arn = textAt(association, "FunctionARN");
+    const fn = [...cloudfront.functions.values()].find((f) => f.arn === arn);
+    if (!fn?.live) throw new Error(`function ${arn} is not published to LIVE`);
+    const handler = await loadViewerRequestHandler(fn.live.code);
+    const out = handler(viewerRequestEvent(url));
+    if (isViewerResponse(out)) return { status: out.statusCode, body: "" };
+    uri = out.uri;
+  }
+  const origin = at(dist.config, "Origins/Items")?.children[0];
+  const domain = textAt(origin, "DomainName") ?? "";
+  const bucket = domain.slice(0, domain.indexOf(".s3."));
+  const key = `${textAt(origin, "OriginPath") ?? ""}${uri}`.replace(/^\//, "");
+  try {
+    const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    return { status: 200, body: await got.Body?.transformToString() ?? "", key };
+  } catch (err) {
+    const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+    return { status: status ?? 500, body: "", key };
+  }
+}
