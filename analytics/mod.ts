@@ -3,7 +3,7 @@
  * `@org/deploy-analytics`: the analytics plugin of the deploy CLI. CloudFront access logs
  * become rows of an Iceberg table in the site owner's S3 Tables (us-east-1), with no IP stored.
  * Installed in a site with `deploy plugin add analytics`; its commands are
- * `deploy analytics bootstrap|status|destroy [env]`. See docs/analytics.md.
+ * `deploy analytics bootstrap|status|destroy|dashboard|backfill [env]`. See docs/analytics.md.
  *
  * @example
  * ```ts
@@ -16,9 +16,10 @@ import {
   type DeployPlugin,
   resolveAnalyticsConfig,
 } from "@org/deploy/plugin";
+import { backfillCommand } from "./commands/backfill.ts";
 import { bootstrapCommand } from "./commands/bootstrap.ts";
+import { dashboardCommand } from "./commands/dashboard.ts";
 import { destroyCommand } from "./commands/destroy.ts";
-import { backfillCommand, dashboardCommand } from "./commands/planned.ts";
 import { statusCommand } from "./commands/status.ts";
 import type { AnalyticsClients, AnalyticsFacts, AnalyticsNodeId } from "./pipeline/facts.ts";
 import { ANALYTICS_GRAPH } from "./pipeline/graph.ts";

@@ -138,6 +138,10 @@ export type DeployErrorCode =
   | "plugin_unknown"
   /** A core command refused because a plugin still has state for the environment. */
   | "plugin_state_exists"
+  /** The analytics query engine (DuckDB or one of its extensions) cannot run here. */
+  | "query_engine_unavailable"
+  /** A local server's port is taken by another program. */
+  | "port_in_use"
   /** Anything thrown that is not a `DeployError`: a bug or an unexpected environment failure. */
   | "internal";
 

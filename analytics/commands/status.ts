@@ -1,7 +1,7 @@
 /**
  * `deploy analytics status [env]`: every pipeline resource read live (present, missing,
- * drifted or error), the Firehose stream's state, and the table's row count when the query
- * engine exists (not in this release: it says so).
+ * drifted or error), the Firehose stream's state, and the table's row count (through DuckDB;
+ * when it cannot run here, status says why).
  *
  * @module
  */
@@ -14,10 +14,9 @@ import {
 import { ANALYTICS_REGION } from "../pipeline/names.ts";
 import { pipelineRunFor } from "../pipeline/open.ts";
 import { ANALYTICS_NAMESPACE, inspectPipeline } from "../pipeline/run.ts";
-
-/** What status says of the row count until the query engine ships. */
-export const ROW_COUNT_UNAVAILABLE =
-  "not available: the query engine comes with `deploy analytics dashboard`";
+import { utcDay } from "../queries/range.ts";
+import { openSiteSource } from "../queries/site_source.ts";
+import { tableRowCount } from "../queries/table_rows.ts";
 
 /** The `analytics status` command. */
 export const statusCommand: PluginCommand<AnalyticsConfig> = {
@@ -33,6 +32,11 @@ export const statusCommand: PluginCommand<AnalyticsConfig> = {
     const stream = reports.find((r) => r.id === "stream");
     const streamState = typeof stream?.live?.status === "string" ? stream.live.status : null;
     const key = scopedStateKey(site.env, ANALYTICS_NAMESPACE);
+    // Status never downloads DuckDB extensions; the dashboard does on first use.
+    const rows = await tableRowCount(
+      () => openSiteSource(site, config, { download: false }),
+      utcDay(ctx.clock.now()),
+    );
     if (ctx.out.mode === "json") {
       ctx.out.data({
         env: site.env,
@@ -41,7 +45,7 @@ export const statusCommand: PluginCommand<AnalyticsConfig> = {
         ...(stateError ? { stateError } : {}),
         ok: reports.every((r) => r.status === "present"),
         stream: { status: streamState },
-        rows: { count: null, note: ROW_COUNT_UNAVAILABLE },
+        rows,
         nodes: reports,
       });
       return 0;
@@ -55,7 +59,7 @@ export const statusCommand: PluginCommand<AnalyticsConfig> = {
     for (const r of reports) ctx.out.line(statusLine(ctx.out.paint, r));
     ctx.out.line();
     ctx.out.line(`Stream: ${streamState ?? "does not exist"}`);
-    ctx.out.line(`Rows: ${ROW_COUNT_UNAVAILABLE}`);
+    ctx.out.line(`Rows: ${rows.count === null ? rows.note : rows.count}`);
     return 0;
   },
 };

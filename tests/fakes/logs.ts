@@ -132,6 +132,11 @@ export interface LogsFakeOptions {
    * well-formed stream ARN is accepted).
    */
   firehoseStreamExists?: (arn: string) => boolean;
+  /**
+   * Events per `FilterLogEvents` page when the request sets no `limit` (default 10,000, the
+   * service's maximum); tests set it low to make a reader follow `nextToken`.
+   */
+  filterPageSize?: number;
 }
 
 /** Retention values CloudWatch Logs accepts. */
@@ -179,6 +184,7 @@ export function startLogsFake(options: LogsFakeOptions = {}): AwsFake<LogsFakeSt
   const accountId = options.accountId ?? "123456789012";
   const region = options.region ?? "us-east-1";
   const now = options.now ?? (() => Date.now());
+  const filterPageSize = options.filterPageSize ?? 10_000;
   const groups = new Map<string, FakeLogGroup>();
   const groupArn = (name: string) => `arn:aws:logs:${region}:${accountId}:log-group:${name}`;
   const deliverySources = new Map<string, FakeDeliverySource>();
@@ -583,7 +589,7 @@ export function startLogsFake(options: LogsFakeOptions = {}): AwsFake<LogsFakeSt
           e.timestamp >= startTime && e.timestamp < endTime && matches(e.message)
         )
       ).sort((a, b) => a.e.timestamp - b.e.timestamp);
-      const out = page(all, input, 10_000, ({ s, e, i }) => ({
+      const out = page(all, input, filterPageSize, ({ s, e, i }) => ({
         logStreamName: s.name,
         timestamp: e.timestamp,
         message: e.message,

@@ -1,0 +1,126 @@
+/**
+ * The dashboard's HTTP handler: the page and its assets, and the JSON API
+ * `GET /api/queries/<name>?from=YYYY-MM-DD&to=YYYY-MM-DD&bots=include|exclude` over the named
+ * queries. It is a function of its dependencies; only `serve.ts` binds a socket.
+ *
+ * Every answer is `no-store` and `nosniff`; only GET and HEAD are served (405 with `Allow`);
+ * a `Host` other than `127.0.0.1:<port>` or `localhost:<port>` is refused with 403, so a page
+ * on another site cannot reach the API through DNS rebinding; request bodies are never read.
+ *
+ * @module
+ */
+import type { Logger } from "@org/shared";
+import {
+  isQueryName,
+  NAMED_QUERIES,
+  QUERY_NAMES,
+  type QueryName,
+  type QueryResult,
+} from "../queries/named_queries.ts";
+import { parseQueryRange, type QueryRange, utcDay } from "../queries/range.ts";
+import { PAGE_ASSETS } from "./assets.ts";
+
+/** What the handler needs. */
+export interface DashboardDeps {
+  /** The port the server listens on (for the `Host` check). */
+  readonly port: number;
+  /** Runs a named query. */
+  runQuery(name: QueryName, range: QueryRange): Promise<QueryResult>;
+  /** Whether bots count unless a request says otherwise (`analytics.bots`). */
+  readonly includeBotsByDefault: boolean;
+  /** The site and environment, shown in the page title. */
+  readonly site: { readonly siteName: string; readonly env: string };
+  /** The clock: "today" (UTC) for the page's default range. */
+  readonly clock: { now(): number };
+  /** The log for failed queries. */
+  readonly log: Logger;
+}
+
+/** The methods the dashboard answers. */
+export const ALLOWED_METHODS = "GET, HEAD";
+
+/**
+ * The Content-Security-Policy of every answer: the page may load only its own scripts and
+ * styles and talk only to its own origin, so nothing it shows can reach another server.
+ */
+export const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; " +
+  "style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; " +
+  "form-action 'none'; frame-ancestors 'none'";
+
+const COMMON_HEADERS: Readonly<Record<string, string>> = {
+  "cache-control": "no-store",
+  "x-content-type-options": "nosniff",
+  "content-security-policy": CONTENT_SECURITY_POLICY,
+  "referrer-policy": "no-referrer",
+  "x-frame-options": "DENY",
+};
+
+/**
+ * Makes the dashboard's handler.
+ *
+ * @param deps the queries, port, defaults and clock
+ * @returns the request handler
+ *
+ * @example
+ * ```ts
+ * const handler = createDashboardHandler({ port, runQuery, includeBotsByDefault, site, clock, log });
+ * ```
+ */
+export function createDashboardHandler(deps: DashboardDeps): (req: Request) => Promise<Response> {
+  const hosts = new Set([`127.0.0.1:${deps.port}`, `localhost:${deps.port}`]);
+  return async (req) => {
+    const head = req.method === "HEAD";
+    const send = (status: number, body: string, type: string, extra: HeadersInit = {}) =>
+      new Response(head ? null : body, {
+        status,
+        headers: { ...COMMON_HEADERS, "content-type": type, ...extra },
+      });
+    const json = (status: number, value: unknown, extra: HeadersInit = {}) =>
+      send(status, JSON.stringify(value), "application/json; charset=utf-8", extra);
+    const fail = (status: number, code: string, message: string, more = {}, extra = {}) =>
+      json(status, { error: { code, message, ...more } }, extra);
+
+    if (!hosts.has((req.headers.get("host") ?? "").toLowerCase())) {
+      return fail(403, "forbidden_host", `the dashboard answers only ${[...hosts].join(" or ")}`);
+    }
+    if (req.method !== "GET" && !head) {
+      return fail(405, "method_not_allowed", `only ${ALLOWED_METHODS}`, {}, {
+        allow: ALLOWED_METHODS,
+      });
+    }
+    const url = new URL(req.url);
+    const asset = PAGE_ASSETS[url.pathname];
+    if (asset) {
+      if (url.search !== "") return fail(400, "bad_request", "the page takes no parameters");
+      return send(200, asset.body, asset.type);
+    }
+    if (url.pathname === "/api/queries") {
+      return json(200, {
+        site: deps.site,
+        today: utcDay(deps.clock.now()),
+        bots: deps.includeBotsByDefault ? "include" : "exclude",
+        queries: QUERY_NAMES.map((n) => {
+          const { name, title, description, columns } = NAMED_QUERIES[n];
+          return { name, title, description, columns };
+        }),
+      });
+    }
+    const match = /^\/api\/queries\/([^/]+)$/.exec(url.pathname);
+    if (!match) return fail(404, "not_found", `no such page: ${url.pathname}`);
+    const name = decodeURIComponent(match[1]!);
+    if (!isQueryName(name)) {
+      return fail(404, "unknown_query", `no query named "${name}"`, { queries: QUERY_NAMES });
+    }
+    const parsed = parseQueryRange(url.searchParams, deps.includeBotsByDefault);
+    if ("errors" in parsed) {
+      return fail(400, "bad_request", parsed.errors.join("; "), { problems: parsed.errors });
+    }
+    try {
+      return json(200, await deps.runQuery(name, parsed.range));
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      deps.log.error("dashboard query failed", { query: name, ...parsed.range, error: message });
+      return fail(500, "query_failed", `the query ${name} failed: ${message}`);
+    }
+  };
+}

@@ -1,0 +1,272 @@
+/**
+ * The named queries of the dashboard and `analytics status`: the only SQL that ever runs on
+ * the page-view table. Each is bound by a date range of whole UTC days and the bots rule, and
+ * every value is a bound parameter (`$from`, `$to`, `$bots`); the one name spliced into the
+ * text is the table's, from the validated configuration.
+ *
+ * @module
+ */
+import type { DuckDBValue } from "@duckdb/node-api";
+import type { QueryRange } from "./range.ts";
+import { timeBucket } from "./range.ts";
+import type { PageViewSource } from "./source.ts";
+
+/** A cell of a result row, as JSON carries it. */
+export type Cell = string | number | boolean | null;
+
+/** What a named query answers; the dashboard's API sends it as JSON. */
+export interface QueryResult {
+  /** The query's name. */
+  readonly query: QueryName;
+  /** First day of the range. */
+  readonly from: string;
+  /** Last day of the range. */
+  readonly to: string;
+  /** Whether bot rows were counted. */
+  readonly bots: "include" | "exclude";
+  /** The rows, one object per row, keys as in {@linkcode NamedQuery.columns}. */
+  readonly rows: readonly Record<string, Cell>[];
+  /** The figure summing the rows, where one makes sense (views, visitors, rows). */
+  readonly total?: number;
+  /** The bucket of time-series rows (`views`): `hour` or `day`. */
+  readonly unit?: "hour" | "day";
+}
+
+/** One named query. */
+export interface NamedQuery {
+  /** The name in `/api/queries/<name>`. */
+  readonly name: QueryName;
+  /** A short title for the page. */
+  readonly title: string;
+  /** What the numbers mean (shown on the page and in docs/analytics.md). */
+  readonly description: string;
+  /** The columns of its rows, in order. */
+  readonly columns: readonly string[];
+  /** The column whose sum is the result's `total`, where one makes sense. */
+  readonly total?: string;
+  /**
+   * Its SQL (pure): the parameters `$from`, `$to` and `$bots` are bound when it runs.
+   * @param relation the table's quoted name
+   * @param range the range (only its length is read, to pick hours or days)
+   */
+  sql(relation: string, range: QueryRange): string;
+}
+
+/** The query names, in the order the page shows them. */
+export const QUERY_NAMES = [
+  "views",
+  "unique_visitors",
+  "top_paths",
+  "referrers",
+  "countries",
+  "status_codes",
+  "cache_hit_ratio",
+  "row_count",
+] as const;
+
+/** A query name. */
+export type QueryName = typeof QUERY_NAMES[number];
+
+/** How many rows the top-N queries return. */
+export const TOP_LIMIT = 20;
+
+/**
+ * Every query's filter: the partition column bounds the range (so an Iceberg scan reads only
+ * those days' files) and `$bots` decides whether bot rows count.
+ */
+const BOUNDED = "day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE) AND ($bots OR NOT is_bot)";
+
+/**
+ * A page view: a successful (2xx or 304) GET of an HTML page. CloudFront logs no content type
+ * on a 304, so a path that looks like a page (ends in `/`, `.htm(l)` or has no extension)
+ * counts then. Assets, errors and non-GET requests are requests but not views. The content
+ * type is compared as written (the deploy sync uploads lowercase types, as S3 and CloudFront
+ * pass them on): folding case on every row cost about half the query.
+ */
+export const PAGE_VIEW = "method = 'GET' AND (status BETWEEN 200 AND 299 OR status = 304) AND " +
+  // CASE, not OR: the path test runs only on the rows without a content type.
+  "CASE WHEN content_type IS NULL THEN regexp_matches(uri, '(/|\\.html?|/[^./]*)$') " +
+  "ELSE starts_with(content_type, 'text/html') END";
+
+/** CloudFront's result types that were served from the edge cache. */
+const CACHE_HITS = "result_type IN ('Hit', 'RefreshHit', 'OriginShieldHit')";
+
+/** The days of the range, one row each, so days without rows still show (as zero). */
+const DAYS = "SELECT CAST(d AS DATE) AS day FROM generate_series(CAST($from AS DATE), " +
+  "CAST($to AS DATE), INTERVAL 1 DAY) AS g(d)";
+
+/** The hours of the range (UTC), one row each. */
+const HOURS =
+  "SELECT CAST(h AS TIMESTAMP) AS hour FROM generate_series(CAST($from AS TIMESTAMP), " +
+  "CAST($to AS TIMESTAMP) + INTERVAL 23 HOUR, INTERVAL 1 HOUR) AS g(h)";
+
+/** The queries, by name. */
+export const NAMED_QUERIES: Readonly<Record<QueryName, NamedQuery>> = {
+  views: {
+    name: "views",
+    title: "Page views",
+    description: "Page views (successful GETs of HTML pages) per hour for ranges of up to two " +
+      "days, per day otherwise. The total is their sum.",
+    columns: ["bucket", "views"],
+    total: "views",
+    sql: (relation, range) =>
+      timeBucket(range) === "day"
+        ? `WITH v AS (SELECT day, count(*) AS views FROM ${relation} WHERE ${BOUNDED} AND ` +
+          `${PAGE_VIEW} GROUP BY day) SELECT strftime(d.day, '%Y-%m-%d') AS bucket, ` +
+          `CAST(coalesce(v.views, 0) AS BIGINT) AS views FROM (${DAYS}) d LEFT JOIN v USING ` +
+          `(day) ORDER BY d.day`
+        // Both sides are naive UTC timestamps: the sources set the session time zone to UTC.
+        : `WITH v AS (SELECT date_trunc('hour', CAST(event_time AS TIMESTAMP)) AS hour, ` +
+          `count(*) AS views FROM ${relation} WHERE ${BOUNDED} AND ${PAGE_VIEW} ` +
+          `GROUP BY 1) SELECT strftime(h.hour, '%Y-%m-%dT%H:00Z') AS bucket, ` +
+          `CAST(coalesce(v.views, 0) AS BIGINT) AS views FROM (${HOURS}) h LEFT JOIN v ` +
+          `USING (hour) ORDER BY h.hour`,
+  },
+  unique_visitors: {
+    name: "unique_visitors",
+    title: "Unique visitors",
+    description: "Distinct visitor keys per UTC day. The key changes every day (the salt is " +
+      "daily), so the total is the sum of the daily counts: a person who came on three days " +
+      "counts three times. It is never a distinct count across days.",
+    columns: ["day", "visitors"],
+    total: "visitors",
+    sql: (relation) =>
+      `WITH v AS (SELECT day, count(DISTINCT visitor_key) AS visitors FROM ${relation} ` +
+      `WHERE ${BOUNDED} GROUP BY day) SELECT strftime(d.day, '%Y-%m-%d') AS day, ` +
+      `CAST(coalesce(v.visitors, 0) AS BIGINT) AS visitors FROM (${DAYS}) d LEFT JOIN v ` +
+      `USING (day) ORDER BY d.day`,
+  },
+  top_paths: {
+    name: "top_paths",
+    title: "Top pages",
+    description: `The ${TOP_LIMIT} paths with the most page views.`,
+    columns: ["path", "views"],
+    sql: (relation) =>
+      `SELECT uri AS path, count(*) AS views FROM ${relation} WHERE ${BOUNDED} AND ` +
+      `${PAGE_VIEW} GROUP BY uri ORDER BY views DESC, path LIMIT ${TOP_LIMIT}`,
+  },
+  referrers: {
+    name: "referrers",
+    title: "Referrers",
+    description: `The ${TOP_LIMIT} sites whose links brought the most page views (the host of ` +
+      "the Referer header; links within the site itself and views without a referrer are " +
+      "left out).",
+    columns: ["referrer", "views"],
+    sql: (relation) =>
+      `WITH r AS (SELECT lower(regexp_extract(referrer, '^[A-Za-z][A-Za-z0-9+.-]*://([^/:?#]+)', ` +
+      `1)) AS referrer, lower(host) AS host FROM ${relation} WHERE ${BOUNDED} AND ` +
+      `${PAGE_VIEW} AND referrer IS NOT NULL) SELECT referrer, count(*) AS views FROM r ` +
+      `WHERE referrer <> '' AND referrer IS DISTINCT FROM host GROUP BY referrer ` +
+      `ORDER BY views DESC, referrer LIMIT ${TOP_LIMIT}`,
+  },
+  countries: {
+    name: "countries",
+    title: "Countries",
+    description: "Page views by the viewer's country as CloudFront located it (ISO code; " +
+      '"unknown" when it could not).',
+    columns: ["country", "views"],
+    sql: (relation) =>
+      `SELECT coalesce(country, 'unknown') AS country, count(*) AS views FROM ` +
+      `${relation} WHERE ${BOUNDED} AND ${PAGE_VIEW} GROUP BY 1 ` +
+      `ORDER BY views DESC, country`,
+  },
+  status_codes: {
+    name: "status_codes",
+    title: "Status codes",
+    description: "Every request (pages, assets, errors) by the HTTP status CloudFront sent.",
+    columns: ["status", "requests"],
+    total: "requests",
+    sql: (relation) =>
+      `SELECT status, count(*) AS requests FROM ${relation} WHERE ${BOUNDED} ` +
+      `GROUP BY status ORDER BY requests DESC, status`,
+  },
+  cache_hit_ratio: {
+    name: "cache_hit_ratio",
+    title: "Cache hit ratio",
+    description: "Per day, the share of all requests CloudFront answered from its cache " +
+      "(Hit, RefreshHit, OriginShieldHit) out of all requests; empty on a day without requests.",
+    columns: ["day", "hits", "requests", "ratio"],
+    sql: (relation) =>
+      `WITH c AS (SELECT day, count(*) FILTER (WHERE ${CACHE_HITS}) AS hits, count(*) AS ` +
+      `requests FROM ${relation} WHERE ${BOUNDED} GROUP BY day) SELECT ` +
+      `strftime(d.day, '%Y-%m-%d') AS day, CAST(coalesce(c.hits, 0) AS BIGINT) AS hits, ` +
+      `CAST(coalesce(c.requests, 0) AS BIGINT) AS requests, ` +
+      `CASE WHEN c.requests > 0 THEN c.hits / c.requests END AS ratio FROM (${DAYS}) d ` +
+      `LEFT JOIN c USING (day) ORDER BY d.day`,
+  },
+  row_count: {
+    name: "row_count",
+    title: "Rows",
+    description: "Rows in the table for the range: every logged request, pages and assets.",
+    columns: ["rows"],
+    total: "rows",
+    sql: (relation) => `SELECT count(*) AS rows FROM ${relation} WHERE ${BOUNDED}`,
+  },
+};
+
+/**
+ * Whether a name is a query name (pure).
+ *
+ * @param name the requested name
+ * @returns true when {@linkcode NAMED_QUERIES} has it
+ */
+export function isQueryName(name: string): name is QueryName {
+  return (QUERY_NAMES as readonly string[]).includes(name);
+}
+
+/**
+ * Runs a named query.
+ *
+ * @param source the table
+ * @param name the query
+ * @param range the bound range and bots rule
+ * @returns its result
+ */
+export async function runNamedQuery(
+  source: PageViewSource,
+  name: QueryName,
+  range: QueryRange,
+): Promise<QueryResult> {
+  const query = NAMED_QUERIES[name];
+  const rows = await select(source, range, query.sql(source.relation, range));
+  return {
+    query: name,
+    from: range.from,
+    to: range.to,
+    bots: range.includeBots ? "include" : "exclude",
+    rows,
+    ...(query.total ? { total: sum(rows, query.total) } : {}),
+    ...(name === "views" ? { unit: timeBucket(range) } : {}),
+  };
+}
+
+async function select(
+  source: PageViewSource,
+  range: QueryRange,
+  sql: string,
+): Promise<Record<string, Cell>[]> {
+  const params: Record<string, DuckDBValue> = {
+    from: range.from,
+    to: range.to,
+    bots: range.includeBots,
+  };
+  const reader = await source.connection.runAndReadAll(sql, params);
+  return reader.getRowObjectsJS().map((row) => {
+    const out: Record<string, Cell> = {};
+    for (const [k, v] of Object.entries(row)) out[k] = cell(v);
+    return out;
+  });
+}
+
+function cell(value: unknown): Cell {
+  if (typeof value === "bigint") return Number(value);
+  if (value === null || value === undefined) return null;
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
+    return value;
+  }
+  return String(value);
+}
+
+function sum(rows: readonly Record<string, Cell>[], key: string): number {
+  return rows.reduce((n, r) => n + (typeof r[key] === "number" ? r[key] : 0), 0);
+}

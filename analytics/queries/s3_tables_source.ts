@@ -1,0 +1,165 @@
+/**
+ * The real {@linkcode PageViewSource}: DuckDB attached to the Iceberg table in S3 Tables
+ * (us-east-1) through its `aws`, `httpfs` and `iceberg` extensions, with the credentials the
+ * CLI's own AWS chain resolved (so a profile, SSO or environment keys work as for every other
+ * command).
+ *
+ * DuckDB loads extensions from `~/.duckdb/extensions/<version>/<platform>/` and, by default,
+ * downloads a missing one from extensions.duckdb.org. Where that cannot happen, opening fails
+ * with `query_engine_unavailable` naming the extensions to install.
+ *
+ * @module
+ */
+import { DeployError } from "@org/deploy/plugin";
+import { openDuckDB } from "./duckdb.ts";
+import { type PageViewSource, quoteIdentifier } from "./source.ts";
+
+/** The DuckDB extensions reading Iceberg in S3 Tables needs, in load order. */
+export const REQUIRED_EXTENSIONS: readonly string[] = ["httpfs", "aws", "iceberg"];
+
+/** The catalog alias the table bucket is attached as. */
+export const ATTACHED_CATALOG = "analytics";
+
+/** Credentials as the SDK's credential chain yields them. */
+export interface AwsCredentials {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly sessionToken?: string | undefined;
+}
+
+/** Which table to attach. */
+export interface S3TablesTarget {
+  /** The table bucket's ARN (`arn:aws:s3tables:us-east-1:<account>:bucket/<name>`). */
+  readonly tableBucketArn: string;
+  /** The region of the table bucket (us-east-1 for the pipeline). */
+  readonly region: string;
+  /** The namespace. */
+  readonly namespace: string;
+  /** The table. */
+  readonly table: string;
+}
+
+/** Options for {@linkcode openS3TablesSource}. */
+export interface S3TablesSourceOptions {
+  /**
+   * Whether a missing extension may be downloaded (DuckDB's `INSTALL`). Default true; tests
+   * pass false so nothing leaves the machine.
+   */
+  readonly download?: boolean;
+  /** DuckDB's extension directory (default: DuckDB's own, `~/.duckdb/extensions`). */
+  readonly extensionDirectory?: string;
+}
+
+/**
+ * Attaches the table bucket and returns the table as a source.
+ *
+ * @param target the table bucket, namespace and table
+ * @param credentials from the CLI's AWS credential chain
+ * @param options extension download and directory
+ * @returns the source; `using` closes DuckDB
+ * @throws {DeployError} `query_engine_unavailable` when an extension is missing,
+ *   `aws_request_failed` when the attach fails
+ */
+export async function openS3TablesSource(
+  target: S3TablesTarget,
+  credentials: AwsCredentials,
+  options: S3TablesSourceOptions = {},
+): Promise<PageViewSource> {
+  const settings: Record<string, string> = {
+    // Never fetch behind the user's back: a missing extension is installed below, on purpose.
+    autoinstall_known_extensions: "false",
+    autoload_known_extensions: "false",
+  };
+  if (options.extensionDirectory !== undefined) {
+    settings.extension_directory = options.extensionDirectory;
+  }
+  const { connection, close } = await openDuckDB(":memory:", settings);
+  try {
+    const missing: string[] = [];
+    for (const name of REQUIRED_EXTENSIONS) {
+      if (!(await loadExtension(connection.run.bind(connection), name, options.download ?? true))) {
+        missing.push(name);
+      }
+    }
+    if (missing.length > 0) throw extensionsMissing(missing);
+    await connection.run(
+      `CREATE OR REPLACE SECRET analytics_s3 (TYPE s3, KEY_ID ${
+        literal(credentials.accessKeyId)
+      }, ` +
+        `SECRET ${literal(credentials.secretAccessKey)}` +
+        (credentials.sessionToken ? `, SESSION_TOKEN ${literal(credentials.sessionToken)}` : "") +
+        `, REGION ${literal(target.region)})`,
+    );
+    try {
+      await connection.run(
+        `ATTACH ${literal(target.tableBucketArn)} AS ${quoteIdentifier(ATTACHED_CATALOG)} ` +
+          `(TYPE iceberg, ENDPOINT_TYPE s3_tables)`,
+      );
+    } catch (err) {
+      throw new DeployError(
+        "aws_request_failed",
+        `DuckDB could not attach the table bucket ${target.tableBucketArn} (${target.region}): ${
+          err instanceof Error ? err.message : String(err)
+        }`,
+        {
+          hint: "check that `deploy analytics status` shows the table bucket present and that " +
+            "your identity may use s3tables:* on it",
+          cause: err,
+        },
+      );
+    }
+    const relation = [ATTACHED_CATALOG, target.namespace, target.table].map(quoteIdentifier)
+      .join(".");
+    return { connection, relation, [Symbol.dispose]: close };
+  } catch (err) {
+    close();
+    throw err;
+  }
+}
+
+/**
+ * The error for missing extensions (pure): names each and how to install them.
+ *
+ * @param missing the extensions that could not be loaded
+ * @returns a `query_engine_unavailable` error
+ */
+export function extensionsMissing(missing: readonly string[]): DeployError {
+  const list = missing.map((m) => `"${m}"`).join(", ");
+  return new DeployError(
+    "query_engine_unavailable",
+    `the DuckDB extension${missing.length > 1 ? "s" : ""} ${list} ${
+      missing.length > 1 ? "are" : "is"
+    } not installed and could not be downloaded`,
+    {
+      hint: `install ${missing.length > 1 ? "them" : "it"} for DuckDB v1.5.5 where DuckDB finds ` +
+        `extensions (~/.duckdb/extensions/): run \`INSTALL ${missing.join("; INSTALL ")};\` in ` +
+        "the duckdb shell on a connected machine, or copy the .duckdb_extension files there",
+    },
+  );
+}
+
+/** Loads an extension, installing it first when allowed; false when it is not available. */
+async function loadExtension(
+  run: (sql: string) => Promise<unknown>,
+  name: string,
+  download: boolean,
+): Promise<boolean> {
+  try {
+    await run(`LOAD ${name}`);
+    return true;
+  } catch {
+    if (!download) return false;
+  }
+  try {
+    await run(`INSTALL ${name}`);
+    await run(`LOAD ${name}`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A SQL string literal (pure): quotes doubled. DuckDB's DDL takes no bound parameters. */
+function literal(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}

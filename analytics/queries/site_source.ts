@@ -1,0 +1,41 @@
+/**
+ * Opening the site's page-view table for a command: the table bucket, namespace and table the
+ * configuration names (us-east-1), attached with the credentials of the CLI's own AWS chain.
+ *
+ * @module
+ */
+import { S3TablesClient } from "@aws-sdk/client-s3tables";
+import type { AnalyticsConfig, PluginSite } from "@org/deploy/plugin";
+import { ANALYTICS_REGION, analyticsNames } from "../pipeline/names.ts";
+import { openS3TablesSource, type S3TablesSourceOptions } from "./s3_tables_source.ts";
+import type { PageViewSource } from "./source.ts";
+
+/**
+ * Attaches the site's table.
+ *
+ * @param site the opened site (its client factory resolves the credentials)
+ * @param config the resolved `analytics` section
+ * @param options whether a missing DuckDB extension may be downloaded (default yes)
+ * @returns the source; `using` closes it
+ * @throws {DeployError} `query_engine_unavailable`, `aws_request_failed`
+ */
+export async function openSiteSource(
+  site: PluginSite,
+  config: AnalyticsConfig,
+  options: S3TablesSourceOptions = {},
+): Promise<PageViewSource> {
+  const names = analyticsNames(site, config);
+  // The S3 Tables client carries the CLI's credential chain (profile, SSO, environment).
+  const client = site.client(S3TablesClient, "S3TABLES", ANALYTICS_REGION);
+  const credentials = await client.config.credentials();
+  return openS3TablesSource(
+    {
+      tableBucketArn: names.tableBucketArn,
+      region: ANALYTICS_REGION,
+      namespace: names.namespace,
+      table: names.table,
+    },
+    credentials,
+    options,
+  );
+}

@@ -1,0 +1,115 @@
+/**
+ * The dashboard end to end in headless Chromium: the real server on loopback, the real page
+ * and uPlot served by the CLI, the named queries on a local DuckDB table of generated rows.
+ */
+import assert from "node:assert/strict";
+import { createJsonLogger } from "@org/shared";
+import { createDashboardHandler } from "../../analytics/dashboard/handler.ts";
+import { serveDashboard } from "../../analytics/dashboard/serve.ts";
+import { insertRows } from "../../analytics/queries/insert_rows.ts";
+import { openLocalTable } from "../../analytics/queries/local_table.ts";
+import { runNamedQuery } from "../../analytics/queries/named_queries.ts";
+import { KNOWN_ROWS, testRow } from "../../analytics/queries/_test_rows.ts";
+import { chromiumMissing, launchChromium } from "../support/browser.ts";
+
+/** Four more human page views on a day inside the last 30 days but not the last 7. */
+const EARLIER = [0, 1, 2, 3].map((i) =>
+  testRow(`2026-01-10T0${i}:00:00.000Z`, { uri: "/older", visitor_key: `e${i}` })
+);
+
+Deno.test({
+  name: "dashboard page: charts the generated rows; range, bots and custom range change them",
+  ignore: chromiumMissing(),
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    using source = await openLocalTable();
+    await insertRows(source, [...KNOWN_ROWS, ...EARLIER]);
+    const logs: string[] = [];
+    await using server = serveDashboard(0, (port) =>
+      createDashboardHandler({
+        port,
+        runQuery: (name, range) => runNamedQuery(source, name, range),
+        includeBotsByDefault: false,
+        site: { siteName: "blog", env: "production" },
+        clock: { now: () => Date.parse("2026-02-02T08:00:00Z") },
+        log: createJsonLogger({ write: (line) => logs.push(line) }),
+      }));
+    await using browser = await launchChromium();
+    const page = await browser.context.newPage();
+    const problems: string[] = [];
+    const outside: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error" || m.type() === "warning") problems.push(`${m.type()}: ${m.text()}`);
+    });
+    page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+    page.on("request", (r) => {
+      if (!r.url().startsWith(server.url) && !r.url().startsWith("data:")) outside.push(r.url());
+    });
+    const ready = () => page.waitForSelector("body[data-state=ready]");
+    const totalViews = (value: string) =>
+      page.locator("#total-views").filter({ hasText: new RegExp(`^${value}$`) }).waitFor();
+    const text = async (selector: string) => (await page.textContent(selector))?.trim();
+
+    const started = performance.now();
+    await page.goto(server.url);
+    await ready();
+    const firstLoadMs = performance.now() - started;
+
+    // Last 7 days (the default): bots excluded as configured.
+    assert.equal(await text("#title"), "Analytics: blog (production)");
+    assert.equal(await text("#total-views"), "5");
+    assert.equal(await text("#total-visitors"), "4");
+    assert.equal(await text("#total-rows"), "8");
+    assert.equal(await page.locator("#panel-views canvas").count() > 0, true);
+    assert.equal(await page.locator("#panel-unique_visitors canvas").count() > 0, true);
+    assert.equal(await page.locator("#panel-cache_hit_ratio canvas").count() > 0, true);
+    assert.deepEqual(
+      await page.locator("#panel-top_paths tbody tr").allInnerTexts(),
+      ["/\t3", "/about\t1", "/blog/\t1"],
+    );
+    assert.match((await text("#panel-referrers tbody")) ?? "", /news\.ycombinator\.com/);
+
+    // Last 30 days, chosen from the keyboard.
+    await page.focus('button[data-days="30"]');
+    await page.keyboard.press("Enter");
+    await totalViews("9");
+    await ready();
+    assert.equal(await page.getAttribute('button[data-days="30"]', "aria-pressed"), "true");
+    assert.equal(await page.inputValue("#from"), "2026-01-04");
+
+    // Bots included: two more views, two more visitors.
+    await page.check("#bots");
+    await totalViews("11");
+    await ready();
+    assert.equal(await text("#total-visitors"), "10");
+    assert.match((await text("#status")) ?? "", /bots included/);
+    await page.setViewportSize({ width: 1280, height: 1400 });
+    await page.waitForTimeout(300);
+    const shot = await page.screenshot({ fullPage: true });
+    assert.ok(shot.byteLength > 10_000, "the screenshot has content");
+    const keep = Deno.env.get("ANALYTICS_DASHBOARD_SCREENSHOT");
+    if (keep) await Deno.writeFile(keep, shot);
+
+    // A custom range with no rows: the empty states.
+    await page.fill("#from", "2025-12-01");
+    await page.fill("#to", "2025-12-07");
+    await page.click("#apply");
+    await totalViews("0");
+    await ready();
+    assert.equal(await text("#panel-top_paths .state"), "No data in this range.");
+
+    // A phone: nothing wider than the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForTimeout(300);
+    const overflow = await page.evaluate<number>(
+      "document.documentElement.scrollWidth - document.documentElement.clientWidth",
+    );
+    assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px on a phone`);
+
+    assert.deepEqual(problems, []);
+    assert.deepEqual(outside, []);
+    assert.deepEqual(logs, []);
+    assert.ok(firstLoadMs < 10_000, `first load took ${firstLoadMs} ms`);
+  },
+});
