@@ -27,7 +27,8 @@ export function introspectRoutes(
 ): Record<string, OperatorHandler> {
   return {
     "POST /internal/introspect": async (r) => {
-      const params = await readForm(r.req);
+      // A slow body is cut off as on every other body-reading route (408), not held open.
+      const params = await readForm(r.req, deps.config.server.body_timeout);
       const token = params.get("token");
       if (token === undefined) throw invalidRequest("Missing parameter token");
       const answer = token === ""

@@ -65,6 +65,10 @@ Deno.test("slow clients: a body not received within server.body_timeout is 408 o
       headers: auth,
       sent: '{"external_id":',
     }],
+    ["internal POST /internal/introspect", `${te.internalUrl}|/internal/introspect`, {
+      headers: auth,
+      sent: "token=",
+    }],
   ];
   for (const [name, target, options] of cases) {
     await t.step(name, async () => {
