@@ -101,7 +101,10 @@ async function introspectRefresh(
   token: string,
 ): Promise<Introspection | undefined> {
   if (!REFRESH_SHAPE.test(token)) return undefined;
-  const snapshot = await deps.store.sessions.readForRefresh(tokenHash(token));
+  // Fresh: a snapshot remembered from this process's last rotation is verified only by the
+  // next rotation's checks, and introspection rotates nothing (a revocation since would
+  // otherwise go unseen).
+  const snapshot = await deps.store.sessions.readForRefresh(tokenHash(token), { fresh: true });
   if (snapshot === undefined) return undefined;
   // The refresh grant's own classification: only a token it would honour without a retry is
   // live (a rotated token inside its grace window is not: its successor is).

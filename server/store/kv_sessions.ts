@@ -118,10 +118,14 @@ export class KvSessionStore implements SessionStore {
 
   /**
    * What this process's own last rotation of the token's family left, when it remembers
-   * (no I/O: the rotation commit checks every version, see `kv_rotation.ts`); else a read.
+   * (no I/O: the rotation commit checks every version, see `kv_rotation.ts`); else, and
+   * always with `fresh`, a read.
    */
-  readForRefresh(hash: string): Promise<RefreshSnapshot | undefined> {
-    const remembered = this.#rotation.remembered(hash);
+  readForRefresh(
+    hash: string,
+    options?: { readonly fresh?: boolean },
+  ): Promise<RefreshSnapshot | undefined> {
+    const remembered = options?.fresh ? undefined : this.#rotation.remembered(hash);
     return remembered ? Promise.resolve(remembered) : this.#rotation.read(hash);
   }
 

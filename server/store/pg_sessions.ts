@@ -89,7 +89,7 @@ export class PgSessionStore implements SessionStore {
     return rows.length;
   }
 
-  /** @inheritdoc */
+  /** @inheritdoc Always a read (this store remembers nothing), so `fresh` changes nothing. */
   readForRefresh(hash: string): Promise<RefreshSnapshot | undefined> {
     return this.#rotation.read(hash);
   }

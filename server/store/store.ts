@@ -160,8 +160,16 @@ export interface SessionStore {
    * Reads what a refresh of the token with `hash` decides on (record, family, user, successor)
    * in as few round trips as the store allows; `undefined` when no record has that hash.
    * Called again after a rotation that did not commit, it reads the store afresh.
+   *
+   * @param hash base64url SHA-256 of the presented token
+   * @param options `fresh`: never answer from memory (a `remembered` snapshot is proven only
+   *   by a rotation's checks; a caller that decides without rotating, like introspection, must
+   *   read)
    */
-  readForRefresh(hash: string): Promise<RefreshSnapshot | undefined>;
+  readForRefresh(
+    hash: string,
+    options?: { readonly fresh?: boolean },
+  ): Promise<RefreshSnapshot | undefined>;
   /**
    * Rotates in one atomic step: replaces the snapshot's record by `retired` and stores `next`,
    * only if the record, its family and its user are all unchanged since `snapshot`.

@@ -174,3 +174,24 @@ Deno.test("introspect: needs operator authentication and a form with token", asy
   assert.equal(pub.status, 404);
   await pub.body?.cancel();
 });
+
+Deno.test("introspect: a refresh token this instance just rotated to is inactive once its session is revoked", async () => {
+  await using h = await signInHarness({ toml: internalToml() });
+  const t = await h.tokens("frank");
+  // The rotation leaves this process remembering the successor's snapshot (a KV store fast
+  // path for the next refresh); introspection must still see the revocation that follows.
+  const rotated = await (await h.refresh(t.refresh_token)).json();
+  assert.equal((await introspect(h, rotated.refresh_token)).active, true);
+  const id = String(decodeJwt(t.access_token).sub);
+  await adminJson(h.te, "PATCH", `/internal/users/${id}`, 200, { body: { status: "suspended" } });
+  assert.deepEqual(await introspect(h, rotated.refresh_token), INACTIVE);
+  await adminJson(h.te, "PATCH", `/internal/users/${id}`, 200, { body: { status: "active" } });
+  const revoked = await fetch(`${h.te.url}/revoke`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ token: rotated.access_token }),
+  });
+  assert.equal(revoked.status, 200);
+  await revoked.body?.cancel();
+  assert.deepEqual(await introspect(h, rotated.refresh_token), INACTIVE);
+});
