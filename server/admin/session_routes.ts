@@ -8,6 +8,7 @@
 import type { ServiceDeps } from "../deps.ts";
 import { resourceNotFound } from "../errors.ts";
 import { isSessionId, isUserId } from "../store/ids.ts";
+import { isLiveSession } from "../sessions/live_session.ts";
 import type { SessionFamily } from "../store/store.ts";
 import { auditOperatorAction } from "./audit.ts";
 import type { OperatorHandler } from "./user_routes.ts";
@@ -23,16 +24,6 @@ export interface SessionView {
 }
 
 const NO_STORE = { "Cache-Control": "no-store" };
-
-/**
- * Whether a stored session can still refresh at `now`: not revoked and before its end.
- *
- * @param family the stored session
- * @param now the current time (ms)
- */
-export function isLiveSession(family: SessionFamily, now: number): boolean {
-  return !family.revoked && family.expires_at > now;
-}
 
 /**
  * The handlers of `GET /internal/users/{id}/sessions` (`{sessions: [SessionView…]}`, live

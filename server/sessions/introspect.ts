@@ -3,6 +3,7 @@ import { tokenHash } from "../store/ids.ts";
 import type { UserRecord } from "../store/store.ts";
 import { verifyAccessToken } from "./access_token.ts";
 import { classifyRefresh } from "./classify_refresh.ts";
+import { isLiveSession } from "./live_session.ts";
 
 /** What introspection depends on. */
 export type IntrospectDeps = Pick<ServiceDeps, "config" | "store" | "keys" | "clock">;
@@ -80,7 +81,7 @@ async function introspectAccess(
     deps.store.sessions.getFamily(claims.sid),
     deps.store.users.get(claims.sub),
   ]);
-  const live = family !== undefined && !family.revoked && family.expires_at > now &&
+  const live = family !== undefined && isLiveSession(family, now) &&
     family.user_id === claims.sub && isActive(user);
   if (!live || typeof claims.exp !== "number" || typeof claims.iat !== "number") return INACTIVE;
   return {
