@@ -20,6 +20,7 @@ import {
   takeAttempt,
 } from "./lockout.ts";
 import { type OperatorTokenRules, verifyOperatorToken } from "./operator_token.ts";
+import { createVerifiedCredentials, rememberUntil } from "./verified_credentials.ts";
 
 /** Who is calling the internal API, attached to the request once authenticated. */
 export interface OperatorPrincipal {
@@ -76,9 +77,20 @@ export function createOperatorGate(
     shared_secret: sharedSecretMechanism(ia.shared_secret),
   };
   const order = ia.auth_methods.map((m) => [m, mechanisms[m]] as const);
+  const verified = createVerifiedCredentials();
   return async (req, info) => {
     const socketPeer = normalizeAddress(info.remoteAddr.hostname);
     const peer = clientAddress(socketPeer, req.headers, forwarded);
+    // A bearer credential accepted a moment ago is no guess: it spends no attempt (see
+    // verified_credentials.ts). A locked-out peer is still refused below, whatever it presents.
+    const presented = bearer(req);
+    const known = presented === undefined ? undefined : verified.get(presented, deps.clock.now());
+    if (known !== undefined) {
+      const state = await deps.store.lockouts.get(peer);
+      if (state?.locked_until === undefined || state.locked_until <= deps.clock.now()) {
+        return { ...known, peer };
+      }
+    }
     // The attempt is taken from the peer's budget in the store before any credential is
     // looked at, so parallel guesses (on any number of instances) cannot outrun the count,
     // and a locked-out peer learns nothing about its credentials.
@@ -101,6 +113,10 @@ export function createOperatorGate(
       const subject = await accept(req, socketPeer);
       if (subject !== undefined) {
         await deps.store.lockouts.update(peer, (s) => giveBack(s, taken.window_start), remember);
+        if (presented !== undefined && method !== "mtls") {
+          const now = deps.clock.now();
+          verified.remember(presented, { method, subject }, rememberUntil(presented, method, now));
+        }
         return { method, subject, peer };
       }
     }

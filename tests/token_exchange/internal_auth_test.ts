@@ -355,3 +355,20 @@ Deno.test("lockout: 50 parallel wrong secrets against threshold 3 are refused wi
   assert.equal(statuses.filter((s) => s === 429).length, 47);
   assert.equal(await status(adminFetch(te, "GET", "/internal/stats")), 429);
 });
+
+Deno.test("lockout: once accepted, a credential is not a guess: 20 parallel valid requests against threshold 3 all pass", async () => {
+  await using te = await startTokenServer({
+    toml: internalToml(`[internal_api.lockout]\nthreshold = 3\nwindow = "60s"\n`),
+  });
+  assert.equal(await status(adminFetch(te, "GET", "/internal/stats")), 200);
+  const statuses = await Promise.all(
+    Array.from({ length: 20 }, () => status(adminFetch(te, "GET", "/internal/stats"))),
+  );
+  assert.deepEqual(statuses, Array(20).fill(200));
+  // Unknown credentials still spend the budget, and the lockout then refuses the known one too.
+  const bad = { headers: bearer("w".repeat(32)) };
+  for (let i = 0; i < 3; i++) {
+    assert.equal(await status(adminFetch(te, "GET", "/internal/stats", bad)), 401);
+  }
+  assert.equal(await status(adminFetch(te, "GET", "/internal/stats")), 429);
+});
