@@ -130,9 +130,15 @@ export const NAMED_QUERIES: Readonly<Record<QueryName, NamedQuery>> = {
       "counts three times. It is never a distinct count across days.",
     columns: ["day", "visitors"],
     total: "visitors",
+    // The (day, key) pairs first, then a count per day: the same exact per-day distinct count
+    // as count(DISTINCT visitor_key) GROUP BY day, but DuckDB's distinct aggregate hashes each
+    // day's keys in one thread while a plain grouping on the pair runs in parallel (about a
+    // third of the time on 10 million rows). count(visitor_key) leaves a NULL key out, as
+    // count(DISTINCT) did.
     sql: (relation) =>
-      `WITH v AS (SELECT day, count(DISTINCT visitor_key) AS visitors FROM ${relation} ` +
-      `WHERE ${BOUNDED} GROUP BY day) SELECT strftime(d.day, '%Y-%m-%d') AS day, ` +
+      `WITH k AS (SELECT DISTINCT day, visitor_key FROM ${relation} WHERE ${BOUNDED}), ` +
+      `v AS (SELECT day, count(visitor_key) AS visitors FROM k GROUP BY day) ` +
+      `SELECT strftime(d.day, '%Y-%m-%d') AS day, ` +
       `CAST(coalesce(v.visitors, 0) AS BIGINT) AS visitors FROM (${DAYS}) d LEFT JOIN v ` +
       `USING (day) ORDER BY d.day`,
   },
@@ -152,10 +158,15 @@ export const NAMED_QUERIES: Readonly<Record<QueryName, NamedQuery>> = {
       "the Referer header; links within the site itself and views without a referrer are " +
       "left out).",
     columns: ["referrer", "views"],
+    // Count per distinct (Referer, host) pair first, then extract and compare hosts once per
+    // pair rather than once per row: a site has far fewer distinct referrers than views, and
+    // the regular expression was most of the query's time. The answer is the same sum.
     sql: (relation) =>
-      `WITH r AS (SELECT lower(regexp_extract(referrer, '^[A-Za-z][A-Za-z0-9+.-]*://([^/:?#]+)', ` +
-      `1)) AS referrer, lower(host) AS host FROM ${relation} WHERE ${BOUNDED} AND ` +
-      `${PAGE_VIEW} AND referrer IS NOT NULL) SELECT referrer, count(*) AS views FROM r ` +
+      `WITH g AS (SELECT referrer, host, count(*) AS n FROM ${relation} WHERE ${BOUNDED} AND ` +
+      `${PAGE_VIEW} AND referrer IS NOT NULL GROUP BY referrer, host), ` +
+      `r AS (SELECT lower(regexp_extract(referrer, '^[A-Za-z][A-Za-z0-9+.-]*://([^/:?#]+)', ` +
+      `1)) AS referrer, lower(host) AS host, n FROM g) ` +
+      `SELECT referrer, CAST(sum(n) AS BIGINT) AS views FROM r ` +
       `WHERE referrer <> '' AND referrer IS DISTINCT FROM host GROUP BY referrer ` +
       `ORDER BY views DESC, referrer LIMIT ${TOP_LIMIT}`,
   },
