@@ -3,7 +3,7 @@ import { insertRows } from "./insert_rows.ts";
 import { openLocalTable } from "./local_table.ts";
 import { NAMED_QUERIES, type QueryName, runNamedQuery } from "./named_queries.ts";
 import type { QueryRange } from "./range.ts";
-import { KNOWN_ROWS } from "./_test_rows.ts";
+import { KNOWN_ROWS, testRow } from "./_test_rows.ts";
 
 const TWO_DAYS = { from: "2026-01-31", to: "2026-02-01" };
 const humans: QueryRange = { ...TWO_DAYS, includeBots: false };
@@ -140,4 +140,66 @@ Deno.test("every named query has a title, a description and its columns", () => 
   for (const q of Object.values(NAMED_QUERIES)) {
     assert.ok(q.title && q.description.length > 20 && q.columns.length > 0, q.name);
   }
+});
+
+Deno.test("unique_visitors and referrers agree with a row-by-row count on varied rows", async () => {
+  // The queries group before they count (pairs, distinct Referers); this checks the grouped
+  // answer against the definition applied to each row, over many days, keys and Referers.
+  const referrers = [
+    null,
+    "https://News.YCombinator.com/item?id=1",
+    "https://news.ycombinator.com:443/",
+    "http://www.google.com/search?q=x",
+    "https://EXAMPLE.com/about",
+    "https://example.com",
+    "android-app://com.slack/",
+    "not a url",
+    "https:///no-host",
+    "HTTPS://www.Google.com#top",
+  ];
+  const rows = Array.from(
+    { length: 600 },
+    (_, i) =>
+      testRow(
+        `2026-01-${String(10 + (i % 5)).padStart(2, "0")}T${
+          String(i % 24).padStart(2, "0")
+        }:00:00.000Z`,
+        {
+          visitor_key: `v${(i * 7) % 23}`,
+          referrer: referrers[(i * 3) % referrers.length]!,
+          host: i % 4 === 0 ? "Example.COM" : "example.com",
+          is_bot: i % 9 === 0,
+          status: i % 11 === 0 ? 404 : 200,
+        },
+      ),
+  );
+  using source = await openLocalTable();
+  await insertRows(source, rows);
+  const range: QueryRange = { from: "2026-01-09", to: "2026-01-15", includeBots: false };
+  const humansOnly = rows.filter((r) => !r.is_bot);
+
+  const keysPerDay = new Map<string, Set<string>>();
+  for (const r of humansOnly) {
+    keysPerDay.set(r.day, (keysPerDay.get(r.day) ?? new Set()).add(r.visitor_key));
+  }
+  const visitors = await runNamedQuery(source, "unique_visitors", range);
+  assert.deepEqual(
+    visitors.rows,
+    ["09", "10", "11", "12", "13", "14", "15"].map((d) => ({
+      day: `2026-01-${d}`,
+      visitors: keysPerDay.get(`2026-01-${d}`)?.size ?? 0,
+    })),
+  );
+
+  const perHost = new Map<string, number>();
+  for (const r of humansOnly) {
+    if (r.status !== 200 || r.referrer === null) continue;
+    const host = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/:?#]+)/.exec(r.referrer)?.[1]?.toLowerCase();
+    if (!host || host === r.host?.toLowerCase()) continue;
+    perHost.set(host, (perHost.get(host) ?? 0) + 1);
+  }
+  const expected = [...perHost].map(([referrer, views]) => ({ referrer, views }))
+    .sort((a, b) => b.views - a.views || (a.referrer < b.referrer ? -1 : 1));
+  assert.ok(expected.length >= 3);
+  assert.deepEqual((await runNamedQuery(source, "referrers", range)).rows, expected);
 });
