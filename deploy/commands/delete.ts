@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { CreateInvalidationCommand } from "@aws-sdk/client-cloudfront";
 import type { Command, CommandContext } from "../cli/command.ts";
 import { DeployError } from "../errors.ts";
-import { aws } from "../aws/errors.ts";
+import { INVALIDATE_ALL } from "../cdn/plan_invalidation.ts";
+import { createInvalidation } from "../cdn/send_invalidation.ts";
 import { emptyPrefix } from "../infra/nodes/bucket.ts";
 import { lockKey, SITE_PREFIX } from "../state/bucket_layout.ts";
 import { takePublishingLock } from "../pipeline/publishing.ts";
@@ -43,21 +43,16 @@ export const deleteCommand: Command = {
     const deleted = await emptyPrefix(clients.s3, facts.bucket, SITE_PREFIX);
     let invalidationId: string | undefined;
     if (state.distributionId) {
-      const id = state.distributionId;
-      const out = await aws({
-        resource: `distribution ${id}`,
-        action: "cloudfront:CreateInvalidation",
-      }, () =>
-        clients.cloudfront.send(
-          new CreateInvalidationCommand({
-            DistributionId: id,
-            InvalidationBatch: {
-              CallerReference: `delete-${facts.env}-${ctx.clock.now()}`,
-              Paths: { Quantity: 1, Items: ["/*"] },
-            },
-          }),
-        ));
-      invalidationId = out.Invalidation?.Id;
+      // The one invalidation path (with its backoff): the site is already emptied, so a
+      // throttled CloudFront must not leave the edge serving the deleted pages.
+      const sent = await createInvalidation(
+        clients.cloudfront,
+        state.distributionId,
+        [INVALIDATE_ALL],
+        `delete-${facts.env}-${ctx.clock.now()}`,
+        { sleep: ctx.sleep },
+      );
+      invalidationId = sent?.id || undefined;
     }
     if (ctx.out.mode === "json") {
       ctx.out.data({

@@ -10,6 +10,8 @@ import { requirePreviewConfig } from "../preview/open_preview.ts";
 import { parsePreviewId } from "../preview/preview_id.ts";
 import { destroyPreview } from "../preview/store.ts";
 import { openSite } from "../site/open_site.ts";
+import { LOCK_WAIT_MS } from "../pipeline/deploy_input.ts";
+import { takePreviewLock } from "../preview/preview_lock.ts";
 
 /** The `preview destroy` command. */
 export const previewDestroyCommand: Command = {
@@ -28,6 +30,8 @@ export const previewDestroyCommand: Command = {
     const id = parsePreviewId(ctx.args.id ?? "");
     using site = await openSite(ctx, { aws: true });
     requirePreviewConfig(site.site);
+    // Not while a deploy of this preview is uploading: wait for it, as a second deploy would.
+    await using _lock = await takePreviewLock(ctx, site, id, LOCK_WAIT_MS);
     const deleted = await destroyPreview({ s3: site.clients.s3, bucket: site.bucket }, id);
     if (ctx.out.mode === "json") {
       ctx.out.data({ id, deleted });

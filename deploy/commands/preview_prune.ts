@@ -5,7 +5,8 @@
  * @module
  */
 import { parseDuration } from "@org/shared";
-import type { Command } from "../cli/command.ts";
+import type { S3Client } from "@aws-sdk/client-s3";
+import type { Command, CommandContext } from "../cli/command.ts";
 import { DeployError } from "../errors.ts";
 import { previewAges } from "../preview/listing.ts";
 import { PREVIEW_ENV } from "../preview/names.ts";
@@ -13,6 +14,8 @@ import { requirePreviewConfig } from "../preview/open_preview.ts";
 import { previewsToPrune } from "../preview/prune.ts";
 import { destroyPreview, listPreviews } from "../preview/store.ts";
 import { openSite } from "../site/open_site.ts";
+import { type PreviewLockSite, takePreviewLock } from "../preview/preview_lock.ts";
+import type { HeldLock } from "../state/deploy_lock.ts";
 
 /** The `preview prune` command. */
 export const previewPruneCommand: Command = {
@@ -50,8 +53,13 @@ export const previewPruneCommand: Command = {
     using site = await openSite(ctx, { aws: true });
     requirePreviewConfig(site.site);
     const at = { s3: site.clients.s3, bucket: site.bucket };
-    const ids = previewsToPrune(previewAges(await listPreviews(at)), ctx.clock.now(), seconds);
-    if (!dryRun) { for (const id of ids) await destroyPreview(at, id); }
+    const stale = previewsToPrune(previewAges(await listPreviews(at)), ctx.clock.now(), seconds);
+    const ids = dryRun ? stale : [];
+    if (!dryRun) {
+      for (const id of stale) {
+        if (await destroyUnlessDeploying(ctx, site, at, id)) ids.push(id);
+      }
+    }
     if (ctx.out.mode === "json") {
       ctx.out.data({ olderThan: text, dryRun, pruned: ids });
       return 0;
@@ -69,3 +77,28 @@ export const previewPruneCommand: Command = {
     return 0;
   },
 };
+
+/**
+ * Destroys a stale preview under its lock; a preview whose deploy is running right now is not
+ * stale after all, so it is kept (with a warning) rather than deleted half-way through.
+ */
+async function destroyUnlessDeploying(
+  ctx: CommandContext,
+  site: PreviewLockSite,
+  at: { readonly s3: S3Client; readonly bucket: string },
+  id: string,
+): Promise<boolean> {
+  let lock: HeldLock;
+  try {
+    lock = await takePreviewLock(ctx, site, id, 0);
+  } catch (err) {
+    if (err instanceof DeployError && err.code === "deploy_locked") {
+      ctx.out.warn(`kept preview ${id}: ${err.message}`);
+      return false;
+    }
+    throw err;
+  }
+  await using _lock = lock;
+  await destroyPreview(at, id);
+  return true;
+}

@@ -11,7 +11,12 @@ import type { DeployInput, DeployProgress } from "./deploy.ts";
 import { siteOrigin } from "../seo/policy.ts";
 import { openSite } from "../site/open_site.ts";
 import { denoCommandRunner } from "../source/revision.ts";
-import { lockKey, owedInvalidationKey, SITE_PREFIX } from "../state/bucket_layout.ts";
+import {
+  lockKey,
+  owedInvalidationKey,
+  previewLockKey,
+  SITE_PREFIX,
+} from "../state/bucket_layout.ts";
 import { progressBar } from "./report.ts";
 import { previewTarget, refusePreviewEnv } from "../preview/open_preview.ts";
 import { removeStaleWorkDirs } from "../job/work_dir.ts";
@@ -115,7 +120,7 @@ export async function openSiteDeploy(
       ...(tempRoot ? { tempRoot } : {}),
       // Previews lock one another only per preview id; an environment locks as a whole.
       lock: {
-        key: lockKey(preview ? `${ctx.env}-${preview.id}` : ctx.env),
+        key: preview ? previewLockKey(preview.id) : lockKey(ctx.env),
         holder: lockHolder(ctx),
         waitMs: LOCK_WAIT_MS,
         ...(ctx.flags["force-unlock"] === true ? { forceUnlock: true } : {}),

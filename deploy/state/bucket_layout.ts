@@ -6,6 +6,7 @@
  * @module
  */
 import { PREVIEWS_PREFIX } from "../preview/layout.ts";
+import { PREVIEW_ENV } from "../preview/names.ts";
 
 /** Key prefix of the live site; the distribution's origin path is `/site`. */
 export const SITE_PREFIX = "site/";
@@ -51,6 +52,18 @@ export const LOCK_PREFIX = "locks/";
  */
 export function lockKey(scope: string): string {
   return `${LOCK_PREFIX}${scope}.json`;
+}
+
+/**
+ * The deploy lock of one preview: `locks/preview-<id>.json`. A preview deploy holds it while it
+ * publishes; `preview destroy` and `preview prune` take it too, so neither deletes a preview
+ * half-way through its deploy (which would then write its record over missing files).
+ *
+ * @param id the preview id
+ * @returns the S3 key
+ */
+export function previewLockKey(id: string): string {
+  return lockKey(`${PREVIEW_ENV}-${id}`);
 }
 
 /**

@@ -550,6 +550,22 @@ Deno.test("delete: empties site/ and invalidates /*, keeping builds, state and i
   }
 });
 
+Deno.test("delete: a throttled invalidation is retried, not left owed by an emptied site", async () => {
+  await using world = await startInfraWorld(BASE);
+  assert.equal((await world.run(["bootstrap"])).code, 0);
+  // More consecutive faults than the SDK's own three attempts absorb.
+  world.aws.cloudfront.fail("CreateInvalidation", {
+    code: "ServiceUnavailable",
+    status: 503,
+    times: 4,
+  });
+  const run = await world.run(["delete", "--yes"]);
+  assert.equal(run.code, 0, run.stderr);
+  const [dist] = [...world.aws.cloudfront.state.distributions.values()];
+  assert.deepEqual(world.aws.cloudfront.state.invalidatedPaths(dist!.id), ["/*"]);
+  assert.match(run.stdout, /Invalidated \/\* on distribution/);
+});
+
 Deno.test("delete: without a terminal refuses unless --yes; on a terminal asks for the environment's name", async () => {
   await using world = await startInfraWorld(BASE);
   assert.equal((await world.run(["bootstrap"])).code, 0);

@@ -263,6 +263,13 @@ Deno.test("e2e preview: two previews side by side, each served only its own file
     [["pr-2", "https://pr-2.preview.example.com"], ["pr-1", "https://pr-1.preview.example.com"]],
   );
 
+  // A preview whose deploy is running is not destroyed under it.
+  await holdLock(world, "pr-1", Date.now() + 3_600_000);
+  const busy = await world.run(["preview", "destroy", "pr-1", "--json"]);
+  assert.equal(JSON.parse(busy.stdout).error.code, "deploy_locked");
+  assert.equal((await visit(world, "https://pr-1.preview.example.com/")).body, "<h1>home</h1>");
+  await releaseLock(world, "pr-1");
+
   const destroyed = await world.run(["preview", "destroy", "pr-1"]);
   assert.equal(destroyed.code, 0, destroyed.stderr);
   assert.match(destroyed.stdout, /Destroyed preview pr-1 \(6 objects\)\./);
@@ -285,6 +292,16 @@ Deno.test("e2e preview: two previews side by side, each served only its own file
   });
   assert.deepEqual(JSON.parse(dry.stdout), { olderThan: "14d", dryRun: true, pruned: ["pr-2"] });
   assert.equal((await visit(world, "https://pr-2.preview.example.com/")).status, 200);
+  // Nor pruned while it deploys: it is kept with a warning, and pruned once the deploy is done.
+  await holdLock(world, "pr-2", now + 16 * 86_400_000);
+  const kept = await world.run(["preview", "prune", "--older-than", "14d", "--json"], {
+    clock: later,
+  });
+  assert.equal(kept.code, 0, kept.stderr);
+  assert.deepEqual(JSON.parse(kept.stdout).pruned, []);
+  assert.match(kept.stderr, /kept preview pr-2: another deploy holds/);
+  assert.equal((await visit(world, "https://pr-2.preview.example.com/")).status, 200);
+  await releaseLock(world, "pr-2");
   const pruned = await world.run(["preview", "prune", "--older-than", "14d"], { clock: later });
   assert.equal(pruned.code, 0, pruned.stderr);
   assert.match(pruned.stdout, /destroyed +pr-2/);
@@ -336,3 +353,35 @@ Deno.test("e2e preview: bootstrap, deploy and list under the deploy task's narro
     await Deno.remove(home, { recursive: true });
   }
 });
+
+/** Puts preview `id`'s deploy lock in place, as a running `preview deploy` holds it. */
+async function holdLock(world: InfraWorld, id: string, expiresAt: number): Promise<void> {
+  const s3 = siteS3(world);
+  try {
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: BUCKET,
+        Key: `locks/preview-${id}.json`,
+        Body: JSON.stringify({
+          version: 1,
+          holder: `preview deploy ${id} (pid 7)`,
+          token: "t",
+          acquiredAt: new Date().toISOString(),
+          expiresAt: new Date(expiresAt).toISOString(),
+        }),
+      }),
+    );
+  } finally {
+    s3.destroy();
+  }
+}
+
+/** Removes what {@linkcode holdLock} put. */
+async function releaseLock(world: InfraWorld, id: string): Promise<void> {
+  const s3 = siteS3(world);
+  try {
+    await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: `locks/preview-${id}.json` }));
+  } finally {
+    s3.destroy();
+  }
+}

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Clock } from "@org/shared";
+import { awsHttpStatus } from "../../aws/errors.ts";
 
 /** How {@linkcode retryLaunch} waits. */
 export interface LaunchRetryOptions {
@@ -30,8 +31,7 @@ export const LAUNCH_RETRY_STATUSES: ReadonlySet<number> = new Set([502, 503, 504
  * @returns true to retry
  */
 export function isGatewayError(err: unknown): boolean {
-  const status = (err as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata
-    ?.httpStatusCode;
+  const status = awsHttpStatus(err);
   return status !== undefined && LAUNCH_RETRY_STATUSES.has(status);
 }
 
