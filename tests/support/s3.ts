@@ -1,3 +1,6 @@
+import { Buffer } from "node:buffer";
+import { createHash } from "node:crypto";
+import { dirname, join } from "node:path";
 import S3rver from "s3rver";
 
 /** A running in-process S3 emulator and how to reach it. */
@@ -34,6 +37,8 @@ export async function startS3(buckets: string[] = []): Promise<S3Fixture> {
     directory,
     configureBuckets: buckets.map((name) => ({ name, configs: [] })),
   });
+  const staging = await Deno.makeTempDir({ prefix: "s3rver-staging-" });
+  writeObjectsAtomically((server as unknown as KoaApp).store, staging);
   supportConditionalWrites(server as unknown as KoaApp);
   const { port } = await server.run() as { port: number };
   const close = async () => {
@@ -45,6 +50,7 @@ export async function startS3(buckets: string[] = []): Promise<S3Fixture> {
       ?.closeAllConnections?.();
     await server.close();
     await Deno.remove(directory, { recursive: true }).catch(() => {});
+    await Deno.remove(staging, { recursive: true }).catch(() => {});
   };
   return { endpoint: `http://127.0.0.1:${port}`, directory, close, [Symbol.asyncDispose]: close };
 }
@@ -55,12 +61,51 @@ export const testAwsConfig = {
   credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
 } as const;
 
-/** The parts of s3rver's Koa app the conditional-write patch touches. */
+/** The parts of s3rver's Koa app the patches touch. */
 interface KoaApp {
   middleware: ((ctx: KoaContext, next: () => Promise<void>) => Promise<void>)[];
-  store: {
-    existsObject(bucket: string, key: string): Promise<boolean>;
-    getMetadata(bucket: string, key: string): Promise<{ etag?: string }>;
+  store: FilesystemStore;
+}
+
+/** The parts of s3rver's filesystem store the patches touch. */
+interface FilesystemStore {
+  existsObject(bucket: string, key: string): Promise<boolean>;
+  getMetadata(bucket: string, key: string): Promise<{ etag?: string }>;
+  getResourcePath(bucket: string, key: string, resource: string): string;
+  putMetadata(bucket: string, key: string, metadata: unknown, md5: string): Promise<void>;
+  putObject(object: StoredObject): Promise<{ size: number; md5: string }>;
+}
+
+/** An object s3rver's PutObject hands its store. */
+interface StoredObject {
+  bucket: string;
+  key: string;
+  metadata: unknown;
+  content: Buffer | AsyncIterable<Uint8Array>;
+}
+
+/**
+ * Replaces s3rver 3.7.1's PutObject write, which answers before the object is on disk: it
+ * resolves on its hashing stream's `finish` (or, for a buffer, right after `end()`), not on
+ * the file stream's, and it truncates the object file in place. Under load a GET that follows
+ * the PUT read a short file (`state/production.json is not valid JSON`). Here the body is
+ * written whole to a staging file, then renamed over the object, before the PUT is answered.
+ */
+function writeObjectsAtomically(store: FilesystemStore, staging: string): void {
+  store.putObject = async (object) => {
+    const chunks: Uint8Array[] = [];
+    if (Buffer.isBuffer(object.content)) chunks.push(object.content);
+    else for await (const chunk of object.content) chunks.push(chunk);
+    const content = Buffer.concat(chunks);
+    const md5 = createHash("md5").update(content).digest("hex");
+    const objectPath = store.getResourcePath(object.bucket, object.key, "object");
+    await Deno.mkdir(dirname(objectPath), { recursive: true });
+    // The staging directory is on the same filesystem (the temp dir), so the rename is atomic.
+    const temporary = join(staging, crypto.randomUUID());
+    await Deno.writeFile(temporary, content);
+    await Deno.rename(temporary, objectPath);
+    await store.putMetadata(object.bucket, object.key, object.metadata, md5);
+    return { size: content.length, md5 };
   };
 }
 
