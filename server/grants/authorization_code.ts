@@ -10,8 +10,10 @@ const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
 /**
  * `grant_type=authorization_code` (`code`, `provider`, `redirect_uri`, optional
- * `code_verifier`): exchanges the code at the provider, verifies the returned ID token, finds
- * or creates the user under the registration policy, and starts a session.
+ * `code_verifier`): exchanges the code at the provider, verifies the returned ID token,
+ * completes its email and name from the provider's UserInfo endpoint when the token lacks them
+ * (OpenID Core §5.4 puts them there once an access token is issued), finds or creates the user
+ * under the registration policy, and starts a session.
  *
  * PKCE (RFC 7636) passes through: an app that sent a `code_challenge` to the provider presents
  * its `code_verifier` here, and it is forwarded with the code; the provider checks it.
@@ -20,7 +22,7 @@ const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
  * unreserved characters → `invalid_request` (the provider is not called); the provider
  * refusing the code or the verifier → `invalid_grant`; policy → `access_denied`; an ID token
  * from the provider that fails verification, or any other provider failure → 502
- * `server_error` (504 on timeout).
+ * `server_error` (504 on timeout), a failed UserInfo request included.
  */
 export async function authorizationCodeGrant(
   params: ReadonlyMap<string, string>,
@@ -48,5 +50,6 @@ export async function authorizationCodeGrant(
     }
     throw err;
   }
+  claims = await provider.withUserinfo(claims, tokens.access_token);
   return await signIn(ctx, providerName, claims, "code exchanged");
 }

@@ -10,6 +10,8 @@ export interface ProviderMetadata {
   readonly jwks_uri: string;
   /** Client authentication methods the token endpoint accepts (default per OIDC: basic). */
   readonly token_endpoint_auth_methods_supported: readonly string[];
+  /** The UserInfo endpoint (OpenID Core §5.3), when the provider advertises a usable one. */
+  readonly userinfo_endpoint?: string;
 }
 
 /**
@@ -49,21 +51,31 @@ export async function discoverProvider(
   const methods = Array.isArray(doc.token_endpoint_auth_methods_supported)
     ? doc.token_endpoint_auth_methods_supported.filter((m): m is string => typeof m === "string")
     : ["client_secret_basic"];
+  // Optional: a provider without a (usable) UserInfo endpoint is signed in from its ID token.
+  const userinfo_endpoint = usableUrl(doc.userinfo_endpoint);
   return {
     issuer: doc.issuer,
     token_endpoint,
     jwks_uri,
     token_endpoint_auth_methods_supported: methods,
+    ...(userinfo_endpoint === undefined ? {} : { userinfo_endpoint }),
   };
 }
 
 function endpoint(value: unknown, name: string): string {
-  if (typeof value === "string") {
-    try {
-      if (isAllowedIssuerUrl(new URL(value))) return value;
-    } catch {
-      // fall through to the error below
-    }
+  const url = usableUrl(value);
+  if (url === undefined) {
+    throw serverError(502, { msg: `provider discovery has no usable ${name}`, value });
   }
-  throw serverError(502, { msg: `provider discovery has no usable ${name}`, value });
+  return url;
+}
+
+/** `value` when it is a URL the service may call (https, or http on loopback). */
+function usableUrl(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  try {
+    return isAllowedIssuerUrl(new URL(value)) ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }

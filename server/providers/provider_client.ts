@@ -6,6 +6,7 @@ import { type IdTokenClaims, IdTokenInvalid, verifyIdToken } from "./id_token.ts
 import { JwksCache } from "./jwks_cache.ts";
 import { type Fetch, providerFetch, providerJson } from "./provider_fetch.ts";
 import { type ClientSecret, type ClientSecretDeps, loadClientSecret } from "./client_secret.ts";
+import { completeFromUserinfo, lacksProfileClaims } from "./userinfo.ts";
 
 /** What a provider's token endpoint returned for a code. */
 export interface ProviderTokens {
@@ -152,6 +153,46 @@ export class ProviderClient {
       now: this.deps.clock.now(),
       ...(maxAge === undefined ? {} : { maxAge }),
     });
+  }
+
+  /**
+   * Completes a code exchange's verified ID token from the provider's UserInfo endpoint when
+   * the token lacks the email or a name and the provider advertises the endpoint: a conforming
+   * provider returns those claims only there once it issues an access token (OpenID Core
+   * §5.4). The ID token's own values win; a response for another `sub` is not used (§5.3.2).
+   *
+   * @param claims the verified ID-token claims
+   * @param accessToken the access token issued with them, if any
+   * @returns the claims, completed where UserInfo could
+   * @throws {OAuthError} 502/504 `server_error` when the UserInfo request fails
+   */
+  async withUserinfo(
+    claims: IdTokenClaims,
+    accessToken: string | undefined,
+  ): Promise<IdTokenClaims> {
+    const meta = await this.metadata();
+    if (!meta.userinfo_endpoint || accessToken === undefined || !lacksProfileClaims(claims)) {
+      return claims;
+    }
+    const res = await providerFetch(this.deps.fetch, meta.userinfo_endpoint, {
+      headers: { authorization: `Bearer ${accessToken}`, accept: "application/json" },
+    }, this.config.timeout);
+    const json = await providerJson(res, "userinfo response");
+    if (!res.ok) {
+      throw serverError(502, {
+        msg: "provider refused the userinfo request",
+        provider: this.config.name,
+        status: res.status,
+        error: json.error,
+      });
+    }
+    const completed = completeFromUserinfo(claims, json);
+    if (completed === undefined) {
+      this.deps.log.warn("provider userinfo names another subject; not used", {
+        provider: this.config.name,
+      });
+    }
+    return completed ?? claims;
   }
 }
 
