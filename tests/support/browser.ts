@@ -75,9 +75,10 @@ export interface BrowserFixture extends AsyncDisposable {
  * Launches {@linkcode CHROMIUM_PATH} headless with {@linkcode CHROMIUM_ARGS} and a fresh
  * profile (`--user-data-dir` in a new temp dir, so no state leaks between tests).
  *
+ * @param extraArgs more Chromium flags (a peer's host mapping, the one certificate to trust)
  * @returns the browser; `await using` closes it
  */
-export async function launchChromium(): Promise<BrowserFixture> {
+export async function launchChromium(extraArgs: readonly string[] = []): Promise<BrowserFixture> {
   const profile = await Deno.makeTempDir({ prefix: "chromium-profile-" });
   let context: BrowserContext;
   try {
@@ -85,7 +86,7 @@ export async function launchChromium(): Promise<BrowserFixture> {
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM_PATH,
       headless: true,
-      args: [...CHROMIUM_ARGS],
+      args: [...CHROMIUM_ARGS, ...extraArgs],
     });
   } catch (err) {
     await Deno.remove(profile, { recursive: true });

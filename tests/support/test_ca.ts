@@ -48,9 +48,11 @@ export async function opensslAvailable(suite: string): Promise<boolean> {
 /**
  * Makes the CA and the server certificate in a temporary directory.
  *
+ * @param names more DNS names the server certificate is for (besides `localhost` and
+ *   `127.0.0.1`; `*.` wildcards allowed), for peers reached under a host name
  * @returns the CA; `await using` removes the files and closes the HTTP client
  */
-export async function createTestCa(): Promise<TestCa> {
+export async function createTestCa(names: readonly string[] = []): Promise<TestCa> {
   const dir = await Deno.makeTempDir({ prefix: "test-ca-" });
   // Arguments without spaces, so a plain split suffices; the subject is passed apart.
   const run = async (line: string, subject?: string) => {
@@ -69,7 +71,8 @@ export async function createTestCa(): Promise<TestCa> {
   await Deno.writeTextFile(
     `${dir}/leaf.ext`,
     "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\n" +
-      "extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n",
+      "extendedKeyUsage=serverAuth\nsubjectAltName=" +
+      ["DNS:localhost", "IP:127.0.0.1", ...names.map((n) => `DNS:${n}`)].join(",") + "\n",
   );
   const newKey = "-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes";
   await run(

@@ -1,0 +1,162 @@
+/**
+ * `deploy pds login|init|sync` against the reference PDS (`@atproto/pds`), its own OAuth
+ * authorization server and sign-in/consent pages (driven in headless Chromium), and the
+ * reference PLC directory. Runs only inside the namespaces `pds_test.ts` makes (a private
+ * `/etc/hosts` and network): `deno test` it through that file, not directly.
+ */
+import { GetObjectCommand } from "@aws-sdk/client-s3";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { ACCOUNT, siteS3, startInfraWorld } from "../../deploy/infra_world.ts";
+import { writeSiteRepo } from "../../deploy/site_repo.ts";
+import { launchChromium } from "../../support/browser.ts";
+import { PDS_HOST, type PdsWorld, SITE_HOST, startPdsWorld } from "./pds_world.ts";
+
+const HANDLE = `alice.${PDS_HOST}`;
+const PASSWORD = "correct-horse-battery";
+const post = (title: string) =>
+  `---\ntitle: ${title}\ndescription: About ${title}\npubDate: 2026-01-02\n---\nBody\n`;
+
+/** SHA-256 of the certificate key's SubjectPublicKeyInfo, base64: the one key Chromium trusts. */
+async function spkiHash(keyPem: string): Promise<string> {
+  const der = Uint8Array.from(
+    atob(keyPem.replace(/-----[^-]+-----/g, "").replace(/\s/g, "")),
+    (c) => c.charCodeAt(0),
+  );
+  const ec = { name: "ECDSA", namedCurve: "P-256" };
+  const priv = await crypto.subtle.importKey("pkcs8", der, ec, true, ["sign"]);
+  const { d: _d, ...pub } = await crypto.subtle.exportKey("jwk", priv);
+  const spki = await crypto.subtle.exportKey(
+    "spki",
+    await crypto.subtle.importKey("jwk", { ...pub, key_ops: ["verify"] }, ec, true, ["verify"]),
+  );
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", spki));
+  return btoa(String.fromCharCode(...digest));
+}
+
+/** A record list from the PDS's public XRPC (what it holds, not what the CLI said). */
+async function pdsRecords(pds: PdsWorld, did: string, collection: string) {
+  const url = new URL(`${pds.pdsUrl}/xrpc/com.atproto.repo.listRecords`);
+  url.searchParams.set("repo", did);
+  url.searchParams.set("collection", collection);
+  const res = await pds.ca.fetch(url);
+  assert.equal(res.status, 200, await res.clone().text());
+  return (await res.json()).records as { uri: string; value: Record<string, unknown> }[];
+}
+
+Deno.test("reference PDS: pds login through its consent page, init and sync write real records", async () => {
+  await using world = await startInfraWorld({ siteName: "blog" });
+  await writeSiteRepo(world.root);
+  const s3 = siteS3(world);
+  // The deployed site: the bucket's live objects, under the site's public host name.
+  await using pds = await startPdsWorld(async (req) => {
+    try {
+      const out = await s3.send(
+        new GetObjectCommand({
+          Bucket: `production-blog-${ACCOUNT}`,
+          Key: `site${new URL(req.url).pathname}`,
+        }),
+      );
+      return new Response(await out.Body!.transformToString(), {
+        headers: { "content-type": out.ContentType ?? "application/octet-stream" },
+      });
+    } catch {
+      return new Response("<h1>Not found</h1>", { status: 404 });
+    }
+  });
+  try {
+    const created = await pds.ca.fetch(`${pds.pdsUrl}/xrpc/com.atproto.server.createAccount`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ handle: HANDLE, email: "alice@mail.invalid", password: PASSWORD }),
+    });
+    const account = await created.json();
+    assert.equal(created.status, 200, JSON.stringify(account));
+    const did: string = account.did;
+    assert.match(did, /^did:plc:/);
+
+    await world.configure({
+      siteName: "blog",
+      region: "eu-west-1",
+      app: "blog",
+      domain: SITE_HOST,
+      paths: { publicDir: "src", content: "content/blog", atprotoJson: "data/atproto.json" },
+      pds: { name: "Peer blog", description: "Notes", handleResolver: pds.pdsUrl },
+    });
+    await using browser = await launchChromium([
+      `--ignore-certificate-errors-spki-list=${await spkiHash(pds.ca.keyPem)}`,
+    ]);
+    const consents: string[] = [];
+    /** The user at the PDS's own pages: password, then Authorize; returns the callback URL. */
+    const approve = async (authorizationUrl: string) => {
+      const page = await browser.context.newPage();
+      try {
+        await page.goto(authorizationUrl);
+        await page.locator("input[name=password]").fill(PASSWORD);
+        await page.getByRole("button", { name: "Sign in" }).click();
+        const authorize = page.getByRole("button", { name: "Authorize" });
+        await authorize.waitFor();
+        consents.push(await page.locator("main").innerText());
+        await authorize.click();
+        await page.waitForURL((u) => u.href.startsWith(`https://${SITE_HOST}/oauth/callback`));
+        return page.url();
+      } finally {
+        await page.close();
+      }
+    };
+    const run = async (...argv: string[]) => {
+      let stdout = "";
+      const r = await world.run(argv, {
+        fetch: pds.ca.fetch,
+        stdinIsTty: true,
+        stdoutIsTty: true,
+        stdout: (t) => void (stdout += t),
+        prompt: async () => {
+          const url = stdout.split("\n").map((l) => l.trim()).find((l) =>
+            l.startsWith(`${pds.pdsUrl}/oauth/authorize`)
+          );
+          return url ? await approve(url) : null;
+        },
+      });
+      assert.equal(r.code, 0, `deploy ${argv.join(" ")}: ${r.stderr}\n${stdout}`);
+      return stdout;
+    };
+
+    await run("bootstrap");
+    await run("pds", "keygen");
+    await run("deploy", "--builder", "local");
+    const login = await run("pds", "login", "--identifier", HANDLE);
+    assert.match(login, new RegExp(`Logged in as ${did}`));
+    assert.equal(consents.length, 1);
+    assert.match(consents[0]!, new RegExp(`wants to access your ${HANDLE.replaceAll(".", "\\.")}`));
+
+    await run("pds", "init");
+    const atproto = JSON.parse(await Deno.readTextFile(join(world.root, "data/atproto.json")));
+    assert.equal(atproto.did, did);
+    const publications = await pdsRecords(pds, did, "site.standard.publication");
+    assert.deepEqual(publications.map((r) => r.uri), [atproto.publicationUri]);
+    assert.equal(publications[0]!.value.name, "Peer blog");
+
+    const write = async (path: string, text: string) => {
+      await Deno.mkdir(join(world.root, path, ".."), { recursive: true });
+      await Deno.writeTextFile(join(world.root, path), text);
+    };
+    await write("content/blog/hello-world.md", post("Hello world"));
+    await write("content/blog/second.md", post("Second"));
+    const publish = await run("deploy", "--builder", "local");
+    assert.match(publish, /2 created, 0 updated, 0 unchanged/);
+    const titles = async () =>
+      (await pdsRecords(pds, did, "site.standard.document")).map((r) => r.value.title).sort();
+    assert.deepEqual(await titles(), ["Hello world", "Second"]);
+
+    await write("content/blog/hello-world.md", post("Hello, world!"));
+    const synced = await run("pds", "sync");
+    assert.match(synced, /0 created, 1 updated, 1 unchanged/);
+    assert.deepEqual(await titles(), ["Hello, world!", "Second"]);
+    assert.match(await run("pds", "sync"), /0 created, 0 updated, 2 unchanged/);
+  } catch (err) {
+    throw new Error(`${err}\n--- PDS output ---\n${pds.pdsLog().slice(-4000)}`, { cause: err });
+  } finally {
+    s3.destroy();
+  }
+});
