@@ -44,7 +44,7 @@ async function pdsRecords(pds: PdsWorld, did: string, collection: string) {
   return (await res.json()).records as { uri: string; value: Record<string, unknown> }[];
 }
 
-Deno.test("reference PDS: pds login through its consent page, init and sync write real records", async () => {
+Deno.test("reference PDS: pds login through its consent page (denied, then authorized), init and sync write real records", async () => {
   await using world = await startInfraWorld({ siteName: "blog" });
   await writeSiteRepo(world.root);
   const s3 = siteS3(world);
@@ -87,24 +87,28 @@ Deno.test("reference PDS: pds login through its consent page, init and sync writ
       `--ignore-certificate-errors-spki-list=${await spkiHash(pds.ca.keyPem)}`,
     ]);
     const consents: string[] = [];
-    /** The user at the PDS's own pages: password, then Authorize; returns the callback URL. */
+    /** What the user clicks on the consent page. */
+    let decision: "Authorize" | "Deny access" = "Authorize";
+    /** The user at the PDS's own pages: password, then the decision; returns the callback URL. */
     const approve = async (authorizationUrl: string) => {
+      // A browser with no session at the PDS: every login asks for the password.
+      await browser.context.clearCookies();
       const page = await browser.context.newPage();
       try {
         await page.goto(authorizationUrl);
         await page.locator("input[name=password]").fill(PASSWORD);
         await page.getByRole("button", { name: "Sign in" }).click();
-        const authorize = page.getByRole("button", { name: "Authorize" });
-        await authorize.waitFor();
+        const button = page.getByRole("button", { name: decision, exact: true });
+        await button.waitFor();
         consents.push(await page.locator("main").innerText());
-        await authorize.click();
+        await button.click();
         await page.waitForURL((u) => u.href.startsWith(`https://${SITE_HOST}/oauth/callback`));
         return page.url();
       } finally {
         await page.close();
       }
     };
-    const run = async (...argv: string[]) => {
+    const attempt = async (...argv: string[]) => {
       let stdout = "";
       const r = await world.run(argv, {
         fetch: pds.ca.fetch,
@@ -118,17 +122,28 @@ Deno.test("reference PDS: pds login through its consent page, init and sync writ
           return url ? await approve(url) : null;
         },
       });
-      assert.equal(r.code, 0, `deploy ${argv.join(" ")}: ${r.stderr}\n${stdout}`);
-      return stdout;
+      return { ...r, stdout };
+    };
+    const run = async (...argv: string[]) => {
+      const r = await attempt(...argv);
+      assert.equal(r.code, 0, `deploy ${argv.join(" ")}: ${r.stderr}\n${r.stdout}`);
+      return r.stdout;
     };
 
     await run("bootstrap");
     await run("pds", "keygen");
     await run("deploy", "--builder", "local");
+    decision = "Deny access";
+    const denied = await attempt("pds", "login", "--identifier", HANDLE);
+    assert.equal(denied.code, 1, denied.stdout);
+    assert.match(denied.stderr, /access_denied/);
+    decision = "Authorize";
     const login = await run("pds", "login", "--identifier", HANDLE);
     assert.match(login, new RegExp(`Logged in as ${did}`));
-    assert.equal(consents.length, 1);
-    assert.match(consents[0]!, new RegExp(`wants to access your ${HANDLE.replaceAll(".", "\\.")}`));
+    assert.equal(consents.length, 2);
+    for (const consent of consents) {
+      assert.match(consent, new RegExp(`wants to access your ${HANDLE.replaceAll(".", "\\.")}`));
+    }
 
     await run("pds", "init");
     const atproto = JSON.parse(await Deno.readTextFile(join(world.root, "data/atproto.json")));
