@@ -177,16 +177,17 @@ export class ProviderClient {
     const res = await providerFetch(this.deps.fetch, meta.userinfo_endpoint, {
       headers: { authorization: `Bearer ${accessToken}`, accept: "application/json" },
     }, this.config.timeout);
-    const json = await providerJson(res, "userinfo response");
     if (!res.ok) {
+      // RFC 6750 §3: a refusal's detail is in WWW-Authenticate; the body may be empty.
+      await res.body?.cancel();
       throw serverError(502, {
         msg: "provider refused the userinfo request",
         provider: this.config.name,
         status: res.status,
-        error: json.error,
+        www_authenticate: res.headers.get("www-authenticate"),
       });
     }
-    const completed = completeFromUserinfo(claims, json);
+    const completed = completeFromUserinfo(claims, await providerJson(res, "userinfo response"));
     if (completed === undefined) {
       this.deps.log.warn("provider userinfo names another subject; not used", {
         provider: this.config.name,

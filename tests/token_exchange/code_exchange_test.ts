@@ -360,3 +360,65 @@ Deno.test("/health answers 503 when the store does not answer", async () => {
   assert.equal(res.status, 503);
   assert.deepEqual(await res.json(), { status: "unavailable", store: "unavailable" });
 });
+
+Deno.test("code exchange: an ID token without email or name is completed from the provider's UserInfo", async (t) => {
+  await using idp = await startOidcProvider();
+  upstreamClaims(idp, { sub: "dave", email: undefined, name: undefined });
+  const seen: (string | undefined)[] = [];
+  let userinfo: { body: Record<string, unknown>; statusCode: number } = {
+    body: { sub: "dave", email: "dave@example.com", email_verified: true, name: "Dave" },
+    statusCode: 200,
+  };
+  idp.server.service.on(
+    "beforeUserinfo",
+    (res: typeof userinfo, req: { headers: Record<string, string | undefined> }) => {
+      seen.push(req.headers.authorization);
+      Object.assign(res, userinfo);
+    },
+  );
+  const { log, lines } = createMemoryLogger();
+  await using te = await startTokenServer({
+    toml: providerToml("idp", idp.issuer) + `[registration]\ndomain_allowlist = ["example.com"]\n`,
+    log,
+  });
+  const exchange = (code: string) =>
+    postForm(te.url, {
+      grant_type: "authorization_code",
+      code,
+      provider: "idp",
+      redirect_uri: REDIRECT,
+    });
+
+  await t.step("a response for another subject is not used: the allow-list refuses", async () => {
+    userinfo = { body: { sub: "mallory", email: "dave@example.com" }, statusCode: 200 };
+    const res = await exchange("a");
+    assert.equal(res.status, 403);
+    assert.equal((await res.json()).error, "access_denied");
+    assert.ok(lines.some((l) => l.msg === "provider userinfo names another subject; not used"));
+  });
+  await t.step("UserInfo refusing the access token → 502 server_error", async () => {
+    userinfo = { body: {}, statusCode: 401 };
+    const res = await exchange("b");
+    assert.equal(res.status, 502);
+    assert.equal((await res.json()).error, "server_error");
+  });
+  await t.step("the subject's email and name sign the user in", async () => {
+    userinfo = {
+      body: { sub: "dave", email: "dave@example.com", email_verified: true, name: "Dave" },
+      statusCode: 200,
+    };
+    const res = await exchange("c");
+    const body = await res.json();
+    assert.equal(res.status, 200, JSON.stringify(body));
+    const { payload } = await jwtVerify(
+      body.access_token,
+      createRemoteJWKSet(new URL(`${te.issuer}/keys`)),
+    );
+    const user = await te.server.deps.store.users.get(String(payload.sub));
+    assert.equal(user?.email, "dave@example.com");
+    assert.equal(user?.display_name, "Dave");
+  });
+  // Each request carried the access token of the provider's token response.
+  assert.equal(seen.length, 3);
+  for (const auth of seen) assert.match(auth ?? "", /^Bearer \S+$/);
+});
