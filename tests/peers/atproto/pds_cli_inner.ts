@@ -44,7 +44,7 @@ async function pdsRecords(pds: PdsWorld, did: string, collection: string) {
   return (await res.json()).records as { uri: string; value: Record<string, unknown> }[];
 }
 
-Deno.test("reference PDS: pds login through its consent page (denied, then authorized), init and sync write real records", async () => {
+Deno.test("reference PDS: pds login through its consent page (denied, then authorized), init, sync and a token refresh write real records", async () => {
   await using world = await startInfraWorld({ siteName: "blog" });
   await writeSiteRepo(world.root);
   const s3 = siteS3(world);
@@ -108,9 +108,12 @@ Deno.test("reference PDS: pds login through its consent page (denied, then autho
         await page.close();
       }
     };
+    /** The CLI's clock: real time, or later (then the stored access token has expired). */
+    let clock = { now: () => Date.now() };
     const attempt = async (...argv: string[]) => {
       let stdout = "";
       const r = await world.run(argv, {
+        clock,
         fetch: pds.ca.fetch,
         stdinIsTty: true,
         stdoutIsTty: true,
@@ -169,6 +172,19 @@ Deno.test("reference PDS: pds login through its consent page (denied, then autho
     assert.match(synced, /0 created, 1 updated, 1 unchanged/);
     assert.deepEqual(await titles(), ["Hello, world!", "Second"]);
     assert.match(await run("pds", "sync"), /0 created, 0 updated, 2 unchanged/);
+
+    // Two hours on, the stored access token has expired: the CLI spends the refresh token at
+    // the PDS (refresh_token grant, DPoP, private_key_jwt) and stores the rotated session.
+    const session = () =>
+      JSON.parse(world.aws.secretsManager.state.secrets.get("blog/atproto")!.value).session;
+    const before = session();
+    clock = { now: () => Date.now() + 2 * 3600_000 };
+    await write("content/blog/second.md", post("Second, refreshed"));
+    assert.match(await run("pds", "sync"), /0 created, 1 updated, 1 unchanged/);
+    const after = session();
+    assert.notEqual(after.refreshToken, before.refreshToken);
+    assert.notEqual(after.accessToken, before.accessToken);
+    assert.deepEqual(await titles(), ["Hello, world!", "Second, refreshed"]);
   } catch (err) {
     throw new Error(`${err}\n--- PDS output ---\n${pds.pdsLog().slice(-4000)}`, { cause: err });
   } finally {
