@@ -73,9 +73,9 @@ async function signingKey(kid: string): Promise<JWK> {
  * Starts `oidc-provider` on 127.0.0.1 port 0 with two confidential clients
  * ({@linkcode PEER_CLIENT}, {@linkcode OTHER_CLIENT}), the code flow and the implicit
  * `id_token token` response (whose ID token carries `at_hash`), the `claims` request parameter
- * (OpenID Core §5.5), and accounts that exist for
- * any login name: `sub` is the name, `email` `<name>@example.com` (verified), `name` the name
- * capitalised. Its own development interaction pages do the login and consent.
+ * (OpenID Core §5.5), and accounts that exist for any login name: `sub` is the name, `email`
+ * `<name>@example.com` (verified), `name` the name capitalised. Its own development interaction
+ * pages do the login and consent.
  *
  * @example
  * ```ts
@@ -91,7 +91,8 @@ export async function startOidcProviderPeer(
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const keys: JWK[] = [await signingKey("k1")];
   let provider = configure(issuer, keys, options);
-  server.on("request", (req, res) => provider.callback()(req, res));
+  let handle = provider.callback();
+  server.on("request", (req, res) => handle(req, res));
 
   const close = () =>
     new Promise<void>((resolve, reject) => {
@@ -108,6 +109,7 @@ export async function startOidcProviderPeer(
       const kid = `k${keys.length + 1}`;
       keys.unshift(await signingKey(kid));
       provider = configure(issuer, keys, options);
+      handle = provider.callback();
       return kid;
     },
     async codeExpiry(code) {
