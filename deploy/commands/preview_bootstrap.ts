@@ -10,13 +10,12 @@
  */
 import { Route53Client } from "@aws-sdk/client-route-53";
 import type { Command } from "../cli/command.ts";
-import { CDN_REGION } from "../config/names.ts";
+import { CDN_REGION, PREVIEW_ENV, previewWildcard } from "../config/names.ts";
 import { recordedValidation } from "../infra/nodes/certificate.ts";
 import { reconcile } from "../infra/reconcile.ts";
-import { manualRecords } from "../preview/dns_records.ts";
-import { PREVIEW_ENV, previewWildcard } from "../preview/names.ts";
+import { manualRecords } from "../dns/dns_records.ts";
 import { requirePreviewConfig } from "../preview/open_preview.ts";
-import { findEnclosingZone } from "../preview/route53_zone.ts";
+import { findEnclosingZone } from "../dns/route53_zone.ts";
 import { openSite } from "../site/open_site.ts";
 import { reconcileLine } from "../cli/node_lines.ts";
 import { validationTable } from "./bootstrap.ts";

@@ -11,7 +11,7 @@ import type { MicrovmSeams } from "../builders/create_builder.ts";
 import { runDeploy } from "../pipeline/deploy.ts";
 import { openSiteDeploy } from "../pipeline/deploy_input.ts";
 import { summaryLines } from "../pipeline/report.ts";
-import { PREVIEW_ENV } from "../preview/names.ts";
+import { PREVIEW_ENV } from "../config/names.ts";
 import { parsePreviewId } from "../preview/preview_id.ts";
 import { previewRecord } from "../preview/record.ts";
 import { writePreviewRecord } from "../preview/store.ts";

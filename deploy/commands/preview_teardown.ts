@@ -7,10 +7,9 @@
  * @module
  */
 import type { Command } from "../cli/command.ts";
-import { builderImageName } from "../config/names.ts";
+import { builderImageName, PREVIEW_ENV } from "../config/names.ts";
 import { DeployError } from "../errors.ts";
 import { teardown } from "../infra/reconcile.ts";
-import { PREVIEW_ENV } from "../preview/names.ts";
 import { requirePreviewConfig } from "../preview/open_preview.ts";
 import { terminateRunningBuilds } from "../preview/running_builds.ts";
 import { openSite } from "../site/open_site.ts";

@@ -10,8 +10,8 @@ import type { CommandContext } from "../cli/command.ts";
 import type { LoadedSite } from "../config/load.ts";
 import type { SiteConfig } from "../config/site_config.ts";
 import { DeployError } from "../errors.ts";
-import { previewSitePrefix } from "./layout.ts";
-import { normalizeDomain, PREVIEW_ENV, previewObjectTags, previewUrl } from "./names.ts";
+import { previewSitePrefix } from "../state/bucket_layout.ts";
+import { normalizeDomain, PREVIEW_ENV, previewObjectTags, previewUrl } from "../config/names.ts";
 
 /**
  * The keys the preview stack needs that other environments may leave out (pure).

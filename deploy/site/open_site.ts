@@ -9,14 +9,13 @@
  */
 import type { CommandContext } from "../cli/command.ts";
 import type { LoadedSite } from "../config/load.ts";
-import type { SiteNames } from "../config/names.ts";
+import { normalizeDomain, PREVIEW_ENV, type SiteNames } from "../config/names.ts";
 import type { SiteConfig } from "../config/site_config.ts";
 import { DeployError } from "../errors.ts";
 import { type AwsClients, createAwsClients } from "../aws/clients.ts";
 import { BUILDER_BASE_IMAGE_ENV } from "../infra/nodes/builder_base_image.ts";
 import type { GraphRun } from "../infra/reconcile.ts";
 import type { SiteFacts } from "../infra/resource.ts";
-import { normalizeDomain, PREVIEW_ENV } from "../preview/names.ts";
 import { stateKey } from "../state/bucket_layout.ts";
 import { type EnvState, type EnvStateView, readEnvState } from "../state/env_state.ts";
 

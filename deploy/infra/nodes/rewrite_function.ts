@@ -31,8 +31,8 @@ import {
 } from "@aws-sdk/client-cloudfront";
 import { aws, awsErrorCode, awsFailure, awsMaybe } from "../../aws/errors.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
-import { previewRouterName } from "../../preview/names.ts";
-import { previewRouterCode } from "../../preview/router_function.ts";
+import { previewRouterName } from "../../config/names.ts";
+import { previewRouterCode } from "./router_function.ts";
 
 /** The CloudFront Functions runtime the code is written for. */
 export const REWRITE_RUNTIME: FunctionRuntime = "cloudfront-js-2.0";
