@@ -16,7 +16,7 @@ import { installedPlugins } from "../plugin/site_imports.ts";
 import { openSite } from "../site/open_site.ts";
 import { scopedStateKey } from "../state/bucket_layout.ts";
 import { scopedStateNamespaces } from "../state/scoped_state.ts";
-import { refusePreviewEnv } from "../preview/open_preview.ts";
+import { refusePreviewEnv } from "../config/env_name.ts";
 
 /**
  * A table of DNS records to create (pure): the certificate's validation records, or the

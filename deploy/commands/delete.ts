@@ -14,7 +14,7 @@ import { lockKey, SITE_PREFIX } from "../state/bucket_layout.ts";
 import { takePublishingLock } from "../pipeline/publishing.ts";
 import { LOCK_WAIT_MS, lockHolder } from "../pipeline/deploy_input.ts";
 import { openSite } from "../site/open_site.ts";
-import { refusePreviewEnv } from "../preview/open_preview.ts";
+import { refusePreviewEnv } from "../config/env_name.ts";
 
 /** The `delete` command. */
 export const deleteCommand: Command = {

@@ -7,7 +7,7 @@
  * @module
  */
 import type { Command, CommandContext } from "../cli/command.ts";
-import { refusePreviewEnv } from "../preview/open_preview.ts";
+import { refusePreviewEnv } from "../config/env_name.ts";
 import { DeployError } from "../errors.ts";
 import { teardown, type TeardownResult } from "../infra/reconcile.ts";
 import { openSite } from "../site/open_site.ts";

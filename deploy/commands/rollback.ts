@@ -16,7 +16,7 @@ import { sourceKey } from "../build_records/record.ts";
 import type { MicrovmBuilderOptions } from "../builders/microvm/builder.ts";
 import { siteOrigin } from "../seo/policy.ts";
 import { openSite } from "../site/open_site.ts";
-import { refusePreviewEnv } from "../preview/open_preview.ts";
+import { refusePreviewEnv } from "../config/env_name.ts";
 import { lockKey, owedInvalidationKey, SITE_PREFIX } from "../state/bucket_layout.ts";
 import { createBuilder } from "../builders/create_builder.ts";
 import { warnRecordsNotRolledBack } from "./pds.ts";

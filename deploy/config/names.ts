@@ -116,6 +116,30 @@ export function builderImageName(env: string, siteName: string): string {
 }
 
 /**
+ * The log stream a build attempt writes to: `build-<id>-<first 8 of the token>`, so a rebuild
+ * of the same id (a rollback, a dirty tree) gets a stream of its own.
+ *
+ * @param buildId the build id
+ * @param token the launch token
+ * @returns the stream name
+ */
+export function buildLogStream(buildId: string, token: string): string {
+  return `build-${buildId}-${token.replace(/[^\w]/g, "").slice(0, 8)}`;
+}
+
+/**
+ * The CloudFront Function that rewrites directory URLs of an environment's site:
+ * `<env>-<siteName>-rewrite`.
+ *
+ * @param env environment name
+ * @param siteName the `siteName` key
+ * @returns the function name (at most 49 characters, as `<env>-<siteName>` fits a bucket name)
+ */
+export function siteRewriteFunctionName(env: string, siteName: string): string {
+  return `${env}-${siteName}-rewrite`;
+}
+
+/**
  * The role `preview bootstrap` creates: `preview-<siteName>-gh`.
  *
  * @param siteName the `siteName` key

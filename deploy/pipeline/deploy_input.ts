@@ -6,20 +6,32 @@
  */
 import type { CommandContext } from "../cli/command.ts";
 import { createBuilder, type MicrovmSeams } from "../builders/create_builder.ts";
+import type { LoadedSite } from "../config/load.ts";
 import { DeployError } from "../errors.ts";
 import type { DeployInput, DeployProgress } from "./deploy.ts";
 import { siteOrigin } from "../seo/policy.ts";
 import { openSite } from "../site/open_site.ts";
 import { denoCommandRunner } from "../source/revision.ts";
-import {
-  lockKey,
-  owedInvalidationKey,
-  previewLockKey,
-  SITE_PREFIX,
-} from "../state/bucket_layout.ts";
+import { lockKey, owedInvalidationKey, SITE_PREFIX } from "../state/bucket_layout.ts";
 import { progressBar } from "./report.ts";
-import { previewTarget, refusePreviewEnv } from "../preview/open_preview.ts";
+import { refusePreviewEnv } from "../config/env_name.ts";
 import { removeStaleWorkDirs } from "../job/work_dir.ts";
+
+/**
+ * Where a deploy publishes when it is not the environment's live site (one preview of the
+ * preview stack): its prefix, object tags, origin and lock. Such a deploy invalidates nothing,
+ * so it owes nothing.
+ */
+export interface AsideTarget {
+  /** The key prefix, e.g. `previews/<id>/site/`. */
+  readonly prefix: string;
+  /** Object tags of its files. */
+  readonly tags: Readonly<Record<string, string>>;
+  /** Its public origin (the sitemap's). */
+  readonly origin: string;
+  /** Its deploy lock's key. */
+  readonly lockKey: string;
+}
 
 /** A resolved deploy: the pipeline input plus what the command prints and releases. */
 export interface SiteDeploy extends Disposable {
@@ -49,9 +61,9 @@ export function deployTempRoot(
  * @param ctx the command context
  * @param builderName `local` or `microvm`
  * @param seams MicroVM builder overrides for tests; none in the CLI
- * @param preview publish as this preview of the preview stack (`preview deploy <id>`):
- *   under `previews/<id>/site/`, tagged `environment=preview-<id>`, SEO non-production on the
- *   preview's URL, no invalidation
+ * @param aside where to publish instead of the live site (`preview deploy <id>`: under
+ *   `previews/<id>/site/`, tagged `environment=preview-<id>`, SEO non-production on the
+ *   preview's URL, no invalidation), resolved from the opened site
  * @returns the input and a disposer for its clients
  * @throws {DeployError} `account_unknown`, config errors, `state_missing`,
  *   `distribution_unknown`, `builder_not_configured`
@@ -60,14 +72,14 @@ export async function openSiteDeploy(
   ctx: CommandContext,
   builderName: "local" | "microvm",
   seams: MicrovmSeams = {},
-  preview?: { readonly id: string },
+  aside?: (site: { readonly site: LoadedSite }) => AsideTarget,
 ): Promise<SiteDeploy> {
-  if (preview === undefined) refusePreviewEnv(ctx, "deploy");
+  if (aside === undefined) refusePreviewEnv(ctx, "deploy");
   const site = await openSite(ctx, { state: "required" });
   const { bucket, clients, state } = site;
   const release = () => site[Symbol.dispose]();
   try {
-    const target = preview ? previewTarget(site, preview.id) : undefined;
+    const target = aside?.(site);
     if (!target && !state.distributionId) {
       throw new DeployError("distribution_unknown", `state/${ctx.env}.json names no distribution`, {
         hint: `run \`deploy bootstrap ${ctx.env}\` to finish creating the environment`,
@@ -120,13 +132,12 @@ export async function openSiteDeploy(
       ...(tempRoot ? { tempRoot } : {}),
       // Previews lock one another only per preview id; an environment locks as a whole.
       lock: {
-        key: preview ? previewLockKey(preview.id) : lockKey(ctx.env),
+        key: target?.lockKey ?? lockKey(ctx.env),
         holder: lockHolder(ctx),
         waitMs: LOCK_WAIT_MS,
         ...(ctx.flags["force-unlock"] === true ? { forceUnlock: true } : {}),
       },
-      // A preview invalidates nothing, so it owes nothing.
-      ...(preview ? {} : { owedKey: owedInvalidationKey(ctx.env) }),
+      ...(target ? {} : { owedKey: owedInvalidationKey(ctx.env) }),
     };
     return {
       input,
