@@ -68,7 +68,7 @@ export type DeployErrorCode =
   | "too_many_deletes"
   /** A built file changed or vanished while the deploy was uploading it. */
   | "dist_changed"
-  /** `plan` was asked of a builder that syncs as it builds. */
+  /** `plan` was asked of the MicroVM builder, whose builds report what they published, not a plan. */
   | "plan_unsupported"
   /** No build record `builds/<id>.json` for the id given to `logs` or `rollback`. */
   | "build_not_found"

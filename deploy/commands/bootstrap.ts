@@ -47,8 +47,9 @@ export const bootstrapCommand: Command = {
     "Re-running changes nothing when all is in place; a run that stopped part-way resumes.",
   async run(ctx) {
     refusePreviewEnv(ctx, "bootstrap");
-    using aws = await openSite(ctx, { state: "optional" });
-    const { facts, state: previous } = aws;
+    using aws = await openSite(ctx, { aws: true });
+    const { facts } = aws;
+    const previous = await aws.state();
     if (ctx.out.mode !== "json") {
       ctx.out.line(`Bootstrapping ${facts.env} (${facts.bucket}, ${facts.config.region}):`);
     }

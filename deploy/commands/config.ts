@@ -83,7 +83,7 @@ export const configCommand: Command = {
     "printed resolved when valid; when not, as written with their problems under `issues`\n" +
     "(a warning, exit code 0: only their own commands refuse them).",
   async run(ctx) {
-    const report = configReport((await openSite(ctx, {})).site);
+    const report = configReport((await openSite(ctx)).site);
     const issues = (report.issues ?? []) as ConfigIssue[];
     for (const issue of issues) {
       ctx.out.warn(

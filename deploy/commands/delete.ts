@@ -28,8 +28,9 @@ export const deleteCommand: Command = {
   async run(ctx) {
     refusePreviewEnv(ctx, "delete");
     await confirmDelete(ctx);
-    using site = await openSite(ctx, { state: "required" });
-    const { facts, clients, state } = site;
+    using site = await openSite(ctx, { aws: true });
+    const { facts, clients } = site;
+    const state = await site.requireState();
     // Not while a deploy of the environment is uploading (it would republish half a site).
     await using _lock = await takePublishingLock({
       bucket: facts.bucket,

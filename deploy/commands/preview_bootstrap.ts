@@ -40,7 +40,8 @@ export const previewBootstrapCommand: Command = {
     "Route 53 zone enclosing the domain it writes the DNS records itself; otherwise it prints\n" +
     `them and exits ${DNS_PENDING_EXIT} until the certificate is issued: re-run it then.`,
   async run(ctx) {
-    using site = await openSite(ctx, { state: "optional" });
+    using site = await openSite(ctx, { aws: true });
+    const previous = await site.state();
     const domain = requirePreviewConfig(site.site);
     const zone = await findEnclosingZone(
       site.clients.client(Route53Client, "ROUTE_53", CDN_REGION),
@@ -57,7 +58,7 @@ export const previewBootstrapCommand: Command = {
       );
     }
     const result = await reconcile(
-      { ...site.graphRun(site.state), facts },
+      { ...site.graphRun(previous), facts },
       (r) => json ? undefined : ctx.out.line(reconcileLine(ctx.out.paint, r)),
     );
     const outputs = (id: string) => result.nodes.find((n) => n.id === id)?.outputs;

@@ -49,12 +49,11 @@ export function createPreviewDeployCommand(seams: MicrovmSeams = {}): Command {
     async run(ctx) {
       const id = parsePreviewId(ctx.args.id ?? "");
       const builder = ctx.flags.builder === "local" ? "local" : "microvm";
-      using deploy = await openSiteDeploy(
-        ctx,
+      using deploy = await openSiteDeploy(ctx, {
         builder,
         seams,
-        (site) => ({ ...previewTarget(site, id), lockKey: previewLockKey(id) }),
-      );
+        aside: (site) => ({ ...previewTarget(site, id), lockKey: previewLockKey(id) }),
+      });
       let summary;
       try {
         summary = await runDeploy(deploy.input);

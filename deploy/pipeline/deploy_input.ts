@@ -55,30 +55,45 @@ export function deployTempRoot(
   return home ? `${home.replace(/[\\/]+$/, "")}/.cache/org-deploy` : undefined;
 }
 
+/** What kind of deploy {@linkcode openSiteDeploy} resolves. */
+export interface SiteDeployOptions {
+  /** Where the job runs: `local` or `microvm` (`--no-build` always syncs locally). */
+  readonly builder: "local" | "microvm";
+  /** MicroVM builder overrides for tests; none in the CLI. */
+  readonly seams?: MicrovmSeams;
+  /**
+   * Where to publish instead of the live site (`preview deploy <id>`: under
+   * `previews/<id>/site/`, tagged `environment=preview-<id>`, SEO non-production on the
+   * preview's URL, no invalidation), resolved from the opened site.
+   */
+  readonly aside?: (site: { readonly site: LoadedSite }) => AsideTarget;
+  /**
+   * Rebuild this stored build (`build/<id>.zip`) instead of the working tree (`rollback`):
+   * deliberate, so it may delete what later builds added (an empty output is still refused).
+   */
+  readonly storedBuild?: string;
+}
+
 /**
  * Resolves config, state and flags into a pipeline input.
  *
  * @param ctx the command context
- * @param builderName `local` or `microvm`
- * @param seams MicroVM builder overrides for tests; none in the CLI
- * @param aside where to publish instead of the live site (`preview deploy <id>`: under
- *   `previews/<id>/site/`, tagged `environment=preview-<id>`, SEO non-production on the
- *   preview's URL, no invalidation), resolved from the opened site
+ * @param options the builder, and what is published where
  * @returns the input and a disposer for its clients
  * @throws {DeployError} `account_unknown`, config errors, `state_missing`,
  *   `distribution_unknown`, `builder_not_configured`
  */
 export async function openSiteDeploy(
   ctx: CommandContext,
-  builderName: "local" | "microvm",
-  seams: MicrovmSeams = {},
-  aside?: (site: { readonly site: LoadedSite }) => AsideTarget,
+  options: SiteDeployOptions,
 ): Promise<SiteDeploy> {
-  if (aside === undefined) refusePreviewEnv(ctx, "deploy");
-  const site = await openSite(ctx, { state: "required" });
-  const { bucket, clients, state } = site;
+  const { aside, storedBuild } = options;
+  if (aside === undefined) refusePreviewEnv(ctx, storedBuild === undefined ? "deploy" : "rollback");
+  const site = await openSite(ctx, { aws: true });
+  const { bucket, clients } = site;
   const release = () => site[Symbol.dispose]();
   try {
+    const state = await site.requireState();
     const target = aside?.(site);
     if (!target && !state.distributionId) {
       throw new DeployError("distribution_unknown", `state/${ctx.env}.json names no distribution`, {
@@ -96,16 +111,20 @@ export async function openSiteDeploy(
       // What runs killed before they could clean up left behind (their owner lock is free).
       await removeStaleWorkDirs(tempRoot);
     }
-    const builder = createBuilder(ctx, site, noBuild ? "local" : builderName, {
-      seams,
+    const builderName = noBuild ? "local" : options.builder;
+    const builder = createBuilder(ctx, site, state, builderName, {
+      seams: options.seams ?? {},
       ...(tempRoot ? { tempRoot } : {}),
-      alternative: "or deploy with --builder local",
+      // A stored build is rebuilt in the MicroVM only.
+      ...(storedBuild === undefined ? { alternative: "or deploy with --builder local" } : {}),
     });
     const input: DeployInput = {
       repoRoot: ctx.repoDir,
       env: ctx.env,
       isProduction,
-      source: { sourceIgnore: config.sourceIgnore, sourceInclude: config.sourceInclude },
+      source: storedBuild === undefined
+        ? { sourceIgnore: config.sourceIgnore, sourceInclude: config.sourceInclude }
+        : { storedBuild },
       paths: { app: config.paths.app, dist: config.paths.dist },
       maxDurationSeconds: config.microvm.maxDurationSeconds,
       bucket,
@@ -119,7 +138,7 @@ export async function openSiteDeploy(
       builder,
       noBuild,
       refresh: ctx.flags.refresh === true,
-      force: ctx.flags.force === true,
+      force: storedBuild !== undefined || ctx.flags.force === true,
       clients: { s3: clients.s3, cloudfront: clients.cloudfront },
       runCommand: denoCommandRunner,
       logger: ctx.log,

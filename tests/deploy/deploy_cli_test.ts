@@ -219,7 +219,7 @@ Deno.test("deploy: the MicroVM builder (default) needs the builder settings boot
   assert.deepEqual(await liveKeys(world, BUCKET), []);
 });
 
-Deno.test("deploy plan --builder microvm is refused: the MicroVM syncs as it builds", async () => {
+Deno.test("deploy plan --builder microvm is refused: a MicroVM build reports no plan", async () => {
   await using world = await bootstrapped();
   const r = await world.run(["plan", "--builder", "microvm", "--json"]);
   assert.equal(r.code, 1);

@@ -149,6 +149,10 @@ Deno.test("rollback: rebuilds the stored source in a MicroVM and invalidates wha
     },
   });
   await putJson(t.store, "state/production.json", {
+    version: 1,
+    env: "production",
+    bucket: BUCKET,
+    nodes: {},
     distributionId: "EDIST",
     builder: {
       baseImageArn: "arn:aws:lambda:us-east-1:aws:microvm-image:deno",

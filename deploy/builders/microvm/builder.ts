@@ -173,7 +173,7 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): Builder {
     if (input.dryRun) {
       throw new DeployError(
         "plan_unsupported",
-        "the microvm builder syncs as it builds, so it cannot plan",
+        "a MicroVM build reports what it published, not a plan, so plan builds on this machine",
         { hint: "run plan with --builder local or --no-build" },
       );
     }
