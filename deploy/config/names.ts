@@ -1,7 +1,8 @@
 /**
  * Every resource name derived from the configuration, in one pure module: the bucket, log
- * groups, deploy roles, secret names, analytics defaults and tags. Other modules never build
- * these strings themselves.
+ * groups, deploy roles, builder image and log streams, CloudFront functions, secret names,
+ * previews and tags. Other modules never build these strings themselves (a plugin's own
+ * defaults are templates in its section's schema).
  *
  * @module
  */
@@ -160,36 +161,6 @@ export function pdsSecretName(siteName: string): string {
 }
 
 /**
- * Default analytics `tableBucket`: `<env>-<siteName>-analytics`.
- *
- * @param env environment name
- * @param siteName the `siteName` key
- * @returns the table bucket name
- */
-export function analyticsTableBucket(env: string, siteName: string): string {
-  return `${env}-${siteName}-analytics`;
-}
-
-/**
- * Default analytics `saltSecretName`: `<siteName>/<env>/analytics-salt`.
- *
- * @param env environment name
- * @param siteName the `siteName` key
- * @returns the secret name
- */
-export function analyticsSaltSecretName(env: string, siteName: string): string {
-  return `${siteName}/${env}/analytics-salt`;
-}
-
-/** Analytics defaults that do not depend on the site or environment. */
-export const ANALYTICS_DEFAULTS = {
-  namespace: "web",
-  table: "page_views",
-  bots: "flag",
-  dashboardPort: 4317,
-} as const;
-
-/**
  * The characters AWS accepts in a tag value (letters, digits, spaces and `_ . : / = + - @`),
  * as a regular-expression character class body for the `u` flag.
  */
@@ -255,15 +226,6 @@ export interface SiteNames {
   readonly previewRole: string;
   /** Default secret name of the `pds` section. */
   readonly pdsSecretName: string;
-  /** Default analytics names. */
-  readonly analytics: {
-    readonly tableBucket: string;
-    readonly namespace: string;
-    readonly table: string;
-    readonly bots: "flag" | "filter";
-    readonly saltSecretName: string;
-    readonly dashboardPort: number;
-  };
   /** Resource tags. */
   readonly tags: ResourceTags;
 }
@@ -298,14 +260,6 @@ export function siteNames(
     builderImage: builderImageName(env, siteName),
     previewRole: previewRoleName(siteName),
     pdsSecretName: pdsSecretName(siteName),
-    analytics: {
-      tableBucket: analyticsTableBucket(env, siteName),
-      namespace: ANALYTICS_DEFAULTS.namespace,
-      table: ANALYTICS_DEFAULTS.table,
-      bots: ANALYTICS_DEFAULTS.bots,
-      saltSecretName: analyticsSaltSecretName(env, siteName),
-      dashboardPort: ANALYTICS_DEFAULTS.dashboardPort,
-    },
     tags: resourceTags(site.app, env),
   };
 }

@@ -24,14 +24,6 @@ Deno.test("siteNames() derives every resource name from siteName and env", () =>
       builderImage: "staging-blog-builder",
       previewRole: "preview-blog-gh",
       pdsSecretName: "blog/atproto",
-      analytics: {
-        tableBucket: "staging-blog-analytics",
-        namespace: "web",
-        table: "page_views",
-        bots: "flag",
-        saltSecretName: "blog/staging/analytics-salt",
-        dashboardPort: 4317,
-      },
       tags: { app: "blog.example.com", environment: "staging" },
     },
   );
