@@ -9,6 +9,7 @@
 import {
   type ConfigIssue,
   type ObjectField,
+  type PluginErrorCode,
   pluginErrorCodes,
   type PluginSection,
   resolvePluginSection,
@@ -19,7 +20,10 @@ import {
 export const ANALYTICS_NAMESPACE = "analytics";
 
 /** The error codes the analytics plugin reports. */
-export const ANALYTICS_ERROR_CODES = pluginErrorCodes({
+export const ANALYTICS_ERROR_CODES: {
+  readonly queryEngineUnavailable: PluginErrorCode;
+  readonly portInUse: PluginErrorCode;
+} = pluginErrorCodes({
   /** The analytics query engine (DuckDB or one of its extensions) cannot run here. */
   queryEngineUnavailable: "query_engine_unavailable",
   /** A local server's port is taken by another program. */
