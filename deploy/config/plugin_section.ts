@@ -114,7 +114,8 @@ export function sectionDefaults(
 }
 
 /**
- * The names `deploy config` prints for a resolved section (pure), per {@linkcode PluginSection.names}.
+ * The names `deploy config` prints for a resolved section (pure), per
+ * {@linkcode PluginSection.names}.
  *
  * @param section the plugin's section
  * @param config the resolved section

@@ -1,9 +1,9 @@
 /**
  * The deploy pipeline as functions of explicit inputs: revision → source zip (or a stored
- * build's source, for `rollback`) → the build-and-publish job (`job/job.ts`: unpack, install, build, SEO files, sync), run by the
- * builder where it runs → one invalidation of what changed. `plan` is the same job with
- * `dryRun`. The `plan`, `deploy` and `rollback` commands are thin layers that resolve config and state into
- * a {@linkcode DeployInput} and print the result.
+ * build's source, for `rollback`) → the build-and-publish job (`job/job.ts`: unpack, install,
+ * build, SEO files, sync), run by the builder where it runs → one invalidation of what changed.
+ * `plan` is the same job with `dryRun`. The `plan`, `deploy` and `rollback` commands are thin
+ * layers that resolve config and state into a {@linkcode DeployInput} and print the result.
  *
  * @module
  */

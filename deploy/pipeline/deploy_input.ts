@@ -1,6 +1,7 @@
 /**
- * What `plan` and `deploy` share: turning the command context (config, `--domain`, flags) and
- * the environment state written by `bootstrap` into the pipeline's {@linkcode DeployInput}.
+ * What `plan`, `deploy`, `rollback` and `preview deploy` share: turning the command context
+ * (config, `--domain`, flags) and the environment state written by `bootstrap` into the
+ * pipeline's {@linkcode DeployInput}.
  *
  * @module
  */
