@@ -11,11 +11,7 @@
  * plugin.namespace; // "analytics"
  * ```
  */
-import {
-  type AnalyticsConfig,
-  type DeployPlugin,
-  resolveAnalyticsConfig,
-} from "@org/deploy/plugin";
+import type { DeployPlugin } from "@org/deploy/plugin";
 import { backfillCommand } from "./commands/backfill.ts";
 import { bootstrapCommand } from "./commands/bootstrap.ts";
 import { dashboardCommand } from "./commands/dashboard.ts";
@@ -23,14 +19,11 @@ import { destroyCommand } from "./commands/destroy.ts";
 import { statusCommand } from "./commands/status.ts";
 import type { AnalyticsClients, AnalyticsFacts, AnalyticsNodeId } from "./pipeline/facts.ts";
 import { ANALYTICS_GRAPH } from "./pipeline/graph.ts";
-import { ANALYTICS_NAMESPACE } from "./pipeline/run.ts";
+import { ANALYTICS_NAMESPACE, ANALYTICS_SECTION, type AnalyticsConfig } from "./section.ts";
 
 /** The analytics plugin. */
 const plugin: DeployPlugin<AnalyticsConfig, AnalyticsFacts, AnalyticsClients, AnalyticsNodeId> = {
-  namespace: ANALYTICS_NAMESPACE,
-  summary: "page analytics from the CloudFront logs into an Iceberg table you own (us-east-1)",
-  configKey: "analytics",
-  resolveConfig: resolveAnalyticsConfig,
+  ...ANALYTICS_SECTION,
   commands: [bootstrapCommand, statusCommand, destroyCommand, dashboardCommand, backfillCommand],
   nodes: ANALYTICS_GRAPH,
 };

@@ -1,6 +1,6 @@
 /**
  * The deploy CLI's one error model: a stable machine-readable `code`, a one-line `message`
- * saying what failed, and a `hint` saying what to do. The CLI runner (`cli/run.ts`) is the
+ * saying what failed, and a `hint` saying what to do. The CLI runner (`commands/run.ts`) is the
  * only place that prints one and turns it into an exit code.
  *
  * @module
@@ -68,7 +68,7 @@ export type DeployErrorCode =
   | "too_many_deletes"
   /** A built file changed or vanished while the deploy was uploading it. */
   | "dist_changed"
-  /** `plan` was asked of a builder that syncs as it builds. */
+  /** `plan` was asked of the MicroVM builder, whose builds report what they published, not a plan. */
   | "plan_unsupported"
   /** No build record `builds/<id>.json` for the id given to `logs` or `rollback`. */
   | "build_not_found"
@@ -138,12 +138,33 @@ export type DeployErrorCode =
   | "plugin_unknown"
   /** A core command refused because a plugin still has state for the environment. */
   | "plugin_state_exists"
-  /** The analytics query engine (DuckDB or one of its extensions) cannot run here. */
-  | "query_engine_unavailable"
-  /** A local server's port is taken by another program. */
-  | "port_in_use"
   /** Anything thrown that is not a `DeployError`: a bug or an unexpected environment failure. */
   | "internal";
+
+/**
+ * A code a plugin owns: declared in its section's `errorCodes` and made with
+ * {@linkcode pluginErrorCodes}, so the core's list above never grows for a plugin. Scripts see
+ * it as any other code.
+ */
+export type PluginErrorCode = string & { readonly __pluginErrorCode: true };
+
+/**
+ * A plugin's error codes, typed for {@linkcode DeployError} (the values are the codes).
+ *
+ * @param codes the plugin's codes by a name of its choosing
+ * @returns the same codes
+ *
+ * @example
+ * ```ts
+ * const CODES = pluginErrorCodes({ portInUse: "port_in_use" });
+ * new DeployError(CODES.portInUse, "port 4317 is taken");
+ * ```
+ */
+export function pluginErrorCodes<const T extends Record<string, string>>(
+  codes: T,
+): { readonly [K in keyof T]: PluginErrorCode } {
+  return codes as unknown as { readonly [K in keyof T]: PluginErrorCode };
+}
 
 /** Options for {@linkcode DeployError}. */
 export interface DeployErrorOptions {
@@ -179,7 +200,7 @@ export class DeployError extends Error {
    * @param options hint, config issues and cause
    */
   constructor(
-    readonly code: DeployErrorCode,
+    readonly code: DeployErrorCode | PluginErrorCode,
     message: string,
     options: DeployErrorOptions = {},
   ) {
@@ -189,7 +210,12 @@ export class DeployError extends Error {
   }
 
   /** The error as data, as `--json` prints it. */
-  toJSON(): { code: DeployErrorCode; message: string; hint: string; issues?: ConfigIssue[] } {
+  toJSON(): {
+    code: DeployErrorCode | PluginErrorCode;
+    message: string;
+    hint: string;
+    issues?: ConfigIssue[];
+  } {
     return {
       code: this.code,
       message: this.message,

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { type AnalyticsConfig, DeployError, type PluginCommand } from "@org/deploy/plugin";
+import { DeployError, type PluginCommand } from "@org/deploy/plugin";
 import { backfillDays } from "../backfill/days.ts";
 import { dayLogMessages } from "../backfill/log_events.ts";
 import { backfillProgress } from "../backfill/progress.ts";
@@ -17,6 +17,7 @@ import { ANALYTICS_REGION } from "../pipeline/names.ts";
 import { pipelineRunFor } from "../pipeline/open.ts";
 import { readPipelineState } from "../pipeline/run.ts";
 import { openSiteSource } from "../queries/site_source.ts";
+import type { AnalyticsConfig } from "../section.ts";
 
 /** The `analytics backfill` command. */
 export const backfillCommand: PluginCommand<AnalyticsConfig> = {

@@ -5,15 +5,11 @@
  *
  * @module
  */
-import {
-  type AnalyticsConfig,
-  DeployError,
-  type PluginCommand,
-  reconcileLine,
-} from "@org/deploy/plugin";
+import { DeployError, type PluginCommand, reconcileLine } from "@org/deploy/plugin";
 import { ANALYTICS_REGION, nameProblems } from "../pipeline/names.ts";
 import { pipelineRunFor } from "../pipeline/open.ts";
 import { bootstrapPipeline } from "../pipeline/run.ts";
+import type { AnalyticsConfig } from "../section.ts";
 
 /** The `analytics bootstrap` command. */
 export const bootstrapCommand: PluginCommand<AnalyticsConfig> = {

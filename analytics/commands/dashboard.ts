@@ -6,13 +6,14 @@
  *
  * @module
  */
-import type { AnalyticsConfig, PluginCommand } from "@org/deploy/plugin";
+import type { PluginCommand } from "@org/deploy/plugin";
 import { createDashboardHandler } from "../dashboard/handler.ts";
 import { nextStopSignal, serveDashboard } from "../dashboard/serve.ts";
 import { runNamedQuery } from "../queries/named_queries.ts";
 import { botsIncludedByDefault } from "../queries/range.ts";
 import { openSiteSource } from "../queries/site_source.ts";
 import { ANALYTICS_REGION } from "../pipeline/names.ts";
+import type { AnalyticsConfig } from "../section.ts";
 
 /** The `analytics dashboard` command. */
 export const dashboardCommand: PluginCommand<AnalyticsConfig> = {

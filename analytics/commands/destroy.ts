@@ -6,15 +6,11 @@
  *
  * @module
  */
-import {
-  type AnalyticsConfig,
-  DeployError,
-  type PluginCommand,
-  teardownLine,
-} from "@org/deploy/plugin";
+import { DeployError, type PluginCommand, teardownLine } from "@org/deploy/plugin";
 import { ANALYTICS_REGION } from "../pipeline/names.ts";
 import { pipelineRunFor } from "../pipeline/open.ts";
 import { destroyPipeline } from "../pipeline/run.ts";
+import type { AnalyticsConfig } from "../section.ts";
 
 /** The `analytics destroy` command. */
 export const destroyCommand: PluginCommand<AnalyticsConfig> = {

@@ -5,18 +5,14 @@
  *
  * @module
  */
-import {
-  type AnalyticsConfig,
-  type PluginCommand,
-  scopedStateKey,
-  statusLine,
-} from "@org/deploy/plugin";
+import { type PluginCommand, scopedStateKey, statusLine } from "@org/deploy/plugin";
 import { ANALYTICS_REGION } from "../pipeline/names.ts";
 import { pipelineRunFor } from "../pipeline/open.ts";
-import { ANALYTICS_NAMESPACE, inspectPipeline } from "../pipeline/run.ts";
+import { inspectPipeline } from "../pipeline/run.ts";
 import { utcDay } from "../queries/range.ts";
 import { openSiteSource } from "../queries/site_source.ts";
 import { tableRowCount } from "../queries/table_rows.ts";
+import { ANALYTICS_NAMESPACE, type AnalyticsConfig } from "../section.ts";
 
 /** The `analytics status` command. */
 export const statusCommand: PluginCommand<AnalyticsConfig> = {

@@ -6,6 +6,7 @@
  * @module
  */
 import { DeployError } from "@org/deploy/plugin";
+import { ANALYTICS_ERROR_CODES } from "../section.ts";
 
 /** The one address the dashboard listens on. */
 export const DASHBOARD_HOST = "127.0.0.1";
@@ -44,7 +45,7 @@ export function serveDashboard(
   } catch (err) {
     if (err instanceof Deno.errors.AddrInUse) {
       throw new DeployError(
-        "port_in_use",
+        ANALYTICS_ERROR_CODES.portInUse,
         `the dashboard cannot listen on ${DASHBOARD_HOST}:${port}: another program uses the port`,
         {
           hint: "stop that program, or set analytics.dashboard.port (1024 to 65535) to a free " +

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { type AnalyticsConfig, resolveAnalyticsConfig } from "@org/deploy/plugin";
 import type { AnalyticsFacts } from "./facts.ts";
 import { analyticsNames } from "./names.ts";
+import { type AnalyticsConfig, resolveAnalyticsConfig } from "../section.ts";
 
 /** The test site. */
 export const TEST_SITE = { env: "production", siteName: "blog", accountId: "123456789012" };

@@ -13,8 +13,8 @@ import type { IAMClient } from "@aws-sdk/client-iam";
 import type { S3Client } from "@aws-sdk/client-s3";
 import type { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import type { NodeContext, ResourceNode } from "@org/deploy/plugin";
-import type { AnalyticsConfig } from "@org/deploy/plugin";
 import type { AnalyticsNames } from "./names.ts";
+import type { AnalyticsConfig } from "../section.ts";
 
 /** The pipeline's facts. */
 export interface AnalyticsFacts {

@@ -6,7 +6,7 @@
  * @module
  */
 import { CDN_REGION, cdnLogDeliveryName } from "@org/deploy/plugin";
-import type { AnalyticsConfig } from "@org/deploy/plugin";
+import type { AnalyticsConfig } from "../section.ts";
 
 /** The pipeline's region (CloudFront's log deliveries to Firehose exist only in us-east-1). */
 export const ANALYTICS_REGION: string = CDN_REGION;

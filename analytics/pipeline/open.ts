@@ -12,10 +12,11 @@ import { LambdaClient } from "@aws-sdk/client-lambda";
 import { S3Client } from "@aws-sdk/client-s3";
 import { S3TablesClient } from "@aws-sdk/client-s3tables";
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import type { AnalyticsConfig, CommandContext, PluginSite } from "@org/deploy/plugin";
+import type { CommandContext, PluginSite } from "@org/deploy/plugin";
 import type { AnalyticsClients, AnalyticsFacts } from "./facts.ts";
 import { ANALYTICS_REGION, analyticsNames } from "./names.ts";
 import type { PipelineRun } from "./run.ts";
+import type { AnalyticsConfig } from "../section.ts";
 
 /**
  * The pipeline's clients, all in us-east-1, made by the core's factory on first use.

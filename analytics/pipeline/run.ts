@@ -25,9 +25,7 @@ import {
 import type { AnalyticsClients, AnalyticsFacts, AnalyticsNode, AnalyticsNodeId } from "./facts.ts";
 import { ANALYTICS_GRAPH } from "./graph.ts";
 import { ANALYTICS_BOOTSTRAP } from "./nodes/roles.ts";
-
-/** The plugin's namespace, which scopes its state file. */
-export const ANALYTICS_NAMESPACE = "analytics";
+import { ANALYTICS_NAMESPACE } from "../section.ts";
 
 /** What a pipeline run needs. */
 export interface PipelineRun {

@@ -12,6 +12,7 @@
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { DeployError } from "@org/deploy/plugin";
+import { ANALYTICS_ERROR_CODES } from "../section.ts";
 
 /** An open DuckDB connection and the way to close it with its instance. */
 export interface OpenDuckDB {
@@ -57,7 +58,7 @@ async function loadAddon(): Promise<typeof import("@duckdb/node-api")> {
     const denied = err instanceof Deno.errors.NotCapable ||
       err instanceof Deno.errors.PermissionDenied;
     throw new DeployError(
-      "query_engine_unavailable",
+      ANALYTICS_ERROR_CODES.queryEngineUnavailable,
       denied
         ? "DuckDB's native addon may not load: Deno needs --allow-ffi for it"
         : `DuckDB's native addon cannot load: ${err instanceof Error ? err.message : String(err)}`,

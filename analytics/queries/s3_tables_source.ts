@@ -13,6 +13,7 @@
 import { DeployError } from "@org/deploy/plugin";
 import { openDuckDB } from "./duckdb.ts";
 import { type PageViewSource, quoteIdentifier } from "./source.ts";
+import { ANALYTICS_ERROR_CODES } from "../section.ts";
 
 /** The DuckDB extensions reading Iceberg in S3 Tables needs, in load order. */
 export const REQUIRED_EXTENSIONS: readonly string[] = ["httpfs", "aws", "iceberg"];
@@ -126,7 +127,7 @@ export async function openS3TablesSource(
 export function extensionsMissing(missing: readonly string[]): DeployError {
   const list = missing.map((m) => `"${m}"`).join(", ");
   return new DeployError(
-    "query_engine_unavailable",
+    ANALYTICS_ERROR_CODES.queryEngineUnavailable,
     `the DuckDB extension${missing.length > 1 ? "s" : ""} ${list} ${
       missing.length > 1 ? "are" : "is"
     } not installed and could not be downloaded`,

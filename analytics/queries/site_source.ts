@@ -5,10 +5,11 @@
  * @module
  */
 import { S3TablesClient } from "@aws-sdk/client-s3tables";
-import type { AnalyticsConfig, PluginSite } from "@org/deploy/plugin";
+import type { PluginSite } from "@org/deploy/plugin";
 import { ANALYTICS_REGION, analyticsNames } from "../pipeline/names.ts";
 import { openS3TablesSource, type S3TablesSourceOptions } from "./s3_tables_source.ts";
 import type { PageViewSource } from "./source.ts";
+import type { AnalyticsConfig } from "../section.ts";
 
 /**
  * Attaches the site's table.

@@ -35,7 +35,8 @@ export type MicrovmSeams = Pick<
  */
 export function createBuilder(
   ctx: CommandContext,
-  site: AwsSite<EnvStateView>,
+  site: AwsSite,
+  state: EnvStateView,
   name: "local" | "microvm",
   options: { seams?: MicrovmSeams; tempRoot?: string; alternative?: string } = {},
 ): Builder {
@@ -57,7 +58,7 @@ export function createBuilder(
     siteName: site.config.siteName,
     region: site.config.region,
     microvm: site.config.microvm,
-    image: requireBuilderSettings(site.state, site.env, options.alternative),
+    image: requireBuilderSettings(state, site.env, options.alternative),
     clock: ctx.clock,
     sleep: (ms) => ctx.sleep(ms),
     onStatus: (s) => ctx.out.step(s),

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Clock, ConfigIssue, Logger } from "@org/shared";
-import type { DiscoveredPlugin } from "../plugin/discover.ts";
+import type { DeployError } from "../errors.ts";
 import type { Files } from "../config/files.ts";
 import type { LoadedSite } from "../config/load.ts";
 import type { PdsConfig } from "../config/pds_config.ts";
@@ -110,8 +110,28 @@ export interface CommandContext {
    * The site's plugins, discovered and loaded on the first call (only plugin commands, help
    * and `plugin list` call this; built-in commands never load a plugin).
    */
-  plugins(): Promise<readonly DiscoveredPlugin[]>;
+  plugins(): Promise<readonly PluginListing[]>;
 }
+
+/**
+ * An installed plugin as a command may list it: loaded (its namespace, summary and commands)
+ * or not (why). What `plugin/discover.ts` finds satisfies it; commands see no more of a plugin.
+ */
+export type PluginListing =
+  & {
+    /** How the site's `deno.json` installs it. */
+    readonly installed: { readonly name: string; readonly key: string; readonly specifier: string };
+  }
+  & (
+    | {
+      readonly plugin: {
+        readonly namespace: string;
+        readonly summary: string;
+        readonly commands: readonly { readonly name: string; readonly summary: string }[];
+      };
+    }
+    | { readonly error: DeployError }
+  );
 
 /** Checks a section and fills its defaults, reporting every problem with its key path. */
 export type SectionResolver<T> = (

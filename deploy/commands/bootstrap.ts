@@ -16,7 +16,7 @@ import { installedPlugins } from "../plugin/site_imports.ts";
 import { openSite } from "../site/open_site.ts";
 import { scopedStateKey } from "../state/bucket_layout.ts";
 import { scopedStateNamespaces } from "../state/scoped_state.ts";
-import { refusePreviewEnv } from "../preview/open_preview.ts";
+import { refusePreviewEnv } from "../config/env_name.ts";
 
 /**
  * A table of DNS records to create (pure): the certificate's validation records, or the
@@ -47,8 +47,9 @@ export const bootstrapCommand: Command = {
     "Re-running changes nothing when all is in place; a run that stopped part-way resumes.",
   async run(ctx) {
     refusePreviewEnv(ctx, "bootstrap");
-    using aws = await openSite(ctx, { state: "optional" });
-    const { facts, state: previous } = aws;
+    using aws = await openSite(ctx, { aws: true });
+    const { facts } = aws;
+    const previous = await aws.state();
     if (ctx.out.mode !== "json") {
       ctx.out.line(`Bootstrapping ${facts.env} (${facts.bucket}, ${facts.config.region}):`);
     }

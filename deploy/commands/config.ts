@@ -6,7 +6,12 @@
  */
 import type { ConfigIssue } from "@org/shared";
 import type { Command } from "../cli/command.ts";
-import { resolveAnalyticsConfig } from "../config/analytics_config.ts";
+import {
+  FIRST_PARTY_SECTIONS,
+  resolvePluginSection,
+  sectionDefaults,
+  sectionNames,
+} from "../config/plugin_section.ts";
 import type { LoadedSite } from "../config/load.ts";
 import { resolvePdsConfig } from "../config/pds_config.ts";
 import { openSite } from "../site/open_site.ts";
@@ -15,50 +20,49 @@ import { openSite } from "../site/open_site.ts";
  * The JSON `deploy config` prints: the resolved keys at the top level, then where they came
  * from (`env`, `configFile`, `repoDir`, `accountId`) and every derived name under `names`.
  *
- * `pds` and `analytics` are checked here too, but never fail the command (only their own
- * commands refuse a broken section): a valid section is printed resolved, defaults filled, and
- * its names (`names.pdsSecretName`, `names.analytics`) are the ones the user set; an invalid
- * one is printed as written, its problems listed under `issues`.
+ * `pds` and the first-party plugins' sections (`analytics`) are checked here too, but never
+ * fail the command (only their own commands refuse a broken section): a valid section is
+ * printed resolved, defaults filled, and its names (`names.pdsSecretName`, `names.analytics`)
+ * are the ones the user set; an invalid one is printed as written, its problems listed under
+ * `issues`. A plugin's section comes from its data ({@linkcode FIRST_PARTY_SECTIONS}), never
+ * from loading the plugin.
  *
  * @param site the loaded site
  * @returns a JSON-ready object
  */
 export function configReport(site: LoadedSite): Record<string, unknown> {
-  const { pds: rawPds, analytics: rawAnalytics, ...config } = site.config;
+  const { pds: rawPds, ...rest } = site.config;
+  const config: Record<string, unknown> = { ...rest };
+  for (const s of FIRST_PARTY_SECTIONS) delete config[s.configKey];
   const issues: ConfigIssue[] = [];
-  let names = site.names;
+  const { tags, ...coreNames } = site.names;
+  const names: Record<string, unknown> = { ...coreNames };
   const sections: Record<string, unknown> = {};
 
-  const pds = resolvePdsConfig(rawPds, config);
+  const pds = resolvePdsConfig(rawPds, site.config);
   if ("errors" in pds) {
     sections.pds = rawPds;
     issues.push(...pds.errors);
   } else if (pds.config !== null) {
     sections.pds = pds.config;
-    names = { ...names, pdsSecretName: pds.config.secretName };
+    names.pdsSecretName = pds.config.secretName;
   }
 
-  const analytics = resolveAnalyticsConfig(rawAnalytics, {
-    siteName: config.siteName,
-    env: site.env,
-  });
-  if ("errors" in analytics) {
-    sections.analytics = rawAnalytics;
-    issues.push(...analytics.errors);
-  } else {
-    const a = analytics.config;
-    if (rawAnalytics !== undefined) sections.analytics = a;
-    names = {
-      ...names,
-      analytics: {
-        tableBucket: a.tableBucket,
-        namespace: a.namespace,
-        table: a.table,
-        bots: a.bots,
-        saltSecretName: a.saltSecretName,
-        dashboardPort: a.dashboard.port,
-      },
-    };
+  const where = { siteName: site.config.siteName, env: site.env };
+  const pluginNames: Record<string, unknown> = {};
+  for (const section of FIRST_PARTY_SECTIONS) {
+    const raw = site.config[section.configKey];
+    const resolved = resolvePluginSection(section, raw, where);
+    let named;
+    if ("errors" in resolved) {
+      sections[section.configKey] = raw;
+      issues.push(...resolved.errors);
+      named = sectionNames(section, sectionDefaults(section, where));
+    } else {
+      if (raw !== undefined) sections[section.configKey] = resolved.config;
+      named = sectionNames(section, resolved.config);
+    }
+    if (named !== undefined) pluginNames[section.configKey] = named;
   }
   return {
     env: site.env,
@@ -67,7 +71,7 @@ export function configReport(site: LoadedSite): Record<string, unknown> {
     accountId: site.accountId,
     ...config,
     ...sections,
-    names,
+    names: { ...names, ...pluginNames, tags },
     ...(issues.length > 0 ? { issues } : {}),
   };
 }
@@ -83,7 +87,7 @@ export const configCommand: Command = {
     "printed resolved when valid; when not, as written with their problems under `issues`\n" +
     "(a warning, exit code 0: only their own commands refuse them).",
   async run(ctx) {
-    const report = configReport((await openSite(ctx, {})).site);
+    const report = configReport((await openSite(ctx)).site);
     const issues = (report.issues ?? []) as ConfigIssue[];
     for (const issue of issues) {
       ctx.out.warn(

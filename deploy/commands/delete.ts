@@ -14,7 +14,7 @@ import { lockKey, SITE_PREFIX } from "../state/bucket_layout.ts";
 import { takePublishingLock } from "../pipeline/publishing.ts";
 import { LOCK_WAIT_MS, lockHolder } from "../pipeline/deploy_input.ts";
 import { openSite } from "../site/open_site.ts";
-import { refusePreviewEnv } from "../preview/open_preview.ts";
+import { refusePreviewEnv } from "../config/env_name.ts";
 
 /** The `delete` command. */
 export const deleteCommand: Command = {
@@ -28,8 +28,9 @@ export const deleteCommand: Command = {
   async run(ctx) {
     refusePreviewEnv(ctx, "delete");
     await confirmDelete(ctx);
-    using site = await openSite(ctx, { state: "required" });
-    const { facts, clients, state } = site;
+    using site = await openSite(ctx, { aws: true });
+    const { facts, clients } = site;
+    const state = await site.requireState();
     // Not while a deploy of the environment is uploading (it would republish half a site).
     await using _lock = await takePublishingLock({
       bucket: facts.bucket,

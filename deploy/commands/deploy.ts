@@ -55,7 +55,7 @@ export function createDeployCommand(seams: MicrovmSeams = {}): Command {
       "interrupted deploy changed stay owed and are invalidated by the next deploy.",
     async run(ctx) {
       const builder = ctx.flags.builder === "local" ? "local" : "microvm";
-      using deploy = await openSiteDeploy(ctx, builder, seams);
+      using deploy = await openSiteDeploy(ctx, { builder, seams });
       let summary;
       try {
         summary = await runDeploy(deploy.input);

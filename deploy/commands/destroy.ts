@@ -7,10 +7,10 @@
  * @module
  */
 import type { Command, CommandContext } from "../cli/command.ts";
-import { refusePreviewEnv } from "../preview/open_preview.ts";
+import { refusePreviewEnv } from "../config/env_name.ts";
 import { DeployError } from "../errors.ts";
 import { teardown, type TeardownResult } from "../infra/reconcile.ts";
-import { openSite } from "../site/open_site.ts";
+import { openSite, stateOrReason } from "../site/open_site.ts";
 import { teardownLine } from "../cli/node_lines.ts";
 import { scopedStateKey } from "../state/bucket_layout.ts";
 import { scopedStateNamespaces } from "../state/scoped_state.ts";
@@ -48,8 +48,9 @@ export const destroyCommand: Command = {
         { hint: `run \`deploy destroy ${ctx.env} --yes\` to confirm` },
       );
     }
-    using aws = await openSite(ctx, { state: "report" });
-    const { facts, state } = aws;
+    using aws = await openSite(ctx, { aws: true });
+    const { facts } = aws;
+    const { state } = await stateOrReason(aws);
     // A plugin's resources hang off the site's (its state lives in the bucket, its log delivery
     // on the site's log source): they go first, by the plugin's own destroy.
     const plugins = await scopedStateNamespaces(aws.clients.s3, facts.bucket, facts.env);

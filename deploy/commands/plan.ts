@@ -26,7 +26,7 @@ export const planCommand: Command = {
       description: "use the existing paths.dist instead of building",
     },
   },
-  help: "Builds the site on this machine (the MicroVM builder syncs as it builds, so it cannot\n" +
+  help: "Builds the site on this machine (a MicroVM build reports what it published, not a\n" +
     "plan), lays robots.txt and sitemap.xml over the output in memory, compares it with the\n" +
     "live site and prints what a deploy would upload, delete and invalidate. Nothing is\n" +
     "uploaded, deleted or invalidated, and the output directory is left as built. --no-build\n" +
@@ -37,11 +37,11 @@ export const planCommand: Command = {
     if (builder === "microvm" && ctx.flags["no-build"] !== true) {
       throw new DeployError(
         "plan_unsupported",
-        "the microvm builder syncs as it builds, so it cannot plan",
+        "a MicroVM build reports what it published, not a plan, so plan builds on this machine",
         { hint: "run plan without --builder (it builds locally), or with --no-build" },
       );
     }
-    using deploy = await openSiteDeploy(ctx, "local");
+    using deploy = await openSiteDeploy(ctx, { builder: "local" });
     const plan = await planDeploy(deploy.input);
     for (const w of plan.warnings) ctx.out.warn(w);
     if (ctx.out.mode === "json") {

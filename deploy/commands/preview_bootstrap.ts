@@ -10,13 +10,12 @@
  */
 import { Route53Client } from "@aws-sdk/client-route-53";
 import type { Command } from "../cli/command.ts";
-import { CDN_REGION } from "../config/names.ts";
+import { CDN_REGION, PREVIEW_ENV, previewWildcard } from "../config/names.ts";
 import { recordedValidation } from "../infra/nodes/certificate.ts";
 import { reconcile } from "../infra/reconcile.ts";
-import { manualRecords } from "../preview/dns_records.ts";
-import { PREVIEW_ENV, previewWildcard } from "../preview/names.ts";
+import { manualRecords } from "../dns/dns_records.ts";
 import { requirePreviewConfig } from "../preview/open_preview.ts";
-import { findEnclosingZone } from "../preview/route53_zone.ts";
+import { findEnclosingZone } from "../dns/route53_zone.ts";
 import { openSite } from "../site/open_site.ts";
 import { reconcileLine } from "../cli/node_lines.ts";
 import { validationTable } from "./bootstrap.ts";
@@ -41,7 +40,8 @@ export const previewBootstrapCommand: Command = {
     "Route 53 zone enclosing the domain it writes the DNS records itself; otherwise it prints\n" +
     `them and exits ${DNS_PENDING_EXIT} until the certificate is issued: re-run it then.`,
   async run(ctx) {
-    using site = await openSite(ctx, { state: "optional" });
+    using site = await openSite(ctx, { aws: true });
+    const previous = await site.state();
     const domain = requirePreviewConfig(site.site);
     const zone = await findEnclosingZone(
       site.clients.client(Route53Client, "ROUTE_53", CDN_REGION),
@@ -58,7 +58,7 @@ export const previewBootstrapCommand: Command = {
       );
     }
     const result = await reconcile(
-      { ...site.graphRun(site.state), facts },
+      { ...site.graphRun(previous), facts },
       (r) => json ? undefined : ctx.out.line(reconcileLine(ctx.out.paint, r)),
     );
     const outputs = (id: string) => result.nodes.find((n) => n.id === id)?.outputs;

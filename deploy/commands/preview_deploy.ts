@@ -11,8 +11,10 @@ import type { MicrovmSeams } from "../builders/create_builder.ts";
 import { runDeploy } from "../pipeline/deploy.ts";
 import { openSiteDeploy } from "../pipeline/deploy_input.ts";
 import { summaryLines } from "../pipeline/report.ts";
-import { PREVIEW_ENV } from "../preview/names.ts";
+import { PREVIEW_ENV } from "../config/names.ts";
+import { previewTarget } from "../preview/open_preview.ts";
 import { parsePreviewId } from "../preview/preview_id.ts";
+import { previewLockKey } from "../state/bucket_layout.ts";
 import { previewRecord } from "../preview/record.ts";
 import { writePreviewRecord } from "../preview/store.ts";
 
@@ -47,7 +49,11 @@ export function createPreviewDeployCommand(seams: MicrovmSeams = {}): Command {
     async run(ctx) {
       const id = parsePreviewId(ctx.args.id ?? "");
       const builder = ctx.flags.builder === "local" ? "local" : "microvm";
-      using deploy = await openSiteDeploy(ctx, builder, seams, { id });
+      using deploy = await openSiteDeploy(ctx, {
+        builder,
+        seams,
+        aside: (site) => ({ ...previewTarget(site, id), lockKey: previewLockKey(id) }),
+      });
       let summary;
       try {
         summary = await runDeploy(deploy.input);

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Command } from "../cli/command.ts";
-import { PREVIEW_ENV } from "../preview/names.ts";
+import { PREVIEW_ENV } from "../config/names.ts";
 import { requirePreviewConfig } from "../preview/open_preview.ts";
 import { parsePreviewId } from "../preview/preview_id.ts";
 import { destroyPreview } from "../preview/store.ts";

@@ -5,7 +5,7 @@
  */
 import type { Command } from "../cli/command.ts";
 import { previewRows, previewTable } from "../preview/listing.ts";
-import { PREVIEW_ENV } from "../preview/names.ts";
+import { PREVIEW_ENV } from "../config/names.ts";
 import { requirePreviewConfig } from "../preview/open_preview.ts";
 import { listPreviews } from "../preview/store.ts";
 import { openSite } from "../site/open_site.ts";

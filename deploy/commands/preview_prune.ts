@@ -9,7 +9,7 @@ import type { S3Client } from "@aws-sdk/client-s3";
 import type { Command, CommandContext } from "../cli/command.ts";
 import { DeployError } from "../errors.ts";
 import { previewAges } from "../preview/listing.ts";
-import { PREVIEW_ENV } from "../preview/names.ts";
+import { PREVIEW_ENV } from "../config/names.ts";
 import { requirePreviewConfig } from "../preview/open_preview.ts";
 import { previewsToPrune } from "../preview/prune.ts";
 import { destroyPreview, listPreviews } from "../preview/store.ts";

@@ -7,13 +7,12 @@
  * @module
  */
 import type { Command } from "../cli/command.ts";
-import { builderImageName } from "../config/names.ts";
+import { builderImageName, PREVIEW_ENV } from "../config/names.ts";
 import { DeployError } from "../errors.ts";
 import { teardown } from "../infra/reconcile.ts";
-import { PREVIEW_ENV } from "../preview/names.ts";
 import { requirePreviewConfig } from "../preview/open_preview.ts";
 import { terminateRunningBuilds } from "../preview/running_builds.ts";
-import { openSite } from "../site/open_site.ts";
+import { openSite, stateOrReason } from "../site/open_site.ts";
 import { teardownLine } from "../cli/node_lines.ts";
 
 /** The `preview teardown` command. */
@@ -35,7 +34,8 @@ export const previewTeardownCommand: Command = {
         { hint: "run `deploy preview teardown --yes` to confirm" },
       );
     }
-    using site = await openSite(ctx, { state: "report" });
+    using site = await openSite(ctx, { aws: true });
+    const { state } = await stateOrReason(site);
     const domain = requirePreviewConfig(site.site);
     const json = ctx.out.mode === "json";
     const image = builderImageName(PREVIEW_ENV, site.config.siteName);
@@ -46,7 +46,7 @@ export const previewTeardownCommand: Command = {
     }
     const facts = { ...site.facts, preview: { domain } };
     const results = await teardown(
-      { ...site.graphRun(site.state), facts },
+      { ...site.graphRun(state), facts },
       (r) => {
         if (ctx.out.mode !== "json") ctx.out.line(teardownLine(ctx.out.paint, r));
       },

@@ -1,31 +1,15 @@
 /**
- * `deploy rollback <id> [env]`: rebuilds a stored build's source (`build/<id>.zip`) in the
- * MicroVM builder, which syncs it live, then invalidates what changed.
+ * `deploy rollback <id> [env]`: a deploy whose source is a stored build (`build/<id>.zip`),
+ * rebuilt in the MicroVM builder, which syncs it live, then invalidates what changed: the
+ * pipeline's lock, job and invalidation, like any deploy.
  *
  * @module
  */
 import type { Command } from "../cli/command.ts";
-import {
-  invalidateOwed,
-  type PublishingTarget,
-  takePublishingLock,
-} from "../pipeline/publishing.ts";
-import { LOCK_WAIT_MS, lockHolder } from "../pipeline/deploy_input.ts";
-import { DeployError } from "../errors.ts";
-import { sourceKey } from "../build_records/record.ts";
-import type { MicrovmBuilderOptions } from "../builders/microvm/builder.ts";
-import { siteOrigin } from "../seo/policy.ts";
-import { openSite } from "../site/open_site.ts";
-import { refusePreviewEnv } from "../preview/open_preview.ts";
-import { lockKey, owedInvalidationKey, SITE_PREFIX } from "../state/bucket_layout.ts";
-import { createBuilder } from "../builders/create_builder.ts";
+import type { MicrovmSeams } from "../builders/create_builder.ts";
+import { runDeploy } from "../pipeline/deploy.ts";
+import { openSiteDeploy } from "../pipeline/deploy_input.ts";
 import { warnRecordsNotRolledBack } from "./pds.ts";
-
-/** Test seams passed through to the MicroVM builder (clock, sleep, keep-alive, bundle). */
-export type RollbackSeams = Pick<
-  MicrovmBuilderOptions,
-  "clock" | "sleep" | "keepAlive" | "bundle" | "newToken" | "pollIntervalMs"
->;
 
 /**
  * Creates the `rollback` command.
@@ -33,7 +17,7 @@ export type RollbackSeams = Pick<
  * @param seams builder overrides for tests; none in the CLI
  * @returns the command
  */
-export function createRollbackCommand(seams: RollbackSeams = {}): Command {
+export function createRollbackCommand(seams: MicrovmSeams = {}): Command {
   return {
     name: "rollback",
     summary: "redeploy a stored build",
@@ -44,55 +28,21 @@ export function createRollbackCommand(seams: RollbackSeams = {}): Command {
       "the builder image settings from state/<env>.json (written by bootstrap).",
     async run(ctx) {
       const id = ctx.args.id ?? "";
-      refusePreviewEnv(ctx, "rollback");
-      using site = await openSite(ctx, { state: "lenient" });
-      const { bucket, clients, state } = site;
-      const distributionId = state.distributionId;
-      if (!distributionId) {
-        throw new DeployError(
-          "distribution_unknown",
-          `state/${ctx.env}.json names no distribution`,
-          { hint: "run `deploy bootstrap` first" },
-        );
-      }
-      const config = site.config;
-      const builder = createBuilder(ctx, site, "microvm", { seams });
-      // A rollback publishes to site/ like a deploy: the same lock and the same owed paths.
-      const target: PublishingTarget = {
-        bucket,
-        distributionId,
-        invalidationMaxPaths: config.invalidationMaxPaths,
-        defaultRootObject: config.defaultRootObject,
-        maxDurationSeconds: config.microvm.maxDurationSeconds,
-        clients,
-        logger: ctx.log,
-        clock: ctx.clock,
-        sleep: ctx.sleep,
-        lock: { key: lockKey(ctx.env), holder: lockHolder(ctx), waitMs: LOCK_WAIT_MS },
-        owedKey: owedInvalidationKey(ctx.env),
-      };
-      await using _lock = await takePublishingLock(target);
-      ctx.out.step(`rolling back ${ctx.env} to build ${id}`);
-      const out = await builder.run({
-        buildId: id,
-        source: { bucketKey: sourceKey(id) },
-        paths: { app: config.paths.app, dist: config.paths.dist },
-        maxDurationSeconds: config.microvm.maxDurationSeconds,
-        target: { bucket, prefix: SITE_PREFIX },
-        tags: { ...site.names.tags },
-        seo: config.seo,
-        production: ctx.env === "production",
-        origin: siteOrigin(config.domain, state.distributionDomain),
-        // Restoring a recorded build is deliberate (and has no --force): it may delete
-        // whatever later builds added. An empty output is still refused (dist_empty).
-        force: true,
-      }, {
-        onOutput: (line) => {
+      using deploy = await openSiteDeploy(ctx, { builder: "microvm", seams, storedBuild: id });
+      const out = await runDeploy({
+        ...deploy.input,
+        // Only the rollback's own line, once the lock is held; the build's lines on a terminal.
+        onProgress: (event) => {
+          if (event.kind === "stage" && event.stage === "build") {
+            ctx.out.step(`rolling back ${ctx.env} to build ${id}`);
+          }
+        },
+        onBuildOutput: (line) => {
           if (ctx.out.mode !== "json") ctx.out.line(line);
         },
       });
-      const sent = await invalidateOwed(target, out.changedKeys, id, out.changeDigest ?? "");
       await warnRecordsNotRolledBack(ctx);
+      const sent = out.invalidation;
       const summary = {
         id,
         uploaded: out.uploaded,

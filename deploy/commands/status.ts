@@ -12,7 +12,7 @@ import type { S3Client } from "@aws-sdk/client-s3";
 import { owedInvalidationKey, stateKey } from "../state/bucket_layout.ts";
 import { readOwed } from "../cdn/owed_invalidation.ts";
 import { INVALIDATE_ALL, planInvalidation } from "../cdn/plan_invalidation.ts";
-import { openSite } from "../site/open_site.ts";
+import { openSite, stateOrReason } from "../site/open_site.ts";
 
 /**
  * The CloudFront paths a failed or interrupted deploy still owes (what the next deploy will
@@ -40,8 +40,9 @@ export const statusCommand: Command = {
     "missing until then. Also shows the invalidation a failed or interrupted deploy still owes\n" +
     "(the next deploy sends it). Exit code 0 whatever the findings; --json for scripts.",
   async run(ctx) {
-    using aws = await openSite(ctx, { state: "report" });
-    const { facts, state, stateError } = aws;
+    using aws = await openSite(ctx, { aws: true });
+    const { facts } = aws;
+    const { state, stateError } = await stateOrReason(aws);
     const reports = await inspect(aws.graphRun(state));
     const owed = state === null ? [] : await owedPaths(aws.clients.s3, facts.bucket, facts.env, {
       maxPaths: facts.config.invalidationMaxPaths,

@@ -6,7 +6,7 @@
  * @module
  */
 import { DeployError } from "../errors.ts";
-import { MAX_BUCKET_NAME } from "./names.ts";
+import { MAX_BUCKET_NAME, PREVIEW_ENV } from "./names.ts";
 import { SITE_NAME_PATTERN } from "./schema.ts";
 
 /**
@@ -41,5 +41,29 @@ export function assertEnvName(env: string): void {
     "usage",
     `environment name "${shown}" must ${SITE_NAME_PATTERN.rule}, at most ${MAX_ENV_NAME} characters`,
     { hint: "the name is part of the bucket name and of config/<env>.jsonc" },
+  );
+}
+
+/**
+ * Refuses an environment command on the environment `preview`: that bucket and state belong
+ * to the preview stack, which the `preview` commands manage.
+ *
+ * @param ctx the command context
+ * @param command the command's name
+ * @throws {DeployError} `usage` naming the preview command to use
+ */
+export function refusePreviewEnv(ctx: { readonly env: string }, command: string): void {
+  if (ctx.env !== PREVIEW_ENV) return;
+  const instead = command === "bootstrap"
+    ? "preview bootstrap"
+    : command === "destroy"
+    ? "preview teardown --yes"
+    : command === "delete"
+    ? "preview destroy <id>"
+    : "preview deploy <id>";
+  throw new DeployError(
+    "usage",
+    `the environment "${PREVIEW_ENV}" is the pull-request preview stack; \`deploy ${command} ${PREVIEW_ENV}\` does not apply to it`,
+    { hint: `use \`deploy ${instead}\` (docs/previews.md)` },
   );
 }

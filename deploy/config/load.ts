@@ -44,6 +44,8 @@ export interface LoadSiteOptions {
   domainFlag?: string | undefined;
   /** The account id when known. */
   accountId?: string | undefined;
+  /** The installed plugins' section keys, carried unchecked (`resolveSiteConfig`'s `pluginKeys`). */
+  pluginKeys?: readonly string[];
   files: Files;
 }
 
@@ -108,6 +110,7 @@ export async function loadSite(options: LoadSiteOptions): Promise<LoadedSite> {
     repoDir,
     ...(accountId !== undefined ? { accountId } : {}),
     ...(options.domainFlag !== undefined ? { domainFlag: options.domainFlag } : {}),
+    ...(options.pluginKeys ? { pluginKeys: options.pluginKeys } : {}),
   });
   if ("errors" in result) {
     throw new DeployError("config_invalid", `invalid configuration in ${file}`, {

@@ -1,7 +1,8 @@
 /**
  * Every resource name derived from the configuration, in one pure module: the bucket, log
- * groups, deploy roles, secret names, analytics defaults and tags. Other modules never build
- * these strings themselves.
+ * groups, deploy roles, builder image and log streams, CloudFront functions, secret names,
+ * previews and tags. Other modules never build these strings themselves (a plugin's own
+ * defaults are templates in its section's schema).
  *
  * @module
  */
@@ -116,6 +117,30 @@ export function builderImageName(env: string, siteName: string): string {
 }
 
 /**
+ * The log stream a build attempt writes to: `build-<id>-<first 8 of the token>`, so a rebuild
+ * of the same id (a rollback, a dirty tree) gets a stream of its own.
+ *
+ * @param buildId the build id
+ * @param token the launch token
+ * @returns the stream name
+ */
+export function buildLogStream(buildId: string, token: string): string {
+  return `build-${buildId}-${token.replace(/[^\w]/g, "").slice(0, 8)}`;
+}
+
+/**
+ * The CloudFront Function that rewrites directory URLs of an environment's site:
+ * `<env>-<siteName>-rewrite`.
+ *
+ * @param env environment name
+ * @param siteName the `siteName` key
+ * @returns the function name (at most 49 characters, as `<env>-<siteName>` fits a bucket name)
+ */
+export function siteRewriteFunctionName(env: string, siteName: string): string {
+  return `${env}-${siteName}-rewrite`;
+}
+
+/**
  * The role `preview bootstrap` creates: `preview-<siteName>-gh`.
  *
  * @param siteName the `siteName` key
@@ -134,36 +159,6 @@ export function previewRoleName(siteName: string): string {
 export function pdsSecretName(siteName: string): string {
   return `${siteName}/atproto`;
 }
-
-/**
- * Default analytics `tableBucket`: `<env>-<siteName>-analytics`.
- *
- * @param env environment name
- * @param siteName the `siteName` key
- * @returns the table bucket name
- */
-export function analyticsTableBucket(env: string, siteName: string): string {
-  return `${env}-${siteName}-analytics`;
-}
-
-/**
- * Default analytics `saltSecretName`: `<siteName>/<env>/analytics-salt`.
- *
- * @param env environment name
- * @param siteName the `siteName` key
- * @returns the secret name
- */
-export function analyticsSaltSecretName(env: string, siteName: string): string {
-  return `${siteName}/${env}/analytics-salt`;
-}
-
-/** Analytics defaults that do not depend on the site or environment. */
-export const ANALYTICS_DEFAULTS = {
-  namespace: "web",
-  table: "page_views",
-  bots: "flag",
-  dashboardPort: 4317,
-} as const;
 
 /**
  * The characters AWS accepts in a tag value (letters, digits, spaces and `_ . : / = + - @`),
@@ -231,15 +226,6 @@ export interface SiteNames {
   readonly previewRole: string;
   /** Default secret name of the `pds` section. */
   readonly pdsSecretName: string;
-  /** Default analytics names. */
-  readonly analytics: {
-    readonly tableBucket: string;
-    readonly namespace: string;
-    readonly table: string;
-    readonly bots: "flag" | "filter";
-    readonly saltSecretName: string;
-    readonly dashboardPort: number;
-  };
   /** Resource tags. */
   readonly tags: ResourceTags;
 }
@@ -274,14 +260,101 @@ export function siteNames(
     builderImage: builderImageName(env, siteName),
     previewRole: previewRoleName(siteName),
     pdsSecretName: pdsSecretName(siteName),
-    analytics: {
-      tableBucket: analyticsTableBucket(env, siteName),
-      namespace: ANALYTICS_DEFAULTS.namespace,
-      table: ANALYTICS_DEFAULTS.table,
-      bots: ANALYTICS_DEFAULTS.bots,
-      saltSecretName: analyticsSaltSecretName(env, siteName),
-      dashboardPort: ANALYTICS_DEFAULTS.dashboardPort,
-    },
     tags: resourceTags(site.app, env),
   };
+}
+
+// Previews: the stack is the environment `preview` (so its bucket, log groups, builder and
+// state file follow the usual `<env>-<siteName>` names above); what only previews have is here.
+
+/** The environment every preview command uses (`config/preview.jsonc`, `state/preview.json`). */
+export const PREVIEW_ENV = "preview";
+
+/** What a preview id may look like: lower-case letters, digits and inner hyphens. */
+export const PREVIEW_ID_PATTERN: RegExp = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
+
+/** A preview id is one DNS label, which holds holds at most 63 characters. */
+export const MAX_PREVIEW_ID = 63;
+
+/**
+ * The CloudFront Function that routes a preview host to its files: `preview-<siteName>-router`.
+ *
+ * @param siteName the `siteName` key
+ * @returns the function name (at most 55 characters, as `siteName` fits a bucket name)
+ */
+export function previewRouterName(siteName: string): string {
+  return `${PREVIEW_ENV}-${siteName}-router`;
+}
+
+/**
+ * The `environment` tag value of one preview's files: `preview-<id>`.
+ *
+ * @param id the preview id
+ * @returns the tag value
+ */
+export function previewEnvironmentTag(id: string): string {
+  return `${PREVIEW_ENV}-${id}`;
+}
+
+/**
+ * Object tags of one preview's files: `app` plus `environment=preview-<id>`.
+ *
+ * @param app the resolved `app` value
+ * @param id the preview id
+ * @returns the tags
+ */
+export function previewObjectTags(
+  app: string,
+  id: string,
+): { readonly app: string; readonly environment: string } {
+  return { app, environment: previewEnvironmentTag(id) };
+}
+
+/**
+ * The preview base domain as written (`--domain` or `domain`), normalised: lower case, no
+ * trailing dot.
+ *
+ * @param domain the base domain, e.g. `Preview.Example.com.`
+ * @returns e.g. `preview.example.com`
+ */
+export function normalizeDomain(domain: string): string {
+  return domain.trim().toLowerCase().replace(/\.+$/, "");
+}
+
+/**
+ * The wildcard name the stack serves: `*.<domain>` (the certificate's domain, the
+ * distribution's alias and the DNS records' name).
+ *
+ * @param domain the preview base domain
+ * @returns `*.<domain>`
+ */
+export function previewWildcard(domain: string): string {
+  return `*.${normalizeDomain(domain)}`;
+}
+
+/**
+ * One preview's host name: `<id>.<domain>`.
+ *
+ * @param id the preview id
+ * @param domain the preview base domain
+ * @returns the host
+ */
+export function previewHost(id: string, domain: string): string {
+  return `${id}.${normalizeDomain(domain)}`;
+}
+
+/**
+ * One preview's URL: `https://<id>.<domain>` (no trailing slash, as CI comments show it).
+ *
+ * @param id the preview id
+ * @param domain the preview base domain
+ * @returns the URL
+ *
+ * @example
+ * ```ts
+ * previewUrl("pr-42", "preview.example.com"); // "https://pr-42.preview.example.com"
+ * ```
+ */
+export function previewUrl(id: string, domain: string): string {
+  return `https://${previewHost(id, domain)}`;
 }

@@ -4,8 +4,9 @@
  *
  * @module
  */
-import type { ObjectField, Pattern, StringField } from "./field.ts";
-import { ANALYTICS_DEFAULTS, MAX_TAG_VALUE, TAG_VALUE_CHARS } from "./names.ts";
+import type { Field, ObjectField, Pattern, StringField } from "./field.ts";
+import { MAX_TAG_VALUE, TAG_VALUE_CHARS } from "./names.ts";
+import { FIRST_PARTY_SECTIONS } from "./plugin_section.ts";
 
 /** `siteName`: a slug used in every derived resource name. */
 export const SITE_NAME_PATTERN: Pattern = {
@@ -69,62 +70,6 @@ export const PDS_SCHEMA: ObjectField = {
       pattern: SECRET_NAME_PATTERN,
       derivedDefault: "<siteName>/atproto",
       description: "Name of the secret holding the OAuth client key and session.",
-    },
-  },
-};
-
-/** The `analytics` section: the analytics plugin. Checked when an `analytics` command runs. */
-export const ANALYTICS_SCHEMA: ObjectField = {
-  kind: "object",
-  optional: true,
-  description: "Analytics plugin settings; an absent block or {} uses the defaults.",
-  fields: {
-    tableBucket: {
-      kind: "string",
-      pattern: {
-        regex: "^[a-z0-9-]{3,63}$",
-        rule: "be 3 to 63 lowercase letters, digits or dashes",
-      },
-      derivedDefault: "<env>-<siteName>-analytics",
-      description: "Table bucket holding the page-view table.",
-    },
-    namespace: {
-      kind: "string",
-      default: ANALYTICS_DEFAULTS.namespace,
-      pattern: { regex: "^[a-z0-9_]+$", rule: "be lowercase letters, digits or underscores" },
-      description: "Table namespace.",
-    },
-    table: {
-      kind: "string",
-      default: ANALYTICS_DEFAULTS.table,
-      pattern: { regex: "^[a-z0-9_]+$", rule: "be lowercase letters, digits or underscores" },
-      description: "Table name.",
-    },
-    bots: {
-      kind: "enum",
-      values: ["flag", "filter"],
-      default: ANALYTICS_DEFAULTS.bots,
-      description: "flag: bots included in queries; filter: excluded by default. Both retain rows.",
-    },
-    saltSecretName: {
-      kind: "string",
-      pattern: SECRET_NAME_PATTERN,
-      derivedDefault: "<siteName>/<env>/analytics-salt",
-      description: "Secret holding the visitor-hash salt.",
-    },
-    dashboard: {
-      kind: "object",
-      description: "The local dashboard.",
-      fields: {
-        port: {
-          kind: "number",
-          integer: true,
-          minimum: 1024,
-          maximum: 65535,
-          default: ANALYTICS_DEFAULTS.dashboardPort,
-          description: "Loopback port of the dashboard server.",
-        },
-      },
     },
   },
 };
@@ -318,10 +263,12 @@ export const SITE_SCHEMA: ObjectField = {
       },
     },
     pds: { kind: "deferred", schema: PDS_SCHEMA, description: PDS_SCHEMA.description },
-    analytics: {
-      kind: "deferred",
-      schema: ANALYTICS_SCHEMA,
-      description: ANALYTICS_SCHEMA.description,
-    },
+    // The first-party plugins' sections, carried unchecked until their commands run.
+    ...Object.fromEntries(
+      FIRST_PARTY_SECTIONS.map((s): [string, Field] => [
+        s.configKey,
+        { kind: "deferred", schema: s.schema, description: s.schema.description },
+      ]),
+    ),
   },
 };

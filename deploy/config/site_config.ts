@@ -49,7 +49,8 @@ export interface SiteConfigInput {
     atprotoJson?: string;
   };
   pds?: unknown;
-  analytics?: unknown;
+  /** A plugin's section (`analytics`), carried unchecked; its plugin checks it. */
+  [pluginKey: string]: unknown;
 }
 
 /** The builder's idle policy, passed unchanged to every launch. */
@@ -79,8 +80,8 @@ export interface SiteConfig {
   paths: { app: string; dist: string; publicDir: string; content: string; atprotoJson: string };
   /** The raw `pds` section; checked by `resolvePdsConfig` when a `pds` command runs. */
   pds?: unknown;
-  /** The raw `analytics` section; checked by `resolveAnalyticsConfig` when its commands run. */
-  analytics?: unknown;
+  /** A plugin's raw section (`analytics`); checked with its schema when its commands run. */
+  [pluginKey: string]: unknown;
 }
 
 /** What {@linkcode resolveSiteConfig} needs besides the file's contents. */
@@ -93,6 +94,11 @@ export interface ResolveSiteOptions {
   accountId?: string;
   /** `--domain` from the command line; beats the `domain` key. */
   domainFlag?: string;
+  /**
+   * The installed plugins' section keys besides the first-party ones the schema knows: carried
+   * unchecked like them, so a plugin needs no change to the core to own a key.
+   */
+  pluginKeys?: readonly string[];
 }
 
 /** Either the resolved configuration or every problem found. */
@@ -103,8 +109,8 @@ const ENV_PATTERN = new RegExp(SITE_NAME_PATTERN.regex);
 
 /**
  * Merges a configuration file over the defaults and checks every load-time rule, returning
- * every problem at once, each naming its key path and rule. The `pds` and `analytics`
- * sections are carried through unchecked.
+ * every problem at once, each naming its key path and rule. The `pds` section and the plugins'
+ * sections (`analytics`, and those of `pluginKeys`) are carried through unchecked.
  *
  * @param raw the parsed file
  * @param options environment, repository root, account id and `--domain`
@@ -125,8 +131,15 @@ export function resolveSiteConfig(raw: unknown, options: ResolveSiteOptions): Si
       message: `environment name "${env}" must ${SITE_NAME_PATTERN.rule}`,
     });
   }
-  const resolved = checkObject(SITE_SCHEMA, raw, "", issues, ["$schema"]);
+  const pluginKeys = (options.pluginKeys ?? []).filter((k) =>
+    !Object.hasOwn(SITE_SCHEMA.fields, k)
+  );
+  const resolved = checkObject(SITE_SCHEMA, raw, "", issues, ["$schema", ...pluginKeys]);
   if (resolved === undefined) return { errors: issues };
+  for (const key of pluginKeys) {
+    // Carried as written, like the schema's deferred sections: its plugin's commands check it.
+    if (Object.hasOwn(raw as object, key)) resolved[key] = (raw as Record<string, unknown>)[key];
+  }
 
   if (options.domainFlag !== undefined) {
     const flag = checkField(SITE_SCHEMA.fields.domain!, options.domainFlag, "--domain", issues);

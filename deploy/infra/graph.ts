@@ -18,8 +18,8 @@ import { oacNode } from "./nodes/oac.ts";
 import { oidcProviderNode } from "./nodes/oidc_provider.ts";
 import { rewriteFunctionNode } from "./nodes/rewrite_function.ts";
 import type { ResourceNode } from "./resource.ts";
-import { certificateValidationNode } from "../preview/nodes/certificate_validation.ts";
-import { wildcardRecordsNode } from "../preview/nodes/wildcard_records.ts";
+import { certificateValidationNode } from "./nodes/certificate_validation.ts";
+import { wildcardRecordsNode } from "./nodes/wildcard_records.ts";
 
 /**
  * Every node of a site environment. The two DNS nodes are wanted only by the preview stack

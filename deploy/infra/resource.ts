@@ -9,7 +9,7 @@ import type { Clock } from "@org/shared";
 import type { SiteConfig } from "../config/site_config.ts";
 import type { NodeOutputs } from "../state/env_state.ts";
 import type { AwsClients } from "../aws/clients.ts";
-import type { HostedZoneSummary } from "../preview/hosted_zone.ts";
+import type { HostedZoneSummary } from "../dns/hosted_zone.ts";
 
 /** Node ids, in dependency order. Stable: they key `nodes` in the state file. */
 export type NodeId =

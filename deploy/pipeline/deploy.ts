@@ -1,9 +1,9 @@
 /**
- * The deploy pipeline as functions of explicit inputs: revision → source zip → the
- * build-and-publish job (`job/job.ts`: unpack, install, build, SEO files, sync), run by the
- * builder where it runs → one invalidation of what changed. `plan` is the same job with
- * `dryRun`. The `plan` and `deploy` commands are thin layers that resolve config and state into
- * a {@linkcode DeployInput} and print the result.
+ * The deploy pipeline as functions of explicit inputs: revision → source zip (or a stored
+ * build's source, for `rollback`) → the build-and-publish job (`job/job.ts`: unpack, install,
+ * build, SEO files, sync), run by the builder where it runs → one invalidation of what changed.
+ * `plan` is the same job with `dryRun`. The `plan`, `deploy` and `rollback` commands are thin
+ * layers that resolve config and state into a {@linkcode DeployInput} and print the result.
  *
  * @module
  */
@@ -11,6 +11,7 @@ import type { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { type Clock, type Logger, systemClock } from "@org/shared";
 import type { Builder, BuildPaths } from "../builders/builder.ts";
+import { sourceKey } from "../build_records/record.ts";
 import { stripPath } from "../job/run_steps.ts";
 import { planInvalidation } from "../cdn/plan_invalidation.ts";
 import type { JobInput, JobOutcome } from "../job/job.ts";
@@ -49,11 +50,14 @@ export interface DeployInput {
   readonly env: string;
   /** Production and not a preview: drives `seo` `auto`. */
   readonly isProduction: boolean;
-  /** Config `sourceIgnore` and `sourceInclude`. */
-  readonly source: {
-    readonly sourceIgnore: readonly string[];
-    readonly sourceInclude: readonly string[];
-  };
+  /**
+   * What is built: the working tree at its revision, zipped by config `sourceIgnore` and
+   * `sourceInclude`; or a stored build's source (`build/<id>.zip`), rebuilt under its own id
+   * (`rollback`, which only a builder that reads the bucket can run).
+   */
+  readonly source:
+    | { readonly sourceIgnore: readonly string[]; readonly sourceInclude: readonly string[] }
+    | { readonly storedBuild: string };
   /** Config `paths.app` and `paths.dist`. */
   readonly paths: BuildPaths;
   /** Config `microvm.maxDurationSeconds` (the build deadline is this + 60 s). */
@@ -160,9 +164,9 @@ export interface DeploySummary {
   readonly warnings: readonly string[];
 }
 
-/** The revision, and the job run over the source (zip, or the existing output). */
+/** The build's name, and the job run over the source (zip, stored source or the existing output). */
 interface Ran {
-  readonly revision: Revision;
+  readonly revision: Pick<Revision, "id">;
   readonly outcome: JobOutcome;
   /** The source zip's warnings (an ignored include). */
   readonly warnings: readonly string[];
@@ -178,10 +182,17 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
     if (input.signal?.aborted) throw interruptedError(`the deploy, before ${STAGE_NAMES[s]}`);
     input.onProgress?.({ kind: "stage", stage: s });
   };
-  stage("revision");
-  const revision = await readRevision(input.repoRoot, input.runCommand);
+  const { source } = input;
   const warnings: string[] = [];
-  input.logger.info("revision", { revision: revision.id, vcs: revision.vcs });
+  let revision: Pick<Revision, "id">;
+  if ("storedBuild" in source) {
+    revision = { id: source.storedBuild };
+  } else {
+    stage("revision");
+    const read = await readRevision(input.repoRoot, input.runCommand);
+    input.logger.info("revision", { revision: read.id, vcs: read.vcs });
+    revision = read;
+  }
   const job = (source: JobInput["source"]): JobInput => ({
     buildId: revision.id,
     source,
@@ -205,6 +216,11 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
       onSyncProgress: (p: SyncProgress) => input.onProgress?.({ kind: "sync", ...p }),
     }),
   };
+  if ("storedBuild" in source) {
+    stage("build");
+    const outcome = await input.builder.run(job({ bucketKey: sourceKey(revision.id) }), hooks);
+    return { revision, warnings, outcome };
+  }
   if (input.noBuild) {
     const builtDir = `${input.repoRoot}/${stripPath(input.paths.dist)}`;
     return { revision, warnings, outcome: await input.builder.run(job({ builtDir }), hooks) };
@@ -215,8 +231,8 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
     // Fails on a bad sourceInclude before anything is built or uploaded.
     const zip = await createSourceZip({
       repoRoot: input.repoRoot,
-      sourceIgnore: input.source.sourceIgnore,
-      sourceInclude: input.source.sourceInclude,
+      sourceIgnore: source.sourceIgnore,
+      sourceInclude: source.sourceInclude,
       outPath: `${tmp.path}/source.zip`,
       onWarning: (w) => {
         warnings.push(w);

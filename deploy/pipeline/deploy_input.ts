@@ -1,25 +1,38 @@
 /**
- * What `plan` and `deploy` share: turning the command context (config, `--domain`, flags) and
- * the environment state written by `bootstrap` into the pipeline's {@linkcode DeployInput}.
+ * What `plan`, `deploy`, `rollback` and `preview deploy` share: turning the command context
+ * (config, `--domain`, flags) and the environment state written by `bootstrap` into the
+ * pipeline's {@linkcode DeployInput}.
  *
  * @module
  */
 import type { CommandContext } from "../cli/command.ts";
 import { createBuilder, type MicrovmSeams } from "../builders/create_builder.ts";
+import type { LoadedSite } from "../config/load.ts";
 import { DeployError } from "../errors.ts";
 import type { DeployInput, DeployProgress } from "./deploy.ts";
 import { siteOrigin } from "../seo/policy.ts";
 import { openSite } from "../site/open_site.ts";
 import { denoCommandRunner } from "../source/revision.ts";
-import {
-  lockKey,
-  owedInvalidationKey,
-  previewLockKey,
-  SITE_PREFIX,
-} from "../state/bucket_layout.ts";
+import { lockKey, owedInvalidationKey, SITE_PREFIX } from "../state/bucket_layout.ts";
 import { progressBar } from "./report.ts";
-import { previewTarget, refusePreviewEnv } from "../preview/open_preview.ts";
+import { refusePreviewEnv } from "../config/env_name.ts";
 import { removeStaleWorkDirs } from "../job/work_dir.ts";
+
+/**
+ * Where a deploy publishes when it is not the environment's live site (one preview of the
+ * preview stack): its prefix, object tags, origin and lock. Such a deploy invalidates nothing,
+ * so it owes nothing.
+ */
+export interface AsideTarget {
+  /** The key prefix, e.g. `previews/<id>/site/`. */
+  readonly prefix: string;
+  /** Object tags of its files. */
+  readonly tags: Readonly<Record<string, string>>;
+  /** Its public origin (the sitemap's). */
+  readonly origin: string;
+  /** Its deploy lock's key. */
+  readonly lockKey: string;
+}
 
 /** A resolved deploy: the pipeline input plus what the command prints and releases. */
 export interface SiteDeploy extends Disposable {
@@ -43,31 +56,46 @@ export function deployTempRoot(
   return home ? `${home.replace(/[\\/]+$/, "")}/.cache/org-deploy` : undefined;
 }
 
+/** What kind of deploy {@linkcode openSiteDeploy} resolves. */
+export interface SiteDeployOptions {
+  /** Where the job runs: `local` or `microvm` (`--no-build` always syncs locally). */
+  readonly builder: "local" | "microvm";
+  /** MicroVM builder overrides for tests; none in the CLI. */
+  readonly seams?: MicrovmSeams;
+  /**
+   * Where to publish instead of the live site (`preview deploy <id>`: under
+   * `previews/<id>/site/`, tagged `environment=preview-<id>`, SEO non-production on the
+   * preview's URL, no invalidation), resolved from the opened site.
+   */
+  readonly aside?: (site: { readonly site: LoadedSite }) => AsideTarget;
+  /**
+   * Rebuild this stored build (`build/<id>.zip`) instead of the working tree (`rollback`):
+   * deliberate, so it may delete what later builds added (an empty output is still refused).
+   */
+  readonly storedBuild?: string;
+}
+
 /**
  * Resolves config, state and flags into a pipeline input.
  *
  * @param ctx the command context
- * @param builderName `local` or `microvm`
- * @param seams MicroVM builder overrides for tests; none in the CLI
- * @param preview publish as this preview of the preview stack (`preview deploy <id>`):
- *   under `previews/<id>/site/`, tagged `environment=preview-<id>`, SEO non-production on the
- *   preview's URL, no invalidation
+ * @param options the builder, and what is published where
  * @returns the input and a disposer for its clients
  * @throws {DeployError} `account_unknown`, config errors, `state_missing`,
  *   `distribution_unknown`, `builder_not_configured`
  */
 export async function openSiteDeploy(
   ctx: CommandContext,
-  builderName: "local" | "microvm",
-  seams: MicrovmSeams = {},
-  preview?: { readonly id: string },
+  options: SiteDeployOptions,
 ): Promise<SiteDeploy> {
-  if (preview === undefined) refusePreviewEnv(ctx, "deploy");
-  const site = await openSite(ctx, { state: "required" });
-  const { bucket, clients, state } = site;
+  const { aside, storedBuild } = options;
+  if (aside === undefined) refusePreviewEnv(ctx, storedBuild === undefined ? "deploy" : "rollback");
+  const site = await openSite(ctx, { aws: true });
+  const { bucket, clients } = site;
   const release = () => site[Symbol.dispose]();
   try {
-    const target = preview ? previewTarget(site, preview.id) : undefined;
+    const state = await site.requireState();
+    const target = aside?.(site);
     if (!target && !state.distributionId) {
       throw new DeployError("distribution_unknown", `state/${ctx.env}.json names no distribution`, {
         hint: `run \`deploy bootstrap ${ctx.env}\` to finish creating the environment`,
@@ -84,16 +112,20 @@ export async function openSiteDeploy(
       // What runs killed before they could clean up left behind (their owner lock is free).
       await removeStaleWorkDirs(tempRoot);
     }
-    const builder = createBuilder(ctx, site, noBuild ? "local" : builderName, {
-      seams,
+    const builderName = noBuild ? "local" : options.builder;
+    const builder = createBuilder(ctx, site, state, builderName, {
+      seams: options.seams ?? {},
       ...(tempRoot ? { tempRoot } : {}),
-      alternative: "or deploy with --builder local",
+      // A stored build is rebuilt in the MicroVM only.
+      ...(storedBuild === undefined ? { alternative: "or deploy with --builder local" } : {}),
     });
     const input: DeployInput = {
       repoRoot: ctx.repoDir,
       env: ctx.env,
       isProduction,
-      source: { sourceIgnore: config.sourceIgnore, sourceInclude: config.sourceInclude },
+      source: storedBuild === undefined
+        ? { sourceIgnore: config.sourceIgnore, sourceInclude: config.sourceInclude }
+        : { storedBuild },
       paths: { app: config.paths.app, dist: config.paths.dist },
       maxDurationSeconds: config.microvm.maxDurationSeconds,
       bucket,
@@ -107,7 +139,7 @@ export async function openSiteDeploy(
       builder,
       noBuild,
       refresh: ctx.flags.refresh === true,
-      force: ctx.flags.force === true,
+      force: storedBuild !== undefined || ctx.flags.force === true,
       clients: { s3: clients.s3, cloudfront: clients.cloudfront },
       runCommand: denoCommandRunner,
       logger: ctx.log,
@@ -120,13 +152,12 @@ export async function openSiteDeploy(
       ...(tempRoot ? { tempRoot } : {}),
       // Previews lock one another only per preview id; an environment locks as a whole.
       lock: {
-        key: preview ? previewLockKey(preview.id) : lockKey(ctx.env),
+        key: target?.lockKey ?? lockKey(ctx.env),
         holder: lockHolder(ctx),
         waitMs: LOCK_WAIT_MS,
         ...(ctx.flags["force-unlock"] === true ? { forceUnlock: true } : {}),
       },
-      // A preview invalidates nothing, so it owes nothing.
-      ...(preview ? {} : { owedKey: owedInvalidationKey(ctx.env) }),
+      ...(target ? {} : { owedKey: owedInvalidationKey(ctx.env) }),
     };
     return {
       input,

@@ -8,17 +8,16 @@
  * @module
  */
 import type { Command, CommandContext, CommandGroup, CommandTable } from "../cli/command.ts";
+import { FIRST_PARTY_SECTIONS, resolvePluginSection } from "../config/plugin_section.ts";
 import { DeployError } from "../errors.ts";
 import type { DeployPlugin, PluginHost } from "./contract.ts";
 import type { DiscoveredPlugin } from "./discover.ts";
 
 /** The plugins released with the CLI, so `deploy <name> …` can say how to install one. */
-export const FIRST_PARTY_PLUGINS: readonly CommandGroup[] = [
-  {
-    name: "analytics",
-    summary: "page analytics from the CloudFront logs into an Iceberg table you own (us-east-1)",
-  },
-];
+export const FIRST_PARTY_PLUGINS: readonly CommandGroup[] = FIRST_PARTY_SECTIONS.map((s) => ({
+  name: s.namespace,
+  summary: s.summary,
+}));
 
 /**
  * A plugin's commands for the table: `<namespace> <name>`, each checking the plugin's section
@@ -42,7 +41,10 @@ export function pluginCommands(
         // resolved before the configuration is loaded, as for every AWS command, so the site's
         // names include the bucket.
         if (c.planned !== true) await ctx.accountId();
-        const config = await ctx.section(plugin.configKey, plugin.resolveConfig);
+        const config = await ctx.section(
+          plugin.configKey,
+          (raw, site) => resolvePluginSection(plugin, raw, site),
+        );
         return await run(ctx, config, hostFor(ctx));
       },
     };

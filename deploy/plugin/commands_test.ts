@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runCli } from "../cli/run.ts";
-import { captureCli } from "../cli/test_deps.ts";
+import { runCli } from "../commands/run.ts";
+import { captureCli } from "../commands/test_deps.ts";
 import { COMMAND_TABLE } from "../commands/table.ts";
 import { DeployError } from "../errors.ts";
 import type { DeployPlugin, PluginHost } from "./contract.ts";
@@ -18,14 +18,13 @@ const demo: DeployPlugin<DemoConfig> = {
   namespace: "demo",
   summary: "a demonstration plugin",
   configKey: "analytics",
-  resolveConfig(raw) {
-    const r = (raw ?? {}) as Record<string, unknown>;
-    const unknown = Object.keys(r).filter((k) => k !== "greeting");
-    if (unknown.length > 0) {
-      return { errors: unknown.map((k) => ({ path: `analytics.${k}`, message: "unknown key" })) };
-    }
-    return { config: { greeting: typeof r.greeting === "string" ? r.greeting : "hi" } };
+  schema: {
+    kind: "object",
+    optional: true,
+    description: "The demonstration's settings.",
+    fields: { greeting: { kind: "string", default: "hi", description: "What it says." } },
   },
+  errorCodes: [],
   commands: [{
     name: "hello",
     summary: "greet",

@@ -5,9 +5,9 @@
  * @module
  */
 import type { S3Client } from "@aws-sdk/client-s3";
-import type { ConfigIssue } from "@org/shared";
 import type { AwsClientClass } from "../aws/client_factory.ts";
 import type { Command, CommandContext } from "../cli/command.ts";
+import type { PluginSection } from "../config/plugin_section.ts";
 import type { ResourceNode } from "../infra/resource.ts";
 
 /**
@@ -72,33 +72,19 @@ export interface PluginCommand<Config> extends Omit<Command, "name" | "run"> {
 }
 
 /**
- * A deploy plugin. `Config` is its resolved section; `F`, `C` and `Id` are its resource nodes'
- * facts, clients and ids (it runs them on the core engine, saving `state/<env>.<namespace>.json`).
+ * A deploy plugin: its section (namespace, summary, config key and schema, the names
+ * `deploy config` prints, the error codes it owns), which is data the core reads without
+ * running the plugin, then its commands and resource nodes. `Config` is its resolved section;
+ * `F`, `C` and `Id` are its resource nodes' facts, clients and ids (it runs them on the core
+ * engine, saving `state/<env>.<namespace>.json`).
  */
 export interface DeployPlugin<
   Config = unknown,
   F = unknown,
   C = unknown,
   Id extends string = string,
-> {
-  /** The command group and state scope: `analytics` → `deploy analytics …`, `state/<env>.analytics.json`. */
-  readonly namespace: string;
-  /** One line for help and `plugin list`. */
-  readonly summary: string;
-  /** The key of the site configuration the plugin owns (inert while it is not installed). */
-  readonly configKey: string;
-  /**
-   * Checks the section and fills its defaults, reporting every problem at once with key paths
-   * (`<configKey>.…`). Called only when one of the plugin's commands is dispatched.
-   *
-   * @param raw the section as written (`undefined` when absent)
-   * @param site the resolved `siteName` and the environment
-   */
-  resolveConfig(
-    raw: unknown,
-    site: { readonly siteName: string; readonly env: string },
-  ): { config: Config } | { errors: ConfigIssue[] };
-  /** The plugin's commands. */
+> extends PluginSection {
+  /** The plugin's commands, each run with the section checked against `schema`. */
   readonly commands: readonly PluginCommand<Config>[];
   /** The resource nodes it manages, dependencies first. */
   readonly nodes: readonly ResourceNode<F, C, Id>[];
@@ -109,12 +95,14 @@ export interface DeployPlugin<
  * time; the types do the rest at the plugin's build).
  *
  * @param value the default export
- * @returns true when it has a namespace, a config key, a validator and commands
+ * @returns true when it has a namespace, a config key and schema, error codes and commands
  */
 export function isDeployPlugin(value: unknown): value is DeployPlugin {
   const v = value as Partial<DeployPlugin> | null;
   return typeof v === "object" && v !== null && typeof v.namespace === "string" &&
     /^[a-z][a-z0-9-]*$/.test(v.namespace) && typeof v.summary === "string" &&
-    typeof v.configKey === "string" && typeof v.resolveConfig === "function" &&
-    Array.isArray(v.commands) && Array.isArray(v.nodes);
+    typeof v.configKey === "string" && typeof v.schema === "object" && v.schema !== null &&
+    v.schema.kind === "object" && Array.isArray(v.errorCodes) &&
+    v.errorCodes.every((c) => typeof c === "string") && Array.isArray(v.commands) &&
+    Array.isArray(v.nodes);
 }

@@ -31,7 +31,8 @@ const plugin = (namespace: string) => ({
   namespace,
   summary: "s",
   configKey: namespace,
-  resolveConfig: () => ({ config: {} }),
+  schema: { kind: "object", description: "d", fields: {} },
+  errorCodes: [],
   commands: [],
   nodes: [],
 });

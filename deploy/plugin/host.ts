@@ -5,7 +5,7 @@
  * @module
  */
 import type { CommandContext } from "../cli/command.ts";
-import { openSite } from "../site/open_site.ts";
+import { openSite, stateOrReason } from "../site/open_site.ts";
 import type { PluginHost, PluginSite } from "./contract.ts";
 
 /**
@@ -23,8 +23,9 @@ import type { PluginHost, PluginSite } from "./contract.ts";
 export function pluginHost(ctx: CommandContext): PluginHost {
   return {
     async openSite(): Promise<PluginSite> {
-      // "report": an unreadable state still means the site was bootstrapped.
-      const site = await openSite(ctx, { aws: true, state: "report" });
+      const site = await openSite(ctx, { aws: true });
+      // An unreadable state still means the site was bootstrapped.
+      const { state, stateError } = await stateOrReason(site);
       return {
         env: site.env,
         siteName: site.config.siteName,
@@ -32,7 +33,7 @@ export function pluginHost(ctx: CommandContext): PluginHost {
         accountId: site.accountId,
         bucket: site.bucket,
         tags: site.facts.tags,
-        bootstrapped: site.state !== null || site.stateError !== undefined,
+        bootstrapped: state !== null || stateError !== undefined,
         get s3() {
           return site.clients.s3;
         },

@@ -12,11 +12,8 @@
  * ```
  */
 export { DeployError, type DeployErrorCode, notImplemented } from "../errors.ts";
+export * from "./section.ts";
 export type { AwsClientClass } from "../aws/client_factory.ts";
-export type { ConfigIssue } from "@org/shared";
-export { checkField, checkObject } from "../config/check.ts";
-export type * from "../config/field.ts";
-export { SECRET_NAME_PATTERN } from "../config/schema.ts";
 export { CDN_REGION, cdnLogDeliveryName, logGroupArn } from "../config/names.ts";
 export {
   aws,
@@ -56,7 +53,6 @@ export type { NodeRecord } from "../state/env_state.ts";
 export { dependencyOrder } from "../infra/graph.ts";
 export * from "../state/scoped_state.ts";
 export { scopedStateKey } from "../state/bucket_layout.ts";
-export { type AnalyticsConfig, resolveAnalyticsConfig } from "../config/analytics_config.ts";
 export * from "./contract.ts";
 export type { CommandContext, FlagSpec } from "../cli/command.ts";
 export { reconcileLine, statusLine, teardownLine } from "../cli/node_lines.ts";

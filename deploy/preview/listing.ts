@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { previewUrl } from "./names.ts";
+import { previewUrl } from "../config/names.ts";
 import type { PreviewAge } from "./prune.ts";
 import type { LivePreview } from "./store.ts";
 

@@ -1,17 +1,15 @@
 /**
  * What the preview commands add to opening the site: the preview stack's configuration rules
- * (`domain` and `githubRepo` required), where one preview is published, and the refusal of the
- * environment commands on the environment `preview`, which belongs to the preview stack.
+ * (`domain` and `githubRepo` required) and where one preview is published.
  *
  * @module
  */
 import type { ConfigIssue } from "@org/shared";
-import type { CommandContext } from "../cli/command.ts";
 import type { LoadedSite } from "../config/load.ts";
 import type { SiteConfig } from "../config/site_config.ts";
 import { DeployError } from "../errors.ts";
-import { previewSitePrefix } from "./layout.ts";
-import { normalizeDomain, PREVIEW_ENV, previewObjectTags, previewUrl } from "./names.ts";
+import { previewSitePrefix } from "../state/bucket_layout.ts";
+import { normalizeDomain, previewObjectTags, previewUrl } from "../config/names.ts";
 
 /**
  * The keys the preview stack needs that other environments may leave out (pure).
@@ -81,28 +79,4 @@ export function previewTarget(site: { readonly site: LoadedSite }, id: string): 
     tags: previewObjectTags(site.site.config.app, id),
     origin: previewUrl(id, domain),
   };
-}
-
-/**
- * Refuses an environment command on the environment `preview`: that bucket and state belong
- * to the preview stack, which the `preview` commands manage.
- *
- * @param ctx the command context
- * @param command the command's name
- * @throws {DeployError} `usage` naming the preview command to use
- */
-export function refusePreviewEnv(ctx: Pick<CommandContext, "env">, command: string): void {
-  if (ctx.env !== PREVIEW_ENV) return;
-  const instead = command === "bootstrap"
-    ? "preview bootstrap"
-    : command === "destroy"
-    ? "preview teardown --yes"
-    : command === "delete"
-    ? "preview destroy <id>"
-    : "preview deploy <id>";
-  throw new DeployError(
-    "usage",
-    `the environment "${PREVIEW_ENV}" is the pull-request preview stack; \`deploy ${command} ${PREVIEW_ENV}\` does not apply to it`,
-    { hint: `use \`deploy ${instead}\` (docs/previews.md)` },
-  );
 }

@@ -1,12 +1,7 @@
 import assert from "node:assert/strict";
 import { resolveSiteConfig } from "../config/site_config.ts";
 import { DeployError } from "../errors.ts";
-import {
-  previewConfigIssues,
-  previewTarget,
-  refusePreviewEnv,
-  requirePreviewConfig,
-} from "./open_preview.ts";
+import { previewConfigIssues, previewTarget, requirePreviewConfig } from "./open_preview.ts";
 
 function loaded(raw: Record<string, unknown>) {
   const result = resolveSiteConfig({ siteName: "blog", app: "blog", ...raw }, {
@@ -50,22 +45,4 @@ Deno.test("previewTarget(): prefix, object tags and origin of one preview", () =
     tags: { app: "blog", environment: "preview-pr-42" },
     origin: "https://pr-42.preview.example.com",
   });
-});
-
-Deno.test("refusePreviewEnv(): environment commands on the environment preview name the preview command", () => {
-  refusePreviewEnv({ env: "production" }, "bootstrap");
-  const cases: [string, RegExp][] = [
-    ["bootstrap", /deploy preview bootstrap/],
-    ["deploy", /deploy preview deploy <id>/],
-    ["destroy", /deploy preview teardown --yes/],
-    ["delete", /deploy preview destroy <id>/],
-  ];
-  for (const [command, hint] of cases) {
-    assert.throws(() => refusePreviewEnv({ env: "preview" }, command), (err) => {
-      assert.ok(err instanceof DeployError);
-      assert.equal(err.code, "usage");
-      assert.match(err.hint, hint);
-      return true;
-    });
-  }
 });

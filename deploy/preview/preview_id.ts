@@ -5,13 +5,8 @@
  *
  * @module
  */
+import { MAX_PREVIEW_ID, PREVIEW_ID_PATTERN } from "../config/names.ts";
 import { DeployError } from "../errors.ts";
-
-/** What a preview id may look like: lower-case letters, digits and inner hyphens. */
-export const PREVIEW_ID_PATTERN: RegExp = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
-
-/** A DNS label holds at most 63 characters. */
-export const MAX_PREVIEW_ID = 63;
 
 /**
  * Why a string is not a preview id (pure).

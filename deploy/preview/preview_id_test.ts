@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { DeployError } from "../errors.ts";
-import { MAX_PREVIEW_ID, parsePreviewId, previewIdProblem } from "./preview_id.ts";
+import { MAX_PREVIEW_ID } from "../config/names.ts";
+import { parsePreviewId, previewIdProblem } from "./preview_id.ts";
 
 Deno.test("parsePreviewId() accepts one lower-case DNS label", () => {
   for (const id of ["pr-42", "a", "7", "feature-x-2", "a".repeat(MAX_PREVIEW_ID)]) {

@@ -9,7 +9,12 @@ import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { type BuildStoreLocation, getText, putJson } from "../build_records/store.ts";
 import { aws } from "../aws/errors.ts";
 import { emptyPrefix } from "../infra/nodes/bucket.ts";
-import { previewIdOfKey, previewPrefix, previewRecordKey, PREVIEWS_PREFIX } from "./layout.ts";
+import {
+  previewIdOfKey,
+  previewPrefix,
+  previewRecordKey,
+  PREVIEWS_PREFIX,
+} from "../state/bucket_layout.ts";
 import { parsePreviewRecord, type PreviewRecord } from "./record.ts";
 
 /** One live preview as found in the bucket. */

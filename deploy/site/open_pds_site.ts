@@ -27,7 +27,7 @@ export interface OpenedPdsSite extends PdsSite, Disposable {}
  *   `pds_not_configured` without a `pds` section or a `domain`
  */
 export async function openPdsSite(ctx: CommandContext): Promise<OpenedPdsSite> {
-  const site = await openSite(ctx, {});
+  const site = await openSite(ctx);
   const settings = publishingSettings(await ctx.pds(), site.config.domain, site.site.file);
   const clients = createAwsClients(ctx.environ, site.config.region);
   const abs = (path: string) => `${ctx.repoDir}/${path}`;

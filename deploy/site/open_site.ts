@@ -1,44 +1,28 @@
 /**
  * The one way a command opens the site: {@linkcode openSite} returns the loaded and resolved
  * configuration, the derived names, and, when the command talks to AWS, the account id, one set
- * of AWS clients and the environment's state (read once, with the one parser). What a command
- * does not ask for is not loaded: `config` and `init` make no STS call, and only the commands
- * that need `state/<env>.json` read it.
+ * of AWS clients and the environment's state (read once when first asked, with the one parser).
+ * What a command does not ask for is not loaded: `config` and `init` make no STS call, and only
+ * the commands that need `state/<env>.json` read it.
  *
  * @module
  */
 import type { CommandContext } from "../cli/command.ts";
 import type { LoadedSite } from "../config/load.ts";
-import type { SiteNames } from "../config/names.ts";
+import { normalizeDomain, PREVIEW_ENV, type SiteNames } from "../config/names.ts";
 import type { SiteConfig } from "../config/site_config.ts";
 import { DeployError } from "../errors.ts";
 import { type AwsClients, createAwsClients } from "../aws/clients.ts";
 import { BUILDER_BASE_IMAGE_ENV } from "../infra/nodes/builder_base_image.ts";
 import type { GraphRun } from "../infra/reconcile.ts";
 import type { SiteFacts } from "../infra/resource.ts";
-import { normalizeDomain, PREVIEW_ENV } from "../preview/names.ts";
 import { stateKey } from "../state/bucket_layout.ts";
-import { type EnvState, type EnvStateView, readEnvState } from "../state/env_state.ts";
-
-/**
- * How a command wants `state/<env>.json`:
- *
- * - `required`: a full version-1 state; `state_missing` when the environment was never
- *   bootstrapped (`deploy`, `plan`, `delete`);
- * - `optional`: the state or `null` (`bootstrap`, which creates it);
- * - `report`: like `optional`, but an unreadable state is `null` with the reason in
- *   `stateError` instead of an error (`status`, `destroy`, which must work around it);
- * - `lenient`: only the fields the publishing commands read, from any JSON object; `{}` when
- *   absent (`rollback`).
- */
-export type StateNeed = "required" | "optional" | "report" | "lenient";
+import { type EnvState, readEnvState } from "../state/env_state.ts";
 
 /** What a command needs besides the configuration. */
 export interface SiteNeeds {
   /** The account id (STS unless `AWS_ACCOUNT_ID`), the bucket name and the AWS clients. */
   readonly aws?: boolean;
-  /** The environment state (implies `aws`). */
-  readonly state?: StateNeed;
 }
 
 /** The configuration part of an opened site: what every command gets. */
@@ -53,62 +37,61 @@ export interface SiteBasics {
   readonly names: SiteNames;
 }
 
-/** A site opened for AWS: account, bucket, clients and (as asked) the state; dispose to release. */
-export interface AwsSite<S> extends SiteBasics, Disposable {
+/** A site opened for AWS: account, bucket, clients and the state on demand; dispose to release. */
+export interface AwsSite extends SiteBasics, Disposable {
   /** The AWS account id. */
   readonly accountId: string;
   /** The site bucket. */
   readonly bucket: string;
   /** The site's AWS clients (made on first use). */
   readonly clients: AwsClients;
-  /** The state, as {@linkcode SiteNeeds.state} asked (`undefined` when not asked). */
-  readonly state: S;
-  /** Why the state could not be read (`state: "report"` only). */
-  readonly stateError?: string;
   /** The site's facts for the resource graph. */
   readonly facts: SiteFacts;
+  /**
+   * The environment state, read once: `null` before `bootstrap` created it.
+   * @throws {DeployError} `state_invalid`; AWS failures reading it
+   */
+  state(): Promise<EnvState | null>;
+  /**
+   * The state of a bootstrapped environment (`deploy`, `plan`, `rollback`, `delete`).
+   * @throws {DeployError} `state_missing` when the environment was never bootstrapped, or as
+   *   {@linkcode AwsSite.state}
+   */
+  requireState(): Promise<EnvState>;
   /** A graph run over this site with the given state (`bootstrap`, `status`, `destroy`). */
   graphRun(previous: EnvState | null): GraphRun;
 }
 
-/** The state type for a {@linkcode StateNeed}. */
-export type StateFor<N extends SiteNeeds> = N["state"] extends "required" ? EnvState
-  : N["state"] extends "lenient" ? EnvStateView
-  : N["state"] extends "optional" | "report" ? EnvState | null
-  : undefined;
-
-/** What {@linkcode openSite} returns for given needs. */
-export type OpenedSite<N extends SiteNeeds> = N["aws"] extends true ? AwsSite<StateFor<N>>
-  : N["state"] extends StateNeed ? AwsSite<StateFor<N>>
-  : SiteBasics;
-
 /**
- * Opens the site for a command: loads and resolves the configuration, and as asked resolves
- * the account, creates the clients and reads the state.
+ * Opens the site for a command: loads and resolves the configuration, and for AWS resolves the
+ * account and creates the clients (the state is read when first asked for).
  *
  * @param ctx the command context
  * @param needs what the command uses besides the configuration
  * @returns the opened site (dispose an AWS site to release its clients)
- * @throws {DeployError} config errors; `account_unknown`; `state_missing` / `state_invalid`
- *   as asked; AWS failures reading the state
+ * @throws {DeployError} config errors; `account_unknown`
  *
  * @example
  * ```ts
- * using site = await openSite(ctx, { aws: true, state: "required" });
- * site.state.distributionId; // "E2ABC…"
+ * using site = await openSite(ctx, { aws: true });
+ * (await site.requireState()).distributionId; // "E2ABC…"
  * ```
  */
-export async function openSite<const N extends SiteNeeds>(
+export async function openSite(
   ctx: CommandContext,
-  needs: N,
-): Promise<OpenedSite<N>> {
-  const wantsAws = needs.aws === true || needs.state !== undefined;
+  needs: { readonly aws: true },
+): Promise<AwsSite>;
+export async function openSite(ctx: CommandContext, needs?: SiteNeeds): Promise<SiteBasics>;
+export async function openSite(
+  ctx: CommandContext,
+  needs: SiteNeeds = {},
+): Promise<SiteBasics | AwsSite> {
   // The bucket name needs the account, so an AWS command resolves it (STS unless
   // AWS_ACCOUNT_ID) before loading the site; other commands never call STS.
-  const accountId = wantsAws ? await ctx.accountId() : undefined;
+  const accountId = needs.aws ? await ctx.accountId() : undefined;
   const site = await ctx.site();
   const basics: SiteBasics = { site, env: site.env, config: site.config, names: site.names };
-  if (!wantsAws) return basics as OpenedSite<N>;
+  if (!needs.aws) return basics;
   const bucket = site.names.bucket;
   if (accountId === undefined || bucket === null) {
     throw new DeployError("account_unknown", "the AWS account id is unknown", {
@@ -116,64 +99,53 @@ export async function openSite<const N extends SiteNeeds>(
     });
   }
   const clients = createAwsClients(ctx.environ, site.config.region);
-  try {
-    const { state, stateError } = await readState(clients, bucket, site.env, needs.state);
-    const facts = siteFacts(site, accountId, bucket, ctx.environ);
-    const opened: AwsSite<unknown> = {
-      ...basics,
-      accountId,
-      bucket,
-      clients,
-      state,
-      ...(stateError === undefined ? {} : { stateError }),
-      facts,
-      graphRun: (previous) => ({
-        clients,
-        facts,
-        previous,
-        sleep: (ms) => ctx.sleep(ms),
-        clock: ctx.clock,
-        note: (text) => ctx.out.step(text),
-      }),
-      [Symbol.dispose]: () => clients[Symbol.dispose](),
-    };
-    return opened as OpenedSite<N>;
-  } catch (err) {
-    clients[Symbol.dispose]();
-    throw err;
-  }
-}
-
-async function readState(
-  clients: AwsClients,
-  bucket: string,
-  env: string,
-  need: StateNeed | undefined,
-): Promise<{ state: EnvState | EnvStateView | null | undefined; stateError?: string }> {
-  switch (need) {
-    case undefined:
-      return { state: undefined };
-    case "lenient":
-      return { state: await readEnvState(clients.s3, bucket, env, { lenient: true }) };
-    case "optional":
-      return { state: await readEnvState(clients.s3, bucket, env) };
-    case "report":
-      try {
-        return { state: await readEnvState(clients.s3, bucket, env) };
-      } catch (err) {
-        return { state: null, stateError: err instanceof DeployError ? err.message : String(err) };
-      }
-    case "required": {
-      const state = await readEnvState(clients.s3, bucket, env);
-      if (state === null) {
+  const facts = siteFacts(site, accountId, bucket, ctx.environ);
+  let state: Promise<EnvState | null> | undefined;
+  const opened: AwsSite = {
+    ...basics,
+    accountId,
+    bucket,
+    clients,
+    facts,
+    state: () => state ??= readEnvState(clients.s3, bucket, site.env),
+    async requireState() {
+      const found = await opened.state();
+      if (found === null) {
         throw new DeployError(
           "state_missing",
-          `environment "${env}" is not bootstrapped: no s3://${bucket}/${stateKey(env)}`,
-          { hint: `run \`deploy bootstrap ${env}\` first` },
+          `environment "${site.env}" is not bootstrapped: no s3://${bucket}/${stateKey(site.env)}`,
+          { hint: `run \`deploy bootstrap ${site.env}\` first` },
         );
       }
-      return { state };
-    }
+      return found;
+    },
+    graphRun: (previous) => ({
+      clients,
+      facts,
+      previous,
+      sleep: (ms) => ctx.sleep(ms),
+      clock: ctx.clock,
+      note: (text) => ctx.out.step(text),
+    }),
+    [Symbol.dispose]: () => clients[Symbol.dispose](),
+  };
+  return opened;
+}
+
+/**
+ * The state for commands that must work around an unreadable one (`status`, `destroy`,
+ * `preview teardown`, a plugin's site): `null` with the reason instead of `state_invalid`.
+ *
+ * @param site the opened site
+ * @returns the state, or null and why it could not be read
+ */
+export async function stateOrReason(
+  site: Pick<AwsSite, "state">,
+): Promise<{ readonly state: EnvState | null; readonly stateError?: string }> {
+  try {
+    return { state: await site.state() };
+  } catch (err) {
+    return { state: null, stateError: err instanceof DeployError ? err.message : String(err) };
   }
 }
 

@@ -1,12 +1,16 @@
 /**
  * Where things live in the site bucket: the live site under `site/` (the distribution's
- * origin path), the environment state under `state/`, deploy locks under `locks/`. Other prefixes (builds, history) belong
- * to the deploy pipeline; `delete` empties only `site/`.
+ * origin path), the environment state under `state/`, deploy locks under `locks/`. Other
+ * prefixes (builds, history) belong to the deploy pipeline; `delete` empties only `site/`.
+ *
+ * In the preview bucket, each preview's files sit under `previews/<id>/site/` and its record
+ * at `previews/<id>/preview.json`, so destroying a preview is deleting `previews/<id>/`; the
+ * stack's state (`state/preview.json`) and the build records sit beside them as in any
+ * environment's bucket.
  *
  * @module
  */
-import { PREVIEWS_PREFIX } from "../preview/layout.ts";
-import { PREVIEW_ENV } from "../preview/names.ts";
+import { PREVIEW_ENV } from "../config/names.ts";
 
 /** Key prefix of the live site; the distribution's origin path is `/site`. */
 export const SITE_PREFIX = "site/";
@@ -89,4 +93,59 @@ export const CORE_STATE_SUFFIXES: readonly string[] = ["invalidation"];
  */
 export function scopedStateKey(env: string, namespace: string): string {
   return `${STATE_PREFIX}${env}.${namespace}.json`;
+}
+
+/** Key prefix of every preview. */
+export const PREVIEWS_PREFIX = "previews/";
+
+/** The folder inside `previews/<id>/` that holds the preview's site files. */
+export const PREVIEW_SITE_FOLDER = "site";
+
+/**
+ * Everything of one preview: `previews/<id>/`.
+ *
+ * @param id the preview id
+ * @returns the key prefix
+ */
+export function previewPrefix(id: string): string {
+  return `${PREVIEWS_PREFIX}${id}/`;
+}
+
+/**
+ * One preview's site files (the deploy job's target prefix): `previews/<id>/site/`. The router
+ * function maps `https://<id>.<domain>/<path>` onto these keys.
+ *
+ * @param id the preview id
+ * @returns the key prefix
+ */
+export function previewSitePrefix(id: string): string {
+  return `${previewPrefix(id)}${PREVIEW_SITE_FOLDER}/`;
+}
+
+/**
+ * One preview's record (id, revision, last deploy): `previews/<id>/preview.json`.
+ *
+ * @param id the preview id
+ * @returns the key
+ */
+export function previewRecordKey(id: string): string {
+  return `${previewPrefix(id)}preview.json`;
+}
+
+/**
+ * The preview id a key belongs to (pure).
+ *
+ * @param key an object key or a listed common prefix
+ * @returns the id, or `undefined` for keys outside `previews/<id>/`
+ *
+ * @example
+ * ```ts
+ * previewIdOfKey("previews/pr-42/site/index.html"); // "pr-42"
+ * ```
+ */
+export function previewIdOfKey(key: string): string | undefined {
+  if (!key.startsWith(PREVIEWS_PREFIX)) return undefined;
+  const rest = key.slice(PREVIEWS_PREFIX.length);
+  const slash = rest.indexOf("/");
+  return slash > 0 ? rest.slice(0, slash) : undefined;
 }

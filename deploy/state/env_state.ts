@@ -185,9 +185,9 @@ export function parseEnvState(value: unknown, where: string): EnvState {
 }
 
 /**
- * The fields of a state file the publishing commands read (`deploy`, `plan`, `rollback`):
- * what {@linkcode readEnvState} returns with `lenient`. The names are the contract
- * `bootstrap` writes ({@linkcode buildEnvState}).
+ * The fields of a state the MicroVM builder reads ({@linkcode requireBuilderSettings}): a part
+ * of {@linkcode EnvState}, so a caller can pass a whole state or only these fields. The names
+ * are the contract `bootstrap` writes ({@linkcode buildEnvState}).
  */
 export interface EnvStateView {
   /** The CloudFront distribution id. */
@@ -198,76 +198,24 @@ export interface EnvStateView {
   readonly builder?: Partial<EnvBuilderState>;
 }
 
-/** How {@linkcode readEnvState} reads the file. */
-export interface ReadEnvStateOptions {
-  /**
-   * Accept any JSON object and keep only the {@linkcode EnvStateView} fields that are non-empty
-   * strings (a hand-written or partial state that names them is enough); a missing file reads
-   * as `{}`. Without it the file must be a full version-1 state and a missing one reads as
-   * `null`. Either way a file that is not JSON (or not an object) is `state_invalid`, never
-   * "no state": read as empty it would send the user to re-bootstrap an environment that exists.
-   */
-  readonly lenient?: boolean;
-}
-
 /**
- * Parses a state file's text (pure): the one parser of `state/<env>.json`.
+ * Parses a state file's text (pure): the one parser of `state/<env>.json`. A file that is not
+ * JSON (or not a version-1 state) is `state_invalid`, never "no state": read as empty it would
+ * send the user to re-bootstrap an environment that exists.
  *
  * @param text the file's contents
  * @param where the object's `s3://bucket/key`, for messages
- * @param options `lenient` for the view of the publishing commands
- * @returns the state, or with `lenient` its view
+ * @returns the state
  * @throws {DeployError} `state_invalid`
  */
-export function parseEnvStateText(text: string, where: string): EnvState;
-export function parseEnvStateText(
-  text: string,
-  where: string,
-  options: { readonly lenient: true },
-): EnvStateView;
-export function parseEnvStateText(
-  text: string,
-  where: string,
-  options?: ReadEnvStateOptions,
-): EnvState | EnvStateView;
-export function parseEnvStateText(
-  text: string,
-  where: string,
-  options: ReadEnvStateOptions = {},
-): EnvState | EnvStateView {
+export function parseEnvStateText(text: string, where: string): EnvState {
   let json: unknown;
   try {
     json = JSON.parse(text);
-  } catch (err) {
-    const detail = options.lenient ? ` (${err instanceof Error ? err.message : String(err)})` : "";
-    throw new DeployError("state_invalid", `${where} is not valid JSON${detail}`, {
-      hint: REWRITE_HINT,
-    });
+  } catch {
+    throw new DeployError("state_invalid", `${where} is not valid JSON`, { hint: REWRITE_HINT });
   }
-  if (!options.lenient) return parseEnvState(json, where);
-  if (json === null || typeof json !== "object" || Array.isArray(json)) {
-    throw new DeployError("state_invalid", `${where} is not a JSON object`, { hint: REWRITE_HINT });
-  }
-  return envStateView(json);
-}
-
-/** The view's fields of a parsed state: non-empty strings only (pure). */
-function envStateView(raw: object): EnvStateView {
-  const obj = (v: unknown): Record<string, unknown> =>
-    v !== null && typeof v === "object" ? v as Record<string, unknown> : {};
-  const str = (v: unknown) => typeof v === "string" && v !== "" ? v : undefined;
-  const top = obj(raw);
-  const b = obj(top.builder);
-  const builder: Partial<EnvBuilderState> = {
-    ...(str(b.baseImageArn) ? { baseImageArn: str(b.baseImageArn)! } : {}),
-    ...(str(b.buildRoleArn) ? { buildRoleArn: str(b.buildRoleArn)! } : {}),
-    ...(str(b.executionRoleArn) ? { executionRoleArn: str(b.executionRoleArn)! } : {}),
-  };
-  return {
-    ...(str(top.distributionId) ? { distributionId: str(top.distributionId)! } : {}),
-    ...(str(top.distributionDomain) ? { distributionDomain: str(top.distributionDomain)! } : {}),
-    builder,
-  };
+  return parseEnvState(json, where);
 }
 
 /**
@@ -276,28 +224,17 @@ function envStateView(raw: object): EnvStateView {
  * @param s3 S3 client in the bucket's region
  * @param bucket the site bucket
  * @param env environment name
- * @param options `lenient` for the publishing commands' view
- * @returns the state (`null` when it or the bucket does not exist), or with `lenient` its
- *   view (`{}` when absent)
+ * @returns the state (`null` when it or the bucket does not exist)
  * @throws {DeployError} `state_invalid`, or an AWS failure
  */
-export function readEnvState(s3: S3Client, bucket: string, env: string): Promise<EnvState | null>;
-export function readEnvState(
-  s3: S3Client,
-  bucket: string,
-  env: string,
-  options: { readonly lenient: true },
-): Promise<EnvStateView>;
 export async function readEnvState(
   s3: S3Client,
   bucket: string,
   env: string,
-  options: ReadEnvStateOptions = {},
-): Promise<EnvState | EnvStateView | null> {
+): Promise<EnvState | null> {
   const key = stateKey(env);
   const text = await readStateText(s3, bucket, key);
-  if (text === null) return options.lenient ? {} : null;
-  return parseEnvStateText(text, `s3://${bucket}/${key}`, options);
+  return text === null ? null : parseEnvStateText(text, `s3://${bucket}/${key}`);
 }
 
 /**

@@ -58,40 +58,18 @@ function s3Returning(body: string | undefined): S3Client {
   return { send } as unknown as S3Client;
 }
 
-Deno.test("readEnvState() lenient reads the distribution and builder fields", async () => {
-  const view = await readEnvState(
-    s3Returning(
-      '{"distributionId":"E1","builder":{"baseImageArn":"arn:base","buildRoleArn":"arn:r"}}',
-    ),
-    "b",
-    "production",
-    { lenient: true },
-  );
-  assert.equal(view.distributionId, "E1");
-  assert.deepEqual(view.builder, { baseImageArn: "arn:base", buildRoleArn: "arn:r" });
-});
-
-Deno.test("readEnvState() is empty (lenient) or null (strict) when there is no state file yet", async () => {
-  assert.deepEqual(
-    await readEnvState(s3Returning(undefined), "b", "production", { lenient: true }),
-    {},
-  );
+Deno.test("readEnvState() is null when there is no state file yet", async () => {
   assert.equal(await readEnvState(s3Returning(undefined), "b", "production"), null);
 });
 
 Deno.test("readEnvState() rejects a corrupt state file with state_invalid naming its key", async () => {
   for (const body of ["{ not json", "[1, 2]", "null", '"text"']) {
-    for (const lenient of [true, false]) {
-      const read = lenient
-        ? readEnvState(s3Returning(body), "b", "staging", { lenient: true })
-        : readEnvState(s3Returning(body), "b", "staging");
-      await assert.rejects(read, (err) => {
-        assert.ok(err instanceof DeployError);
-        assert.equal(err.code, "state_invalid");
-        assert.match(err.message, /^s3:\/\/b\/state\/staging\.json is not/);
-        assert.match(err.hint, /deploy bootstrap/);
-        return true;
-      }, body);
-    }
+    await assert.rejects(readEnvState(s3Returning(body), "b", "staging"), (err) => {
+      assert.ok(err instanceof DeployError);
+      assert.equal(err.code, "state_invalid");
+      assert.match(err.message, /^s3:\/\/b\/state\/staging\.json is not/);
+      assert.match(err.hint, /deploy bootstrap/);
+      return true;
+    }, body);
   }
 });

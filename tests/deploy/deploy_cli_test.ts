@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runCli } from "../../deploy/cli/run.ts";
-import { captureCli } from "../../deploy/cli/test_deps.ts";
+import { runCli } from "../../deploy/commands/run.ts";
+import { captureCli } from "../../deploy/commands/test_deps.ts";
 import { lookupAccountIdWithSts } from "../../deploy/aws/clients.ts";
 import { readEnvState, writeEnvState } from "../../deploy/state/env_state.ts";
 import { ACCOUNT, type InfraWorld, liveKeys, siteS3, startInfraWorld } from "./infra_world.ts";
@@ -219,7 +219,7 @@ Deno.test("deploy: the MicroVM builder (default) needs the builder settings boot
   assert.deepEqual(await liveKeys(world, BUCKET), []);
 });
 
-Deno.test("deploy plan --builder microvm is refused: the MicroVM syncs as it builds", async () => {
+Deno.test("deploy plan --builder microvm is refused: a MicroVM build reports no plan", async () => {
   await using world = await bootstrapped();
   const r = await world.run(["plan", "--builder", "microvm", "--json"]);
   assert.equal(r.code, 1);

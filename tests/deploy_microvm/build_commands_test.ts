@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { S3Client } from "@aws-sdk/client-s3";
 import { FixedClock } from "@org/shared";
-import { captureCli } from "../../deploy/cli/test_deps.ts";
-import { runCli } from "../../deploy/cli/run.ts";
+import { captureCli } from "../../deploy/commands/test_deps.ts";
+import { runCli } from "../../deploy/commands/run.ts";
 import { parseAgentJob } from "../../deploy/builders/microvm/agent/job_description.ts";
 import type { BuildRecord } from "../../deploy/build_records/record.ts";
 import { getText, putBuildRecord, putJson, putManifest } from "../../deploy/build_records/store.ts";
@@ -149,6 +149,10 @@ Deno.test("rollback: rebuilds the stored source in a MicroVM and invalidates wha
     },
   });
   await putJson(t.store, "state/production.json", {
+    version: 1,
+    env: "production",
+    bucket: BUCKET,
+    nodes: {},
     distributionId: "EDIST",
     builder: {
       baseImageArn: "arn:aws:lambda:us-east-1:aws:microvm-image:deno",

@@ -23,7 +23,7 @@ import type { Builder, JobHooks } from "../builder.ts";
 import { type BuildRecord, finishRecord, sourceKey } from "../../build_records/record.ts";
 import { getManifest, objectExists, putBuildRecord } from "../../build_records/store.ts";
 import type { MicrovmIdle } from "../../config/site_config.ts";
-import { builderLogGroup } from "../../config/names.ts";
+import { builderImageName, builderLogGroup, buildLogStream } from "../../config/names.ts";
 import { DeployError, interruptedError } from "../../errors.ts";
 import type { JobInput, JobOutcome } from "../../job/job.ts";
 import { nextPollDelay, pastDeadline, waitDeadline } from "./deadline.ts";
@@ -110,18 +110,6 @@ export function runRequest(
 }
 
 /**
- * The log stream a build attempt writes to: `build-<id>-<first 8 of the token>`, so a rebuild
- * of the same id (a rollback, a dirty tree) gets a stream of its own.
- *
- * @param buildId the build id
- * @param token the launch token
- * @returns the stream name
- */
-export function buildLogStream(buildId: string, token: string): string {
-  return `build-${buildId}-${token.replace(/[^\w]/g, "").slice(0, 8)}`;
-}
-
-/**
  * Creates the MicroVM builder.
  *
  * `run(input)` stores the source (uploads `input.source.zip` to `build/<id>.zip`, or checks
@@ -185,7 +173,7 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): Builder {
     if (input.dryRun) {
       throw new DeployError(
         "plan_unsupported",
-        "the microvm builder syncs as it builds, so it cannot plan",
+        "a MicroVM build reports what it published, not a plan, so plan builds on this machine",
         { hint: "run plan with --builder local or --no-build" },
       );
     }
@@ -195,7 +183,7 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): Builder {
     const image = await ensureBuilderImage({
       microvms: o.clients.microvms,
       store,
-      name: `${o.env}-${o.siteName}-builder`,
+      name: builderImageName(o.env, o.siteName),
       memoryGb: o.microvm.memory,
       logGroup,
       settings: o.image,

@@ -18,7 +18,7 @@ import { createHash } from "node:crypto";
 import type { JsonValue, NodeOutputs } from "../../state/env_state.ts";
 import { aws, awsMaybe } from "../../aws/errors.ts";
 import type { LiveResource, NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
-import { previewWildcard } from "../../preview/names.ts";
+import { previewWildcard } from "../../config/names.ts";
 
 /** A DNS record the user must create for ACM to issue the certificate. */
 export interface ValidationRecord {

@@ -32,7 +32,7 @@ import { SITE_ORIGIN_PATH } from "../../state/bucket_layout.ts";
 import { aws, awsErrorCode, awsMaybe } from "../../aws/errors.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 import { bucketOriginDomain } from "./bucket.ts";
-import { previewWildcard } from "../../preview/names.ts";
+import { previewWildcard } from "../../config/names.ts";
 import { optionalOutput, requireOutput } from "./outputs.ts";
 
 /** The origin id inside the distribution. */

@@ -31,8 +31,8 @@ import {
 } from "@aws-sdk/client-cloudfront";
 import { aws, awsErrorCode, awsFailure, awsMaybe } from "../../aws/errors.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
-import { previewRouterName } from "../../preview/names.ts";
-import { previewRouterCode } from "../../preview/router_function.ts";
+import { previewRouterName, siteRewriteFunctionName } from "../../config/names.ts";
+import { previewRouterCode } from "./router_function.ts";
 
 /** The CloudFront Functions runtime the code is written for. */
 export const REWRITE_RUNTIME: FunctionRuntime = "cloudfront-js-2.0";
@@ -42,7 +42,7 @@ const NO_SUCH_FUNCTION = "NoSuchFunctionExists";
 
 /**
  * The function's name for a site (pure): `<env>-<siteName>-rewrite`, or for the preview stack
- * its router `preview-<siteName>-router` (`preview/router_function.ts`). CloudFront allows 64
+ * its router `preview-<siteName>-router` (`router_function.ts`). CloudFront allows 64
  * characters of `[a-zA-Z0-9-_]`; `<env>-<siteName>` is already held to the bucket name's
  * limits (at most 49 characters, lowercase letters, digits and hyphens).
  *
@@ -52,7 +52,7 @@ const NO_SUCH_FUNCTION = "NoSuchFunctionExists";
 export function rewriteFunctionName(facts: SiteFacts): string {
   return facts.preview
     ? previewRouterName(facts.config.siteName)
-    : `${facts.env}-${facts.config.siteName}-rewrite`;
+    : siteRewriteFunctionName(facts.env, facts.config.siteName);
 }
 
 /**

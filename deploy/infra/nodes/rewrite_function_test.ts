@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { previewFacts } from "./_test_site.ts";
-import { previewRouterCode } from "../../preview/router_function.ts";
+import { previewRouterCode } from "./router_function.ts";
 import { resolveSiteConfig } from "../../config/site_config.ts";
 import type { SiteFacts } from "../resource.ts";
 import {

@@ -4,8 +4,8 @@ import {
   loadViewerRequestHandler,
   type ViewerRequest,
   viewerRequestEvent,
-} from "../../tests/support/cloudfront_function.ts";
-import { previewSitePrefix } from "./layout.ts";
+} from "../../../tests/support/cloudfront_function.ts";
+import { previewSitePrefix } from "../../state/bucket_layout.ts";
 import { previewRouterCode } from "./router_function.ts";
 
 const DOMAIN = "preview.example.com";

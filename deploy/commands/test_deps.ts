@@ -5,7 +5,7 @@
  * @module
  */
 import { silentLogger } from "@org/shared";
-import { COMMAND_TABLE } from "../commands/table.ts";
+import { COMMAND_TABLE } from "./table.ts";
 import { denoFiles } from "../config/files.ts";
 import type { CliDeps } from "./run.ts";
 

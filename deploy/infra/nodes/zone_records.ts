@@ -7,11 +7,11 @@
  */
 import { Route53Client } from "@aws-sdk/client-route-53";
 import { CDN_REGION } from "../../config/names.ts";
-import type { NodeContext } from "../../infra/resource.ts";
+import type { NodeContext } from "../resource.ts";
 import type { JsonValue, NodeOutputs } from "../../state/env_state.ts";
-import { deleteChanges, type DnsRecord } from "../dns_records.ts";
-import type { HostedZoneSummary } from "../hosted_zone.ts";
-import { applyChanges, readRecordSets } from "../route53_zone.ts";
+import { deleteChanges, type DnsRecord } from "../../dns/dns_records.ts";
+import type { HostedZoneSummary } from "../../dns/hosted_zone.ts";
+import { applyChanges, readRecordSets } from "../../dns/route53_zone.ts";
 
 /**
  * The Route 53 client (global; signed for us-east-1; `AWS_ENDPOINT_URL_ROUTE_53`).

@@ -11,11 +11,16 @@ import { findRepoRoot } from "../config/locate.ts";
 import { assertEnvName } from "../config/env_name.ts";
 import { resolvePdsConfig } from "../config/pds_config.ts";
 import { DeployError } from "../errors.ts";
-import { commandWords, type Invocation, MissingCommandError, parseInvocation } from "./args.ts";
-import { expandShorthand } from "./shorthand.ts";
-import type { CommandContext, CommandTable, Prompt } from "./command.ts";
-import { createOutput, type Output } from "./output.ts";
-import { commandHelp, groupHelp, usageText } from "./usage.ts";
+import {
+  commandWords,
+  type Invocation,
+  MissingCommandError,
+  parseInvocation,
+} from "../cli/args.ts";
+import { expandShorthand } from "../cli/shorthand.ts";
+import type { CommandContext, CommandTable, Prompt } from "../cli/command.ts";
+import { createOutput, type Output } from "../cli/output.ts";
+import { commandHelp, groupHelp, usageText } from "../cli/usage.ts";
 import { FIRST_PARTY_PLUGINS, pluginUnavailable, withPlugins } from "../plugin/commands.ts";
 import { type DiscoveredPlugin, discoverPlugins, needsPlugins } from "../plugin/discover.ts";
 import { pluginHost } from "../plugin/host.ts";
@@ -228,7 +233,7 @@ function createContext(p: ContextParts): CommandContext {
     site: () =>
       // Only commands that talk to AWS pay for the STS look-up: they call accountId() first;
       // every other command sees AWS_ACCOUNT_ID or an unknown account.
-      site ??= (account ?? Promise.resolve(accountFromEnv(deps))).then((accountId) =>
+      site ??= (account ?? Promise.resolve(accountFromEnv(deps))).then(async (accountId) =>
         loadSite({
           env,
           repoDir,
@@ -236,6 +241,7 @@ function createContext(p: ContextParts): CommandContext {
           configFlag: global.config,
           domainFlag: global.domain,
           accountId,
+          pluginKeys: await installedPluginNames(repoDir, deps.files),
           files: deps.files,
         })
       ),
@@ -247,7 +253,7 @@ function createContext(p: ContextParts): CommandContext {
     },
     section: async (key, resolve) => {
       const loaded = await ctx.site();
-      const raw = (loaded.config as unknown as Record<string, unknown>)[key];
+      const raw = loaded.config[key];
       const result = resolve(raw, { siteName: loaded.config.siteName, env });
       if ("errors" in result) throw sectionInvalid(key, loaded.file, result.errors);
       return result.config;
@@ -255,6 +261,21 @@ function createContext(p: ContextParts): CommandContext {
     plugins: () => p.plugins(),
   };
   return ctx;
+}
+
+/**
+ * The names of the plugins the site's `deno.json` installs, which are their section keys: read
+ * as text, no plugin loaded. A `deno.json` that does not parse installs none here (the commands
+ * that load plugins report it).
+ */
+async function installedPluginNames(repoDir: string, files: Files): Promise<string[]> {
+  const { text } = await siteDenoJson(repoDir, files);
+  if (text === null) return [];
+  try {
+    return installedPlugins(parseJsonc(text, "deno.json")).map((p) => p.name);
+  } catch {
+    return [];
+  }
 }
 
 async function resolveAccountId(deps: CliDeps): Promise<string | undefined> {

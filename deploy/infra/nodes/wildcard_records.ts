@@ -6,13 +6,13 @@
  *
  * @module
  */
-import type { NodeContext, ResourceNode } from "../../infra/resource.ts";
-import { optionalOutput } from "../../infra/nodes/outputs.ts";
+import type { NodeContext, ResourceNode } from "../resource.ts";
+import { optionalOutput } from "./outputs.ts";
 import type { NodeOutputs } from "../../state/env_state.ts";
-import { canonicalDnsName } from "../dns_name.ts";
-import { type DnsRecord, route53Records, upsertChanges } from "../dns_records.ts";
-import { previewWildcard } from "../names.ts";
-import { applyChanges, readRecordSets } from "../route53_zone.ts";
+import { canonicalDnsName } from "../../dns/dns_name.ts";
+import { type DnsRecord, route53Records, upsertChanges } from "../../dns/dns_records.ts";
+import { previewWildcard } from "../../config/names.ts";
+import { applyChanges, readRecordSets } from "../../dns/route53_zone.ts";
 import { deleteWritten, route53Of, zoneOf, zoneOutputs } from "./zone_records.ts";
 
 function wanted(ctx: NodeContext): DnsRecord[] {

@@ -7,11 +7,15 @@
  *
  * @module
  */
-import { recordedValidation } from "../../infra/nodes/certificate.ts";
-import type { NodeContext, ResourceNode } from "../../infra/resource.ts";
+import { recordedValidation } from "./certificate.ts";
+import type { NodeContext, ResourceNode } from "../resource.ts";
 import type { NodeOutputs } from "../../state/env_state.ts";
-import { type CertificateToValidate, validateInZone, validationDrift } from "../dns_validation.ts";
-import { previewWildcard } from "../names.ts";
+import {
+  type CertificateToValidate,
+  validateInZone,
+  validationDrift,
+} from "../../dns/dns_validation.ts";
+import { previewWildcard } from "../../config/names.ts";
 import { deleteWritten, recordedRecords, route53Of, zoneOf, zoneOutputs } from "./zone_records.ts";
 
 function certificateOf(ctx: NodeContext): CertificateToValidate | undefined {

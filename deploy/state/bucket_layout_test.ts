@@ -5,7 +5,7 @@ import {
   previewRecordKey,
   PREVIEWS_PREFIX,
   previewSitePrefix,
-} from "./layout.ts";
+} from "./bucket_layout.ts";
 
 Deno.test("preview layout: a preview's site, record and everything sit under previews/<id>/", () => {
   assert.equal(previewPrefix("pr-42"), "previews/pr-42/");

@@ -14,7 +14,7 @@
  */
 import type { Change, ResourceRecordSet } from "@aws-sdk/client-route-53";
 import { canonicalDnsName } from "./dns_name.ts";
-import { previewWildcard } from "./names.ts";
+import { previewWildcard } from "../config/names.ts";
 
 /** The hosted zone id of every CloudFront distribution, for alias targets. */
 export const CLOUDFRONT_ALIAS_ZONE_ID = "Z2FDTNDATAQYW2";

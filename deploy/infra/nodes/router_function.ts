@@ -16,9 +16,8 @@
  *
  * @module
  */
-import { PREVIEW_SITE_FOLDER, PREVIEWS_PREFIX } from "./layout.ts";
-import { normalizeDomain } from "./names.ts";
-import { MAX_PREVIEW_ID, PREVIEW_ID_PATTERN } from "./preview_id.ts";
+import { PREVIEW_SITE_FOLDER, PREVIEWS_PREFIX } from "../../state/bucket_layout.ts";
+import { MAX_PREVIEW_ID, normalizeDomain, PREVIEW_ID_PATTERN } from "../../config/names.ts";
 
 /** A string as a JavaScript literal safe for any parser (U+2028/U+2029 escaped). */
 function literal(text: string): string {

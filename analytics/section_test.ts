@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { resolveAnalyticsConfig } from "./analytics_config.ts";
+import { resolveAnalyticsConfig } from "./section.ts";
 
 const SITE = { siteName: "blog", env: "staging" };
 const DEFAULTS = {
