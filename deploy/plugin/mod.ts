@@ -26,6 +26,7 @@ export {
   awsMaybe,
   isNotFound,
 } from "../aws/errors.ts";
+export { isRetryable, type RetryOptions, withRetry } from "../aws/retry.ts";
 export { canonicalJson, type PolicyDocument, samePolicy } from "../infra/policy_document.ts";
 export type { JsonValue, NodeOutputs } from "../state/env_state.ts";
 export type { LiveResource, NodeContext, ResourceNode } from "../infra/resource.ts";

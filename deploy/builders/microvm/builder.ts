@@ -29,7 +29,8 @@ import type { JobInput, JobOutcome } from "../../job/job.ts";
 import { nextPollDelay, pastDeadline, waitDeadline } from "./deadline.ts";
 import { type BuilderImageSettings, ensureBuilderImage, type ReadyImage } from "./image.ts";
 import { createKeepAlive, type KeepAlive, keepAliveIntervalMs } from "./keep_alive.ts";
-import { retryLaunch } from "./launch_retry.ts";
+import { LAUNCH_RETRY } from "./launch_retry.ts";
+import { withRetry } from "../../aws/retry.ts";
 import { createLogTail } from "./log_tail.ts";
 
 /** Everything the MicroVM builder needs besides the job. */
@@ -248,9 +249,10 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): Builder {
     o.onStatus?.("launching the builder MicroVM");
     let launched;
     try {
-      launched = await retryLaunch(
+      launched = await withRetry(
         () => o.clients.microvms.send(new RunMicrovmCommand(request)),
         {
+          ...LAUNCH_RETRY,
           clock,
           sleep,
           onRetry: (attempt, delay) =>
