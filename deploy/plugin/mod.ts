@@ -39,7 +39,13 @@ export {
 } from "../infra/nodes/iam_role.ts";
 export { logGroupNode, type LogGroupSpec, logRetentionDays } from "../infra/nodes/log_group.ts";
 export { privateBucketNode, type PrivateBucketSpec } from "../infra/nodes/bucket.ts";
-export { CDN_LOG_FORMAT, listDeliveries } from "../infra/nodes/cdn_log_delivery.ts";
+export { CDN_LOG_FORMAT } from "../infra/nodes/cdn_log_delivery.ts";
+export {
+  createDelivery,
+  type DeliveryRequest,
+  findDelivery,
+  listDeliveries,
+} from "../aws/log_deliveries.ts";
 export {
   type GraphRun,
   inspect,
