@@ -27,6 +27,7 @@ export {
   isNotFound,
 } from "../aws/errors.ts";
 export { isRetryable, type RetryOptions, withRetry } from "../aws/retry.ts";
+export { tagDrift, tagList, tagMap } from "../aws/tags.ts";
 export { canonicalJson, type PolicyDocument, samePolicy } from "../infra/policy_document.ts";
 export type { JsonValue, NodeOutputs } from "../state/env_state.ts";
 export type { LiveResource, NodeContext, ResourceNode } from "../infra/resource.ts";

@@ -27,10 +27,12 @@ import {
   DeployError,
   type NodeOutputs,
   requireOutput,
+  tagDrift,
+  tagList,
+  tagMap,
 } from "@org/deploy/plugin";
 import type { AnalyticsContext, AnalyticsFacts, AnalyticsNode } from "../facts.ts";
 import { ANALYTICS_REGION } from "../names.ts";
-import { tagDrift, tagList, tagMap } from "../tags.ts";
 import { FAILED_RECORDS_PREFIX } from "./error_bucket.ts";
 import { whileRolePropagates } from "../role_propagation.ts";
 import { ANALYTICS_BOOTSTRAP } from "./roles.ts";

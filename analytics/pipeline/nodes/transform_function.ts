@@ -23,6 +23,7 @@ import {
   awsMaybe,
   type NodeOutputs,
   requireOutput,
+  tagDrift,
 } from "@org/deploy/plugin";
 import { SALT_SECRET_ENV } from "../../transform/lambda_handler.ts";
 import {
@@ -32,7 +33,6 @@ import {
 } from "../../transform/lambda_package.ts";
 import type { AnalyticsContext, AnalyticsFacts, AnalyticsNode } from "../facts.ts";
 import { ANALYTICS_REGION } from "../names.ts";
-import { tagDrift } from "../tags.ts";
 import { whileRolePropagates } from "../role_propagation.ts";
 import { ANALYTICS_BOOTSTRAP } from "./roles.ts";
 

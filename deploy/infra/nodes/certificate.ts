@@ -17,6 +17,7 @@ import {
 import { createHash } from "node:crypto";
 import type { JsonValue, NodeOutputs } from "../../state/env_state.ts";
 import { aws, awsMaybe } from "../../aws/errors.ts";
+import { tagDrift, tagList, tagMap } from "../../aws/tags.ts";
 import type { LiveResource, NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 import { previewWildcard } from "../../preview/names.ts";
 
@@ -143,8 +144,7 @@ async function findTagged(
         resource: `certificate ${c.CertificateArn}`,
         action: "acm:ListTagsForCertificate",
       }, () => acm.send(new ListTagsForCertificateCommand({ CertificateArn: c.CertificateArn })));
-      const has = Object.fromEntries((tags.Tags ?? []).map((t) => [t.Key, t.Value ?? ""]));
-      if (Object.entries(facts.tags).every(([k, v]) => has[k] === v)) return c.CertificateArn;
+      if (tagDrift(tagMap(tags.Tags), facts.tags).length === 0) return c.CertificateArn;
     }
     NextToken = page.NextToken;
   } while (NextToken);
@@ -162,7 +162,7 @@ async function request(ctx: NodeContext, generation: number): Promise<NodeOutput
           DomainName: domain,
           ValidationMethod: "DNS",
           IdempotencyToken: certificateToken(ctx.facts.bucket, domain, generation),
-          Tags: Object.entries(ctx.facts.tags).map(([Key, Value]) => ({ Key, Value })),
+          Tags: tagList(ctx.facts.tags),
         }),
       ),
   );

@@ -30,6 +30,7 @@ import { DeployError } from "../../errors.ts";
 import type { NodeOutputs } from "../../state/env_state.ts";
 import { SITE_ORIGIN_PATH } from "../../state/bucket_layout.ts";
 import { aws, awsErrorCode, awsMaybe } from "../../aws/errors.ts";
+import { tagList } from "../../aws/tags.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 import { bucketOriginDomain } from "./bucket.ts";
 import { previewWildcard } from "../../preview/names.ts";
@@ -508,7 +509,7 @@ export const distributionNode: ResourceNode = {
             DistributionConfig: ctx.facts.preview
               ? previewDistributionConfig(spec)
               : distributionConfig(spec),
-            Tags: { Items: Object.entries(ctx.facts.tags).map(([Key, Value]) => ({ Key, Value })) },
+            Tags: { Items: tagList(ctx.facts.tags) },
           },
         }),
       );
