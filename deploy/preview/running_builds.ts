@@ -7,7 +7,7 @@
  */
 import {
   type LambdaMicrovmsClient,
-  ListMicrovmsCommand,
+  paginateListMicrovms,
   TerminateMicrovmCommand,
 } from "@aws-sdk/client-lambda-microvms";
 import { aws, awsMaybe } from "../aws/errors.ts";
@@ -27,25 +27,21 @@ export async function terminateRunningBuilds(
   microvms: LambdaMicrovmsClient,
   image: string,
 ): Promise<string[]> {
-  const live: string[] = [];
-  let nextToken: string | undefined;
-  do {
-    const page = await aws(
-      { resource: `builds of ${image}`, action: "lambda:ListMicrovms" },
-      () =>
-        microvms.send(
-          new ListMicrovmsCommand({
-            imageIdentifier: image,
-            maxResults: 50,
-            ...(nextToken ? { nextToken } : {}),
-          }),
-        ),
-    );
-    for (const vm of page.items ?? []) {
-      if (vm.microvmId && !ENDED.has(vm.state ?? "")) live.push(vm.microvmId);
-    }
-    nextToken = page.nextToken;
-  } while (nextToken);
+  const live = await aws(
+    { resource: `builds of ${image}`, action: "lambda:ListMicrovms" },
+    async () => {
+      const ids: string[] = [];
+      const pages = paginateListMicrovms({ client: microvms, pageSize: 50 }, {
+        imageIdentifier: image,
+      });
+      for await (const page of pages) {
+        for (const vm of page.items ?? []) {
+          if (vm.microvmId && !ENDED.has(vm.state ?? "")) ids.push(vm.microvmId);
+        }
+      }
+      return ids;
+    },
+  );
   for (const id of live) {
     await awsMaybe(
       { resource: `builder MicroVM ${id}`, action: "lambda:TerminateMicrovm" },

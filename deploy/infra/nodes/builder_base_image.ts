@@ -10,8 +10,8 @@
  */
 import {
   type LambdaMicrovmsClient,
-  ListManagedMicrovmImagesCommand,
   type ManagedMicrovmImageSummary,
+  paginateListManagedMicrovmImages,
 } from "@aws-sdk/client-lambda-microvms";
 import { DeployError } from "../../errors.ts";
 import { aws } from "../../aws/errors.ts";
@@ -90,25 +90,19 @@ export function chooseBaseImage(
  * @throws {DeployError} an AWS failure
  */
 export async function listManagedImages(microvms: LambdaMicrovmsClient): Promise<ManagedImage[]> {
-  const images: ManagedImage[] = [];
-  let nextToken: string | undefined;
-  do {
-    const out = await aws(
-      { resource: "the managed MicroVM images", action: "lambda:ListManagedMicrovmImages" },
-      () =>
-        microvms.send(
-          new ListManagedMicrovmImagesCommand({
-            maxResults: 50,
-            ...(nextToken ? { nextToken } : {}),
-          }),
-        ),
-    );
-    for (const item of out.items ?? ([] as ManagedMicrovmImageSummary[])) {
-      if (item.imageArn) images.push({ imageArn: item.imageArn, createdAt: item.createdAt });
-    }
-    nextToken = out.nextToken || undefined;
-  } while (nextToken !== undefined);
-  return images;
+  return await aws(
+    { resource: "the managed MicroVM images", action: "lambda:ListManagedMicrovmImages" },
+    async () => {
+      const images: ManagedImage[] = [];
+      const pages = paginateListManagedMicrovmImages({ client: microvms, pageSize: 50 }, {});
+      for await (const page of pages) {
+        for (const item of page.items ?? ([] as ManagedMicrovmImageSummary[])) {
+          if (item.imageArn) images.push({ imageArn: item.imageArn, createdAt: item.createdAt });
+        }
+      }
+      return images;
+    },
+  );
 }
 
 function wantedLabel(facts: SiteFacts): string {

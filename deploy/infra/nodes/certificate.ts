@@ -10,8 +10,8 @@ import {
   type CertificateDetail,
   DeleteCertificateCommand,
   DescribeCertificateCommand,
-  ListCertificatesCommand,
   ListTagsForCertificateCommand,
+  paginateListCertificates,
   RequestCertificateCommand,
 } from "@aws-sdk/client-acm";
 import { createHash } from "node:crypto";
@@ -126,28 +126,25 @@ async function findTagged(
   facts: SiteFacts,
   domain: string,
 ): Promise<string | undefined> {
-  let NextToken: string | undefined;
-  do {
-    const page = await aws({
-      resource: `certificate for ${domain}`,
-      action: "acm:ListCertificates",
-    }, () =>
-      acm.send(
-        new ListCertificatesCommand({
-          CertificateStatuses: ["PENDING_VALIDATION", "ISSUED"],
-          ...(NextToken ? { NextToken } : {}),
-        }),
-      ));
-    for (const c of page.CertificateSummaryList ?? []) {
-      if (c.DomainName !== domain || !c.CertificateArn) continue;
-      const tags = await aws({
-        resource: `certificate ${c.CertificateArn}`,
-        action: "acm:ListTagsForCertificate",
-      }, () => acm.send(new ListTagsForCertificateCommand({ CertificateArn: c.CertificateArn })));
-      if (tagDrift(tagMap(tags.Tags), facts.tags).length === 0) return c.CertificateArn;
-    }
-    NextToken = page.NextToken;
-  } while (NextToken);
+  const candidates = await aws({
+    resource: `certificate for ${domain}`,
+    action: "acm:ListCertificates",
+  }, async () => {
+    const all = [];
+    const pages = paginateListCertificates({ client: acm }, {
+      CertificateStatuses: ["PENDING_VALIDATION", "ISSUED"],
+    });
+    for await (const page of pages) all.push(...(page.CertificateSummaryList ?? []));
+    return all;
+  });
+  for (const c of candidates) {
+    if (c.DomainName !== domain || !c.CertificateArn) continue;
+    const tags = await aws({
+      resource: `certificate ${c.CertificateArn}`,
+      action: "acm:ListTagsForCertificate",
+    }, () => acm.send(new ListTagsForCertificateCommand({ CertificateArn: c.CertificateArn })));
+    if (tagDrift(tagMap(tags.Tags), facts.tags).length === 0) return c.CertificateArn;
+  }
   return undefined;
 }
 

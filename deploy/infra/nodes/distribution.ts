@@ -23,7 +23,7 @@ import {
   type DistributionConfig,
   GetDistributionCommand,
   GetDistributionConfigCommand,
-  ListDistributionsCommand,
+  paginateListDistributions,
   UpdateDistributionCommand,
 } from "@aws-sdk/client-cloudfront";
 import { DeployError } from "../../errors.ts";
@@ -417,17 +417,16 @@ async function get(cf: CloudFrontClient, id: string) {
 }
 
 async function findByComment(cf: CloudFrontClient, comment: string): Promise<string | undefined> {
-  let Marker: string | undefined;
-  do {
-    const page = await aws({
-      resource: `distribution "${comment}"`,
-      action: "cloudfront:ListDistributions",
-    }, () => cf.send(new ListDistributionsCommand({ ...(Marker ? { Marker } : {}) })));
-    const hit = page.DistributionList?.Items?.find((d) => d.Comment === comment);
-    if (hit?.Id) return hit.Id;
-    Marker = page.DistributionList?.IsTruncated ? page.DistributionList.NextMarker : undefined;
-  } while (Marker);
-  return undefined;
+  return await aws({
+    resource: `distribution "${comment}"`,
+    action: "cloudfront:ListDistributions",
+  }, async () => {
+    for await (const page of paginateListDistributions({ client: cf }, {})) {
+      const hit = page.DistributionList?.Items?.find((d) => d.Comment === comment);
+      if (hit?.Id) return hit.Id;
+    }
+    return undefined;
+  });
 }
 
 async function findLive(ctx: NodeContext) {
