@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Logger } from "@org/shared";
+import type { Logger } from "@org/shared/logger";
 import {
   type FirehoseTransformEvent,
   type FirehoseTransformResponse,
