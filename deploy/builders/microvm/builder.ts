@@ -20,7 +20,12 @@ import { type Clock, systemClock } from "@org/shared";
 import { type AgentBundle, buildAgentBundle } from "./bundle.ts";
 import { type AgentJob, MAX_PAYLOAD_BYTES, parseMarker } from "./agent/job_description.ts";
 import type { Builder, JobHooks } from "../builder.ts";
-import { type BuildRecord, finishRecord, sourceKey } from "../../build_records/record.ts";
+import {
+  type BuildRecord,
+  finishRecord,
+  runningRecord,
+  sourceKey,
+} from "../../build_records/record.ts";
 import { getManifest, putBuildRecord } from "../../build_records/store.ts";
 import { objectExists } from "../../aws/s3_objects.ts";
 import type { MicrovmIdle } from "../../config/site_config.ts";
@@ -235,17 +240,12 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): Builder {
       agentJob,
       token,
     );
-    const record: BuildRecord = {
-      version: 1,
-      id: input.buildId,
-      status: "running",
+    const record = runningRecord(input.buildId, {
       startedAt: agentJob.startedAt,
-      finishedAt: null,
-      durationMs: null,
       source: agentJob.sourceKey,
       logGroup,
       logStream,
-    };
+    });
     await putBuildRecord(store, record);
     o.onStatus?.("launching the builder MicroVM");
     let launched;
