@@ -128,7 +128,26 @@ export interface IamRoleSpec<
  *
  * @example
  * ```ts
- * export const builderRoleNode = iamRoleNode({ id: "builderRole", roleName: builderRole, … });
+ * import { iamRoleNode, serviceTrustPolicy } from "./iam_role.ts";
+ *
+ * const readerRole = iamRoleNode({
+ *   id: "readerRole",
+ *   dependsOn: ["bucket"],
+ *   roleName: (facts) => `${facts.env}-reader`,
+ *   description: () => "reads the site bucket",
+ *   trustPolicy: (ctx) => serviceTrustPolicy("lambda.amazonaws.com", ctx.facts.accountId),
+ *   trustDrift: () => "trust policy is not Lambda",
+ *   policyName: "read",
+ *   inlinePolicy: (ctx) => ({
+ *     Version: "2012-10-17",
+ *     Statement: [{
+ *       Effect: "Allow",
+ *       Action: "s3:GetObject",
+ *       Resource: `arn:aws:s3:::${ctx.facts.bucket}/*`,
+ *     }],
+ *   }),
+ * });
+ * if (readerRole.id !== "readerRole") throw new Error("the node carries its id");
  * ```
  */
 export function iamRoleNode<
