@@ -15,6 +15,7 @@ import {
 import { DeployError } from "../errors.ts";
 import { aws, awsErrorCode, awsFailure } from "./errors.ts";
 import { withRetry } from "./retry.ts";
+import { allItems } from "./pages.ts";
 
 /** Attempts at `CreateDelivery` while CloudWatch Logs answers that a part is being updated. */
 const CREATE_ATTEMPTS = 4;
@@ -28,13 +29,10 @@ const CREATE_ATTEMPTS = 4;
  * @throws {DeployError} an AWS failure
  */
 export function listDeliveries(logs: CloudWatchLogsClient, resource: string): Promise<Delivery[]> {
-  return aws({ resource, action: "logs:DescribeDeliveries" }, async () => {
-    const out: Delivery[] = [];
-    for await (const page of paginateDescribeDeliveries({ client: logs }, {})) {
-      out.push(...(page.deliveries ?? []));
-    }
-    return out;
-  });
+  return aws(
+    { resource, action: "logs:DescribeDeliveries" },
+    () => allItems(paginateDescribeDeliveries({ client: logs }, {}), (page) => page.deliveries),
+  );
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   type S3Client,
 } from "@aws-sdk/client-s3";
 import { aws, awsFailure, awsHttpStatus, isNotFound } from "./errors.ts";
+import { allItems } from "./pages.ts";
 
 /** A bucket and the client to reach it. */
 export interface S3Location {
@@ -161,14 +162,10 @@ export async function objectExists(at: S3Location, key: string): Promise<boolean
  */
 export function listObjects(at: S3Location, prefix: string): Promise<ListedObject[]> {
   return aws({ resource: where(at, prefix), action: "s3:ListBucket" }, async () => {
-    const out: ListedObject[] = [];
     const pages = paginateListObjectsV2({ client: at.s3 }, { Bucket: at.bucket, Prefix: prefix });
-    for await (const page of pages) {
-      for (const o of page.Contents ?? []) {
-        if (o.Key) out.push({ key: o.Key, lastModified: o.LastModified?.getTime() ?? 0 });
-      }
-    }
-    return out;
+    return (await allItems(pages, (page) => page.Contents)).flatMap((o) =>
+      o.Key ? [{ key: o.Key, lastModified: o.LastModified?.getTime() ?? 0 }] : []
+    );
   });
 }
 

@@ -11,6 +11,7 @@ import {
   TerminateMicrovmCommand,
 } from "@aws-sdk/client-lambda-microvms";
 import { aws, awsMaybe } from "../aws/errors.ts";
+import { allItems } from "../aws/pages.ts";
 
 /** MicroVM states after which nothing runs any more. */
 const ENDED: ReadonlySet<string> = new Set(["TERMINATED", "TERMINATING"]);
@@ -30,16 +31,12 @@ export async function terminateRunningBuilds(
   const live = await aws(
     { resource: `builds of ${image}`, action: "lambda:ListMicrovms" },
     async () => {
-      const ids: string[] = [];
       const pages = paginateListMicrovms({ client: microvms, pageSize: 50 }, {
         imageIdentifier: image,
       });
-      for await (const page of pages) {
-        for (const vm of page.items ?? []) {
-          if (vm.microvmId && !ENDED.has(vm.state ?? "")) ids.push(vm.microvmId);
-        }
-      }
-      return ids;
+      return (await allItems(pages, (page) => page.items)).flatMap((vm) =>
+        vm.microvmId && !ENDED.has(vm.state ?? "") ? [vm.microvmId] : []
+      );
     },
   );
   for (const id of live) {

@@ -4,7 +4,6 @@
  * @module
  */
 import {
-  type _Object,
   GetBucketEncryptionCommand,
   HeadObjectCommand,
   paginateListObjectsV2,
@@ -13,6 +12,7 @@ import {
 import type { RemoteObject } from "./plan.ts";
 import { forEachLimited, type RetryOptions, withRetry } from "../aws/retry.ts";
 import { aws, awsErrorCode, awsHttpStatus } from "../aws/errors.ts";
+import { allItems } from "../aws/pages.ts";
 
 /** Object metadata key (`x-amz-meta-md5`) holding the hex MD5 the sync engine uploaded. */
 export const MD5_METADATA_KEY = "md5";
@@ -66,14 +66,12 @@ export async function listSite(
     { resource: `s3://${site.bucket}/${prefix}`, action: "s3:ListBucket" },
     // The paginator cannot resume mid-listing: a page that fails makes the listing again.
     () =>
-      withRetry(async () => {
-        const items: _Object[] = [];
+      withRetry(() => {
         const pages = paginateListObjectsV2({ client: site.s3, pageSize: 1000 }, {
           Bucket: site.bucket,
           Prefix: prefix === "" ? undefined : prefix,
         });
-        for await (const page of pages) items.push(...(page.Contents ?? []));
-        return items;
+        return allItems(pages, (page) => page.Contents);
       }, retry),
   );
   for (const item of listed) {

@@ -10,12 +10,12 @@
  */
 import {
   type LambdaMicrovmsClient,
-  type ManagedMicrovmImageSummary,
   paginateListManagedMicrovmImages,
 } from "@aws-sdk/client-lambda-microvms";
 import { DeployError } from "../../errors.ts";
 import { aws } from "../../aws/errors.ts";
 import type { ResourceNode, SiteFacts } from "../resource.ts";
+import { allItems } from "../../aws/pages.ts";
 
 /** The environment variable naming a managed base image (name or ARN) instead of the default. */
 export const BUILDER_BASE_IMAGE_ENV = "DEPLOY_BUILDER_BASE_IMAGE";
@@ -93,14 +93,10 @@ export async function listManagedImages(microvms: LambdaMicrovmsClient): Promise
   return await aws(
     { resource: "the managed MicroVM images", action: "lambda:ListManagedMicrovmImages" },
     async () => {
-      const images: ManagedImage[] = [];
       const pages = paginateListManagedMicrovmImages({ client: microvms, pageSize: 50 }, {});
-      for await (const page of pages) {
-        for (const item of page.items ?? ([] as ManagedMicrovmImageSummary[])) {
-          if (item.imageArn) images.push({ imageArn: item.imageArn, createdAt: item.createdAt });
-        }
-      }
-      return images;
+      return (await allItems(pages, (page) => page.items)).flatMap((item) =>
+        item.imageArn ? [{ imageArn: item.imageArn, createdAt: item.createdAt }] : []
+      );
     },
   );
 }

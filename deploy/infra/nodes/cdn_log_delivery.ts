@@ -34,6 +34,7 @@ import { aws, awsMaybe } from "../../aws/errors.ts";
 import { createDelivery, listDeliveries } from "../../aws/log_deliveries.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 import { optionalOutput, requireOutput } from "./outputs.ts";
+import { allItems } from "../../aws/pages.ts";
 
 /** The log type CloudFront delivers. */
 export const CDN_LOG_TYPE = "ACCESS_LOGS";
@@ -246,13 +247,14 @@ async function refuseForeignSource(
   logs: CloudWatchLogsClient,
   spec: CdnLogDeliverySpec,
 ): Promise<void> {
-  const sources = await aws(at(spec, "logs:DescribeDeliverySources"), async () => {
-    const all = [];
-    for await (const page of paginateDescribeDeliverySources({ client: logs }, {})) {
-      all.push(...(page.deliverySources ?? []));
-    }
-    return all;
-  });
+  const sources = await aws(
+    at(spec, "logs:DescribeDeliverySources"),
+    () =>
+      allItems(
+        paginateDescribeDeliverySources({ client: logs }, {}),
+        (page) => page.deliverySources,
+      ),
+  );
   const other = sources.find((s) =>
     s.name !== spec.name && s.resourceArns?.includes(spec.sourceArn!)
   );

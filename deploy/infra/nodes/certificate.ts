@@ -20,6 +20,7 @@ import { aws, awsMaybe } from "../../aws/errors.ts";
 import { tagDrift, tagList, tagMap } from "../../aws/tags.ts";
 import type { LiveResource, NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 import { previewWildcard } from "../../preview/names.ts";
+import { allItems } from "../../aws/pages.ts";
 
 /** A DNS record the user must create for ACM to issue the certificate. */
 export interface ValidationRecord {
@@ -129,13 +130,11 @@ async function findTagged(
   const candidates = await aws({
     resource: `certificate for ${domain}`,
     action: "acm:ListCertificates",
-  }, async () => {
-    const all = [];
+  }, () => {
     const pages = paginateListCertificates({ client: acm }, {
       CertificateStatuses: ["PENDING_VALIDATION", "ISSUED"],
     });
-    for await (const page of pages) all.push(...(page.CertificateSummaryList ?? []));
-    return all;
+    return allItems(pages, (page) => page.CertificateSummaryList);
   });
   for (const c of candidates) {
     if (c.DomainName !== domain || !c.CertificateArn) continue;
