@@ -5,6 +5,10 @@
  * duration strings, issue lists), a structured JSON-lines logger that redacts secrets, and
  * the `Clock`/`Random` dependencies with real and fixed implementations.
  *
+ * Each concept is also its own entry point (`@org/shared/logger`, `/clock`, `/random`, `/jsonc`,
+ * `/toml`, `/interpolate`, `/duration`, `/issue`): code bundled on its own, such as the
+ * analytics transform Lambda, imports only the file it needs, not the config parsers.
+ *
  * @example
  * ```ts
  * import { createJsonLogger, parseDuration } from "@org/shared";

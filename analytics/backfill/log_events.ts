@@ -4,7 +4,10 @@
  *
  * @module
  */
-import { type CloudWatchLogsClient, FilterLogEventsCommand } from "@aws-sdk/client-cloudwatch-logs";
+import {
+  type CloudWatchLogsClient,
+  paginateFilterLogEvents,
+} from "@aws-sdk/client-cloudwatch-logs";
 import { aws } from "@org/deploy/plugin";
 
 /**
@@ -29,21 +32,15 @@ export async function* dayLogMessages(
   day: string,
 ): AsyncGenerator<string[]> {
   const start = Date.parse(`${day}T00:00:00Z`);
-  let nextToken: string | undefined;
-  do {
-    const out = await aws(
-      { action: "logs:FilterLogEvents", resource: `log group ${logGroup} (us-east-1)` },
-      () =>
-        logs.send(
-          new FilterLogEventsCommand({
-            logGroupName: logGroup,
-            startTime: start - DAY_MARGIN_MS,
-            endTime: start + 86_400_000 + DAY_MARGIN_MS,
-            ...(nextToken ? { nextToken } : {}),
-          }),
-        ),
-    );
-    yield (out.events ?? []).flatMap((e) => e.message === undefined ? [] : [e.message]);
-    nextToken = out.nextToken;
-  } while (nextToken);
+  const pages = paginateFilterLogEvents({ client: logs }, {
+    logGroupName: logGroup,
+    startTime: start - DAY_MARGIN_MS,
+    endTime: start + 86_400_000 + DAY_MARGIN_MS,
+  });
+  const at = { action: "logs:FilterLogEvents", resource: `log group ${logGroup} (us-east-1)` };
+  while (true) {
+    const page = await aws(at, () => pages.next());
+    if (page.done) return;
+    yield (page.value.events ?? []).flatMap((e) => e.message === undefined ? [] : [e.message]);
+  }
 }

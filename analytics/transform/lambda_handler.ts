@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Logger } from "@org/shared";
+import type { Logger } from "@org/shared/logger";
 import {
   type FirehoseTransformEvent,
   type FirehoseTransformResponse,
@@ -32,7 +32,21 @@ export interface TransformHandlerDeps {
  *
  * @example
  * ```ts
- * export const handler = createTransformHandler({ readSecret, log });
+ * import { createMemoryLogger } from "@org/shared";
+ * import { createTransformHandler } from "./lambda_handler.ts";
+ *
+ * const salt = crypto.getRandomValues(new Uint8Array(32));
+ * const handler = createTransformHandler({
+ *   readSecret: () => Promise.resolve(salt),
+ *   log: createMemoryLogger().log,
+ * });
+ * const out = await handler({
+ *   invocationId: "1",
+ *   deliveryStreamArn: "arn:aws:firehose:us-east-1:123456789012:deliverystream/production-blog",
+ *   region: "us-east-1",
+ *   records: [],
+ * });
+ * if (out.records.length !== 0) throw new Error("an empty batch maps to no rows");
  * ```
  */
 export function createTransformHandler(

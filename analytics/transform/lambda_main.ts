@@ -8,7 +8,7 @@
 import { Buffer } from "node:buffer";
 import process from "node:process";
 import { GetSecretValueCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import { createJsonLogger } from "@org/shared";
+import { createJsonLogger } from "@org/shared/logger";
 import { createTransformHandler, SALT_SECRET_ENV } from "./lambda_handler.ts";
 
 /** The handler Lambda invokes (`index.handler`). */

@@ -127,8 +127,12 @@ export interface AwsClientFactory extends Disposable {
  *
  * @example
  * ```ts
- * using aws = createAwsClientFactory(ctx.environ);
+ * import { S3Client } from "@aws-sdk/client-s3";
+ * import { createAwsClientFactory } from "./client_factory.ts";
+ *
+ * using aws = createAwsClientFactory({ AWS_ENDPOINT_URL_S3: "http://127.0.0.1:4566" });
  * const s3 = aws.client(S3Client, "S3", "eu-west-1");
+ * if (aws.client(S3Client, "S3", "eu-west-1") !== s3) throw new Error("one client per region");
  * ```
  */
 export function createAwsClientFactory(environ: Environ): AwsClientFactory {

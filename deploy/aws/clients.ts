@@ -67,8 +67,11 @@ export interface AwsClients extends Disposable {
  *
  * @example
  * ```ts
- * using clients = createAwsClients(ctx.environ, site.config.region);
- * await clients.s3.send(new HeadBucketCommand({ Bucket: bucket }));
+ * import { createAwsClients } from "./clients.ts";
+ *
+ * using clients = createAwsClients({}, "eu-west-1");
+ * if (clients.region !== "eu-west-1") throw new Error("the site's region");
+ * clients.s3; // built on first access, destroyed with the rest at the end of the scope
  * ```
  */
 export function createAwsClients(environ: Environ, region: string): AwsClients {

@@ -79,8 +79,12 @@ const DENIED_CODES = [
  *
  * @example
  * ```ts
- * try { await s3.send(new CreateBucketCommand({ Bucket })); }
- * catch (err) { throw awsFailure(err, { resource: `bucket ${Bucket}`, action: "s3:CreateBucket" }); }
+ * import { awsFailure } from "./errors.ts";
+ *
+ * const taken = Object.assign(new Error("taken"), { name: "BucketAlreadyExists" });
+ * const err = awsFailure(taken, { resource: "bucket blog", action: "s3:CreateBucket" });
+ * if (err.code !== "bucket_name_taken") throw new Error("a taken name says so");
+ * // err.message: "bucket blog is taken by another AWS account"
  * ```
  */
 export function awsFailure(err: unknown, context: AwsCallContext): DeployError {

@@ -1,19 +1,41 @@
 /**
- * Retry with exponential backoff for S3 and CloudFront calls that fail transiently.
+ * The one retry loop of the CLI: exponential backoff with jitter, a predicate deciding what is
+ * worth retrying, and bounds in attempts and in time. Every AWS call that may fail transiently
+ * (S3 and CloudFront throttling, a MicroVM launch behind a gateway error, CloudWatch Logs or IAM
+ * still settling) goes through {@linkcode withRetry} with its own policy.
  *
  * @module
  */
+import type { Clock } from "@org/shared";
 
 /** How {@linkcode withRetry} retries. */
 export interface RetryOptions {
+  /** Which failures are worth another attempt. Default {@linkcode isRetryable} (transient AWS). */
+  readonly isRetryable?: (err: unknown) => boolean;
   /** Total attempts including the first. Default 6. */
   readonly attempts?: number;
   /** First backoff in milliseconds; doubles on each retry. Default 100. */
   readonly baseDelayMs?: number;
   /** Backoff ceiling in milliseconds. Default 5000. */
   readonly maxDelayMs?: number;
+  /**
+   * Time allowed from the first attempt: a retry whose wait would end past it is not made and
+   * the last error is thrown. Default: no limit (attempts bound the loop).
+   */
+  readonly deadlineMs?: number;
+  /** Time source for `deadlineMs`. Default: the system clock. */
+  readonly clock?: Clock;
   /** Waits `ms`; injected so tests do not sleep. Default: a real timer. */
   readonly sleep?: (ms: number) => Promise<void>;
+  /**
+   * A number in [0, 1) that shortens each wait by up to half (jitter, so clients that failed
+   * together do not retry together). Default `Math.random`; `() => 0` waits the full backoff.
+   */
+  readonly random?: () => number;
+  /** Stops retrying once aborted: the last error is thrown instead of waiting again. */
+  readonly signal?: AbortSignal;
+  /** Called before each wait with the attempt that failed (1-based), the wait and the error. */
+  readonly onRetry?: (attempt: number, delayMs: number, err: unknown) => void;
 }
 
 const RETRYABLE_NAMES = new Set([
@@ -48,7 +70,8 @@ export function isRetryable(err: unknown): boolean {
 }
 
 /**
- * The wait before retry number `retry` (0-based): `baseDelayMs * 2^retry`, capped.
+ * The full wait before retry number `retry` (0-based): `baseDelayMs * 2^retry`, capped; the
+ * jitter of {@linkcode withRetry} only shortens it.
  *
  * @param retry how many retries came before this one
  * @param options base and ceiling
@@ -60,28 +83,47 @@ export function backoffMs(retry: number, options: RetryOptions = {}): number {
 }
 
 /**
- * Runs `fn`, retrying retryable failures (see {@linkcode isRetryable}) with exponential
- * backoff; the last error is rethrown once attempts run out or for a non-retryable one.
+ * Runs `fn`, retrying the failures `options.isRetryable` accepts with jittered exponential
+ * backoff; the last error is rethrown once attempts or time run out, when aborted, or for a
+ * failure not worth retrying.
  *
- * @param fn the call to make
- * @param options attempts, delays and the sleep function
+ * @param fn the call to make (idempotent, or made so: a client token, a conditional write)
+ * @param options the policy: predicate, attempts, delays, deadline, sleep, abort signal
  * @returns what `fn` returns
  * @throws the error of the last attempt
  *
  * @example
  * ```ts
- * await withRetry(() => s3.send(new PutObjectCommand(input)));
+ * import { withRetry } from "./retry.ts";
+ *
+ * let calls = 0;
+ * const slowDown = Object.assign(new Error("SlowDown"), { $metadata: { httpStatusCode: 503 } });
+ * const out = await withRetry(
+ *   () => ++calls < 3 ? Promise.reject(slowDown) : Promise.resolve("stored"),
+ *   { sleep: () => Promise.resolve() },
+ * );
+ * if (out !== "stored" || calls !== 3) throw new Error("expected two retries");
  * ```
  */
 export async function withRetry<T>(fn: () => Promise<T>, options: RetryOptions = {}): Promise<T> {
   const attempts = Math.max(1, options.attempts ?? 6);
+  const retryable = options.isRetryable ?? isRetryable;
   const sleep = options.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
-  for (let attempt = 0;; attempt++) {
+  const random = options.random ?? Math.random;
+  const now = () => options.clock?.now() ?? Date.now();
+  const start = now();
+  for (let attempt = 1;; attempt++) {
     try {
       return await fn();
     } catch (err) {
-      if (attempt + 1 >= attempts || !isRetryable(err)) throw err;
-      await sleep(backoffMs(attempt, options));
+      if (attempt >= attempts || options.signal?.aborted || !retryable(err)) throw err;
+      const full = backoffMs(attempt - 1, options);
+      const delay = Math.round(full - random() * full / 2);
+      if (options.deadlineMs !== undefined && now() - start + delay > options.deadlineMs) {
+        throw err;
+      }
+      options.onRetry?.(attempt, delay, err);
+      await sleep(delay);
     }
   }
 }

@@ -217,6 +217,31 @@ export function newestFirst(records: readonly BuildRecord[]): BuildRecord[] {
 }
 
 /**
+ * The record of a build that has just started (pure): the MicroVM builder writes it at launch,
+ * and the job inside the VM finishes from it.
+ *
+ * @param id build id
+ * @param started launch time (ISO 8601), the source zip's key, and where the build logs
+ * @returns the `running` record
+ */
+export function runningRecord(
+  id: string,
+  started: Pick<BuildRecord, "startedAt" | "source" | "logGroup" | "logStream">,
+): BuildRecord {
+  return {
+    version: 1,
+    id,
+    status: "running",
+    startedAt: started.startedAt,
+    finishedAt: null,
+    durationMs: null,
+    source: started.source,
+    logGroup: started.logGroup,
+    logStream: started.logStream,
+  };
+}
+
+/**
  * A finished record from a running one (or a rewrite of a finished one).
  *
  * @param record the record so far

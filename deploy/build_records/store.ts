@@ -1,15 +1,10 @@
 /**
- * Reads and writes build records, manifests and source zips in the site bucket.
+ * Reads and writes build records, manifests and source zips in the site bucket, through the
+ * bucket's object helpers.
  *
  * @module
  */
-import {
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  type S3Client,
-} from "@aws-sdk/client-s3";
+import { GetObjectCommand } from "@aws-sdk/client-s3";
 import {
   type BuildRecord,
   type ChangedManifest,
@@ -21,16 +16,9 @@ import {
   RECORDS_PREFIX,
   sourceKey,
 } from "./record.ts";
-import { aws, awsFailure, isNotFound } from "../aws/errors.ts";
+import { isNotFound } from "../aws/errors.ts";
+import { getText, listObjects, objectExists, putJson, type S3Location } from "../aws/s3_objects.ts";
 import { DeployError } from "../errors.ts";
-
-/** A bucket and the client to reach it. */
-export interface BuildStoreLocation {
-  /** The S3 client. */
-  readonly s3: S3Client;
-  /** The site bucket. */
-  readonly bucket: string;
-}
 
 /** What {@linkcode listBuildRecords} found. */
 export interface ListedRecords {
@@ -38,46 +26,6 @@ export interface ListedRecords {
   readonly records: readonly BuildRecord[];
   /** Records skipped, with why (shown as warnings). */
   readonly skipped: readonly { readonly key: string; readonly reason: string }[];
-}
-
-/**
- * Writes a JSON object to the bucket.
- *
- * @param at bucket and client
- * @param key object key
- * @param value JSON-ready value
- */
-export async function putJson(at: BuildStoreLocation, key: string, value: unknown): Promise<void> {
-  const body = new TextEncoder().encode(JSON.stringify(value, null, 2) + "\n");
-  await aws({ resource: `s3://${at.bucket}/${key}`, action: "s3:PutObject" }, () =>
-    at.s3.send(
-      new PutObjectCommand({
-        Bucket: at.bucket,
-        Key: key,
-        Body: body,
-        ContentLength: body.byteLength,
-        ContentType: "application/json",
-        CacheControl: "no-store",
-      }),
-    ));
-}
-
-/**
- * Reads an object as text.
- *
- * @param at bucket and client
- * @param key object key
- * @returns the body, or undefined when there is no such object
- * @throws any other S3 error
- */
-export async function getText(at: BuildStoreLocation, key: string): Promise<string | undefined> {
-  try {
-    const out = await at.s3.send(new GetObjectCommand({ Bucket: at.bucket, Key: key }));
-    return await out.Body?.transformToString() ?? "";
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw awsFailure(err, { resource: `s3://${at.bucket}/${key}`, action: "s3:GetObject" });
-  }
 }
 
 /**
@@ -89,7 +37,7 @@ export async function getText(at: BuildStoreLocation, key: string): Promise<stri
  * @throws DeployError `build_source_missing` when there is no such object (or it is empty)
  */
 export async function downloadObject(
-  at: BuildStoreLocation,
+  at: S3Location,
   key: string,
   path: string,
 ): Promise<void> {
@@ -108,29 +56,12 @@ export async function downloadObject(
 }
 
 /**
- * Whether an object exists.
- *
- * @param at bucket and client
- * @param key object key
- * @returns true when `HeadObject` finds it
- */
-export async function objectExists(at: BuildStoreLocation, key: string): Promise<boolean> {
-  try {
-    await at.s3.send(new HeadObjectCommand({ Bucket: at.bucket, Key: key }));
-    return true;
-  } catch (err) {
-    if (isNotFound(err)) return false;
-    throw awsFailure(err, { resource: `s3://${at.bucket}/${key}`, action: "s3:GetObject" });
-  }
-}
-
-/**
  * Stores a build record at `builds/<id>.json`.
  *
  * @param at bucket and client
  * @param record the record
  */
-export function putBuildRecord(at: BuildStoreLocation, record: BuildRecord): Promise<void> {
+export function putBuildRecord(at: S3Location, record: BuildRecord): Promise<void> {
   return putJson(at, recordKey(record.id), record);
 }
 
@@ -140,7 +71,7 @@ export function putBuildRecord(at: BuildStoreLocation, record: BuildRecord): Pro
  * @param at bucket and client
  * @param manifest the manifest
  */
-export function putManifest(at: BuildStoreLocation, manifest: ChangedManifest): Promise<void> {
+export function putManifest(at: S3Location, manifest: ChangedManifest): Promise<void> {
   return putJson(at, manifestKey(manifest.id), manifest);
 }
 
@@ -152,7 +83,7 @@ export function putManifest(at: BuildStoreLocation, manifest: ChangedManifest): 
  * @returns the record; undefined when absent or corrupt
  */
 export async function getBuildRecord(
-  at: BuildStoreLocation,
+  at: S3Location,
   id: string,
 ): Promise<BuildRecord | undefined> {
   const text = await getText(at, recordKey(id));
@@ -169,7 +100,7 @@ export async function getBuildRecord(
  * @returns the manifest; undefined when absent or corrupt
  */
 export async function getManifest(
-  at: BuildStoreLocation,
+  at: S3Location,
   id: string,
 ): Promise<ChangedManifest | undefined> {
   const text = await getText(at, manifestKey(id));
@@ -183,7 +114,7 @@ export async function getManifest(
  * @param id build id
  * @returns true when `build/<id>.zip` exists
  */
-export function sourceExists(at: BuildStoreLocation, id: string): Promise<boolean> {
+export function sourceExists(at: S3Location, id: string): Promise<boolean> {
   return objectExists(at, sourceKey(id));
 }
 
@@ -193,24 +124,8 @@ export function sourceExists(at: BuildStoreLocation, id: string): Promise<boolea
  * @param at bucket and client
  * @returns records and skipped keys
  */
-export async function listBuildRecords(at: BuildStoreLocation): Promise<ListedRecords> {
-  const keys: string[] = [];
-  let token: string | undefined;
-  do {
-    const page = await aws(
-      { resource: `s3://${at.bucket}/${RECORDS_PREFIX}`, action: "s3:ListBucket" },
-      () =>
-        at.s3.send(
-          new ListObjectsV2Command({
-            Bucket: at.bucket,
-            Prefix: RECORDS_PREFIX,
-            ...(token ? { ContinuationToken: token } : {}),
-          }),
-        ),
-    );
-    for (const o of page.Contents ?? []) if (o.Key && isRecordKey(o.Key)) keys.push(o.Key);
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
+export async function listBuildRecords(at: S3Location): Promise<ListedRecords> {
+  const keys = (await listObjects(at, RECORDS_PREFIX)).map((o) => o.key).filter(isRecordKey);
   const records: BuildRecord[] = [];
   const skipped: { key: string; reason: string }[] = [];
   for (const key of keys) {

@@ -10,7 +10,7 @@
  */
 import { DeleteObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { aws } from "../aws/errors.ts";
-import { getText, putJson } from "../build_records/store.ts";
+import { getText, putJson } from "../aws/s3_objects.ts";
 
 /** Past this many keys the record keeps `all` instead: the next invalidation is `/*` anyway. */
 export const MAX_OWED_KEYS = 10_000;

@@ -42,7 +42,13 @@ export interface GlobalFlags {
  */
 export type Prompt = (question: string, defaultValue?: string) => Promise<string | null>;
 
-/** Everything a command may use; nothing else (no `Deno.*`, no console). */
+/**
+ * What a command takes from its invocation. The environment, the working directory, the
+ * terminal and the output streams reach commands only through here (no `Deno.env`, `Deno.cwd`,
+ * `Deno.args`, standard streams or console below `main.ts`), so tests run commands in-process
+ * with their own. The files, processes and temporary directories a build or sync needs are
+ * used directly by the modules that do that work.
+ */
 export interface CommandContext {
   /** The command as dispatched, e.g. `config` or `pds login`. */
   readonly command: string;

@@ -7,6 +7,7 @@
  * @module
  */
 import type { Command, CommandContext } from "../cli/command.ts";
+import { asDeployError, errorDetails } from "../cli/error_report.ts";
 import { DeployError } from "../errors.ts";
 import { isPostFile } from "../pds/posts.ts";
 import {
@@ -287,15 +288,12 @@ export async function publishAfterDeploy(ctx: CommandContext): Promise<void> {
     for (const orphan of report.orphans) ctx.out.warn(orphanWarning(orphan));
     ctx.out.line(syncLine(report));
   } catch (err) {
-    const e = err instanceof DeployError ? err : undefined;
+    const e = asDeployError(err);
     ctx.out.warn(
-      `publishing to the PDS failed (the deploy itself succeeded): ${
-        e ? `${e.message} [${e.code}]` : err instanceof Error ? err.message : String(err)
-      }`,
+      `publishing to the PDS failed (the deploy itself succeeded): ${e.message} [${e.code}]`,
     );
-    for (const issue of e?.issues ?? []) ctx.out.warn(`  - ${issue.path}: ${issue.message}`);
-    if (e?.hint) ctx.out.warn(`  hint: ${e.hint}`);
-    ctx.log.warn("pds sync after deploy failed", { code: e?.code ?? "internal" });
+    for (const line of errorDetails(e, ctx.out.paint)) ctx.out.warn(line);
+    ctx.log.warn("pds sync after deploy failed", { code: e.code });
   }
 }
 

@@ -20,6 +20,7 @@ import {
 import { expandShorthand } from "../cli/shorthand.ts";
 import type { CommandContext, CommandTable, Prompt } from "../cli/command.ts";
 import { createOutput, type Output } from "../cli/output.ts";
+import { asDeployError, errorDetails } from "../cli/error_report.ts";
 import { commandHelp, groupHelp, usageText } from "../cli/usage.ts";
 import { FIRST_PARTY_PLUGINS, pluginUnavailable, withPlugins } from "../plugin/commands.ts";
 import { type DiscoveredPlugin, discoverPlugins, needsPlugins } from "../plugin/discover.ts";
@@ -325,26 +326,9 @@ function isDebug(value: string | undefined): boolean {
  * with `--json` also `{"error": {...}}` on stdout; the stack only with `DEBUG`.
  */
 function report(err: unknown, out: Output, deps: CliDeps, debug: boolean): void {
-  const error = err instanceof DeployError
-    ? err
-    : err instanceof Deno.errors.NotCapable
-    ? new DeployError("permission_denied", `not permitted: ${err.message}`, {
-      hint: "run deploy with the permission flags the README gives for the deploy task",
-      cause: err,
-    })
-    : new DeployError(
-      "internal",
-      `unexpected error: ${err instanceof Error ? err.message : String(err)}`,
-      {
-        hint: "this is a bug or an unexpected environment failure; rerun with DEBUG=1 for details",
-        cause: err,
-      },
-    );
+  const error = asDeployError(err);
   out.error(`${out.paint.red("error:")} ${error.message}`);
-  for (const issue of error.issues) {
-    out.error(`  - ${issue.path ? `${issue.path}: ` : ""}${issue.message}`);
-  }
-  if (error.hint) out.error(`${out.paint.dim("hint:")} ${error.hint}`);
+  for (const line of errorDetails(error, out.paint)) out.error(line);
   if (out.mode === "json") deps.stdout(JSON.stringify({ error: error.toJSON() }, null, 2) + "\n");
   if (debug) {
     const detail = err instanceof DeployError && err.cause !== undefined ? err.cause : err;

@@ -10,7 +10,7 @@
  */
 import type { S3Client } from "@aws-sdk/client-s3";
 import { type Clock, type Logger, systemClock } from "@org/shared";
-import { type BuildRecord, type ChangedManifest, finishRecord } from "../build_records/record.ts";
+import { type ChangedManifest, finishRecord, runningRecord } from "../build_records/record.ts";
 import { downloadObject, putBuildRecord, putManifest } from "../build_records/store.ts";
 import { DeployError } from "../errors.ts";
 import { generateSeoFiles, listKeys } from "../seo/files.ts";
@@ -297,20 +297,6 @@ export function changedManifest(buildId: string, outcome: JobOutcome): ChangedMa
   };
 }
 
-function baseRecord(input: JobInput, record: JobRecord): BuildRecord {
-  return {
-    version: 1,
-    id: input.buildId,
-    status: "running",
-    startedAt: record.startedAt,
-    finishedAt: null,
-    durationMs: null,
-    source: record.source,
-    logGroup: record.logGroup,
-    logStream: record.logStream,
-  };
-}
-
 async function recordDone(
   input: JobInput,
   deps: JobDeps,
@@ -321,7 +307,7 @@ async function recordDone(
   await putManifest(at, changedManifest(input.buildId, outcome));
   await putBuildRecord(
     at,
-    finishRecord(baseRecord(input, input.record!), now, {
+    finishRecord(runningRecord(input.buildId, input.record!), now, {
       status: "done",
       uploaded: outcome.uploaded,
       deleted: outcome.deleted,
@@ -342,7 +328,7 @@ async function recordFailed(
   try {
     await putBuildRecord(
       at,
-      finishRecord(baseRecord(input, input.record!), now, { status: "failed", reason }),
+      finishRecord(runningRecord(input.buildId, input.record!), now, { status: "failed", reason }),
     );
   } catch (recordErr) {
     deps.logger.warn(`the build record could not be stored: ${String(recordErr)}`);

@@ -17,6 +17,7 @@ import {
 import { DeployError } from "../errors.ts";
 import { aws, awsMaybe } from "../aws/errors.ts";
 import { withRetry } from "../aws/retry.ts";
+import { tagList } from "../aws/tags.ts";
 import { isPrivateEcJwk, type PrivateEcJwk } from "./client_key.ts";
 
 /** A DPoP-bound OAuth session with the account's PDS. */
@@ -129,7 +130,7 @@ export function secretsManagerStore(
                   Name: name,
                   SecretString,
                   Description: "deploy pds: OAuth client key and session (AT Protocol)",
-                  Tags: Object.entries(options.tags).map(([Key, Value]) => ({ Key, Value })),
+                  Tags: tagList(options.tags),
                 }),
               ), retry),
           // Created by a concurrent run between our read and our create: write over it below.

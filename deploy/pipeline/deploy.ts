@@ -28,13 +28,19 @@ import type { RetryOptions } from "../aws/retry.ts";
 /** A pipeline step, reported as it starts. */
 export type DeployStage = "revision" | "zip" | "build" | "seo" | "sync" | "invalidate";
 
-const STAGE_NAMES: Record<DeployStage, string> = {
-  revision: "reading the revision",
-  zip: "zipping the source",
-  build: "the build",
-  seo: "writing the SEO files",
-  sync: "the sync",
-  invalidate: "the invalidation",
+/**
+ * Every stage, once: the progress line shown as it starts (`step`), and how an interruption
+ * before it names it (`name`).
+ */
+export const DEPLOY_STAGES: Readonly<
+  Record<DeployStage, { readonly step: string; readonly name: string }>
+> = {
+  revision: { step: "reading the revision", name: "reading the revision" },
+  zip: { step: "zipping the source", name: "zipping the source" },
+  build: { step: "building", name: "the build" },
+  seo: { step: "writing robots.txt and sitemap.xml", name: "writing the SEO files" },
+  sync: { step: "comparing with the live site", name: "the sync" },
+  invalidate: { step: "invalidating the changed paths", name: "the invalidation" },
 };
 
 /** Progress events: a stage starting, or upload/delete progress inside the sync. */
@@ -179,7 +185,9 @@ interface Ran {
 async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran> {
   const stage = (s: DeployStage) => {
     // Ctrl-C between steps: stop before the next one (the build and the sync stop themselves).
-    if (input.signal?.aborted) throw interruptedError(`the deploy, before ${STAGE_NAMES[s]}`);
+    if (input.signal?.aborted) {
+      throw interruptedError(`the deploy, before ${DEPLOY_STAGES[s].name}`);
+    }
     input.onProgress?.({ kind: "stage", stage: s });
   };
   const { source } = input;

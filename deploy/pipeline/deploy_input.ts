@@ -9,7 +9,7 @@ import type { CommandContext } from "../cli/command.ts";
 import { createBuilder, type MicrovmSeams } from "../builders/create_builder.ts";
 import type { LoadedSite } from "../config/load.ts";
 import { DeployError } from "../errors.ts";
-import type { DeployInput, DeployProgress } from "./deploy.ts";
+import { DEPLOY_STAGES, type DeployInput, type DeployProgress } from "./deploy.ts";
 import { siteOrigin } from "../seo/policy.ts";
 import { openSite } from "../site/open_site.ts";
 import { denoCommandRunner } from "../source/revision.ts";
@@ -192,15 +192,6 @@ export function lockHolder(ctx: CommandContext): string {
   return `${ctx.command} ${ctx.env}${who} (pid ${Deno.pid}, ${ctx.repoDir})`;
 }
 
-const STAGE_TEXT = {
-  revision: "reading the revision",
-  zip: "zipping the source",
-  build: "building",
-  seo: "writing robots.txt and sitemap.xml",
-  sync: "comparing with the live site",
-  invalidate: "invalidating the changed paths",
-} as const;
-
 /** Stage lines everywhere but `--json`; the upload bar only on a colour terminal. */
 function progressReporter(ctx: CommandContext): (event: DeployProgress) => void {
   let barShown = false;
@@ -210,7 +201,7 @@ function progressReporter(ctx: CommandContext): (event: DeployProgress) => void 
         ctx.out.progress("");
         barShown = false;
       }
-      ctx.out.step(STAGE_TEXT[event.stage]);
+      ctx.out.step(DEPLOY_STAGES[event.stage].step);
       return;
     }
     if (!ctx.out.color) return;

@@ -23,6 +23,8 @@ export {
   awsMaybe,
   isNotFound,
 } from "../aws/errors.ts";
+export { isRetryable, type RetryOptions, withRetry } from "../aws/retry.ts";
+export { tagDrift, tagList, tagMap } from "../aws/tags.ts";
 export { canonicalJson, type PolicyDocument, samePolicy } from "../infra/policy_document.ts";
 export type { JsonValue, NodeOutputs } from "../state/env_state.ts";
 export type { LiveResource, NodeContext, ResourceNode } from "../infra/resource.ts";
@@ -35,7 +37,13 @@ export {
 } from "../infra/nodes/iam_role.ts";
 export { logGroupNode, type LogGroupSpec, logRetentionDays } from "../infra/nodes/log_group.ts";
 export { privateBucketNode, type PrivateBucketSpec } from "../infra/nodes/bucket.ts";
-export { CDN_LOG_FORMAT, listDeliveries } from "../infra/nodes/cdn_log_delivery.ts";
+export { CDN_LOG_FORMAT } from "../infra/nodes/cdn_log_delivery.ts";
+export {
+  createDelivery,
+  type DeliveryRequest,
+  findDelivery,
+  listDeliveries,
+} from "../aws/log_deliveries.ts";
 export {
   type GraphRun,
   inspect,

@@ -7,10 +7,11 @@
  */
 import {
   type LambdaMicrovmsClient,
-  ListMicrovmsCommand,
+  paginateListMicrovms,
   TerminateMicrovmCommand,
 } from "@aws-sdk/client-lambda-microvms";
 import { aws, awsMaybe } from "../aws/errors.ts";
+import { allItems } from "../aws/pages.ts";
 
 /** MicroVM states after which nothing runs any more. */
 const ENDED: ReadonlySet<string> = new Set(["TERMINATED", "TERMINATING"]);
@@ -27,25 +28,17 @@ export async function terminateRunningBuilds(
   microvms: LambdaMicrovmsClient,
   image: string,
 ): Promise<string[]> {
-  const live: string[] = [];
-  let nextToken: string | undefined;
-  do {
-    const page = await aws(
-      { resource: `builds of ${image}`, action: "lambda:ListMicrovms" },
-      () =>
-        microvms.send(
-          new ListMicrovmsCommand({
-            imageIdentifier: image,
-            maxResults: 50,
-            ...(nextToken ? { nextToken } : {}),
-          }),
-        ),
-    );
-    for (const vm of page.items ?? []) {
-      if (vm.microvmId && !ENDED.has(vm.state ?? "")) live.push(vm.microvmId);
-    }
-    nextToken = page.nextToken;
-  } while (nextToken);
+  const live = await aws(
+    { resource: `builds of ${image}`, action: "lambda:ListMicrovms" },
+    async () => {
+      const pages = paginateListMicrovms({ client: microvms, pageSize: 50 }, {
+        imageIdentifier: image,
+      });
+      return (await allItems(pages, (page) => page.items)).flatMap((vm) =>
+        vm.microvmId && !ENDED.has(vm.state ?? "") ? [vm.microvmId] : []
+      );
+    },
+  );
   for (const id of live) {
     await awsMaybe(
       { resource: `builder MicroVM ${id}`, action: "lambda:TerminateMicrovm" },

@@ -1,13 +1,17 @@
 /**
  * Previews in the preview bucket: find every live preview (its record and newest file), write
  * a preview's record after a deploy, and delete everything of one preview. Thin adapters over
- * the build store's S3 helpers and the bucket's `emptyPrefix`.
+ * the bucket's object helpers and its `emptyPrefix`.
  *
  * @module
  */
-import { ListObjectsV2Command } from "@aws-sdk/client-s3";
-import { type BuildStoreLocation, getText, putJson } from "../build_records/store.ts";
-import { aws } from "../aws/errors.ts";
+import {
+  getText,
+  type ListedObject,
+  listObjects,
+  putJson,
+  type S3Location,
+} from "../aws/s3_objects.ts";
 import { emptyPrefix } from "../infra/nodes/bucket.ts";
 import {
   previewIdOfKey,
@@ -27,14 +31,6 @@ export interface LivePreview {
   readonly newestUpload: number;
   /** How many objects it has (files and record). */
   readonly objects: number;
-}
-
-/** A listed object: its key and upload time. */
-export interface ListedObject {
-  /** The key. */
-  readonly key: string;
-  /** Upload time, ms since the epoch. */
-  readonly lastModified: number;
 }
 
 /**
@@ -70,26 +66,8 @@ export function groupByPreview(
  * @returns the previews, sorted by id
  * @throws {DeployError} an AWS failure
  */
-export async function listPreviews(at: BuildStoreLocation): Promise<LivePreview[]> {
-  const objects: ListedObject[] = [];
-  let token: string | undefined;
-  do {
-    const page = await aws(
-      { resource: `s3://${at.bucket}/${PREVIEWS_PREFIX}`, action: "s3:ListBucket" },
-      () =>
-        at.s3.send(
-          new ListObjectsV2Command({
-            Bucket: at.bucket,
-            Prefix: PREVIEWS_PREFIX,
-            ...(token ? { ContinuationToken: token } : {}),
-          }),
-        ),
-    );
-    for (const o of page.Contents ?? []) {
-      if (o.Key) objects.push({ key: o.Key, lastModified: o.LastModified?.getTime() ?? 0 });
-    }
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
+export async function listPreviews(at: S3Location): Promise<LivePreview[]> {
+  const objects = await listObjects(at, PREVIEWS_PREFIX);
   const out: LivePreview[] = [];
   for (const group of groupByPreview(objects)) {
     const text = await getText(at, previewRecordKey(group.id));
@@ -106,7 +84,7 @@ export async function listPreviews(at: BuildStoreLocation): Promise<LivePreview[
  * @param record the record
  */
 export async function writePreviewRecord(
-  at: BuildStoreLocation,
+  at: S3Location,
   record: PreviewRecord,
 ): Promise<void> {
   await putJson(at, previewRecordKey(record.id), record);
@@ -121,6 +99,6 @@ export async function writePreviewRecord(
  * @returns how many objects were deleted
  * @throws {DeployError} an AWS failure
  */
-export async function destroyPreview(at: BuildStoreLocation, id: string): Promise<number> {
+export async function destroyPreview(at: S3Location, id: string): Promise<number> {
   return await emptyPrefix(at.s3, at.bucket, previewPrefix(id));
 }

@@ -8,15 +8,10 @@
  *
  * @module
  */
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  PutObjectCommand,
-  type S3Client,
-} from "@aws-sdk/client-s3";
+import type { S3Client } from "@aws-sdk/client-s3";
 import type { Clock, Logger } from "@org/shared";
 import { DeployError } from "../errors.ts";
-import { aws, awsFailure, awsHttpStatus, isNotFound } from "../aws/errors.ts";
+import { getObjectText, putJsonIf, removeObject } from "../aws/s3_objects.ts";
 
 /** What the lock object says. */
 export interface LockRecord {
@@ -104,7 +99,7 @@ export async function acquireLock(spec: LockSpec, deps: LockDeps): Promise<HeldL
     const current = await readLock(deps, spec.key);
     if (current) {
       deps.logger.warn(`--force-unlock: removing the lock held by ${describe(current.record)}`);
-      await deleteLock(deps, spec.key);
+      await removeObject(deps, spec.key);
     }
   }
   // The wait is counted in the sleeps asked for, so an injected sleep bounds it too.
@@ -118,13 +113,13 @@ export async function acquireLock(spec: LockSpec, deps: LockDeps): Promise<HeldL
       acquiredAt: new Date(now).toISOString(),
       expiresAt: new Date(now + spec.ttlMs).toISOString(),
     };
-    if (await putLock(deps, spec.key, record, { IfNoneMatch: "*" })) {
+    if (await putJsonIf(deps, spec.key, record, { IfNoneMatch: "*" })) {
       return held(deps, spec.key, record);
     }
     const current = await readLock(deps, spec.key);
     if (current === undefined) continue; // released between the two calls: try again
     if (lockExpired(current.record, now)) {
-      if (await putLock(deps, spec.key, record, { IfMatch: current.etag })) {
+      if (await putJsonIf(deps, spec.key, record, { IfMatch: current.etag })) {
         deps.logger.warn(`took over an expired deploy lock held by ${describe(current.record)}`);
         return held(deps, spec.key, record);
       }
@@ -159,7 +154,7 @@ function held(deps: LockDeps, key: string, record: LockRecord): HeldLock {
     released = true;
     try {
       const current = await readLock(deps, key);
-      if (current?.record?.token === record.token) await deleteLock(deps, key);
+      if (current?.record?.token === record.token) await removeObject(deps, key);
     } catch (err) {
       // The lock lapses at its expiry anyway; a failed release must not fail the deploy.
       deps.logger.warn(`the deploy lock could not be released: ${String(err)}`);
@@ -168,47 +163,12 @@ function held(deps: LockDeps, key: string, record: LockRecord): HeldLock {
   return { record, release, [Symbol.asyncDispose]: release };
 }
 
-/** PUTs the lock under a condition; false when S3 answers 412 (or 409: a concurrent write). */
-async function putLock(
-  deps: LockDeps,
-  key: string,
-  record: LockRecord,
-  condition: { IfNoneMatch: string } | { IfMatch: string },
-): Promise<boolean> {
-  try {
-    await deps.s3.send(
-      new PutObjectCommand({
-        Bucket: deps.bucket,
-        Key: key,
-        Body: JSON.stringify(record, null, 2) + "\n",
-        ContentType: "application/json",
-        CacheControl: "no-store",
-        ...condition,
-      }),
-    );
-    return true;
-  } catch (err) {
-    const status = awsHttpStatus(err);
-    if (status === 412 || status === 409) return false;
-    throw awsFailure(err, { resource: `s3://${deps.bucket}/${key}`, action: "s3:PutObject" });
-  }
-}
-
 async function readLock(
   deps: LockDeps,
   key: string,
 ): Promise<{ record: LockRecord | undefined; etag: string } | undefined> {
-  let text: string;
-  let etag: string;
-  try {
-    const out = await deps.s3.send(new GetObjectCommand({ Bucket: deps.bucket, Key: key }));
-    text = await out.Body!.transformToString();
-    etag = out.ETag ?? "";
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw awsFailure(err, { resource: `s3://${deps.bucket}/${key}`, action: "s3:GetObject" });
-  }
-  return { record: parseLock(text), etag };
+  const current = await getObjectText(deps, key);
+  return current && { record: parseLock(current.text), etag: current.etag };
 }
 
 function parseLock(text: string): LockRecord | undefined {
@@ -221,11 +181,4 @@ function parseLock(text: string): LockRecord | undefined {
   } catch {
     return undefined;
   }
-}
-
-async function deleteLock(deps: LockDeps, key: string): Promise<void> {
-  await aws(
-    { resource: `s3://${deps.bucket}/${key}`, action: "s3:DeleteObject" },
-    () => deps.s3.send(new DeleteObjectCommand({ Bucket: deps.bucket, Key: key })),
-  );
 }

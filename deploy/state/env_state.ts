@@ -6,14 +6,9 @@
  *
  * @module
  */
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  PutObjectCommand,
-  type S3Client,
-} from "@aws-sdk/client-s3";
+import type { S3Client } from "@aws-sdk/client-s3";
 import { DeployError } from "../errors.ts";
-import { aws, awsFailure, isNotFound } from "../aws/errors.ts";
+import { getText, putJson, removeObject } from "../aws/s3_objects.ts";
 import { stateKey } from "./bucket_layout.ts";
 
 /** A JSON value, as node outputs hold them. */
@@ -233,32 +228,8 @@ export async function readEnvState(
   env: string,
 ): Promise<EnvState | null> {
   const key = stateKey(env);
-  const text = await readStateText(s3, bucket, key);
-  return text === null ? null : parseEnvStateText(text, `s3://${bucket}/${key}`);
-}
-
-/**
- * Reads one state object's text; `null` when it (or the bucket) does not exist. The one S3
- * read of the environment state and of the plugins' scoped states.
- *
- * @param s3 S3 client in the bucket's region
- * @param bucket the site bucket
- * @param key the object key (`state/…`)
- * @returns the text, or null
- * @throws {DeployError} an AWS failure
- */
-export async function readStateText(
-  s3: S3Client,
-  bucket: string,
-  key: string,
-): Promise<string | null> {
-  try {
-    const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-    return await out.Body!.transformToString();
-  } catch (err) {
-    if (isNotFound(err)) return null;
-    throw awsFailure(err, { resource: `s3://${bucket}/${key}`, action: "s3:GetObject" });
-  }
+  const text = await getText({ s3, bucket }, key);
+  return text === undefined ? null : parseEnvStateText(text, `s3://${bucket}/${key}`);
 }
 
 /**
@@ -302,35 +273,7 @@ export function requireBuilderSettings(
  * @throws {DeployError} an AWS failure
  */
 export async function writeEnvState(s3: S3Client, state: EnvState): Promise<void> {
-  await writeStateJson(s3, state.bucket, stateKey(state.env), state);
-}
-
-/**
- * Writes one state object (pretty JSON, never cached): the environment state's and the plugins'
- * scoped states' one S3 write.
- *
- * @param s3 S3 client in the bucket's region
- * @param bucket the site bucket
- * @param key the object key (`state/…`)
- * @param value the state
- * @throws {DeployError} an AWS failure
- */
-export async function writeStateJson(
-  s3: S3Client,
-  bucket: string,
-  key: string,
-  value: unknown,
-): Promise<void> {
-  await aws({ resource: `s3://${bucket}/${key}`, action: "s3:PutObject" }, () =>
-    s3.send(
-      new PutObjectCommand({
-        Bucket: bucket,
-        Key: key,
-        Body: JSON.stringify(value, null, 2) + "\n",
-        ContentType: "application/json",
-        CacheControl: "no-store",
-      }),
-    ));
+  await putJson({ s3, bucket: state.bucket }, stateKey(state.env), state);
 }
 
 /**
@@ -341,22 +284,5 @@ export async function writeStateJson(
  * @param env environment name
  */
 export async function deleteEnvState(s3: S3Client, bucket: string, env: string): Promise<void> {
-  await deleteStateObject(s3, bucket, stateKey(env));
-}
-
-/**
- * Deletes one state object (no error when absent).
- *
- * @param s3 S3 client
- * @param bucket the site bucket
- * @param key the object key
- */
-export async function deleteStateObject(s3: S3Client, bucket: string, key: string): Promise<void> {
-  try {
-    await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
-  } catch (err) {
-    if (!isNotFound(err)) {
-      throw awsFailure(err, { resource: `s3://${bucket}/${key}`, action: "s3:DeleteObject" });
-    }
-  }
+  await removeObject({ s3, bucket }, stateKey(env));
 }

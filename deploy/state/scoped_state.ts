@@ -10,13 +10,8 @@ import { ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
 import { DeployError } from "../errors.ts";
 import { awsMaybe } from "../aws/errors.ts";
 import { CORE_STATE_SUFFIXES, scopedStateKey, STATE_PREFIX } from "./bucket_layout.ts";
-import {
-  deleteStateObject,
-  type NodeRecord,
-  readStateText,
-  STATE_VERSION,
-  writeStateJson,
-} from "./env_state.ts";
+import { getText, putJson, removeObject } from "../aws/s3_objects.ts";
+import { type NodeRecord, STATE_VERSION } from "./env_state.ts";
 
 /** A plugin's state file. */
 export interface ScopedState {
@@ -118,8 +113,8 @@ export async function readScopedState(
 ): Promise<ScopedState | null> {
   const key = scopedStateKey(at.env, at.namespace);
   const where = `s3://${at.bucket}/${key}`;
-  const text = await readStateText(at.s3, at.bucket, key);
-  if (text === null) return null;
+  const text = await getText(at, key);
+  if (text === undefined) return null;
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -139,7 +134,7 @@ export async function readScopedState(
  * @throws {DeployError} an AWS failure
  */
 export async function writeScopedState(at: ScopedStateLocation, state: ScopedState): Promise<void> {
-  await writeStateJson(at.s3, at.bucket, scopedStateKey(at.env, at.namespace), state);
+  await putJson(at, scopedStateKey(at.env, at.namespace), state);
 }
 
 /**
@@ -148,7 +143,7 @@ export async function writeScopedState(at: ScopedStateLocation, state: ScopedSta
  * @param at where it lives
  */
 export async function deleteScopedState(at: ScopedStateLocation): Promise<void> {
-  await deleteStateObject(at.s3, at.bucket, scopedStateKey(at.env, at.namespace));
+  await removeObject(at, scopedStateKey(at.env, at.namespace));
 }
 
 /**

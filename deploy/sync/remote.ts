@@ -6,12 +6,13 @@
 import {
   GetBucketEncryptionCommand,
   HeadObjectCommand,
-  ListObjectsV2Command,
+  paginateListObjectsV2,
   type S3Client,
 } from "@aws-sdk/client-s3";
 import type { RemoteObject } from "./plan.ts";
 import { forEachLimited, type RetryOptions, withRetry } from "../aws/retry.ts";
 import { aws, awsErrorCode, awsHttpStatus } from "../aws/errors.ts";
+import { allItems } from "../aws/pages.ts";
 
 /** Object metadata key (`x-amz-meta-md5`) holding the hex MD5 the sync engine uploaded. */
 export const MD5_METADATA_KEY = "md5";
@@ -61,35 +62,27 @@ export async function listSite(
   const objects: RemoteObject[] = [];
   const multipart: { key: string; size: number }[] = [];
   const md5Etags = await etagsAreMd5(site, retry, warn);
-  let token: string | undefined;
-  do {
-    const page = await aws(
-      { resource: `s3://${site.bucket}/${prefix}`, action: "s3:ListBucket" },
-      () =>
-        withRetry(
-          () =>
-            site.s3.send(
-              new ListObjectsV2Command({
-                Bucket: site.bucket,
-                Prefix: prefix === "" ? undefined : prefix,
-                ContinuationToken: token,
-                MaxKeys: 1000,
-              }),
-            ),
-          retry,
-        ),
-    );
-    for (const item of page.Contents ?? []) {
-      if (item.Key === undefined || !item.Key.startsWith(prefix)) continue;
-      const key = item.Key.slice(prefix.length);
-      if (key === "" || key.endsWith("/")) continue; // console-made "folder" markers
-      const etag = (item.ETag ?? "").replaceAll('"', "").toLowerCase();
-      const size = item.Size ?? 0;
-      if (md5Etags && /^[0-9a-f]{32}$/.test(etag)) objects.push({ key, size, md5: etag });
-      else multipart.push({ key, size });
-    }
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token !== undefined);
+  const listed = await aws(
+    { resource: `s3://${site.bucket}/${prefix}`, action: "s3:ListBucket" },
+    // The paginator cannot resume mid-listing: a page that fails makes the listing again.
+    () =>
+      withRetry(() => {
+        const pages = paginateListObjectsV2({ client: site.s3, pageSize: 1000 }, {
+          Bucket: site.bucket,
+          Prefix: prefix === "" ? undefined : prefix,
+        });
+        return allItems(pages, (page) => page.Contents);
+      }, retry),
+  );
+  for (const item of listed) {
+    if (item.Key === undefined || !item.Key.startsWith(prefix)) continue;
+    const key = item.Key.slice(prefix.length);
+    if (key === "" || key.endsWith("/")) continue; // console-made "folder" markers
+    const etag = (item.ETag ?? "").replaceAll('"', "").toLowerCase();
+    const size = item.Size ?? 0;
+    if (md5Etags && /^[0-9a-f]{32}$/.test(etag)) objects.push({ key, size, md5: etag });
+    else multipart.push({ key, size });
+  }
   await forEachLimited(multipart, 8, async ({ key, size }) => {
     const head = await aws(
       { resource: `s3://${site.bucket}/${prefix}${key}`, action: "s3:GetObject" },

@@ -8,8 +8,7 @@ import type { ServiceDeps } from "../deps.ts";
 import { auditOperatorAction } from "./audit.ts";
 import { USER_STATUSES } from "./user_input.ts";
 import type { OperatorHandler } from "./user_routes.ts";
-
-const NO_STORE = { "Cache-Control": "no-store" };
+import { NO_STORE } from "../http/json_response.ts";
 
 /**
  * The handlers of the operational routes, by `METHOD pattern`.

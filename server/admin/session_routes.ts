@@ -12,6 +12,7 @@ import { isLiveSession } from "../sessions/live_session.ts";
 import type { SessionFamily } from "../store/store.ts";
 import { auditOperatorAction } from "./audit.ts";
 import type { OperatorHandler } from "./user_routes.ts";
+import { NO_STORE } from "../http/json_response.ts";
 
 /** One live session as the internal API shows it. */
 export interface SessionView {
@@ -22,8 +23,6 @@ export interface SessionView {
   /** ISO 8601 (UTC): its absolute end; refreshes never extend it. */
   readonly expires_at: string;
 }
-
-const NO_STORE = { "Cache-Control": "no-store" };
 
 /**
  * The handlers of `GET /internal/users/{id}/sessions` (`{sessions: [SessionView…]}`, live

@@ -22,6 +22,7 @@ import {
   parseUserPatch,
 } from "./user_input.ts";
 import { userView } from "./user_view.ts";
+import { NO_STORE } from "../http/json_response.ts";
 
 /** Largest JSON body of an internal request (bytes). */
 export const MAX_JSON_BYTES = 64 * 1024;
@@ -41,7 +42,6 @@ export type UserRouteDeps = Pick<ServiceDeps, "store" | "clock" | "log" | "confi
   readonly ids: IdFactory;
 };
 
-const NO_STORE = { "Cache-Control": "no-store" };
 const json = (body: unknown, status = 200) => Response.json(body, { status, headers: NO_STORE });
 
 /**

@@ -41,6 +41,7 @@ import {
   readSessionCookie,
   sessionCookie,
 } from "./session_cookie.ts";
+import { NO_STORE } from "../http/json_response.ts";
 
 /**
  * The Content-Security-Policy of every console response: only the service's own script and
@@ -58,7 +59,7 @@ export const CONSOLE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   "x-content-type-options": "nosniff",
   "cross-origin-opener-policy": "same-origin",
   "cross-origin-resource-policy": "same-origin",
-  "cache-control": "no-store",
+  ...NO_STORE,
 });
 
 /** Largest console form body (bytes): the API's JSON body limit, for the claims editor. */

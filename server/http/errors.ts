@@ -1,6 +1,6 @@
 import type { Logger } from "@org/shared";
 import { OAuthError, serverError } from "../errors.ts";
-import { jsonResponse } from "./json_response.ts";
+import { jsonResponse, NO_STORE } from "./json_response.ts";
 
 /**
  * Turns anything thrown into the `{error, error_description}` response. The only place that
@@ -33,9 +33,7 @@ export function errorResponse(err: unknown, log: Logger): Response {
 }
 
 /** Every error answer: `Cache-Control: no-store`. */
-const ERROR_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  "cache-control": "no-store",
-});
+const ERROR_HEADERS = NO_STORE;
 
 /** The description of the 503 answered while the service is still starting. */
 export const STARTING_DESCRIPTION = "The service is starting; retry shortly";
@@ -51,6 +49,6 @@ export const STARTING_DESCRIPTION = "The service is starting; retry shortly";
 export function startingResponse(): Response {
   return Response.json({ error: "server_error", error_description: STARTING_DESCRIPTION }, {
     status: 503,
-    headers: { "Cache-Control": "no-store", "Retry-After": "1" },
+    headers: { ...NO_STORE, "Retry-After": "1" },
   });
 }

@@ -1,4 +1,5 @@
 import type { ServiceDeps } from "../deps.ts";
+import { NO_STORE } from "./json_response.ts";
 
 /** How long `/health` waits for the store before calling it unavailable (ms). */
 export const HEALTH_STORE_TIMEOUT_MS = 2000;
@@ -13,7 +14,7 @@ export const HEALTH_STORE_TIMEOUT_MS = 2000;
  * @returns the response (`Cache-Control: no-store`)
  */
 export async function health(deps: Pick<ServiceDeps, "store" | "log">): Promise<Response> {
-  const headers = { "Cache-Control": "no-store" };
+  const headers = NO_STORE;
   try {
     await withTimeout(deps.store.ping(), HEALTH_STORE_TIMEOUT_MS);
     return Response.json({ status: "ok", store: "ok" }, { headers });

@@ -10,9 +10,14 @@
  * @module
  */
 
+/** `Cache-Control: no-store`: every answer no cache may keep (admin API, health, errors). */
+export const NO_STORE: Readonly<Record<string, string>> = Object.freeze({
+  "cache-control": "no-store",
+});
+
 /** `Cache-Control: no-store` and `Pragma: no-cache`: token responses (RFC 6749 §5.1). */
 export const TOKEN_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  "cache-control": "no-store",
+  ...NO_STORE,
   "pragma": "no-cache",
 });
 

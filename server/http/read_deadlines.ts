@@ -23,12 +23,16 @@ interface Pending {
  *
  * @example
  * ```ts
+ * import { LATE, ReadDeadlines } from "./read_deadlines.ts";
+ *
  * const deadlines = new ReadDeadlines();
- * try {
- *   const body = await deadlines.race(req.arrayBuffer(), 10);
- * } catch (err) {
- *   if (err === LATE) { … }
- * }
+ * const body = await deadlines.race(Promise.resolve(new ArrayBuffer(4)), 10).catch((err) => {
+ *   // The timer is unref'd: a read that outlives its deadline rejects with LATE while the
+ *   // server keeps the process alive.
+ *   if (err === LATE) return undefined;
+ *   throw err;
+ * });
+ * if (body?.byteLength !== 4) throw new Error("a read in time resolves with its value");
  * ```
  */
 export class ReadDeadlines {

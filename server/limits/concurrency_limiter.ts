@@ -9,10 +9,13 @@ import { rateLimitKey } from "./client_address.ts";
  *
  * @example
  * ```ts
- * const slots = new ConcurrencyLimiter(128);
+ * import { ConcurrencyLimiter } from "./concurrency_limiter.ts";
+ *
+ * const slots = new ConcurrencyLimiter(1);
  * const held = slots.enter("203.0.113.9");
- * if (held === undefined) throw slowDown("…", 1);
- * try { return await handle(req); } finally { slots.leave(held); }
+ * if (held === undefined) throw new Error("the first request gets a slot");
+ * if (slots.enter("203.0.113.9") !== undefined) throw new Error("a second waits its turn");
+ * slots.leave(held);
  * ```
  */
 export class ConcurrencyLimiter {

@@ -7,7 +7,6 @@
  * @module
  */
 import {
-  CreateDeliveryCommand,
   DeleteDeliveryCommand,
   type Delivery,
   GetDeliverySourceCommand,
@@ -15,11 +14,10 @@ import {
 } from "@aws-sdk/client-cloudwatch-logs";
 import {
   aws,
-  awsErrorCode,
-  awsFailure,
   awsMaybe,
+  createDelivery,
   DeployError,
-  listDeliveries,
+  findDelivery,
   type NodeOutputs,
   requireOutput,
 } from "@org/deploy/plugin";
@@ -31,9 +29,6 @@ import { ANALYTICS_BOOTSTRAP } from "./roles.ts";
 const label = (facts: AnalyticsFacts) =>
   `log delivery ${facts.names.logSource} → ${facts.names.logDestination} (${ANALYTICS_REGION})`;
 const at = (facts: AnalyticsFacts, action: string) => ({ resource: label(facts), action });
-
-/** Attempts at `CreateDelivery` while CloudWatch Logs answers that a part is being changed. */
-const CREATE_ATTEMPTS = 4;
 
 /**
  * How the live delivery's field selection differs (pure).
@@ -48,10 +43,11 @@ export function recordFieldsDrift(live: readonly string[] | undefined): string[]
   return same ? [] : [`selects ${live.join(", ")}, want ${want.join(", ")}`];
 }
 
-async function ours(ctx: AnalyticsContext, destinationArn: string): Promise<Delivery | undefined> {
-  return (await listDeliveries(ctx.clients.logs, label(ctx.facts))).find((d) =>
-    d.deliverySourceName === ctx.facts.names.logSource &&
-    d.deliveryDestinationArn === destinationArn
+function ours(ctx: AnalyticsContext, destinationArn: string): Promise<Delivery | undefined> {
+  return findDelivery(
+    ctx.clients.logs,
+    { source: ctx.facts.names.logSource, destinationArn },
+    label(ctx.facts),
   );
 }
 
@@ -91,37 +87,16 @@ export const logDeliveryNode: AnalyticsNode = {
   async create(ctx) {
     const destinationArn = requireOutput(ctx, "logDestination", "arn", ANALYTICS_BOOTSTRAP);
     await requireSource(ctx);
-    for (let attempt = 1;; attempt++) {
-      try {
-        const out = await ctx.clients.logs.send(
-          new CreateDeliveryCommand({
-            deliverySourceName: ctx.facts.names.logSource,
-            deliveryDestinationArn: destinationArn,
-            recordFields: [...SELECTED_LOG_FIELDS],
-            tags: { ...ctx.facts.tags },
-          }),
-        );
-        if (out.delivery) return outputs(ctx.facts, out.delivery);
-      } catch (err) {
-        if (awsErrorCode(err) !== "ConflictException") {
-          throw awsFailure(err, at(ctx.facts, "logs:CreateDelivery"));
-        }
-        // Made by a crashed run (adopt it), or a part is still changing (wait and retry).
-        const found = await ours(ctx, destinationArn);
-        if (found) {
-          return recordFieldsDrift(found.recordFields).length > 0
-            ? await logDeliveryNode.update(ctx, { outputs: outputs(ctx.facts, found), drift: [] })
-            : outputs(ctx.facts, found);
-        }
-        if (attempt >= CREATE_ATTEMPTS) throw awsFailure(err, at(ctx.facts, "logs:CreateDelivery"));
-        await ctx.sleep(1000 * 2 ** (attempt - 1));
-        continue;
-      }
-      throw new DeployError(
-        "aws_request_failed",
-        `CreateDelivery returned no delivery for ${label(ctx.facts)}`,
-      );
-    }
+    const { delivery, adopted } = await createDelivery(ctx.clients.logs, {
+      source: ctx.facts.names.logSource,
+      destinationArn,
+      recordFields: SELECTED_LOG_FIELDS,
+      tags: ctx.facts.tags,
+    }, { resource: label(ctx.facts), sleep: ctx.sleep });
+    // One a crashed run made may select other fields.
+    return adopted && recordFieldsDrift(delivery.recordFields).length > 0
+      ? await logDeliveryNode.update(ctx, { outputs: outputs(ctx.facts, delivery), drift: [] })
+      : outputs(ctx.facts, delivery);
   },
   async update(ctx, live) {
     await aws(

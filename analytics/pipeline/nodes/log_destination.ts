@@ -10,10 +10,16 @@ import {
   GetDeliveryDestinationCommand,
   PutDeliveryDestinationCommand,
 } from "@aws-sdk/client-cloudwatch-logs";
-import { aws, awsMaybe, CDN_LOG_FORMAT, type NodeOutputs, requireOutput } from "@org/deploy/plugin";
+import {
+  aws,
+  awsMaybe,
+  CDN_LOG_FORMAT,
+  type NodeOutputs,
+  requireOutput,
+  tagDrift,
+} from "@org/deploy/plugin";
 import type { AnalyticsContext, AnalyticsFacts, AnalyticsNode } from "../facts.ts";
 import { ANALYTICS_REGION } from "../names.ts";
-import { tagDrift } from "../tags.ts";
 import { ANALYTICS_BOOTSTRAP } from "./roles.ts";
 
 const label = (facts: AnalyticsFacts) =>

@@ -10,11 +10,18 @@ import {
   DescribeSecretCommand,
   TagResourceCommand,
 } from "@aws-sdk/client-secrets-manager";
-import { aws, awsErrorCode, awsMaybe, type NodeOutputs } from "@org/deploy/plugin";
+import {
+  aws,
+  awsErrorCode,
+  awsMaybe,
+  type NodeOutputs,
+  tagDrift,
+  tagList,
+  tagMap,
+} from "@org/deploy/plugin";
 import { SALT_SECRET_BYTES } from "../../transform/visitor_key.ts";
 import type { AnalyticsContext, AnalyticsFacts, AnalyticsNode } from "../facts.ts";
 import { ANALYTICS_REGION } from "../names.ts";
-import { tagDrift, tagList, tagMap } from "../tags.ts";
 
 const label = (facts: AnalyticsFacts) => `secret ${facts.names.saltSecret} (${ANALYTICS_REGION})`;
 const at = (facts: AnalyticsFacts, action: string) => ({ resource: label(facts), action });

@@ -27,11 +27,14 @@ import {
   DeployError,
   type NodeOutputs,
   requireOutput,
+  tagDrift,
+  tagList,
+  tagMap,
 } from "@org/deploy/plugin";
 import type { AnalyticsContext, AnalyticsFacts, AnalyticsNode } from "../facts.ts";
 import { ANALYTICS_REGION } from "../names.ts";
-import { tagDrift, tagList, tagMap } from "../tags.ts";
 import { FAILED_RECORDS_PREFIX } from "./error_bucket.ts";
+import { whileRolePropagates } from "../role_propagation.ts";
 import { ANALYTICS_BOOTSTRAP } from "./roles.ts";
 
 /** The tag CloudWatch Logs requires on a stream it delivers vended logs to. */
@@ -138,8 +141,6 @@ const label = (facts: AnalyticsFacts) =>
   `Firehose stream ${facts.names.stream} (${ANALYTICS_REGION})`;
 const at = (facts: AnalyticsFacts, action: string) => ({ resource: label(facts), action });
 
-/** Attempts while IAM has not yet propagated the new role to Firehose. */
-const ROLE_ATTEMPTS = 6;
 /** Polls while the stream is being created (Firehose takes seconds to minutes). */
 const ACTIVE_POLLS = 60;
 
@@ -236,27 +237,26 @@ export const streamNode: AnalyticsNode = {
   },
   async create(ctx) {
     const destination = streamDestination(ctx.facts, inputsOf(ctx));
-    for (let attempt = 1;; attempt++) {
-      try {
-        await ctx.clients.firehose.send(
-          new CreateDeliveryStreamCommand({
-            DeliveryStreamName: ctx.facts.names.stream,
-            DeliveryStreamType: "DirectPut",
-            IcebergDestinationConfiguration: destination,
-            Tags: tagList(wantTags(ctx.facts)),
-          }),
-        );
-        break;
-      } catch (err) {
-        const code = awsErrorCode(err);
-        // A crashed run created it: adopt it (the update below fixes what differs).
-        if (code === "ResourceInUseException") break;
-        const propagating = code === "InvalidArgumentException" &&
-          /assume role/i.test((err as Error).message);
-        if (!propagating || attempt >= ROLE_ATTEMPTS) {
-          throw awsFailure(err, at(ctx.facts, "firehose:CreateDeliveryStream"));
-        }
-        await ctx.sleep(1000 * 2 ** (attempt - 1));
+    try {
+      await whileRolePropagates(
+        ctx.sleep,
+        (err) =>
+          awsErrorCode(err) === "InvalidArgumentException" &&
+          /assume role/i.test((err as Error).message),
+        () =>
+          ctx.clients.firehose.send(
+            new CreateDeliveryStreamCommand({
+              DeliveryStreamName: ctx.facts.names.stream,
+              DeliveryStreamType: "DirectPut",
+              IcebergDestinationConfiguration: destination,
+              Tags: tagList(wantTags(ctx.facts)),
+            }),
+          ),
+      );
+    } catch (err) {
+      // A crashed run created it: adopt it (the update below fixes what differs).
+      if (awsErrorCode(err) !== "ResourceInUseException") {
+        throw awsFailure(err, at(ctx.facts, "firehose:CreateDeliveryStream"));
       }
     }
     const d = await waitActive(ctx);

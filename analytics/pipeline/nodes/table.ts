@@ -14,11 +14,10 @@ import {
   ListTagsForResourceCommand,
   TagResourceCommand,
 } from "@aws-sdk/client-s3tables";
-import { aws, awsErrorCode, awsMaybe, type NodeOutputs } from "@org/deploy/plugin";
+import { aws, awsErrorCode, awsMaybe, type NodeOutputs, tagDrift } from "@org/deploy/plugin";
 import { PARTITION_COLUMN, ROW_COLUMNS } from "../../transform/row.ts";
 import type { AnalyticsContext, AnalyticsFacts, AnalyticsNode } from "../facts.ts";
 import { ANALYTICS_REGION } from "../names.ts";
-import { tagDrift } from "../tags.ts";
 
 /** The table format. */
 export const TABLE_FORMAT = "ICEBERG";

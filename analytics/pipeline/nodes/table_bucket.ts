@@ -10,10 +10,9 @@ import {
   ListTagsForResourceCommand,
   TagResourceCommand,
 } from "@aws-sdk/client-s3tables";
-import { aws, awsErrorCode, awsMaybe, type NodeOutputs } from "@org/deploy/plugin";
+import { aws, awsErrorCode, awsMaybe, type NodeOutputs, tagDrift } from "@org/deploy/plugin";
 import type { AnalyticsContext, AnalyticsFacts, AnalyticsNode } from "../facts.ts";
 import { ANALYTICS_REGION } from "../names.ts";
-import { tagDrift } from "../tags.ts";
 
 const label = (facts: AnalyticsFacts) =>
   `table bucket ${facts.names.tableBucket} (${ANALYTICS_REGION})`;

@@ -23,6 +23,7 @@ import {
   awsMaybe,
   type NodeOutputs,
   requireOutput,
+  tagDrift,
 } from "@org/deploy/plugin";
 import { SALT_SECRET_ENV } from "../../transform/lambda_handler.ts";
 import {
@@ -32,7 +33,7 @@ import {
 } from "../../transform/lambda_package.ts";
 import type { AnalyticsContext, AnalyticsFacts, AnalyticsNode } from "../facts.ts";
 import { ANALYTICS_REGION } from "../names.ts";
-import { tagDrift } from "../tags.ts";
+import { whileRolePropagates } from "../role_propagation.ts";
 import { ANALYTICS_BOOTSTRAP } from "./roles.ts";
 
 /** The function's settings (pure data). */
@@ -108,9 +109,6 @@ const label = (facts: AnalyticsFacts) =>
   `function ${facts.names.transformFunction} (${ANALYTICS_REGION})`;
 const at = (facts: AnalyticsFacts, action: string) => ({ resource: label(facts), action });
 
-/** Attempts while IAM has not yet propagated a new role to Lambda. */
-const ROLE_ATTEMPTS = 6;
-
 function desired(ctx: AnalyticsContext): TransformFunctionSpec {
   return transformFunctionSpec(
     ctx.facts,
@@ -139,19 +137,16 @@ const outputs = (spec: TransformFunctionSpec, arn: string): NodeOutputs => ({
 
 /**
  * Runs a call that names a role Lambda may not be able to assume yet (IAM is eventually
- * consistent: a role made a second ago is often refused), retrying with a growing wait.
+ * consistent: a role made a second ago is often refused).
  */
-async function withRoleRetry<T>(ctx: AnalyticsContext, call: () => Promise<T>): Promise<T> {
-  for (let attempt = 1;; attempt++) {
-    try {
-      return await call();
-    } catch (err) {
-      const propagating = awsErrorCode(err) === "InvalidParameterValueException" &&
-        /cannot be assumed/i.test((err as Error).message);
-      if (!propagating || attempt >= ROLE_ATTEMPTS) throw err;
-      await ctx.sleep(1000 * 2 ** (attempt - 1));
-    }
-  }
+function withRoleRetry<T>(ctx: AnalyticsContext, call: () => Promise<T>): Promise<T> {
+  return whileRolePropagates(
+    ctx.sleep,
+    (err) =>
+      awsErrorCode(err) === "InvalidParameterValueException" &&
+      /cannot be assumed/i.test((err as Error).message),
+    call,
+  );
 }
 
 /** Waits while a previous update is still being applied (Lambda refuses a second meanwhile). */

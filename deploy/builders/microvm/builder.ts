@@ -20,8 +20,14 @@ import { type Clock, systemClock } from "@org/shared";
 import { type AgentBundle, buildAgentBundle } from "./bundle.ts";
 import { type AgentJob, MAX_PAYLOAD_BYTES, parseMarker } from "./agent/job_description.ts";
 import type { Builder, JobHooks } from "../builder.ts";
-import { type BuildRecord, finishRecord, sourceKey } from "../../build_records/record.ts";
-import { getManifest, objectExists, putBuildRecord } from "../../build_records/store.ts";
+import {
+  type BuildRecord,
+  finishRecord,
+  runningRecord,
+  sourceKey,
+} from "../../build_records/record.ts";
+import { getManifest, putBuildRecord } from "../../build_records/store.ts";
+import { objectExists } from "../../aws/s3_objects.ts";
 import type { MicrovmIdle } from "../../config/site_config.ts";
 import { builderImageName, builderLogGroup, buildLogStream } from "../../config/names.ts";
 import { DeployError, interruptedError } from "../../errors.ts";
@@ -29,7 +35,8 @@ import type { JobInput, JobOutcome } from "../../job/job.ts";
 import { nextPollDelay, pastDeadline, waitDeadline } from "./deadline.ts";
 import { type BuilderImageSettings, ensureBuilderImage, type ReadyImage } from "./image.ts";
 import { createKeepAlive, type KeepAlive, keepAliveIntervalMs } from "./keep_alive.ts";
-import { retryLaunch } from "./launch_retry.ts";
+import { LAUNCH_RETRY } from "./launch_retry.ts";
+import { withRetry } from "../../aws/retry.ts";
 import { createLogTail } from "./log_tail.ts";
 
 /** Everything the MicroVM builder needs besides the job. */
@@ -221,24 +228,20 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): Builder {
       agentJob,
       token,
     );
-    const record: BuildRecord = {
-      version: 1,
-      id: input.buildId,
-      status: "running",
+    const record = runningRecord(input.buildId, {
       startedAt: agentJob.startedAt,
-      finishedAt: null,
-      durationMs: null,
       source: agentJob.sourceKey,
       logGroup,
       logStream,
-    };
+    });
     await putBuildRecord(store, record);
     o.onStatus?.("launching the builder MicroVM");
     let launched;
     try {
-      launched = await retryLaunch(
+      launched = await withRetry(
         () => o.clients.microvms.send(new RunMicrovmCommand(request)),
         {
+          ...LAUNCH_RETRY,
           clock,
           sleep,
           onRetry: (attempt, delay) =>

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { FixedClock } from "@org/shared";
 import { nextPollDelay, pastDeadline, waitDeadline } from "./deadline.ts";
-import { isGatewayError, retryLaunch } from "./launch_retry.ts";
+import { withRetry } from "../../aws/retry.ts";
+import { isGatewayError, LAUNCH_RETRY } from "./launch_retry.ts";
 import { keepAliveIntervalMs } from "./keep_alive.ts";
 
 Deno.test("waitDeadline() is maxDurationSeconds + 60 s after launch", () => {
@@ -32,28 +33,33 @@ const gateway = (status: number) =>
     $metadata: { httpStatusCode: status },
   });
 
-Deno.test("retryLaunch() retries 502/503/504 and returns the first success", async () => {
+Deno.test("the launch policy retries 502/503/504 and returns the first success", async () => {
   const clock = new FixedClock(0);
   const errors = [gateway(502), gateway(503), gateway(504)];
   let calls = 0;
-  const out = await retryLaunch(() => {
+  const out = await withRetry(() => {
     calls++;
     const e = errors.shift();
     return e ? Promise.reject(e) : Promise.resolve("vm");
-  }, { clock, sleep: (ms) => Promise.resolve(clock.advance(ms)) });
+  }, {
+    ...LAUNCH_RETRY,
+    clock,
+    sleep: (ms) => Promise.resolve(clock.advance(ms)),
+    random: () => 0,
+  });
   assert.equal(out, "vm");
   assert.equal(calls, 4);
   assert.equal(clock.now(), 1000 + 2000 + 4000);
 });
 
-Deno.test("retryLaunch() gives up once two minutes of retries are spent", async () => {
+Deno.test("the launch policy gives up once two minutes of retries are spent", async () => {
   const clock = new FixedClock(0);
   let calls = 0;
   await assert.rejects(
-    retryLaunch(() => {
+    withRetry(() => {
       calls++;
       return Promise.reject(gateway(503));
-    }, { clock, sleep: (ms) => Promise.resolve(clock.advance(ms)) }),
+    }, { ...LAUNCH_RETRY, clock, sleep: (ms) => Promise.resolve(clock.advance(ms)) }),
     /HTTP 503/,
   );
   assert.ok(clock.now() <= 120_000, `waited ${clock.now()} ms`);
@@ -61,14 +67,14 @@ Deno.test("retryLaunch() gives up once two minutes of retries are spent", async 
   assert.ok(calls > 5);
 });
 
-Deno.test("retryLaunch() does not retry a client error", async () => {
+Deno.test("the launch policy does not retry a client error", async () => {
   const clock = new FixedClock(0);
   let calls = 0;
   await assert.rejects(
-    retryLaunch(() => {
+    withRetry(() => {
       calls++;
       return Promise.reject(gateway(400));
-    }, { clock, sleep: () => Promise.resolve() }),
+    }, { ...LAUNCH_RETRY, clock, sleep: () => Promise.resolve() }),
   );
   assert.equal(calls, 1);
   assert.equal(isGatewayError(gateway(500)), false);

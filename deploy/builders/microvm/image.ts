@@ -17,7 +17,7 @@ import { PutObjectCommand } from "@aws-sdk/client-s3";
 import type { Clock } from "@org/shared";
 import type { AgentBundle } from "./bundle.ts";
 import { AGENT_HOOK_PORT } from "./agent/hooks.ts";
-import { type BuildStoreLocation, getText, putJson } from "../../build_records/store.ts";
+import { getText, putJson, type S3Location } from "../../aws/s3_objects.ts";
 import { DeployError } from "../../errors.ts";
 import { aws, awsFailure } from "../../aws/errors.ts";
 
@@ -63,7 +63,7 @@ export interface EnsureImageOptions {
   /** MicroVMs client. */
   readonly microvms: LambdaMicrovmsClient;
   /** The site bucket (image state and bundle). */
-  readonly store: BuildStoreLocation;
+  readonly store: S3Location;
   /** Image name, `<env>-<siteName>-builder`. */
   readonly name: string;
   /** `microvm.memory` in GB. */

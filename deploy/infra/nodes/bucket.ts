@@ -33,6 +33,7 @@ import {
   awsMaybe,
   isNotFound,
 } from "../../aws/errors.ts";
+import { tagDrift, tagList, tagMap } from "../../aws/tags.ts";
 import type { AwsClients } from "../../aws/clients.ts";
 import type { NodeContext, NodeId, ResourceNode, SiteFacts } from "../resource.ts";
 import type { TaggedFacts } from "./iam_role.ts";
@@ -127,9 +128,7 @@ export function bucketDrift(
   if (live.ownership !== OBJECT_OWNERSHIP) {
     drift.push(`object ownership ${live.ownership ?? "unset"}, want ${OBJECT_OWNERSHIP}`);
   }
-  for (const [k, v] of Object.entries(tags)) {
-    if (live.tags[k] !== v) drift.push(`tag ${k}=${live.tags[k] ?? "(missing)"}, want ${v}`);
-  }
+  drift.push(...tagDrift(live.tags, tags));
   if (!abortsIncompleteUploads(live.lifecycleRules)) {
     drift.push("no lifecycle rule removing incomplete multipart uploads");
   }
@@ -146,7 +145,7 @@ async function liveTags(s3: S3Client, bucket: string): Promise<Record<string, st
     () => s3.send(new GetBucketTaggingCommand({ Bucket: bucket })),
     "NoSuchTagSet",
   );
-  return Object.fromEntries((out?.TagSet ?? []).map((t) => [t.Key ?? "", t.Value ?? ""]));
+  return tagMap(out?.TagSet);
 }
 
 async function liveLifecycle(s3: S3Client, bucket: string) {
@@ -190,7 +189,7 @@ async function configure(
     s3.send(
       new PutBucketTaggingCommand({
         Bucket,
-        Tagging: { TagSet: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) },
+        Tagging: { TagSet: tagList(tags) },
       }),
     ));
   // The lifecycle configuration is replaced whole too: add our rule beside the owner's rules,

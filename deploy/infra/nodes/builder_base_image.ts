@@ -10,12 +10,12 @@
  */
 import {
   type LambdaMicrovmsClient,
-  ListManagedMicrovmImagesCommand,
-  type ManagedMicrovmImageSummary,
+  paginateListManagedMicrovmImages,
 } from "@aws-sdk/client-lambda-microvms";
 import { DeployError } from "../../errors.ts";
 import { aws } from "../../aws/errors.ts";
 import type { ResourceNode, SiteFacts } from "../resource.ts";
+import { allItems } from "../../aws/pages.ts";
 
 /** The environment variable naming a managed base image (name or ARN) instead of the default. */
 export const BUILDER_BASE_IMAGE_ENV = "DEPLOY_BUILDER_BASE_IMAGE";
@@ -90,25 +90,15 @@ export function chooseBaseImage(
  * @throws {DeployError} an AWS failure
  */
 export async function listManagedImages(microvms: LambdaMicrovmsClient): Promise<ManagedImage[]> {
-  const images: ManagedImage[] = [];
-  let nextToken: string | undefined;
-  do {
-    const out = await aws(
-      { resource: "the managed MicroVM images", action: "lambda:ListManagedMicrovmImages" },
-      () =>
-        microvms.send(
-          new ListManagedMicrovmImagesCommand({
-            maxResults: 50,
-            ...(nextToken ? { nextToken } : {}),
-          }),
-        ),
-    );
-    for (const item of out.items ?? ([] as ManagedMicrovmImageSummary[])) {
-      if (item.imageArn) images.push({ imageArn: item.imageArn, createdAt: item.createdAt });
-    }
-    nextToken = out.nextToken || undefined;
-  } while (nextToken !== undefined);
-  return images;
+  return await aws(
+    { resource: "the managed MicroVM images", action: "lambda:ListManagedMicrovmImages" },
+    async () => {
+      const pages = paginateListManagedMicrovmImages({ client: microvms, pageSize: 50 }, {});
+      return (await allItems(pages, (page) => page.items)).flatMap((item) =>
+        item.imageArn ? [{ imageArn: item.imageArn, createdAt: item.createdAt }] : []
+      );
+    },
+  );
 }
 
 function wantedLabel(facts: SiteFacts): string {

@@ -16,25 +16,25 @@
  */
 import {
   type CloudWatchLogsClient,
-  CreateDeliveryCommand,
   DeleteDeliveryCommand,
   DeleteDeliveryDestinationCommand,
   DeleteDeliverySourceCommand,
   type Delivery,
   type DeliveryDestination,
-  DescribeDeliveriesCommand,
-  DescribeDeliverySourcesCommand,
   GetDeliveryDestinationCommand,
   GetDeliverySourceCommand,
+  paginateDescribeDeliverySources,
   PutDeliveryDestinationCommand,
   PutDeliverySourceCommand,
 } from "@aws-sdk/client-cloudwatch-logs";
 import { CDN_REGION, cdnLogDeliveryName, logGroupArn } from "../../config/names.ts";
 import { DeployError } from "../../errors.ts";
 import type { NodeOutputs } from "../../state/env_state.ts";
-import { aws, awsErrorCode, awsFailure, awsMaybe } from "../../aws/errors.ts";
+import { aws, awsMaybe } from "../../aws/errors.ts";
+import { createDelivery, listDeliveries } from "../../aws/log_deliveries.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 import { optionalOutput, requireOutput } from "./outputs.ts";
+import { allItems } from "../../aws/pages.ts";
 
 /** The log type CloudFront delivers. */
 export const CDN_LOG_TYPE = "ACCESS_LOGS";
@@ -53,9 +53,6 @@ export interface CdnLogDeliverySpec {
   /** `app` / `environment`. */
   readonly tags: Readonly<Record<string, string>>;
 }
-
-/** Attempts at `CreateDelivery` while CloudWatch Logs answers that a part is being updated. */
-const CREATE_ATTEMPTS = 4;
 
 /**
  * The delivery's description (pure).
@@ -234,46 +231,12 @@ async function converge(ctx: NodeContext): Promise<NodeOutputs> {
   }
   const destinationArn = destination?.arn ?? "";
   const delivery = (await deliveriesOf(logs, spec)).find((d) => isOurs(spec, d, destinationArn)) ??
-    await createDelivery(ctx, spec, destinationArn);
+    (await createDelivery(
+      logs,
+      { source: spec.name, destinationArn, tags: spec.tags },
+      { resource: label(spec), sleep: ctx.sleep },
+    )).delivery;
   return { name: spec.name, destinationArn, deliveryId: delivery.id ?? "" };
-}
-
-/**
- * `CreateDelivery`, retried while CloudWatch Logs answers `ConflictException` because a part
- * was just changed; a conflict because the delivery exists (a run that crashed before
- * recording it) adopts that delivery.
- */
-async function createDelivery(
-  ctx: NodeContext,
-  spec: CdnLogDeliverySpec,
-  destinationArn: string,
-): Promise<Delivery> {
-  const logs = ctx.clients.cdnLogs;
-  for (let attempt = 1;; attempt++) {
-    try {
-      const out = await logs.send(
-        new CreateDeliveryCommand({
-          deliverySourceName: spec.name,
-          deliveryDestinationArn: destinationArn,
-          tags: { ...spec.tags },
-        }),
-      );
-      if (out.delivery) return out.delivery;
-    } catch (err) {
-      if (awsErrorCode(err) !== "ConflictException") {
-        throw awsFailure(err, at(spec, "logs:CreateDelivery"));
-      }
-      const found = (await deliveriesOf(logs, spec)).find((d) => isOurs(spec, d, destinationArn));
-      if (found) return found;
-      if (attempt >= CREATE_ATTEMPTS) throw awsFailure(err, at(spec, "logs:CreateDelivery"));
-      await ctx.sleep(1000 * 2 ** (attempt - 1));
-      continue;
-    }
-    throw new DeployError(
-      "aws_request_failed",
-      `CreateDelivery returned no delivery for ${label(spec)}`,
-    );
-  }
 }
 
 /**
@@ -284,28 +247,28 @@ async function refuseForeignSource(
   logs: CloudWatchLogsClient,
   spec: CdnLogDeliverySpec,
 ): Promise<void> {
-  let nextToken: string | undefined;
-  do {
-    const page = await aws(
-      at(spec, "logs:DescribeDeliverySources"),
-      () => logs.send(new DescribeDeliverySourcesCommand({ ...(nextToken ? { nextToken } : {}) })),
+  const sources = await aws(
+    at(spec, "logs:DescribeDeliverySources"),
+    () =>
+      allItems(
+        paginateDescribeDeliverySources({ client: logs }, {}),
+        (page) => page.deliverySources,
+      ),
+  );
+  const other = sources.find((s) =>
+    s.name !== spec.name && s.resourceArns?.includes(spec.sourceArn!)
+  );
+  if (other) {
+    throw new DeployError(
+      "aws_request_failed",
+      `the distribution's access logs already go to delivery source ${other.name}, so ` +
+        `${label(spec)} cannot be made`,
+      {
+        hint: `delete delivery source ${other.name} (and its deliveries) in CloudWatch Logs ` +
+          "(us-east-1), then run `deploy bootstrap` again",
+      },
     );
-    const other = page.deliverySources?.find((s) =>
-      s.name !== spec.name && s.resourceArns?.includes(spec.sourceArn!)
-    );
-    if (other) {
-      throw new DeployError(
-        "aws_request_failed",
-        `the distribution's access logs already go to delivery source ${other.name}, so ` +
-          `${label(spec)} cannot be made`,
-        {
-          hint: `delete delivery source ${other.name} (and its deliveries) in CloudWatch Logs ` +
-            "(us-east-1), then run `deploy bootstrap` again",
-        },
-      );
-    }
-    nextToken = page.nextToken;
-  } while (nextToken);
+  }
 }
 
 function isOurs(spec: CdnLogDeliverySpec, d: Delivery, destinationArn: string): boolean {
@@ -373,31 +336,6 @@ async function readLive(
 /** Every delivery of the site's log source's account and region (all pages). */
 function deliveriesOf(logs: CloudWatchLogsClient, spec: CdnLogDeliverySpec): Promise<Delivery[]> {
   return listDeliveries(logs, label(spec));
-}
-
-/**
- * Every delivery in the client's account and region (all pages): the API filters by nothing.
- *
- * @param logs CloudWatch Logs client
- * @param resource the resource being worked on, for a failure's message
- * @returns the deliveries
- * @throws {DeployError} an AWS failure
- */
-export async function listDeliveries(
-  logs: CloudWatchLogsClient,
-  resource: string,
-): Promise<Delivery[]> {
-  const out: Delivery[] = [];
-  let nextToken: string | undefined;
-  do {
-    const page = await aws(
-      { resource, action: "logs:DescribeDeliveries" },
-      () => logs.send(new DescribeDeliveriesCommand({ ...(nextToken ? { nextToken } : {}) })),
-    );
-    out.push(...(page.deliveries ?? []));
-    nextToken = page.nextToken;
-  } while (nextToken);
-  return out;
 }
 
 function outputsOf(spec: CdnLogDeliverySpec, live: LiveCdnLogDelivery): NodeOutputs {

@@ -10,15 +10,17 @@ import {
   type CertificateDetail,
   DeleteCertificateCommand,
   DescribeCertificateCommand,
-  ListCertificatesCommand,
   ListTagsForCertificateCommand,
+  paginateListCertificates,
   RequestCertificateCommand,
 } from "@aws-sdk/client-acm";
 import { createHash } from "node:crypto";
 import type { JsonValue, NodeOutputs } from "../../state/env_state.ts";
 import { aws, awsMaybe } from "../../aws/errors.ts";
+import { tagDrift, tagList, tagMap } from "../../aws/tags.ts";
 import type { LiveResource, NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 import { previewWildcard } from "../../config/names.ts";
+import { allItems } from "../../aws/pages.ts";
 
 /** A DNS record the user must create for ACM to issue the certificate. */
 export interface ValidationRecord {
@@ -125,29 +127,23 @@ async function findTagged(
   facts: SiteFacts,
   domain: string,
 ): Promise<string | undefined> {
-  let NextToken: string | undefined;
-  do {
-    const page = await aws({
-      resource: `certificate for ${domain}`,
-      action: "acm:ListCertificates",
-    }, () =>
-      acm.send(
-        new ListCertificatesCommand({
-          CertificateStatuses: ["PENDING_VALIDATION", "ISSUED"],
-          ...(NextToken ? { NextToken } : {}),
-        }),
-      ));
-    for (const c of page.CertificateSummaryList ?? []) {
-      if (c.DomainName !== domain || !c.CertificateArn) continue;
-      const tags = await aws({
-        resource: `certificate ${c.CertificateArn}`,
-        action: "acm:ListTagsForCertificate",
-      }, () => acm.send(new ListTagsForCertificateCommand({ CertificateArn: c.CertificateArn })));
-      const has = Object.fromEntries((tags.Tags ?? []).map((t) => [t.Key, t.Value ?? ""]));
-      if (Object.entries(facts.tags).every(([k, v]) => has[k] === v)) return c.CertificateArn;
-    }
-    NextToken = page.NextToken;
-  } while (NextToken);
+  const candidates = await aws({
+    resource: `certificate for ${domain}`,
+    action: "acm:ListCertificates",
+  }, () => {
+    const pages = paginateListCertificates({ client: acm }, {
+      CertificateStatuses: ["PENDING_VALIDATION", "ISSUED"],
+    });
+    return allItems(pages, (page) => page.CertificateSummaryList);
+  });
+  for (const c of candidates) {
+    if (c.DomainName !== domain || !c.CertificateArn) continue;
+    const tags = await aws({
+      resource: `certificate ${c.CertificateArn}`,
+      action: "acm:ListTagsForCertificate",
+    }, () => acm.send(new ListTagsForCertificateCommand({ CertificateArn: c.CertificateArn })));
+    if (tagDrift(tagMap(tags.Tags), facts.tags).length === 0) return c.CertificateArn;
+  }
   return undefined;
 }
 
@@ -162,7 +158,7 @@ async function request(ctx: NodeContext, generation: number): Promise<NodeOutput
           DomainName: domain,
           ValidationMethod: "DNS",
           IdempotencyToken: certificateToken(ctx.facts.bucket, domain, generation),
-          Tags: Object.entries(ctx.facts.tags).map(([Key, Value]) => ({ Key, Value })),
+          Tags: tagList(ctx.facts.tags),
         }),
       ),
   );

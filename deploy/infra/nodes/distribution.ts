@@ -23,13 +23,14 @@ import {
   type DistributionConfig,
   GetDistributionCommand,
   GetDistributionConfigCommand,
-  ListDistributionsCommand,
+  paginateListDistributions,
   UpdateDistributionCommand,
 } from "@aws-sdk/client-cloudfront";
 import { DeployError } from "../../errors.ts";
 import type { NodeOutputs } from "../../state/env_state.ts";
 import { SITE_ORIGIN_PATH } from "../../state/bucket_layout.ts";
 import { aws, awsErrorCode, awsMaybe } from "../../aws/errors.ts";
+import { tagList } from "../../aws/tags.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 import { bucketOriginDomain } from "./bucket.ts";
 import { previewWildcard } from "../../config/names.ts";
@@ -416,17 +417,16 @@ async function get(cf: CloudFrontClient, id: string) {
 }
 
 async function findByComment(cf: CloudFrontClient, comment: string): Promise<string | undefined> {
-  let Marker: string | undefined;
-  do {
-    const page = await aws({
-      resource: `distribution "${comment}"`,
-      action: "cloudfront:ListDistributions",
-    }, () => cf.send(new ListDistributionsCommand({ ...(Marker ? { Marker } : {}) })));
-    const hit = page.DistributionList?.Items?.find((d) => d.Comment === comment);
-    if (hit?.Id) return hit.Id;
-    Marker = page.DistributionList?.IsTruncated ? page.DistributionList.NextMarker : undefined;
-  } while (Marker);
-  return undefined;
+  return await aws({
+    resource: `distribution "${comment}"`,
+    action: "cloudfront:ListDistributions",
+  }, async () => {
+    for await (const page of paginateListDistributions({ client: cf }, {})) {
+      const hit = page.DistributionList?.Items?.find((d) => d.Comment === comment);
+      if (hit?.Id) return hit.Id;
+    }
+    return undefined;
+  });
 }
 
 async function findLive(ctx: NodeContext) {
@@ -508,7 +508,7 @@ export const distributionNode: ResourceNode = {
             DistributionConfig: ctx.facts.preview
               ? previewDistributionConfig(spec)
               : distributionConfig(spec),
-            Tags: { Items: Object.entries(ctx.facts.tags).map(([Key, Value]) => ({ Key, Value })) },
+            Tags: { Items: tagList(ctx.facts.tags) },
           },
         }),
       );

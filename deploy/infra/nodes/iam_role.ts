@@ -19,6 +19,7 @@ import {
   UpdateAssumeRolePolicyCommand,
 } from "@aws-sdk/client-iam";
 import { aws, awsErrorCode, awsMaybe } from "../../aws/errors.ts";
+import { tagDrift, tagList, tagMap } from "../../aws/tags.ts";
 import { type PolicyDocument, samePolicy } from "../policy_document.ts";
 import type { AwsClients } from "../../aws/clients.ts";
 import type { NodeContext, NodeId, ResourceNode, SiteFacts } from "../resource.ts";
@@ -112,10 +113,6 @@ export interface IamRoleSpec<
   readonly labelSuffix?: string;
 }
 
-function tagList(facts: TaggedFacts) {
-  return Object.entries(facts.tags).map(([Key, Value]) => ({ Key, Value }));
-}
-
 /**
  * A resource node for one IAM role with one inline policy.
  *
@@ -131,7 +128,26 @@ function tagList(facts: TaggedFacts) {
  *
  * @example
  * ```ts
- * export const builderRoleNode = iamRoleNode({ id: "builderRole", roleName: builderRole, … });
+ * import { iamRoleNode, serviceTrustPolicy } from "./iam_role.ts";
+ *
+ * const readerRole = iamRoleNode({
+ *   id: "readerRole",
+ *   dependsOn: ["bucket"],
+ *   roleName: (facts) => `${facts.env}-reader`,
+ *   description: () => "reads the site bucket",
+ *   trustPolicy: (ctx) => serviceTrustPolicy("lambda.amazonaws.com", ctx.facts.accountId),
+ *   trustDrift: () => "trust policy is not Lambda",
+ *   policyName: "read",
+ *   inlinePolicy: (ctx) => ({
+ *     Version: "2012-10-17",
+ *     Statement: [{
+ *       Effect: "Allow",
+ *       Action: "s3:GetObject",
+ *       Resource: `arn:aws:s3:::${ctx.facts.bucket}/*`,
+ *     }],
+ *   }),
+ * });
+ * if (readerRole.id !== "readerRole") throw new Error("the node carries its id");
  * ```
  */
 export function iamRoleNode<
@@ -154,7 +170,7 @@ export function iamRoleNode<
         ));
       await aws(
         { resource, action: "iam:TagRole" },
-        () => iam.send(new TagRoleCommand({ RoleName, Tags: tagList(ctx.facts) })),
+        () => iam.send(new TagRoleCommand({ RoleName, Tags: tagList(ctx.facts.tags) })),
       );
     }
     await aws({ resource, action: "iam:PutRolePolicy" }, () =>
@@ -199,10 +215,7 @@ export function iamRoleNode<
           drift.push(`inline policy "${spec.policyName}" differs`);
         }
       }
-      const tags = Object.fromEntries((out.Role.Tags ?? []).map((t) => [t.Key, t.Value]));
-      for (const [k, v] of Object.entries(ctx.facts.tags)) {
-        if (tags[k] !== v) drift.push(`tag ${k}=${tags[k] ?? "(missing)"}, want ${v}`);
-      }
+      drift.push(...tagDrift(tagMap(out.Role.Tags), ctx.facts.tags));
       return { outputs: { name: RoleName, arn: out.Role.Arn ?? "" }, drift };
     },
     async create(ctx) {
@@ -217,7 +230,7 @@ export function iamRoleNode<
               RoleName,
               Description: spec.description(ctx),
               AssumeRolePolicyDocument: JSON.stringify(spec.trustPolicy(ctx)),
-              Tags: tagList(ctx.facts),
+              Tags: tagList(ctx.facts.tags),
             }),
           );
           arn = out.Role?.Arn;

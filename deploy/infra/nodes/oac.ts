@@ -9,8 +9,8 @@ import {
   CreateOriginAccessControlCommand,
   DeleteOriginAccessControlCommand,
   GetOriginAccessControlCommand,
-  ListOriginAccessControlsCommand,
   type OriginAccessControlConfig,
+  paginateListOriginAccessControls,
   UpdateOriginAccessControlCommand,
 } from "@aws-sdk/client-cloudfront";
 import { aws, awsErrorCode, awsMaybe } from "../../aws/errors.ts";
@@ -33,19 +33,16 @@ export function oacConfig(bucket: string): OriginAccessControlConfig {
 }
 
 async function findByName(cf: CloudFrontClient, name: string): Promise<string | undefined> {
-  let Marker: string | undefined;
-  do {
-    const page = await aws({
-      resource: `origin access control ${name}`,
-      action: "cloudfront:ListOriginAccessControls",
-    }, () => cf.send(new ListOriginAccessControlsCommand({ ...(Marker ? { Marker } : {}) })));
-    const hit = page.OriginAccessControlList?.Items?.find((o) => o.Name === name);
-    if (hit?.Id) return hit.Id;
-    Marker = page.OriginAccessControlList?.IsTruncated
-      ? page.OriginAccessControlList.NextMarker
-      : undefined;
-  } while (Marker);
-  return undefined;
+  return await aws({
+    resource: `origin access control ${name}`,
+    action: "cloudfront:ListOriginAccessControls",
+  }, async () => {
+    for await (const page of paginateListOriginAccessControls({ client: cf }, {})) {
+      const hit = page.OriginAccessControlList?.Items?.find((o) => o.Name === name);
+      if (hit?.Id) return hit.Id;
+    }
+    return undefined;
+  });
 }
 
 async function get(ctx: NodeContext, id: string) {

@@ -11,6 +11,7 @@ import {
   GetOpenIDConnectProviderCommand,
 } from "@aws-sdk/client-iam";
 import { aws, awsErrorCode, awsMaybe } from "../../aws/errors.ts";
+import { tagList } from "../../aws/tags.ts";
 import type { ResourceNode } from "../resource.ts";
 
 /** The code host's OIDC issuer host. */
@@ -59,7 +60,7 @@ export const oidcProviderNode: ResourceNode = {
           new CreateOpenIDConnectProviderCommand({
             Url: `https://${GITHUB_OIDC_HOST}`,
             ClientIDList: [GITHUB_OIDC_AUDIENCE],
-            Tags: Object.entries(ctx.facts.tags).map(([Key, Value]) => ({ Key, Value })),
+            Tags: tagList(ctx.facts.tags),
           }),
         );
       } catch (err) {

@@ -30,6 +30,7 @@ import {
   UpdateFunctionCommand,
 } from "@aws-sdk/client-cloudfront";
 import { aws, awsErrorCode, awsFailure, awsMaybe } from "../../aws/errors.ts";
+import { tagList } from "../../aws/tags.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 import { previewRouterName, siteRewriteFunctionName } from "../../config/names.ts";
 import { previewRouterCode } from "./router_function.ts";
@@ -228,7 +229,7 @@ export const rewriteFunctionNode: ResourceNode = {
           Name: spec.name,
           FunctionConfig: { Comment: spec.comment, Runtime: spec.runtime },
           FunctionCode: new TextEncoder().encode(spec.code),
-          Tags: { Items: Object.entries(ctx.facts.tags).map(([Key, Value]) => ({ Key, Value })) },
+          Tags: { Items: tagList(ctx.facts.tags) },
         }),
       );
     } catch (err) {

@@ -1,6 +1,7 @@
 /**
- * Comparing a resource's live tags with the site's (pure), the same way for every analytics
- * node: only the site's tags are checked; tags others added are left alone.
+ * Tags, the same way for every resource node (the core's and plugins'): the `[{Key, Value}]`
+ * lists AWS APIs speak, and the comparison of a resource's live tags with the site's (pure),
+ * which checks only the site's tags and leaves tags others added alone.
  *
  * @module
  */

@@ -1,0 +1,187 @@
+/**
+ * The CLI's own small objects in its buckets (environment and plugin state, build records and
+ * manifests, the deploy lock, preview records, the owed invalidation): read and write JSON,
+ * check, list and remove, and the conditional write the lock is built on. Site content goes
+ * through `sync/`, not here.
+ *
+ * @module
+ */
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  paginateListObjectsV2,
+  PutObjectCommand,
+  type S3Client,
+} from "@aws-sdk/client-s3";
+import { aws, awsFailure, awsHttpStatus, isNotFound } from "./errors.ts";
+import { allItems } from "./pages.ts";
+
+/** A bucket and the client to reach it. */
+export interface S3Location {
+  /** The S3 client (in the bucket's region). */
+  readonly s3: S3Client;
+  /** The bucket. */
+  readonly bucket: string;
+}
+
+/** `Cache-Control` of every object written here: state is read fresh, never from a cache. */
+export const NO_STORE = "no-store";
+
+/** A listed object: its key and upload time. */
+export interface ListedObject {
+  /** The key. */
+  readonly key: string;
+  /** Upload time, ms since the epoch. */
+  readonly lastModified: number;
+}
+
+/** A write's precondition: the key is free, or still holds the version read. */
+export type PutCondition = { readonly IfNoneMatch: "*" } | { readonly IfMatch: string };
+
+const where = (at: S3Location, key: string) => `s3://${at.bucket}/${key}`;
+
+/**
+ * Reads an object as text with its ETag.
+ *
+ * @param at bucket and client
+ * @param key object key
+ * @returns the body and ETag, or undefined when there is no such object (or bucket)
+ * @throws {DeployError} any other S3 failure
+ */
+export async function getObjectText(
+  at: S3Location,
+  key: string,
+): Promise<{ text: string; etag: string } | undefined> {
+  try {
+    const out = await at.s3.send(new GetObjectCommand({ Bucket: at.bucket, Key: key }));
+    return { text: await out.Body?.transformToString() ?? "", etag: out.ETag ?? "" };
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw awsFailure(err, { resource: where(at, key), action: "s3:GetObject" });
+  }
+}
+
+/**
+ * Reads an object as text.
+ *
+ * @param at bucket and client
+ * @param key object key
+ * @returns the body, or undefined when there is no such object (or bucket)
+ * @throws {DeployError} any other S3 failure
+ */
+export async function getText(at: S3Location, key: string): Promise<string | undefined> {
+  return (await getObjectText(at, key))?.text;
+}
+
+function jsonPut(
+  at: S3Location,
+  key: string,
+  value: unknown,
+  condition?: PutCondition,
+): PutObjectCommand {
+  const body = new TextEncoder().encode(JSON.stringify(value, null, 2) + "\n");
+  return new PutObjectCommand({
+    Bucket: at.bucket,
+    Key: key,
+    Body: body,
+    ContentLength: body.byteLength,
+    ContentType: "application/json",
+    CacheControl: NO_STORE,
+    ...condition,
+  });
+}
+
+/**
+ * Writes a value as pretty JSON, never cached.
+ *
+ * @param at bucket and client
+ * @param key object key
+ * @param value JSON-ready value
+ * @throws {DeployError} an S3 failure
+ */
+export async function putJson(at: S3Location, key: string, value: unknown): Promise<void> {
+  await aws(
+    { resource: where(at, key), action: "s3:PutObject" },
+    () => at.s3.send(jsonPut(at, key, value)),
+  );
+}
+
+/**
+ * Writes a value as JSON only if `condition` holds (S3 conditional writes): the one atomic
+ * step a lock needs.
+ *
+ * @param at bucket and client
+ * @param key object key
+ * @param value JSON-ready value
+ * @param condition `IfNoneMatch: "*"` (create) or `IfMatch: <etag>` (replace what was read)
+ * @returns false when S3 answers 412 (the condition failed) or 409 (a concurrent write)
+ * @throws {DeployError} any other S3 failure
+ */
+export async function putJsonIf(
+  at: S3Location,
+  key: string,
+  value: unknown,
+  condition: PutCondition,
+): Promise<boolean> {
+  try {
+    await at.s3.send(jsonPut(at, key, value, condition));
+    return true;
+  } catch (err) {
+    const status = awsHttpStatus(err);
+    if (status === 412 || status === 409) return false;
+    throw awsFailure(err, { resource: where(at, key), action: "s3:PutObject" });
+  }
+}
+
+/**
+ * Whether an object exists.
+ *
+ * @param at bucket and client
+ * @param key object key
+ * @returns true when `HeadObject` finds it
+ * @throws {DeployError} an S3 failure other than "not found"
+ */
+export async function objectExists(at: S3Location, key: string): Promise<boolean> {
+  try {
+    await at.s3.send(new HeadObjectCommand({ Bucket: at.bucket, Key: key }));
+    return true;
+  } catch (err) {
+    if (isNotFound(err)) return false;
+    throw awsFailure(err, { resource: where(at, key), action: "s3:GetObject" });
+  }
+}
+
+/**
+ * Every object under a prefix (all pages, no delimiter, so nested keys are all seen).
+ *
+ * @param at bucket and client
+ * @param prefix the key prefix
+ * @returns keys and upload times, in listing order
+ * @throws {DeployError} an S3 failure
+ */
+export function listObjects(at: S3Location, prefix: string): Promise<ListedObject[]> {
+  return aws({ resource: where(at, prefix), action: "s3:ListBucket" }, async () => {
+    const pages = paginateListObjectsV2({ client: at.s3 }, { Bucket: at.bucket, Prefix: prefix });
+    return (await allItems(pages, (page) => page.Contents)).flatMap((o) =>
+      o.Key ? [{ key: o.Key, lastModified: o.LastModified?.getTime() ?? 0 }] : []
+    );
+  });
+}
+
+/**
+ * Deletes an object (no error when it or the bucket is absent).
+ *
+ * @param at bucket and client
+ * @param key object key
+ * @throws {DeployError} any other S3 failure
+ */
+export async function removeObject(at: S3Location, key: string): Promise<void> {
+  try {
+    await at.s3.send(new DeleteObjectCommand({ Bucket: at.bucket, Key: key }));
+  } catch (err) {
+    if (!isNotFound(err)) {
+      throw awsFailure(err, { resource: where(at, key), action: "s3:DeleteObject" });
+    }
+  }
+}

@@ -1,0 +1,51 @@
+import assert from "node:assert/strict";
+import { S3Client } from "@aws-sdk/client-s3";
+import { startS3, testAwsConfig } from "../../tests/support/s3.ts";
+import {
+  getObjectText,
+  getText,
+  listObjects,
+  objectExists,
+  putJson,
+  putJsonIf,
+  removeObject,
+} from "./s3_objects.ts";
+
+async function bucket() {
+  const s3rver = await startS3(["b"]);
+  const s3 = new S3Client({ ...testAwsConfig, endpoint: s3rver.endpoint, forcePathStyle: true });
+  return {
+    at: { s3, bucket: "b" },
+    [Symbol.asyncDispose]: async () => {
+      s3.destroy();
+      await s3rver.close();
+    },
+  };
+}
+
+Deno.test("s3 objects: JSON written is read back, listed and removed; absence is not an error", async () => {
+  await using t = await bucket();
+  assert.equal(await getText(t.at, "state/x.json"), undefined);
+  assert.equal(await objectExists(t.at, "state/x.json"), false);
+  await putJson(t.at, "state/x.json", { a: 1 });
+  await putJson(t.at, "state/y/z.json", [true]);
+  assert.deepEqual(JSON.parse((await getText(t.at, "state/x.json"))!), { a: 1 });
+  assert.equal(await objectExists(t.at, "state/x.json"), true);
+  assert.deepEqual((await listObjects(t.at, "state/")).map((o) => o.key), [
+    "state/x.json",
+    "state/y/z.json",
+  ]);
+  await removeObject(t.at, "state/x.json");
+  await removeObject(t.at, "state/x.json");
+  assert.deepEqual((await listObjects(t.at, "state/")).map((o) => o.key), ["state/y/z.json"]);
+});
+
+Deno.test("s3 objects: a conditional write succeeds once and only on the version read", async () => {
+  await using t = await bucket();
+  assert.equal(await putJsonIf(t.at, "locks/p.json", { n: 1 }, { IfNoneMatch: "*" }), true);
+  assert.equal(await putJsonIf(t.at, "locks/p.json", { n: 2 }, { IfNoneMatch: "*" }), false);
+  const read = (await getObjectText(t.at, "locks/p.json"))!;
+  assert.equal(await putJsonIf(t.at, "locks/p.json", { n: 3 }, { IfMatch: read.etag }), true);
+  assert.equal(await putJsonIf(t.at, "locks/p.json", { n: 4 }, { IfMatch: read.etag }), false);
+  assert.deepEqual(JSON.parse((await getText(t.at, "locks/p.json"))!), { n: 3 });
+});
