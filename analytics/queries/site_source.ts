@@ -5,8 +5,9 @@
  * @module
  */
 import { S3TablesClient } from "@aws-sdk/client-s3tables";
-import type { AnalyticsConfig, PluginSite } from "@org/deploy/plugin";
+import type { AnalyticsConfig, Environ, PluginSite } from "@org/deploy/plugin";
 import { ANALYTICS_REGION, analyticsNames } from "../pipeline/names.ts";
+import { duckdbEndpoints } from "./endpoints.ts";
 import { openS3TablesSource, type S3TablesSourceOptions } from "./s3_tables_source.ts";
 import type { PageViewSource } from "./source.ts";
 
@@ -15,6 +16,7 @@ import type { PageViewSource } from "./source.ts";
  *
  * @param site the opened site (its client factory resolves the credentials)
  * @param config the resolved `analytics` section
+ * @param environ the CLI's environment: its endpoint overrides reach DuckDB too (`endpoints.ts`)
  * @param options whether a missing DuckDB extension may be downloaded (default yes)
  * @returns the source; `using` closes it
  * @throws {DeployError} `query_engine_unavailable`, `aws_request_failed`
@@ -22,7 +24,8 @@ import type { PageViewSource } from "./source.ts";
 export async function openSiteSource(
   site: PluginSite,
   config: AnalyticsConfig,
-  options: S3TablesSourceOptions = {},
+  environ: Environ,
+  options: Omit<S3TablesSourceOptions, "endpoints"> = {},
 ): Promise<PageViewSource> {
   const names = analyticsNames(site, config);
   // The S3 Tables client carries the CLI's credential chain (profile, SSO, environment).
@@ -36,6 +39,6 @@ export async function openSiteSource(
       table: names.table,
     },
     credentials,
-    options,
+    { ...options, endpoints: duckdbEndpoints(environ) },
   );
 }

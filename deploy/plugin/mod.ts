@@ -12,7 +12,7 @@
  * ```
  */
 export { DeployError, type DeployErrorCode, notImplemented } from "../errors.ts";
-export type { AwsClientClass } from "../aws/client_factory.ts";
+export { type AwsClientClass, endpointFor, type Environ } from "../aws/client_factory.ts";
 export type { ConfigIssue } from "@org/shared";
 export { checkField, checkObject } from "../config/check.ts";
 export type * from "../config/field.ts";
