@@ -9,7 +9,8 @@ import assert from "node:assert/strict";
 import { startInfraWorld } from "../deploy/infra_world.ts";
 import { deployTaskFlags } from "../deploy/deploy_process.ts";
 import { chromiumMissing, launchChromium } from "../support/browser.ts";
-import { type DashboardProcess, freePort, startDashboardProcess } from "./dashboard_process.ts";
+import { freePort } from "../support/free_port.ts";
+import { type DashboardProcess, startDashboardProcess } from "./dashboard_process.ts";
 
 const WORKSPACE = new URL("../../", import.meta.url).pathname;
 const FFI_HINT = "add --allow-ffi (e.g. --allow-ffi=./node_modules) to the deploy task's flags";

@@ -72,15 +72,3 @@ export async function startDashboardProcess(
     [Symbol.asyncDispose]: async () => void await stop(),
   };
 }
-
-/**
- * A free loopback port for `analytics.dashboard.port` (the configuration cannot say 0).
- *
- * @returns a port nothing listened on a moment ago
- */
-export function freePort(): number {
-  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = probe.addr.port;
-  probe.close();
-  return port;
-}
