@@ -58,7 +58,8 @@ export function createDashboardEngine(open: () => Promise<PageViewSource>): Dash
 
 /**
  * Why the engine cannot open, as a `DeployError` (pure): one already is one; anything else
- * (a native failure inside DuckDB) becomes `query_engine_unavailable` with its message.
+ * (a native failure inside DuckDB, a malformed endpoint variable) becomes
+ * `query_engine_unavailable` with its message.
  *
  * @param err what opening threw
  * @returns the error the page shows
@@ -67,7 +68,7 @@ export function engineError(err: unknown): DeployError {
   if (err instanceof DeployError) return err;
   return new DeployError(
     "query_engine_unavailable",
-    `DuckDB could not start: ${err instanceof Error ? err.message : String(err)}`,
+    `the query engine could not open: ${err instanceof Error ? err.message : String(err)}`,
     {
       hint: "reinstall the dependencies (deno install) on a platform @duckdb/node-api supports",
       cause: err,

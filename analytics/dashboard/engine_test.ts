@@ -41,12 +41,12 @@ Deno.test("dashboard engine: a failed open reaches every waiting query, and the 
   assert.match(source.relation, /page_views/);
 });
 
-Deno.test("engineError() keeps a DeployError and names DuckDB's own failure otherwise", () => {
+Deno.test("engineError() keeps a DeployError and names any other failure's message", () => {
   const own = unavailable();
   assert.equal(engineError(own), own);
   const wrapped = engineError(new Error("IO Error: cannot open file"));
   assert.equal(wrapped.code, "query_engine_unavailable");
-  assert.match(wrapped.message, /DuckDB could not start: IO Error: cannot open file/);
+  assert.match(wrapped.message, /the query engine could not open: IO Error: cannot open file/);
   assert.notEqual(wrapped.hint, "");
 });
 

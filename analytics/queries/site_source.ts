@@ -5,7 +5,7 @@
  * @module
  */
 import { S3TablesClient } from "@aws-sdk/client-s3tables";
-import type { AnalyticsConfig, Environ, PluginSite } from "@org/deploy/plugin";
+import { type AnalyticsConfig, aws, type Environ, type PluginSite } from "@org/deploy/plugin";
 import { ANALYTICS_REGION, analyticsNames } from "../pipeline/names.ts";
 import { duckdbEndpoints } from "./endpoints.ts";
 import { openS3TablesSource, type S3TablesSourceOptions } from "./s3_tables_source.ts";
@@ -19,7 +19,8 @@ import type { PageViewSource } from "./source.ts";
  * @param environ the CLI's environment: its endpoint overrides reach DuckDB too (`endpoints.ts`)
  * @param options whether a missing DuckDB extension may be downloaded (default yes)
  * @returns the source; `using` closes it
- * @throws {DeployError} `query_engine_unavailable`, `aws_request_failed`
+ * @throws {DeployError} `aws_credentials_missing`, `query_engine_unavailable`,
+ *   `aws_request_failed`
  */
 export async function openSiteSource(
   site: PluginSite,
@@ -30,7 +31,11 @@ export async function openSiteSource(
   const names = analyticsNames(site, config);
   // The S3 Tables client carries the CLI's credential chain (profile, SSO, environment).
   const client = site.client(S3TablesClient, "S3TABLES", ANALYTICS_REGION);
-  const credentials = await client.config.credentials();
+  // No credentials is `aws_credentials_missing` with its hint, as for every other command.
+  const credentials = await aws(
+    { resource: `table bucket ${names.tableBucket}`, action: "s3tables:GetTable" },
+    () => client.config.credentials(),
+  );
   return openS3TablesSource(
     {
       tableBucketArn: names.tableBucketArn,
