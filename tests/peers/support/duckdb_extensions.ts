@@ -46,7 +46,10 @@ async function layOut(): Promise<DuckDBExtensions> {
     const from = join(sitePackages, `duckdb_extension_${name}`, "extensions", version);
     const file = `${name}.duckdb_extension`;
     try {
-      await Deno.copyFile(join(from, file), join(target, file));
+      const size = (await Deno.stat(join(from, file))).size;
+      // Copied by an earlier run: the wheel's file is the same while the pin is.
+      const have = await Deno.stat(join(target, file)).then((s) => s.size, () => -1);
+      if (have !== size) await Deno.copyFile(join(from, file), join(target, file));
     } catch (err) {
       throw new Error(
         `the wheel duckdb-extension-${name} has no ${version}/${file} (${String(err)}): pin the ` +
