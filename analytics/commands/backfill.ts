@@ -56,7 +56,7 @@ export const backfillCommand: PluginCommand<AnalyticsConfig> = {
       );
     }
     const secret = await readSaltSecret(run.clients.secrets, run.facts.names.saltSecret);
-    using source = await openSiteSource(site, config);
+    using source = await openSiteSource(site, config, ctx.environ);
     const reports = await runBackfill(days, {
       source,
       secret,

@@ -1,12 +1,15 @@
 /**
- * `deploy analytics dashboard [env]`: the local dashboard. Attaches the site's Iceberg table
- * (us-east-1) through DuckDB, serves the page and its JSON API on
- * `127.0.0.1:<analytics.dashboard.port>` only, prints the URL, and on Ctrl-C or SIGTERM stops
- * the server (freeing the port) and closes DuckDB.
+ * `deploy analytics dashboard [env]`: the local dashboard. Serves the page and its JSON API on
+ * `127.0.0.1:<analytics.dashboard.port>` only, prints the URL, and attaches the site's Iceberg
+ * table (us-east-1) through DuckDB beside it. When the engine cannot run here (DuckDB, an
+ * extension, credentials or the table unavailable) the page still opens and shows why in
+ * place of the numbers; reloading it tries again. It stops only for a taken port, Ctrl-C or
+ * SIGTERM, which stop the server (freeing the port) and close DuckDB.
  *
  * @module
  */
-import type { PluginCommand } from "@org/deploy/plugin";
+import type { DeployError, PluginCommand } from "@org/deploy/plugin";
+import { createDashboardEngine } from "../dashboard/engine.ts";
 import { createDashboardHandler } from "../dashboard/handler.ts";
 import { nextStopSignal, serveDashboard } from "../dashboard/serve.ts";
 import { runNamedQuery } from "../queries/named_queries.ts";
@@ -14,6 +17,7 @@ import { botsIncludedByDefault } from "../queries/range.ts";
 import { openSiteSource } from "../queries/site_source.ts";
 import { ANALYTICS_REGION } from "../pipeline/names.ts";
 import type { AnalyticsConfig } from "../section.ts";
+import type { PageViewSource } from "../queries/source.ts";
 
 /** The `analytics dashboard` command. */
 export const dashboardCommand: PluginCommand<AnalyticsConfig> = {
@@ -21,28 +25,61 @@ export const dashboardCommand: PluginCommand<AnalyticsConfig> = {
   summary: "open the local analytics dashboard (127.0.0.1:<dashboard.port>)",
   help: "Queries the site's page-view table in S3 Tables (us-east-1) with DuckDB on this\n" +
     "machine and serves a dashboard on 127.0.0.1:<analytics.dashboard.port> (default 4317)\n" +
-    "only. Open the printed URL; Ctrl-C stops it. Needs DuckDB's httpfs, aws and iceberg\n" +
-    "extensions (downloaded by DuckDB on first use) and Deno's --allow-ffi for the addon.",
+    "only. Open the printed URL; Ctrl-C stops it. Needs DuckDB's httpfs, aws, avro and\n" +
+    "iceberg extensions (downloaded by DuckDB on first use) and Deno's --allow-ffi for the\n" +
+    "addon; without them the page opens and says what is missing.",
   async run(ctx, config, host) {
-    using site = await host.openSite();
+    const loaded = await ctx.site();
+    const open = async (): Promise<PageViewSource> => {
+      const opened = await host.openSite();
+      try {
+        const source = await openSiteSource(opened, config, ctx.environ);
+        return {
+          connection: source.connection,
+          relation: source.relation,
+          [Symbol.dispose]() {
+            source[Symbol.dispose]();
+            opened[Symbol.dispose]();
+          },
+        };
+      } catch (err) {
+        opened[Symbol.dispose]();
+        throw err;
+      }
+    };
+    using engine = createDashboardEngine(open);
+    await using server = serveDashboard(config.dashboard.port, (port) =>
+      createDashboardHandler({
+        port,
+        runQuery: async (name, range) => runNamedQuery(await engine.source(), name, range),
+        includeBotsByDefault: botsIncludedByDefault(config.bots),
+        site: { siteName: loaded.config.siteName, env: loaded.env },
+        clock: ctx.clock,
+        log: ctx.log,
+      }));
     ctx.out.step(
       `Attaching ${config.tableBucket}/${config.namespace}.${config.table} ` +
         `(${ANALYTICS_REGION}) with DuckDB…`,
     );
-    using source = await openSiteSource(site, config);
-    await using server = serveDashboard(config.dashboard.port, (port) =>
-      createDashboardHandler({
-        port,
-        runQuery: (name, range) => runNamedQuery(source, name, range),
-        includeBotsByDefault: botsIncludedByDefault(config.bots),
-        site: { siteName: site.siteName, env: site.env },
-        clock: ctx.clock,
-        log: ctx.log,
-      }));
-    if (ctx.out.mode === "json") ctx.out.data({ env: site.env, url: server.url });
-    else ctx.out.line(`Dashboard of ${site.env}: ${server.url}  (Ctrl-C stops it)`);
-    const signal = await nextStopSignal();
-    ctx.out.step(`${signal}: stopping the dashboard`);
+    // engine.source() rejects only with a DeployError (engine.ts).
+    const problem = await engine.source().then(() => null, (err: DeployError) => err);
+    if (ctx.out.mode === "json") {
+      ctx.out.data({
+        env: loaded.env,
+        url: server.url,
+        engine: problem ? { ok: false, error: problem.toJSON() } : { ok: true },
+      });
+    } else {
+      if (problem) {
+        ctx.out.warn(
+          `the page is served, but its queries cannot run: ${problem.message}` +
+            (problem.hint ? `\n  ${problem.hint}` : ""),
+        );
+      }
+      ctx.out.line(`Dashboard of ${loaded.env}: ${server.url}  (Ctrl-C stops it)`);
+    }
+    const signal = await nextStopSignal(ctx.signal);
+    ctx.out.step(`${signal === "abort" ? "interrupted" : signal}: stopping the dashboard`);
     return 0;
   },
 };

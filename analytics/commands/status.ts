@@ -30,7 +30,7 @@ export const statusCommand: PluginCommand<AnalyticsConfig> = {
     const key = scopedStateKey(site.env, ANALYTICS_NAMESPACE);
     // Status never downloads DuckDB extensions; the dashboard does on first use.
     const rows = await tableRowCount(
-      () => openSiteSource(site, config, { download: false }),
+      () => openSiteSource(site, config, ctx.environ, { download: false }),
       utcDay(ctx.clock.now()),
     );
     if (ctx.out.mode === "json") {

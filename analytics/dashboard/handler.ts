@@ -3,12 +3,17 @@
  * `GET /api/queries/<name>?from=YYYY-MM-DD&to=YYYY-MM-DD&bots=include|exclude` over the named
  * queries. It is a function of its dependencies; only `serve.ts` binds a socket.
  *
+ * The page and every refusal answer without the query engine; a query the engine cannot run
+ * (DuckDB, an extension, credentials or the table unavailable) answers 503 with the reason's
+ * code, message and hint.
+ *
  * Every answer is `no-store` and `nosniff`; only GET and HEAD are served (405 with `Allow`);
  * a `Host` other than `127.0.0.1:<port>` or `localhost:<port>` is refused with 403, so a page
  * on another site cannot reach the API through DNS rebinding; request bodies are never read.
  *
  * @module
  */
+import { DeployError } from "@org/deploy/plugin";
 import type { Logger } from "@org/shared";
 import {
   isQueryName,
@@ -24,7 +29,10 @@ import { PAGE_ASSETS } from "./assets.ts";
 export interface DashboardDeps {
   /** The port the server listens on (for the `Host` check). */
   readonly port: number;
-  /** Runs a named query. */
+  /**
+   * Runs a named query; a `DeployError` means the engine cannot run here (DuckDB, an
+   * extension, credentials or the table), and its code, message and hint reach the page.
+   */
   runQuery(name: QueryName, range: QueryRange): Promise<QueryResult>;
   /** Whether bots count unless a request says otherwise (`analytics.bots`). */
   readonly includeBotsByDefault: boolean;
@@ -118,6 +126,10 @@ export function createDashboardHandler(deps: DashboardDeps): (req: Request) => P
     try {
       return json(200, await deps.runQuery(name, parsed.range));
     } catch (err) {
+      if (err instanceof DeployError) {
+        // Said once by the command when opening failed; the page shows it in every panel.
+        return fail(503, err.code, err.message, { hint: err.hint });
+      }
       const message = err instanceof Error ? err.message : String(err);
       deps.log.error("dashboard query failed", { query: name, ...parsed.range, error: message });
       return fail(500, "query_failed", `the query ${name} failed: ${message}`);

@@ -69,23 +69,30 @@ export function serveDashboard(
 }
 
 /**
- * Resolves on the first Ctrl-C (SIGINT) or SIGTERM, then stops listening for them, so the
- * caller shuts the server down instead of the process dying with the port held.
+ * Resolves on the first Ctrl-C (SIGINT) or SIGTERM, or when `abort` aborts (the CLI's own
+ * interrupt signal, or a test's), then stops listening, so the caller shuts the server down
+ * instead of the process dying with the port held.
  *
- * @returns the signal received
+ * @param abort an optional signal that stops the wait too
+ * @returns the signal received, or `"abort"`
  */
-export function nextStopSignal(): Promise<Deno.Signal> {
+export function nextStopSignal(abort?: AbortSignal): Promise<Deno.Signal | "abort"> {
   const signals: Deno.Signal[] = Deno.build.os === "windows"
     ? ["SIGINT", "SIGBREAK"]
     : ["SIGINT", "SIGTERM"];
   return new Promise((resolve) => {
+    const stop = (why: Deno.Signal | "abort") => {
+      for (const [s, l] of listeners) Deno.removeSignalListener(s, l);
+      abort?.removeEventListener("abort", onAbort);
+      resolve(why);
+    };
+    const onAbort = () => stop("abort");
     const listeners = signals.map((signal) => {
-      const listener = () => {
-        for (const [s, l] of listeners) Deno.removeSignalListener(s, l);
-        resolve(signal);
-      };
+      const listener = () => stop(signal);
       Deno.addSignalListener(signal, listener);
       return [signal, listener] as const;
     });
+    if (abort?.aborted) onAbort();
+    else abort?.addEventListener("abort", onAbort, { once: true });
   });
 }

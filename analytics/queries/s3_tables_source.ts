@@ -6,17 +6,23 @@
  *
  * DuckDB loads extensions from `~/.duckdb/extensions/<version>/<platform>/` and, by default,
  * downloads a missing one from extensions.duckdb.org. Where that cannot happen, opening fails
- * with `query_engine_unavailable` naming the extensions to install.
+ * with `query_engine_unavailable` naming the extensions to install. An endpoint override
+ * (`endpoints.ts`) points the catalog and the data files at another S3 Tables service.
  *
  * @module
  */
 import { DeployError } from "@org/deploy/plugin";
 import { openDuckDB } from "./duckdb.ts";
+import type { DuckDBEndpoints } from "./endpoints.ts";
 import { type PageViewSource, quoteIdentifier } from "./source.ts";
 import { ANALYTICS_ERROR_CODES } from "../section.ts";
 
-/** The DuckDB extensions reading Iceberg in S3 Tables needs, in load order. */
-export const REQUIRED_EXTENSIONS: readonly string[] = ["httpfs", "aws", "iceberg"];
+/**
+ * The DuckDB extensions reading Iceberg in S3 Tables needs, in load order. `iceberg` 1.5 loads
+ * `avro` when it starts (its manifests are Avro files) and fails to load without it when
+ * automatic installs are off, as they are here.
+ */
+export const REQUIRED_EXTENSIONS: readonly string[] = ["httpfs", "aws", "avro", "iceberg"];
 
 /** The catalog alias the table bucket is attached as. */
 export const ATTACHED_CATALOG = "analytics";
@@ -49,6 +55,8 @@ export interface S3TablesSourceOptions {
   readonly download?: boolean;
   /** DuckDB's extension directory (default: DuckDB's own, `~/.duckdb/extensions`). */
   readonly extensionDirectory?: string;
+  /** Endpoint overrides for the catalog and the data files (default: AWS's own). */
+  readonly endpoints?: DuckDBEndpoints;
 }
 
 /**
@@ -83,34 +91,24 @@ export async function openS3TablesSource(
       }
     }
     if (missing.length > 0) throw extensionsMissing(missing);
-    await connection.run(
-      `CREATE OR REPLACE SECRET analytics_s3 (TYPE s3, KEY_ID ${
-        literal(credentials.accessKeyId)
-      }, ` +
-        `SECRET ${literal(credentials.secretAccessKey)}` +
-        (credentials.sessionToken ? `, SESSION_TOKEN ${literal(credentials.sessionToken)}` : "") +
-        `, REGION ${literal(target.region)})`,
-    );
-    try {
-      await connection.run(
-        `ATTACH ${literal(target.tableBucketArn)} AS ${quoteIdentifier(ATTACHED_CATALOG)} ` +
-          `(TYPE iceberg, ENDPOINT_TYPE s3_tables)`,
-      );
-    } catch (err) {
-      throw new DeployError(
-        "aws_request_failed",
-        `DuckDB could not attach the table bucket ${target.tableBucketArn} (${target.region}): ${
-          err instanceof Error ? err.message : String(err)
-        }`,
-        {
-          hint: "check that `deploy analytics status` shows the table bucket present and that " +
-            "your identity may use s3tables:* on it",
-          cause: err,
-        },
-      );
-    }
+    const endpoints = options.endpoints ?? {};
+    await connection.run(s3SecretStatement(credentials, target.region, endpoints));
     const relation = [ATTACHED_CATALOG, target.namespace, target.table].map(quoteIdentifier)
       .join(".");
+    await connection.run(attachStatement(target, endpoints)).catch(refused(
+      `DuckDB could not attach the table bucket ${target.tableBucketArn} (${
+        endpoints.catalog ?? target.region
+      })`,
+      "check that `deploy analytics status` shows the table bucket present and that your " +
+        "identity may use s3tables:* on it",
+    ));
+    // Loads the table's metadata now, so a missing table is said once, not by every query.
+    await connection.run(`SELECT 1 FROM ${relation} LIMIT 0`).catch(refused(
+      `DuckDB could not open the table ${target.namespace}.${target.table} in ` +
+        target.tableBucketArn,
+      "run `deploy analytics status` to see which resource is missing, and " +
+        "`deploy analytics bootstrap` to create it",
+    ));
     return { connection, relation, [Symbol.dispose]: close };
   } catch (err) {
     close();
@@ -139,6 +137,64 @@ export function extensionsMissing(missing: readonly string[]): DeployError {
   );
 }
 
+/**
+ * The DuckDB S3 secret (pure): the CLI's credentials for the catalog's SigV4 signature and the
+ * data files, with the data endpoint override when there is one.
+ *
+ * @param credentials from the CLI's AWS credential chain
+ * @param region the table bucket's region
+ * @param endpoints the overrides
+ * @returns the `CREATE SECRET` statement
+ */
+export function s3SecretStatement(
+  credentials: AwsCredentials,
+  region: string,
+  endpoints: DuckDBEndpoints,
+): string {
+  const options = [
+    `KEY_ID ${literal(credentials.accessKeyId)}`,
+    `SECRET ${literal(credentials.secretAccessKey)}`,
+    ...(credentials.sessionToken ? [`SESSION_TOKEN ${literal(credentials.sessionToken)}`] : []),
+    `REGION ${literal(region)}`,
+    ...(endpoints.data
+      ? [
+        `ENDPOINT ${literal(endpoints.data.endpoint)}`,
+        "URL_STYLE 'path'",
+        `USE_SSL ${endpoints.data.useSsl}`,
+      ]
+      : []),
+  ];
+  return `CREATE OR REPLACE SECRET analytics_s3 (TYPE s3, ${options.join(", ")})`;
+}
+
+/**
+ * The `ATTACH` of the table bucket (pure). Without an override DuckDB's `s3_tables` endpoint
+ * type derives the catalog (`s3tables.<region>.amazonaws.com/iceberg`) and the data endpoint
+ * from the ARN. With one, the catalog is named and signed as S3 Tables would be (SigV4,
+ * service `s3tables`), and the data files are read with the secret above rather than with
+ * credentials vended by the catalog, as with AWS.
+ *
+ * @param target the table bucket
+ * @param endpoints the overrides
+ * @returns the statement
+ */
+export function attachStatement(target: S3TablesTarget, endpoints: DuckDBEndpoints): string {
+  const options = endpoints.catalog
+    ? [
+      "TYPE iceberg",
+      `ENDPOINT ${literal(endpoints.catalog)}`,
+      "AUTHORIZATION_TYPE 'sigv4'",
+      "SIGV4_SERVICE 's3tables'",
+      `SIGV4_REGION ${literal(target.region)}`,
+      "SECRET analytics_s3",
+      "ACCESS_DELEGATION_MODE 'none'",
+    ]
+    : ["TYPE iceberg", "ENDPOINT_TYPE s3_tables"];
+  return `ATTACH ${literal(target.tableBucketArn)} AS ${quoteIdentifier(ATTACHED_CATALOG)} (${
+    options.join(", ")
+  })`;
+}
+
 /** Loads an extension, installing it first when allowed; false when it is not available. */
 async function loadExtension(
   run: (sql: string) => Promise<unknown>,
@@ -158,6 +214,17 @@ async function loadExtension(
   } catch {
     return false;
   }
+}
+
+/** Turns a failed attach step into `aws_request_failed` with DuckDB's message. */
+function refused(what: string, hint: string): (err: unknown) => never {
+  return (err) => {
+    throw new DeployError(
+      "aws_request_failed",
+      `${what}: ${err instanceof Error ? err.message : String(err)}`,
+      { hint, cause: err },
+    );
+  };
 }
 
 /** A SQL string literal (pure): quotes doubled. DuckDB's DDL takes no bound parameters. */

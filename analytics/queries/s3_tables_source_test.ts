@@ -19,7 +19,7 @@ Deno.test("openS3TablesSource() without the extensions says which to install", a
     assert.ok(err instanceof DeployError);
     assert.equal(err.code, "query_engine_unavailable");
     for (const name of REQUIRED_EXTENSIONS) assert.match(err.message, new RegExp(`"${name}"`));
-    assert.match(err.hint, /INSTALL httpfs; INSTALL aws; INSTALL iceberg;/);
+    assert.match(err.hint, /INSTALL httpfs; INSTALL aws; INSTALL avro; INSTALL iceberg;/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -5,8 +5,9 @@
  * @module
  */
 import { S3TablesClient } from "@aws-sdk/client-s3tables";
-import type { PluginSite } from "@org/deploy/plugin";
+import { aws, type Environ, type PluginSite } from "@org/deploy/plugin";
 import { ANALYTICS_REGION, analyticsNames } from "../pipeline/names.ts";
+import { duckdbEndpoints } from "./endpoints.ts";
 import { openS3TablesSource, type S3TablesSourceOptions } from "./s3_tables_source.ts";
 import type { PageViewSource } from "./source.ts";
 import type { AnalyticsConfig } from "../section.ts";
@@ -16,19 +17,26 @@ import type { AnalyticsConfig } from "../section.ts";
  *
  * @param site the opened site (its client factory resolves the credentials)
  * @param config the resolved `analytics` section
+ * @param environ the CLI's environment: its endpoint overrides reach DuckDB too (`endpoints.ts`)
  * @param options whether a missing DuckDB extension may be downloaded (default yes)
  * @returns the source; `using` closes it
- * @throws {DeployError} `query_engine_unavailable`, `aws_request_failed`
+ * @throws {DeployError} `aws_credentials_missing`, `query_engine_unavailable`,
+ *   `aws_request_failed`
  */
 export async function openSiteSource(
   site: PluginSite,
   config: AnalyticsConfig,
-  options: S3TablesSourceOptions = {},
+  environ: Environ,
+  options: Omit<S3TablesSourceOptions, "endpoints"> = {},
 ): Promise<PageViewSource> {
   const names = analyticsNames(site, config);
   // The S3 Tables client carries the CLI's credential chain (profile, SSO, environment).
   const client = site.client(S3TablesClient, "S3TABLES", ANALYTICS_REGION);
-  const credentials = await client.config.credentials();
+  // No credentials is `aws_credentials_missing` with its hint, as for every other command.
+  const credentials = await aws(
+    { resource: `table bucket ${names.tableBucket}`, action: "s3tables:GetTable" },
+    () => client.config.credentials(),
+  );
   return openS3TablesSource(
     {
       tableBucketArn: names.tableBucketArn,
@@ -37,6 +45,6 @@ export async function openSiteSource(
       table: names.table,
     },
     credentials,
-    options,
+    { ...options, endpoints: duckdbEndpoints(environ) },
   );
 }

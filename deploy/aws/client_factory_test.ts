@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { type AwsClientConfig, clientConfig, createAwsClientFactory } from "./client_factory.ts";
+import {
+  AWS_ENV_VARS,
+  type AwsClientConfig,
+  clientConfig,
+  createAwsClientFactory,
+} from "./client_factory.ts";
 
 Deno.test("clientConfig() takes AWS_ENDPOINT_URL_<SERVICE> over AWS_ENDPOINT_URL, S3 path-style", () => {
   const environ = { AWS_ENDPOINT_URL: "http://all", AWS_ENDPOINT_URL_S3: "http://s3" };
@@ -58,4 +63,27 @@ Deno.test("createAwsClientFactory() makes a client on first use, once per servic
   assert.deepEqual(made.map((c) => c.region), ["eu-west-1", "us-east-1"]);
   factory[Symbol.dispose]();
   assert.equal(destroyed, 2);
+});
+
+Deno.test("AWS_ENV_VARS names the endpoint variable of every service the CLI and its plugin call", async () => {
+  // Under the deploy task's narrow --allow-env the CLI reads only these names: a service left
+  // out would silently ignore its AWS_ENDPOINT_URL_<SERVICE>.
+  const root = new URL("../../", import.meta.url);
+  const services = new Set<string>();
+  for (const dir of ["deploy", "analytics"]) {
+    const files = new Deno.Command("git", {
+      args: ["ls-files", "--cached", "--others", "--exclude-standard", `${dir}/*.ts`],
+      cwd: root,
+    }).outputSync();
+    for (const file of new TextDecoder().decode(files.stdout).split("\n").filter(Boolean)) {
+      const text = await Deno.readTextFile(new URL(file, root));
+      // Calls in code, not the examples in doc comments.
+      const calls = /^(?!\s*(?:\*|\/\/)).*\.client\(\s*\w+,\s*"([A-Z0-9_]+)"/gm;
+      for (const m of text.matchAll(calls)) services.add(m[1]!);
+    }
+  }
+  assert.ok(services.has("S3TABLES") && services.has("ROUTE_53"), [...services].join(","));
+  for (const service of services) {
+    assert.ok(AWS_ENV_VARS.includes(`AWS_ENDPOINT_URL_${service}`), `AWS_ENDPOINT_URL_${service}`);
+  }
 });

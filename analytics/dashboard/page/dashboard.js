@@ -157,16 +157,25 @@
     const res = await fetch("/api/queries/" + name + "?" + params, { signal });
     const body = await res.json().catch(() => null);
     if (!res.ok) {
-      const message = body && body.error ? body.error.message : res.statusText;
-      throw new Error(message + " (HTTP " + res.status + ")");
+      const error = body && body.error ? body.error : { message: res.statusText };
+      const err = new Error(error.message + " (HTTP " + res.status + ")");
+      // 503: the query engine cannot run here (DuckDB, an extension, credentials, the table).
+      err.engine = res.status === 503;
+      err.hint = error.hint || "";
+      throw err;
     }
     return body;
   }
 
   async function loadPanel(q, signal) {
     if (q.name === "row_count") {
-      const r = await fetchQuery(q.name, signal);
-      $("total-rows").value = numberFormat.format(r.total);
+      try {
+        const r = await fetchQuery(q.name, signal);
+        $("total-rows").value = numberFormat.format(r.total);
+      } catch (err) {
+        if (!signal.aborted) $("total-rows").value = "–";
+        throw err;
+      }
       return;
     }
     const panel = $("panel-" + q.name);
@@ -190,7 +199,13 @@
     } catch (err) {
       if (signal.aborted) return;
       body.replaceChildren();
-      showState(panel, "Could not load " + q.title + ": " + err.message, true);
+      if (q.name === "views") $("total-views").value = "–";
+      if (q.name === "unique_visitors") $("total-visitors").value = "–";
+      showState(
+        panel,
+        "Could not load " + q.title + ": " + err.message + (err.hint ? " " + err.hint : ""),
+        true,
+      );
       throw err;
     } finally {
       panel.setAttribute("aria-busy", "false");
@@ -206,15 +221,18 @@
     setStatus("Loading " + state.from + " to " + state.to + "…");
     const results = await Promise.allSettled(state.queries.map((q) => loadPanel(q, signal)));
     if (signal.aborted) return;
-    const failed = results.filter((r) => r.status === "rejected").length;
+    const failures = results.filter((r) => r.status === "rejected").map((r) => r.reason);
+    const engine = failures.find((err) => err.engine);
     setStatus(
-      failed > 0
-        ? failed + " of " + results.length + " queries failed; see the panels below."
+      engine
+        ? "The queries cannot run here: " + engine.message + (engine.hint ? " " + engine.hint : "")
+        : failures.length > 0
+        ? failures.length + " of " + results.length + " queries failed; see the panels below."
         : "Showing " + state.from + " to " + state.to + " (UTC), bots " +
           (state.bots ? "included" : "excluded") + ".",
-      failed > 0,
+      failures.length > 0,
     );
-    document.body.dataset.state = failed > 0 ? "error" : "ready";
+    document.body.dataset.state = failures.length > 0 ? "error" : "ready";
   }
 
   function pickDays(days) {

@@ -261,9 +261,12 @@ export const rewriteFunctionNode: ResourceNode = {
     // function a distribution still uses (`FunctionInUse`).
     const name = String(live.outputs.name);
     const cf = ctx.clients.cloudfront;
+    // DescribeFunction wants the stage (API reference: "you must provide the function's name
+    // and stage"; ministack refuses a request without it); DeleteFunction's If-Match is the
+    // DEVELOPMENT stage's ETag.
     const described = await awsMaybe(
       { resource: `CloudFront function ${name}`, action: "cloudfront:DescribeFunction" },
-      () => cf.send(new DescribeFunctionCommand({ Name: name })),
+      () => cf.send(new DescribeFunctionCommand({ Name: name, Stage: "DEVELOPMENT" })),
       NO_SUCH_FUNCTION,
     );
     if (!described) return;
