@@ -39,7 +39,7 @@ export function opsRoutes(
       );
     },
     "POST /internal/sessions/cleanup": async (r) => {
-      const deleted = await deps.store.sessions.sweepExpired(deps.clock.now());
+      const deleted = await deps.store.housekeeping.sweepExpired(deps.clock.now());
       auditOperatorAction(deps.log, r.operator, "sessions.cleanup", { deleted });
       return Response.json({ deleted }, { headers: NO_STORE });
     },
