@@ -2,7 +2,9 @@ import { internalRoutes } from "../admin/internal_routes.ts";
 import { createAdminOperations } from "../admin/operations.ts";
 import { createOperatorGate } from "../auth/operator_gate.ts";
 import { consoleRoutes } from "../console/console_handler.ts";
+import { fromOwnOrigin } from "../console/csrf.ts";
 import type { ServiceDeps } from "../deps.ts";
+import { accessDenied, notFound } from "../errors.ts";
 import { createListenerHandler } from "./dispatch.ts";
 import { health } from "./health.ts";
 import { createRouter, guardedGroup, type RequestInfo, type RouteGroup } from "./router.ts";
@@ -14,7 +16,11 @@ import { createRouter, guardedGroup, type RequestInfo, type RouteGroup } from ".
  * `routes` is true, so they exist nowhere else.
  *
  * `GET /health` is answered without authentication, so a health check never counts toward the
- * lockout. Every other request passes the operator gate (lockout check, then the configured
+ * lockout, and so is `/favicon.ico` (404), which browsers ask for by themselves. A request a
+ * browser sends on behalf of another site (`Sec-Fetch-Site: cross-site` or `same-site`, or an
+ * `Origin` not the listener's own) is refused with 403 `access_denied` before the gate: any
+ * web page could otherwise spend the operators' lockout budget and lock them out. Every other
+ * request passes the operator gate (lockout check, then the configured
  * mechanisms in order), unknown paths included: an unauthenticated caller learns nothing
  * about which routes exist. The authenticated principal is the routes' context, and named in
  * the audit log line of every change. Without `routes`, every other path is 404.
@@ -48,16 +54,20 @@ export function createInternalHandler(
       // Console pages authenticate by session cookie; their login goes through the gate.
       groups.push({ prefix: "/admin", routes: consoleRoutes({ service: deps, gate, operations }) });
       groups.push(
-        guardedGroup(
-          "",
-          async (req, info) => ({ operator: await gate(req, info) }),
-          internalRoutes(operations, deps),
-        ),
+        guardedGroup("", async (req, info) => {
+          if (!fromOwnOrigin(new URL(req.url).origin, req.headers)) {
+            throw accessDenied("Requests sent by a browser on behalf of another site are refused");
+          }
+          return { operator: await gate(req, info) };
+        }, internalRoutes(operations, deps)),
       );
     }
     return {
       match: createRouter(
-        [{ method: "GET", path: "/health", handler: () => health(deps) }],
+        [
+          { method: "GET", path: "/health", handler: () => health(deps) },
+          { method: "GET", path: "/favicon.ico", handler: () => Promise.reject(notFound()) },
+        ],
         groups,
       ),
     };
