@@ -1,7 +1,7 @@
 /**
  * What every request on either listener goes through around its route: a request id (the
  * `X-Request-Id` answer header and the `request_id` of every log line), routing, the one
- * error-to-response mapping, and the request metrics.
+ * error-to-response mapping, the headers of the route's group, and the request metrics.
  *
  * @module
  */
@@ -71,6 +71,7 @@ export function createListenerHandler(
       held?.leave();
     }
     finish?.(m, req, res);
+    if (m.headers) { for (const [k, v] of Object.entries(m.headers)) res.headers.set(k, v); }
     deps.metrics.observeRequest(
       listener,
       m.route,

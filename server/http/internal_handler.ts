@@ -1,7 +1,7 @@
 import { internalRoutes } from "../admin/internal_routes.ts";
 import { createAdminOperations } from "../admin/operations.ts";
 import { createOperatorGate } from "../auth/operator_gate.ts";
-import { consoleRoutes } from "../console/console_handler.ts";
+import { CONSOLE_HEADERS, consoleRoutes } from "../console/console_handler.ts";
 import { fromOwnOrigin } from "../console/csrf.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { accessDenied, notFound } from "../errors.ts";
@@ -52,7 +52,12 @@ export function createInternalHandler(
       const gate = createOperatorGate(deps);
       const operations = createAdminOperations({ ...deps, ids });
       // Console pages authenticate by session cookie; their login goes through the gate.
-      groups.push({ prefix: "/admin", routes: consoleRoutes({ service: deps, gate, operations }) });
+      // Every answer under /admin is the console's, its 404 and 405 included: its headers.
+      groups.push({
+        prefix: "/admin",
+        routes: consoleRoutes({ service: deps, gate, operations }),
+        headers: CONSOLE_HEADERS,
+      });
       groups.push(
         guardedGroup("", async (req, info) => {
           if (!fromOwnOrigin(new URL(req.url).origin, req.headers)) {

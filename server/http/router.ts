@@ -51,6 +51,8 @@ export interface RouteGroup {
   readonly routes: readonly Route[];
   /** Runs before every answer of the group, its 404 and 405 included. */
   readonly guard?: Guard<unknown>;
+  /** Set on every answer of the group, its errors included (the console's security headers). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -96,6 +98,8 @@ export interface RouteMatch {
   readonly params: RouteParams;
   /** The request's path ({@linkcode pathOf}), so callers need not parse the URL again. */
   readonly path: string;
+  /** The headers of the group the path belongs to, for every answer ({@linkcode RouteGroup}). */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
 }
 
 /** The route label of requests no route serves. */
@@ -107,15 +111,20 @@ interface Target {
   readonly handler: BoundHandler;
 }
 type Methods = Map<string, Target>;
+/** What a path's group adds to its answers. */
+interface Owner {
+  readonly guard?: Guard<unknown> | undefined;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+}
 interface Pattern {
   readonly path: string;
   readonly segments: readonly string[];
   readonly methods: Methods;
-  readonly guard: Guard<unknown> | undefined;
+  readonly owner: Owner;
 }
 interface ExactPath {
   readonly methods: Map<string, RouteMatch>;
-  readonly guard: Guard<unknown> | undefined;
+  readonly owner: Owner;
 }
 
 const NO_PARAMS: RouteParams = Object.freeze({});
@@ -147,31 +156,27 @@ export function createRouter(
 ): (req: Request) => RouteMatch {
   const exact = new Map<string, ExactPath>();
   const patterns: Pattern[] = [];
-  const add = (r: Route, guard: Guard<unknown> | undefined, method: string) => {
+  const add = (r: Route, owner: Owner, method: string) => {
     const route = `${method} ${r.path}`;
     const handler: BoundHandler = r.handler;
     if (r.path.includes("{")) {
       let p = patterns.find((x) => x.path === r.path);
       if (!p) {
-        p = { path: r.path, segments: r.path.split("/"), methods: new Map(), guard };
+        p = { path: r.path, segments: r.path.split("/"), methods: new Map(), owner };
         patterns.push(p);
       }
       p.methods.set(method, { route, handler });
     } else {
-      const at = exact.get(r.path) ?? { methods: new Map<string, RouteMatch>(), guard };
+      const at = exact.get(r.path) ?? { methods: new Map<string, RouteMatch>(), owner };
       exact.set(r.path, at);
-      at.methods.set(method, { route, handler, params: NO_PARAMS, path: r.path });
+      const { headers } = owner;
+      at.methods.set(method, { route, handler, params: NO_PARAMS, path: r.path, headers });
     }
   };
-  for (
-    const [table, guard] of [
-      [routes, undefined] as const,
-      ...groups.map((g) => [g.routes, g.guard] as const),
-    ]
-  ) {
-    for (const r of table) {
-      add(r, guard, r.method);
-      if (r.method === "GET") add(r, guard, "HEAD");
+  for (const group of [{ routes, guard: undefined }, ...groups]) {
+    for (const r of group.routes) {
+      add(r, group, r.method);
+      if (r.method === "GET") add(r, group, "HEAD");
     }
   }
   // The most specific owner first.
@@ -181,33 +186,32 @@ export function createRouter(
   return (req) => {
     const path = pathOf(req.url);
     const at = exact.get(path);
-    if (at) return at.methods.get(req.method) ?? notAllowed([...at.methods.keys()], path, at.guard);
+    if (at) return at.methods.get(req.method) ?? notAllowed([...at.methods.keys()], path, at.owner);
     const found = matchPattern(patterns, path);
-    if (!found) {
-      return {
-        route: UNMATCHED,
-        handler: refusing(notFound, ownerOf(path)?.guard),
-        params: NO_PARAMS,
-        path,
-      };
-    }
-    const target = found.pattern.methods.get(req.method);
-    if (!target) return notAllowed([...found.pattern.methods.keys()], path, found.pattern.guard);
-    return { route: target.route, handler: target.handler, params: found.params, path };
+    if (!found) return refused(notFound, path, ownerOf(path) ?? {});
+    const { owner, methods } = found.pattern;
+    const target = methods.get(req.method);
+    if (!target) return notAllowed([...methods.keys()], path, owner);
+    const { route, handler } = target;
+    return { route, handler, params: found.params, path, headers: owner.headers };
   };
 }
 
-function notAllowed(
-  allow: readonly string[],
-  path: string,
-  guard: Guard<unknown> | undefined,
-): RouteMatch {
-  return {
-    route: UNMATCHED,
-    handler: refusing(() => methodNotAllowed(allow), guard),
-    params: NO_PARAMS,
-    path,
-  };
+function notAllowed(allow: readonly string[], path: string, owner: Owner): RouteMatch {
+  return refused(() => methodNotAllowed(allow), path, owner);
+}
+
+/** The match of a request only answered by `make()` (after the guard of the path's group). */
+function refused(make: () => Error, path: string, { guard, headers }: Owner): RouteMatch {
+  const handler: BoundHandler = guard === undefined
+    ? () => {
+      throw make();
+    }
+    : async (req, info) => {
+      await guard(req, info);
+      throw make();
+    };
+  return { route: UNMATCHED, handler, params: NO_PARAMS, path, headers };
 }
 
 /**
@@ -253,17 +257,4 @@ function matchPattern(
     return { pattern: p, params };
   }
   return undefined;
-}
-
-/** A handler that throws `make()`, after `guard` admitted the request when there is one. */
-function refusing(make: () => Error, guard: Guard<unknown> | undefined): BoundHandler {
-  if (guard === undefined) {
-    return () => {
-      throw make();
-    };
-  }
-  return async (req, info) => {
-    await guard(req, info);
-    throw make();
-  };
 }
