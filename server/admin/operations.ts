@@ -66,232 +66,214 @@ export interface SigningKeys {
   readonly activeKid: string;
 }
 
-/** The operator's operations; every change names the operator that makes it. */
-export interface AdminOperations {
-  /** Creates an active user; 409 `conflict` when (provider, external_id) is taken. */
-  createUser(operator: OperatorPrincipal, input: NewUserInput): Promise<UserView>;
-  /** Users after the cursor's user (an id), at most `limit`. */
-  listUsers(after: string | undefined, limit: number): Promise<UserPage>;
-  /** Users found by id, provider and external id, or email (see `user_lookup.ts`). */
-  findUsers(lookup: UserLookup): Promise<FoundUsers>;
-  /** The user; 404 `not_found` when no user has `id`. */
-  getUser(id: string): Promise<UserView>;
-  /** Applies `patch`; a user patched to `Deleted` loses every session. 404 as `getUser`. */
-  patchUser(operator: OperatorPrincipal, id: string, patch: UserPatch): Promise<UserView>;
-  /** Marks the user `Deleted` and revokes every session. 404 as `getUser`. */
-  deleteUser(operator: OperatorPrincipal, id: string): Promise<UserView>;
-  /** The user's private claims. 404 as `getUser`. */
-  getClaims(id: string): Promise<Readonly<Record<string, unknown>>>;
-  /** Replaces the user's claims; the new claims. 404 as `getUser`. */
-  replaceClaims(
-    operator: OperatorPrincipal,
-    id: string,
-    claims: Record<string, unknown>,
-  ): Promise<Readonly<Record<string, unknown>>>;
-  /** Merges `patch` into the claims (`null` deletes a claim); 400 when the result is too large. */
-  mergeClaims(
-    operator: OperatorPrincipal,
-    id: string,
-    patch: Record<string, unknown>,
-  ): Promise<Readonly<Record<string, unknown>>>;
-  /** Removes every claim; the (empty) claims. 404 as `getUser`. */
-  clearClaims(operator: OperatorPrincipal, id: string): Promise<Readonly<Record<string, unknown>>>;
-  /** The claims an access token issued to the user now would carry (`sid` a placeholder). */
-  previewAccessClaims(id: string): Promise<Record<string, unknown>>;
-  /** The user's live sessions, oldest first. 404 as `getUser`. */
-  listSessions(userId: string): Promise<SessionView[]>;
-  /** Revokes one live session of the user; 404 `not_found` when the user has no such one. */
-  revokeSession(operator: OperatorPrincipal, userId: string, sessionId: string): Promise<void>;
-  /** Users per status and live sessions, from counters (no scan). */
-  stats(): Promise<StatsView>;
-  /** One bounded batch of the store's housekeeping; how many sessions it deleted. */
-  sweepExpired(operator: OperatorPrincipal): Promise<number>;
-  /** The signing keys in the store's ring. */
-  signingKeys(): Promise<SigningKeys>;
-}
-
 /** What the operations depend on. */
 export type AdminDeps =
   & Pick<ServiceDeps, "store" | "clock" | "log" | "config" | "keys" | "random">
   & { readonly ids: IdFactory };
 
+type Claims = Readonly<Record<string, unknown>>;
+
 /**
- * Builds the operations on `deps.store`.
- *
- * @param deps store, clock, request-scoped logger, config, key manager and id factory
- * @returns the operations
+ * The operator's operations on `deps.store`; every change names the operator that makes it.
+ * An id that names no user is 404 `not_found` (without a store look-up when it cannot be a
+ * user id).
  *
  * @example
  * ```ts
- * const ops = createAdminOperations({ ...deps, ids });
+ * const ops = new AdminOperations({ ...deps, ids });
  * await ops.patchUser(operator, "usr_…", { status: "suspended" });
  * ```
  */
-export function createAdminOperations(deps: AdminDeps): AdminOperations {
-  const { users, sessions } = deps.store;
-  const audit = (
-    operator: OperatorPrincipal,
-    action: string,
-    fields: Readonly<Record<string, unknown>>,
-  ) => auditOperatorAction(deps.log, operator, action, fields);
-  // A path segment that cannot be a user id is simply not a user: 404 before any store access.
-  const mustGet = async (id: string): Promise<UserRecord> => {
-    const user = isUserId(id) ? await users.get(id) : undefined;
+export class AdminOperations {
+  /** @param deps store, clock, request-scoped logger, config, key manager and id factory */
+  constructor(private readonly deps: AdminDeps) {}
+
+  /** Creates an active user; 409 `conflict` when (provider, external_id) is taken. */
+  async createUser(operator: OperatorPrincipal, input: NewUserInput): Promise<UserView> {
+    const now = this.deps.clock.now();
+    const user: UserRecord = {
+      id: this.deps.ids.next("usr"),
+      ...input,
+      status: "active",
+      created_at: now,
+      updated_at: now,
+    };
+    if (!(await this.deps.store.users.create(user)).ok) {
+      throw conflict(
+        `A user with provider "${input.provider}" and this external_id already exists`,
+      );
+    }
+    this.#audit(operator, "user.create", { user: user.id, provider: user.provider });
+    return userView(user);
+  }
+
+  /** Users after the user `after` (an id, from the cursor), at most `limit`. */
+  async listUsers(after: string | undefined, limit: number): Promise<UserPage> {
+    // One extra row says whether another page exists, without counting the rest.
+    const page = await this.deps.store.users.list(after, limit + 1);
+    const more = page.length > limit;
+    const shown = more ? page.slice(0, limit) : page;
+    return {
+      users: shown.map(userView),
+      next_cursor: more ? encodeCursor(shown[shown.length - 1]!.id) : null,
+    };
+  }
+
+  /** Users found by id, provider and external id, or email (see `user_lookup.ts`). */
+  async findUsers(lookup: UserLookup): Promise<FoundUsers> {
+    const found = await lookUpUsers(this.deps.store.users, lookup);
+    return { users: found.users.map(userView), complete: found.complete };
+  }
+
+  /** The user. */
+  async getUser(id: string): Promise<UserView> {
+    return userView(await this.#get(id));
+  }
+
+  /**
+   * Applies `patch`. A user patched to `Deleted` loses every session; a suspension keeps them
+   * stored: a refresh while suspended is refused (and revokes that session), and sessions not
+   * used meanwhile work again after reactivation.
+   */
+  async patchUser(operator: OperatorPrincipal, id: string, patch: UserPatch): Promise<UserView> {
+    let before = "";
+    const user = await this.#update(id, (u) => {
+      before = u.status;
+      return { ...u, ...patch };
+    });
+    const revoked = user.status === "Deleted"
+      ? await this.deps.store.sessions.revokeAllOfUser(user.id, this.deps.clock.now())
+      : 0;
+    this.#audit(operator, "user.update", {
+      user: user.id,
+      fields: Object.keys(patch),
+      ...(patch.status === undefined ? {} : { status: patch.status, from: before }),
+      ...(revoked > 0 ? { revoked_sessions: revoked } : {}),
+    });
+    return userView(user);
+  }
+
+  /** Marks the user `Deleted` and revokes every session. */
+  async deleteUser(operator: OperatorPrincipal, id: string): Promise<UserView> {
+    let before = "";
+    const user = await this.#update(id, (u) => {
+      before = u.status;
+      return { ...u, status: "Deleted" };
+    });
+    // Status first, then sessions: a refresh racing the delete is refused on its next use.
+    const revoked = await this.deps.store.sessions.revokeAllOfUser(user.id, this.deps.clock.now());
+    this.#audit(operator, "user.delete", {
+      user: user.id,
+      from: before,
+      revoked_sessions: revoked,
+    });
+    return userView(user);
+  }
+
+  /** The user's private claims. */
+  async getClaims(id: string): Promise<Claims> {
+    return (await this.#get(id)).claims;
+  }
+
+  /** Replaces the user's claims; the new claims. */
+  async replaceClaims(operator: OperatorPrincipal, id: string, claims: Claims): Promise<Claims> {
+    const user = await this.#update(id, (u) => ({ ...u, claims }));
+    this.#audit(operator, "claims.replace", { user: user.id, claims: Object.keys(claims) });
+    return user.claims;
+  }
+
+  /** Merges `patch` into the claims (`null` deletes one); 400 when the result is too large. */
+  async mergeClaims(operator: OperatorPrincipal, id: string, patch: Claims): Promise<Claims> {
+    const user = await this.#update(id, (u) => {
+      const claims = mergeClaims(u.claims, patch);
+      checkClaimsSize(claims);
+      return { ...u, claims };
+    });
+    this.#audit(operator, "claims.merge", { user: user.id, claims: Object.keys(patch) });
+    return user.claims;
+  }
+
+  /** Removes every claim; the (empty) claims. */
+  async clearClaims(operator: OperatorPrincipal, id: string): Promise<Claims> {
+    const user = await this.#update(id, (u) => ({ ...u, claims: {} }));
+    this.#audit(operator, "claims.clear", { user: user.id });
+    return user.claims;
+  }
+
+  /** The claims an access token issued to the user now would carry (`sid` a placeholder). */
+  async previewAccessClaims(id: string): Promise<Record<string, unknown>> {
+    const user = isUserId(id) ? await this.deps.store.users.get(id) : undefined;
+    return user ? accessTokenPayload(this.deps, user, "(the session's id)") : {};
+  }
+
+  /** The user's live sessions, oldest first. */
+  async listSessions(userId: string): Promise<SessionView[]> {
+    await this.#get(userId);
+    const { sessions } = this.deps.store;
+    const now = this.deps.clock.now();
+    const ids = await sessions.familiesOfUser(userId);
+    const families = await Promise.all(ids.map((id) => sessions.getFamily(id)));
+    return families
+      .filter((f): f is SessionFamily => f !== undefined && isLiveSession(f, now))
+      .sort((a, b) => a.created_at - b.created_at)
+      .map(sessionView);
+  }
+
+  /** Revokes one live session of the user; 404 `not_found` when the user has no such one. */
+  async revokeSession(operator: OperatorPrincipal, userId: string, sid: string): Promise<void> {
+    await this.#get(userId);
+    const { sessions } = this.deps.store;
+    if (!isSessionId(sid)) throw resourceNotFound("session");
+    const family = await sessions.getFamily(sid);
+    // Another user's session is not this user's: the same 404 as one that does not exist.
+    if (!family || family.user_id !== userId || !isLiveSession(family, this.deps.clock.now())) {
+      throw resourceNotFound("session");
+    }
+    if (!await sessions.revokeFamily(sid, this.deps.clock.now())) {
+      throw resourceNotFound("session");
+    }
+    this.#audit(operator, "session.revoke", { user: userId, session: sid });
+  }
+
+  /** Users per status and live sessions, from counters (no scan). */
+  async stats(): Promise<StatsView> {
+    const counts = await this.deps.store.stats.read();
+    const byStatus: Record<string, number> = {};
+    for (const s of USER_STATUSES) byStatus[s] = 0;
+    for (const [s, n] of Object.entries(counts.users)) byStatus[s] = n;
+    const total = Object.values(byStatus).reduce((a, b) => a + b, 0);
+    return { users: { total, ...byStatus }, sessions: { live: counts.sessions } };
+  }
+
+  /** One bounded batch of the store's housekeeping; how many sessions it deleted. */
+  async sweepExpired(operator: OperatorPrincipal): Promise<number> {
+    const deleted = await this.deps.store.housekeeping.sweepExpired(this.deps.clock.now());
+    this.#audit(operator, "sessions.cleanup", { deleted });
+    return deleted;
+  }
+
+  /** The signing keys in the store's ring, and the one this process signs with. */
+  async signingKeys(): Promise<SigningKeys> {
+    const { ring } = await this.deps.store.keyring.load();
+    return { keys: ring?.keys ?? [], activeKid: this.deps.keys.activeKid };
+  }
+
+  #audit(operator: OperatorPrincipal, action: string, fields: Readonly<Record<string, unknown>>) {
+    auditOperatorAction(this.deps.log, operator, action, fields);
+  }
+
+  async #get(id: string): Promise<UserRecord> {
+    // A path segment that cannot be a user id is simply not a user: no store access.
+    const user = isUserId(id) ? await this.deps.store.users.get(id) : undefined;
     if (!user) throw resourceNotFound("user");
     return user;
-  };
-  const mustUpdate = async (id: string, change: (u: UserRecord) => UserRecord) => {
-    const user = isUserId(id) ? await users.update(id, change) : undefined;
+  }
+
+  async #update(id: string, change: (u: UserRecord) => UserRecord): Promise<UserRecord> {
+    const user = isUserId(id) ? await this.deps.store.users.update(id, change) : undefined;
     if (!user) throw resourceNotFound("user");
     return user;
-  };
-
-  return {
-    async createUser(operator, input) {
-      const now = deps.clock.now();
-      const user: UserRecord = {
-        id: deps.ids.next("usr"),
-        ...input,
-        status: "active",
-        created_at: now,
-        updated_at: now,
-      };
-      if (!(await users.create(user)).ok) {
-        throw conflict(
-          `A user with provider "${input.provider}" and this external_id already exists`,
-        );
-      }
-      audit(operator, "user.create", { user: user.id, provider: user.provider });
-      return userView(user);
-    },
-
-    async listUsers(after, limit) {
-      // One extra row says whether another page exists, without counting the rest.
-      const page = await users.list(after, limit + 1);
-      const more = page.length > limit;
-      const shown = more ? page.slice(0, limit) : page;
-      return {
-        users: shown.map(userView),
-        next_cursor: more ? encodeCursor(shown[shown.length - 1]!.id) : null,
-      };
-    },
-
-    async findUsers(lookup) {
-      const found = await lookUpUsers(users, lookup);
-      return { users: found.users.map(userView), complete: found.complete };
-    },
-
-    async getUser(id) {
-      return userView(await mustGet(id));
-    },
-
-    async patchUser(operator, id, patch) {
-      let before = "";
-      const user = await mustUpdate(id, (u) => {
-        before = u.status;
-        return { ...u, ...patch };
-      });
-      // A deleted user keeps no session. A suspension keeps them stored: a refresh while
-      // suspended is refused (and revokes that session), and sessions not used meanwhile work
-      // again after reactivation.
-      const revoked = user.status === "Deleted"
-        ? await sessions.revokeAllOfUser(user.id, deps.clock.now())
-        : 0;
-      audit(operator, "user.update", {
-        user: user.id,
-        fields: Object.keys(patch),
-        ...(patch.status === undefined ? {} : { status: patch.status, from: before }),
-        ...(revoked > 0 ? { revoked_sessions: revoked } : {}),
-      });
-      return userView(user);
-    },
-
-    async deleteUser(operator, id) {
-      let before = "";
-      const user = await mustUpdate(id, (u) => {
-        before = u.status;
-        return { ...u, status: "Deleted" };
-      });
-      // Status first, then sessions: a refresh racing the delete is refused on its next use.
-      const revoked = await sessions.revokeAllOfUser(user.id, deps.clock.now());
-      audit(operator, "user.delete", { user: user.id, from: before, revoked_sessions: revoked });
-      return userView(user);
-    },
-
-    async getClaims(id) {
-      return (await mustGet(id)).claims;
-    },
-
-    async replaceClaims(operator, id, claims) {
-      const user = await mustUpdate(id, (u) => ({ ...u, claims }));
-      audit(operator, "claims.replace", { user: user.id, claims: Object.keys(claims) });
-      return user.claims;
-    },
-
-    async mergeClaims(operator, id, patch) {
-      const user = await mustUpdate(id, (u) => {
-        const claims = mergeClaims(u.claims, patch);
-        checkClaimsSize(claims);
-        return { ...u, claims };
-      });
-      audit(operator, "claims.merge", { user: user.id, claims: Object.keys(patch) });
-      return user.claims;
-    },
-
-    async clearClaims(operator, id) {
-      const user = await mustUpdate(id, (u) => ({ ...u, claims: {} }));
-      audit(operator, "claims.clear", { user: user.id });
-      return user.claims;
-    },
-
-    async previewAccessClaims(id) {
-      const user = isUserId(id) ? await users.get(id) : undefined;
-      return user ? accessTokenPayload(deps, user, "(the session's id)") : {};
-    },
-
-    async listSessions(userId) {
-      await mustGet(userId);
-      const now = deps.clock.now();
-      const ids = await sessions.familiesOfUser(userId);
-      const families = await Promise.all(ids.map((id) => sessions.getFamily(id)));
-      return families
-        .filter((f): f is SessionFamily => f !== undefined && isLiveSession(f, now))
-        .sort((a, b) => a.created_at - b.created_at)
-        .map(sessionView);
-    },
-
-    async revokeSession(operator, userId, sid) {
-      await mustGet(userId);
-      if (!isSessionId(sid)) throw resourceNotFound("session");
-      const family = await sessions.getFamily(sid);
-      // Another user's session is not this user's: the same 404 as one that does not exist.
-      if (!family || family.user_id !== userId || !isLiveSession(family, deps.clock.now())) {
-        throw resourceNotFound("session");
-      }
-      if (!await sessions.revokeFamily(sid, deps.clock.now())) throw resourceNotFound("session");
-      audit(operator, "session.revoke", { user: userId, session: sid });
-    },
-
-    async stats() {
-      const counts = await deps.store.stats.read();
-      const byStatus: Record<string, number> = {};
-      for (const s of USER_STATUSES) byStatus[s] = 0;
-      for (const [s, n] of Object.entries(counts.users)) byStatus[s] = n;
-      const total = Object.values(byStatus).reduce((a, b) => a + b, 0);
-      return { users: { total, ...byStatus }, sessions: { live: counts.sessions } };
-    },
-
-    async sweepExpired(operator) {
-      const deleted = await deps.store.housekeeping.sweepExpired(deps.clock.now());
-      audit(operator, "sessions.cleanup", { deleted });
-      return deleted;
-    },
-
-    async signingKeys() {
-      const { ring } = await deps.store.keyring.load();
-      return { keys: ring?.keys ?? [], activeKid: deps.keys.activeKid };
-    },
-  };
+  }
 }
 
 function sessionView(f: SessionFamily): SessionView {

@@ -1,5 +1,5 @@
 import { internalRoutes } from "../admin/internal_routes.ts";
-import { createAdminOperations } from "../admin/operations.ts";
+import { AdminOperations } from "../admin/operations.ts";
 import { createOperatorGate } from "../auth/operator_gate.ts";
 import { CONSOLE_HEADERS, consoleRoutes } from "../console/console_handler.ts";
 import { fromOwnOrigin } from "../console/csrf.ts";
@@ -50,7 +50,7 @@ export function createInternalHandler(
     // Without the API there is nothing to protect, and no credential to count against.
     if (routes) {
       const gate = createOperatorGate(deps);
-      const operations = createAdminOperations({ ...deps, ids });
+      const operations = new AdminOperations({ ...deps, ids });
       // Console pages authenticate by session cookie; their login goes through the gate.
       // Every answer under /admin is the console's, its 404 and 405 included: its headers.
       groups.push({
