@@ -30,7 +30,6 @@ import {
   thumbprint,
 } from "./keys/ed25519.ts";
 import { mintOperatorToken } from "./auth/operator_token.ts";
-import { KvKeyRingStore } from "./store/kv_store.ts";
 import { openStoredKey, resealKeyRing, rotateStoreKey } from "./keys/key_manager.ts";
 import { createKeySealer, type KeySealer, MIN_ENCRYPTION_KEY_BYTES } from "./keys/key_seal.ts";
 import { keyManagerOptions } from "./service.ts";
@@ -392,9 +391,12 @@ async function activeSigner(config: Config): Promise<JwtSigner> {
     const key = importPkcs8Pem(await Deno.readTextFile(config.keys.private_key_path));
     return jwtSigner(key, config.keys.kid ?? thumbprint(key.x));
   }
-  const ring = config.storage.url === undefined
-    ? await kvKeyRing(config)
-    : await postgresKeyRing(config);
+  if (config.storage.url === undefined && config.storage.kv_path === ":memory:") {
+    throw new Error(
+      "an in-memory store has no signing key to mint with; use keys.private_key_path",
+    );
+  }
+  const ring = await storedKeyRing(config);
   const active = ring?.keys.find((k) => k.kid === ring.active_kid);
   if (!active?.pkcs8) {
     throw new Error(
@@ -411,41 +413,18 @@ function storeName(config: Config): string {
   return config.storage.url === undefined ? config.storage.kv_path : redactUrl(config.storage.url);
 }
 
-/** The key ring of a PostgreSQL store, read without migrating anything. */
-async function postgresKeyRing(config: Config): Promise<KeyRing | undefined> {
-  const opened = await openStore(config.storage, systemClock, { migrate: false });
+/**
+ * The store's key ring, read only: neither migrating PostgreSQL nor taking the KV file's lock,
+ * so this also works while the server runs on a local file.
+ */
+async function storedKeyRing(config: Config): Promise<KeyRing | undefined> {
+  const opened = await openStore(config.storage, systemClock, { readOnly: true });
   try {
     return (await opened.store.keyring.load()).ring;
   } catch (err) {
     throw new Error(`cannot read the key ring at ${storeName(config)}: ${(err as Error).message}`);
   } finally {
     await opened.close();
-  }
-}
-
-/**
- * The key ring of a KV store. The KV is opened without the serve lock, so this also works
- * while the server runs on a local file (it only reads).
- */
-async function kvKeyRing(config: Config): Promise<KeyRing | undefined> {
-  if (config.storage.kv_path === ":memory:") {
-    throw new Error(
-      "an in-memory store has no signing key to mint with; use keys.private_key_path",
-    );
-  }
-  const path = config.storage.kv_path;
-  if (!/^https?:\/\//.test(path)) {
-    try {
-      await Deno.stat(path);
-    } catch {
-      throw new Error(`no store at ${path} yet; start the service once first`);
-    }
-  }
-  const kv = await Deno.openKv(path);
-  try {
-    return (await new KvKeyRingStore(kv).load()).ring;
-  } finally {
-    kv.close();
   }
 }
 

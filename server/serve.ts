@@ -31,12 +31,8 @@ import { openPostgres, redactUrl, type Sql } from "./store/pg_connection.ts";
 import { migrate } from "./store/pg_migrations.ts";
 import { createPgStore } from "./store/pg_store.ts";
 import type { Store } from "./store/store.ts";
-import {
-  intervalScheduler,
-  type ScheduledSweep,
-  type Scheduler,
-  scheduleSessionSweep,
-} from "./sessions/sweep_schedule.ts";
+import { intervalScheduler, type Scheduler } from "./scheduler.ts";
+import { type ScheduledSweep, scheduleSessionSweep } from "./sessions/sweep_schedule.ts";
 
 /** A KV store opened for one process, with the lock that makes a local file single-process. */
 export interface OpenedKv {
@@ -47,16 +43,25 @@ export interface OpenedKv {
 
 /**
  * Opens the configured KV. A local file is locked exclusively (`<path>.lock`) first, so a
- * second process on the same file refuses to start instead of failing commits later.
+ * second process on the same file refuses to start instead of failing commits later; only a
+ * reader (`readOnly`) opens it beside the process that holds the lock, and only when it exists.
  *
  * @param path `storage.kv_path`: a file, `:memory:` or a KV Connect URL
+ * @param readOnly whether the caller only reads (then no lock is taken, and nothing created)
  * @returns the opened KV
- * @throws {Error} with a one-line message when the lock is held or KV cannot be opened
+ * @throws {Error} with a one-line message when the lock is held, the file is missing for a
+ *   reader, or KV cannot be opened
  */
-export async function openKv(path: string): Promise<OpenedKv> {
+export async function openKv(path: string, readOnly = false): Promise<OpenedKv> {
   const local = path !== ":memory:" && !/^https?:\/\//.test(path);
   let lock: Deno.FsFile | undefined;
-  if (local) {
+  if (local && readOnly) {
+    try {
+      await Deno.stat(path);
+    } catch {
+      throw new Error(`no store at ${path} yet; start the service once first`);
+    }
+  } else if (local) {
     await Deno.mkdir(dirname(path), { recursive: true });
     lock = await Deno.open(`${path}.lock`, { create: true, write: true });
     if (!await lock.tryLock(true)) {
@@ -105,21 +110,23 @@ export interface OpenedStore {
 
 /**
  * Opens the configured store: PostgreSQL when `storage.url` is set (connecting once, and
- * applying pending migrations unless `migrate` is false), else the KV at `storage.kv_path`.
+ * applying pending migrations unless the caller only reads), else the KV at `storage.kv_path`
+ * (locked, unless the caller only reads: see {@linkcode openKv}).
  *
  * @param storage the `[storage]` config
  * @param clock the time source of the store
- * @param options `migrate: false` opens PostgreSQL without touching its schema
+ * @param options `readOnly`: the caller only reads (a CLI command beside a running server), so
+ *   neither the schema nor the lock is touched
  * @returns the opened store
  * @throws {Error} with a one-line message (never the password) when it cannot be opened
  */
 export async function openStore(
   storage: Config["storage"],
   clock: Clock,
-  options: { migrate?: boolean } = {},
+  options: { readOnly?: boolean } = {},
 ): Promise<OpenedStore> {
   if (storage.url === undefined) {
-    const opened = await openKv(storage.kv_path);
+    const opened = await openKv(storage.kv_path, options.readOnly);
     return {
       store: createKvStore(opened.kv, clock),
       kind: "kv",
@@ -128,7 +135,7 @@ export async function openStore(
   }
   const sql = await connectPostgres(storage);
   try {
-    if (options.migrate !== false) await migrate(sql);
+    if (!options.readOnly) await migrate(sql);
     else await sql`select 1`;
   } catch (err) {
     await sql.end({ timeout: 1 });
@@ -171,7 +178,10 @@ export interface StartOptions {
   readonly random?: Random;
   readonly log?: Logger;
   readonly fetch?: Fetch;
-  /** Repeats the hourly expired-session sweep; default `setInterval` (tests trigger runs). */
+  /**
+   * Repeats the key-ring re-read and the hourly housekeeping sweep; default `setInterval`
+   * (tests trigger runs).
+   */
   readonly scheduler?: Scheduler;
 }
 
@@ -216,7 +226,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     createIdFactory(clock, random).ulid,
   ).wrap(() => Promise.resolve(startingResponse()));
   let internalHandler = handler;
-  let reloadTimer: ReturnType<typeof setInterval> | undefined;
+  let stopReload: (() => void) | undefined;
   let sweep: ScheduledSweep | undefined;
   try {
     const serve = (host: string, port: number, h: () => typeof handler) =>
@@ -255,16 +265,19 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     // Pick up a rotation made through another instance or `keys rotate` on a shared store.
     // Instances on one PostgreSQL look often (one row), so all of them publish a rotated key
     // before any signs with it (KEY_ACTIVATION_SHARED_MS); a remote KV is read once a minute.
-    reloadTimer = setInterval(() => {
-      deps.keys.reload().catch((err) => log.warn("key ring reload failed", { err }));
-    }, opened?.kind === "postgres" ? KEY_RELOAD_SHARED_MS : 60_000);
-    Deno.unrefTimer(reloadTimer);
-    // Keeps `sessions.live` exact without an operator cron job (see kv_sessions.ts).
-    sweep = scheduleSessionSweep(deps, options.scheduler ?? intervalScheduler);
+    const scheduler = options.scheduler ?? intervalScheduler;
+    stopReload = scheduler.every(
+      opened?.kind === "postgres" ? KEY_RELOAD_SHARED_MS : 60_000,
+      () => {
+        deps.keys.reload().catch((err) => log.warn("key ring reload failed", { err }));
+      },
+    );
+    // Keeps `sessions.live` exact without an operator cron job (see kv_housekeeping.ts).
+    sweep = scheduleSessionSweep(deps, scheduler);
     let stopped: Promise<void> | undefined;
     const shutdown = () =>
       stopped ??= (async () => {
-        clearInterval(reloadTimer);
+        stopReload?.();
         await sweep?.stop();
         await Promise.all(servers.map((s) => s.shutdown()));
         await opened?.close();
@@ -278,7 +291,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       [Symbol.asyncDispose]: shutdown,
     };
   } catch (err) {
-    clearInterval(reloadTimer);
+    stopReload?.();
     await sweep?.stop();
     await Promise.all(servers.map((s) => s.shutdown()));
     await opened?.close();

@@ -1,8 +1,9 @@
 /**
  * The operator console: HTML pages at `/admin/` on the internal listener, served only where
  * the internal API is (see `createInternalHandler`). It is another front end on the internal
- * API's operations: every read and change calls the same route handlers with the operator's
- * principal, so validation and audit lines are the API's own.
+ * API's operations: every read and change calls the same admin operations
+ * (`admin/operations.ts`) with the operator's principal, so validation and audit lines are the
+ * API's own.
  *
  * Login passes the pasted operator token (or the request's mTLS proxy header) through the
  * internal API's operator gate (lockout, audience, required claim, signature, expiry); the
@@ -14,14 +15,12 @@
  */
 import { decodeJwt } from "jose";
 import type { OperatorPrincipal } from "../auth/operator_gate.ts";
-import type { SessionView } from "../admin/session_routes.ts";
-import { lookUpUsers, type UserLookup } from "../admin/user_lookup.ts";
-import { MAX_JSON_BYTES, type OperatorHandler } from "../admin/user_routes.ts";
-import type { UserView } from "../admin/user_view.ts";
-import { userView } from "../admin/user_view.ts";
+import { MAX_JSON_BYTES } from "../admin/internal_routes.ts";
+import type { AdminOperations } from "../admin/operations.ts";
+import { parseClaims, parseJsonObject, parseListQuery } from "../admin/user_input.ts";
+import type { UserLookup } from "../admin/user_lookup.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { OAuthError } from "../errors.ts";
-import { accessTokenPayload } from "../grants/issue_tokens.ts";
 import { readCapped } from "../http/body.ts";
 import type { RequestInfo, Route, RouteParams } from "../http/router.ts";
 import { CONSOLE_ASSETS } from "./assets.ts";
@@ -73,8 +72,8 @@ export interface ConsoleDeps {
   readonly service: ServiceDeps;
   /** The internal API's operator gate: the one verifier of operator credentials. */
   readonly gate: OperatorGate;
-  /** The internal API's route handlers by `METHOD pattern`. */
-  readonly operations: Readonly<Record<string, OperatorHandler>>;
+  /** The admin operations, the internal API's own. */
+  readonly operations: AdminOperations;
   /** The session table (default: a new one). */
   readonly sessions?: ConsoleSessions;
 }
@@ -99,32 +98,14 @@ const DONE: Readonly<Record<string, string>> = {
 /**
  * The console's routes, for the internal listener's router. Every path is under `/admin`.
  *
- * @param deps the service, the operator gate and the internal API's operations
+ * @param deps the service, the operator gate and the admin operations
  * @returns the route table
  */
 export function consoleRoutes(deps: ConsoleDeps): Route[] {
-  const { service } = deps;
+  const { service, operations: ops } = deps;
   const sessions = deps.sessions ?? new ConsoleSessions(service.clock, service.random);
   const secure = cookieIsSecure(service.config.server.issuer);
   const mtls = service.config.internal_api.auth_methods.includes("mtls");
-
-  const op = async <T>(
-    key: string,
-    operator: OperatorPrincipal,
-    params: RouteParams = {},
-    options: { body?: unknown; query?: URLSearchParams } = {},
-  ): Promise<T> => {
-    const handler = deps.operations[key];
-    if (handler === undefined) throw new Error(`no internal operation "${key}"`);
-    const url = `http://console.invalid/${options.query ? `?${options.query}` : ""}`;
-    const req = new Request(url, {
-      method: key.split(" ")[0]!,
-      ...(options.body === undefined
-        ? {}
-        : { body: JSON.stringify(options.body), headers: { "content-type": "application/json" } }),
-    });
-    return await (await handler({ req, params, operator })).json() as T;
-  };
 
   const authed =
     (page: (c: Ctx) => Promise<Response>) =>
@@ -176,14 +157,9 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
 
   const userDetail = async (c: Ctx, notice?: Notice, claimsText?: string, status = 200) => {
     const id = c.params.id!;
-    const user = await op<UserView>("GET /internal/users/{id}", c.session.operator, { id });
-    const { sessions: live } = await op<{ sessions: SessionView[] }>(
-      "GET /internal/users/{id}/sessions",
-      c.session.operator,
-      { id },
-    );
-    const stored = await service.store.users.get(id);
-    const accessClaims = stored ? accessTokenPayload(service, stored, "(the session's id)") : {};
+    const user = await ops.getUser(id);
+    const live = await ops.listSessions(id);
+    const accessClaims = await ops.previewAccessClaims(id);
     return htmlResponse(
       userPage(c.viewer, {
         user,
@@ -278,10 +254,7 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       "GET",
       "/admin/",
       authed(async (c) => {
-        const stats = await op<{ users: Record<string, number>; sessions: { live: number } }>(
-          "GET /internal/stats",
-          c.session.operator,
-        );
+        const stats = await ops.stats();
         const counts = service.metrics.tokenCounts();
         return htmlResponse(
           overviewPage(c.viewer, {
@@ -302,12 +275,8 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
         const lookup = lookupOf(q);
         if (lookup === undefined) {
           const cursor = q.get("cursor");
-          const page = await op<{ users: UserView[]; next_cursor: string | null }>(
-            "GET /internal/users",
-            c.session.operator,
-            {},
-            { query: new URLSearchParams(cursor ? { cursor } : {}) },
-          );
+          const { after, limit } = parseListQuery(new URLSearchParams(cursor ? { cursor } : {}));
+          const page = await ops.listUsers(after, limit);
           return htmlResponse(
             usersPage(c.viewer, {
               users: page.users,
@@ -317,10 +286,10 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
             200,
           );
         }
-        const found = await lookUpUsers(service.store.users, lookup.q);
+        const found = await ops.findUsers(lookup.q);
         return htmlResponse(
           usersPage(c.viewer, {
-            users: found.users.map(userView),
+            users: found.users,
             nextCursor: null,
             query: lookup.fields,
             complete: found.complete,
@@ -335,9 +304,8 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       "/admin/users/{id}/claims",
       authed(async (c) => {
         const text = c.form.get("claims") ?? "";
-        let claims: unknown;
         try {
-          claims = JSON.parse(text);
+          JSON.parse(text);
         } catch {
           return userDetail(
             c,
@@ -347,9 +315,8 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
           );
         }
         try {
-          await op("PUT /internal/users/{id}/claims", c.session.operator, c.params, {
-            body: claims,
-          });
+          const claims = parseClaims(parseJsonObject(text), "body");
+          await ops.replaceClaims(c.session.operator, c.params.id!, claims);
         } catch (err) {
           if (!(err instanceof OAuthError) || err.status !== 400) throw err;
           return userDetail(c, { kind: "error", text: err.description }, text, 400);
@@ -365,7 +332,7 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
         if (status !== "active" && status !== "suspended") {
           throw new OAuthError("invalid_request", 400, "The status must be active or suspended");
         }
-        await op("PATCH /internal/users/{id}", c.session.operator, c.params, { body: { status } });
+        await ops.patchUser(c.session.operator, c.params.id!, { status });
         return redirect(`/admin/users/${c.params.id}?done=${status}`);
       }),
     ],
@@ -373,7 +340,7 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       "GET",
       "/admin/users/{id}/delete",
       authed(async (c) => {
-        const user = await op<UserView>("GET /internal/users/{id}", c.session.operator, c.params);
+        const user = await ops.getUser(c.params.id!);
         return htmlResponse(confirmDeletePage(c.viewer, user), 200);
       }),
     ],
@@ -381,7 +348,7 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       "POST",
       "/admin/users/{id}/delete",
       authed(async (c) => {
-        await op("DELETE /internal/users/{id}", c.session.operator, c.params);
+        await ops.deleteUser(c.session.operator, c.params.id!);
         return redirect(`/admin/users/${c.params.id}?done=deleted`);
       }),
     ],
@@ -389,7 +356,7 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       "POST",
       "/admin/users/{id}/sessions/{sid}/revoke",
       authed(async (c) => {
-        await op("DELETE /internal/users/{id}/sessions/{sid}", c.session.operator, c.params);
+        await ops.revokeSession(c.session.operator, c.params.id!, c.params.sid!);
         return redirect(`/admin/users/${c.params.id}?done=revoked`);
       }),
     ],
@@ -397,11 +364,8 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       "GET",
       "/admin/keys",
       authed(async (c) => {
-        const { ring } = await service.store.keyring.load();
-        return htmlResponse(
-          keysPage(c.viewer, ring?.keys ?? [], service.keys.activeKid, service.clock.now()),
-          200,
-        );
+        const { keys, activeKid } = await ops.signingKeys();
+        return htmlResponse(keysPage(c.viewer, keys, activeKid, service.clock.now()), 200);
       }),
     ],
   ];

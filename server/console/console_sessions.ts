@@ -7,7 +7,7 @@
  */
 import type { Clock, Random } from "@org/shared";
 import type { OperatorPrincipal } from "../auth/operator_gate.ts";
-import { newOpaqueToken, tokenHash } from "../store/ids.ts";
+import { newOpaqueToken, tokenHash } from "../sessions/opaque_token.ts";
 
 /** The longest a console session lasts (ms), whatever the operator token allows. */
 export const MAX_SESSION_MS = 8 * 3600 * 1000;

@@ -1,7 +1,7 @@
 import { decodeProtectedHeader } from "jose";
 import { clip, invalidGrant, invalidRequest } from "../errors.ts";
 import { ID_TOKEN_CLOCK_SKEW, type IdTokenClaims, IdTokenInvalid } from "../providers/id_token.ts";
-import { tokenHash } from "../store/ids.ts";
+import { tokenHash } from "../sessions/opaque_token.ts";
 import type { AssertionMark, RedeemOutcome } from "../store/store.ts";
 import { atHashMatches } from "./at_hash.ts";
 import type { GrantContext } from "./grant.ts";

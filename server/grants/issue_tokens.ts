@@ -1,7 +1,7 @@
 import { base64url, epochSeconds } from "@org/shared";
 import type { ServiceDeps } from "../deps.ts";
 import type { RefreshRecord, SessionFamily, UserRecord } from "../store/store.ts";
-import { newOpaqueToken, tokenHash } from "../store/ids.ts";
+import { newOpaqueToken, tokenHash } from "../sessions/opaque_token.ts";
 import { accessTokenClaims, type RegisteredClaims } from "./access_claims.ts";
 import { renderClaims } from "./claim_templates.ts";
 

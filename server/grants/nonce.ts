@@ -1,6 +1,6 @@
 import { base64url, type Clock, type Random } from "@org/shared";
 import type { NonceStore } from "../store/store.ts";
-import { tokenHash } from "../store/ids.ts";
+import { tokenHash } from "../sessions/opaque_token.ts";
 
 /** Lifetime of a minted nonce (spec "Limits": 600 s, single use). */
 export const NONCE_TTL_SECONDS = 600;

@@ -2,7 +2,7 @@ import { accessDenied, invalidGrant, serverError } from "../errors.ts";
 import { classifyRefresh } from "../sessions/classify_refresh.ts";
 import { openSuccessor, sealSuccessor } from "../sessions/successor_seal.ts";
 import type { RefreshRecord, RefreshSnapshot, RotateOutcome } from "../store/store.ts";
-import { tokenHash } from "../store/ids.ts";
+import { tokenHash } from "../sessions/opaque_token.ts";
 import type { GrantContext } from "./grant.ts";
 import { mintAccessToken, newRefreshToken, type TokenResponse } from "./issue_tokens.ts";
 import { requireParam } from "./params.ts";
@@ -101,9 +101,9 @@ export async function refreshTokenGrant(
         if (next.outcome === "rotated") return { ...body, refresh_token: next.token };
         // Lost a race to a concurrent refresh of the same token, or something changed: re-read
         // and decide again (a lost race takes the retry path and gets the winner's successor).
-        // A remembered snapshot that failed its checks proves nothing about when the token was
-        // live (another instance may have rotated it long ago), so it sets no `sawLive`.
-        sawLive ||= next.outcome === "raced" || !snapshot!.remembered;
+        // A snapshot the store answered from memory that failed its checks proves nothing about
+        // when the token was live (another instance may have rotated it long ago).
+        sawLive ||= next.outcome !== "unproven";
       }
     }
   }

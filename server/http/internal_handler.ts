@@ -1,15 +1,13 @@
-import { introspectRoutes } from "../admin/introspect_route.ts";
-import { opsRoutes } from "../admin/ops_routes.ts";
-import { sessionRoutes } from "../admin/session_routes.ts";
-import { type OperatorHandler, userRoutes } from "../admin/user_routes.ts";
+import { internalRoutes } from "../admin/internal_routes.ts";
+import { AdminOperations } from "../admin/operations.ts";
 import { createOperatorGate } from "../auth/operator_gate.ts";
-import { consoleRoutes } from "../console/console_handler.ts";
+import { CONSOLE_HEADERS, consoleRoutes } from "../console/console_handler.ts";
+import { fromOwnOrigin } from "../console/csrf.ts";
 import type { ServiceDeps } from "../deps.ts";
-import { createIdFactory } from "../store/ids.ts";
-import { errorResponse } from "./errors.ts";
+import { accessDenied, notFound } from "../errors.ts";
+import { createListenerHandler } from "./dispatch.ts";
 import { health } from "./health.ts";
-import { createRequestIds } from "./request_id.ts";
-import { createRouter, pathOf, type RequestInfo, type Route, UNMATCHED } from "./router.ts";
+import { createRouter, guardedGroup, type RequestInfo, type RouteGroup } from "./router.ts";
 
 /**
  * Builds the internal (admin) listener's handler. The listener runs when `server.role` is
@@ -17,14 +15,19 @@ import { createRouter, pathOf, type RequestInfo, type Route, UNMATCHED } from ".
  * API disabled (see `listenersFor`); the `/internal/*` routes exist only when
  * `routes` is true, so they exist nowhere else.
  *
- * `GET /health` is answered first, without authentication, so a health check never counts
- * toward the lockout. Every other request passes the operator gate (lockout check, then the
- * configured mechanisms in order), unknown paths included: an unauthenticated caller learns
- * nothing about which routes exist. The authenticated principal is handed to the route and
- * named in the audit log line of every change. Without `routes`, every other path is 404.
+ * `GET /health` is answered without authentication, so a health check never counts toward the
+ * lockout, and so is `/favicon.ico` (404), which browsers ask for by themselves. A request a
+ * browser sends on behalf of another site (`Sec-Fetch-Site: cross-site` or `same-site`, or an
+ * `Origin` not the listener's own) is refused with 403 `access_denied` before the gate: any
+ * web page could otherwise spend the operators' lockout budget and lock them out. Every other
+ * request passes the operator gate (lockout check, then the configured
+ * mechanisms in order), unknown paths included: an unauthenticated caller learns nothing
+ * about which routes exist. The authenticated principal is the routes' context, and named in
+ * the audit log line of every change. Without `routes`, every other path is 404.
  * Every response carries `X-Request-Id`, and every log line of the request its `request_id`.
  * With `routes`, the operator console is served under `/admin/` (`console/console_handler.ts`):
- * its pages authenticate by session cookie, and its login passes the same gate.
+ * its pages authenticate by session cookie, and its login passes the same gate. The API and
+ * the console call the same operations (`admin/operations.ts`).
  *
  * @param service the service dependencies
  * @param routes whether the internal API routes are served (`listenersFor(config).internalApi`)
@@ -42,69 +45,36 @@ export function createInternalHandler(
   service: ServiceDeps,
   routes = true,
 ): (req: Request, info: RequestInfo) => Promise<Response> {
-  const ids = createIdFactory(service.clock, service.random);
-  const requestIds = createRequestIds(service.log, ids.ulid);
-  // Everything below logs through the request-scoped logger, so its lines carry request_id.
-  const deps: ServiceDeps = { ...service, log: requestIds.log };
-  const gate = createOperatorGate(deps);
-  const handlers: Record<string, OperatorHandler> = routes
-    ? {
-      ...userRoutes({ ...deps, ids }),
-      ...opsRoutes(deps),
-      ...introspectRoutes(deps),
-      ...sessionRoutes(deps),
+  return createListenerHandler("internal", service, (deps, ids) => {
+    const groups: RouteGroup[] = [];
+    // Without the API there is nothing to protect, and no credential to count against.
+    if (routes) {
+      const gate = createOperatorGate(deps);
+      const operations = new AdminOperations({ ...deps, ids });
+      // Console pages authenticate by session cookie; their login goes through the gate.
+      // Every answer under /admin is the console's, its 404 and 405 included: its headers.
+      groups.push({
+        prefix: "/admin",
+        routes: consoleRoutes({ service: deps, gate, operations }),
+        headers: CONSOLE_HEADERS,
+      });
+      groups.push(
+        guardedGroup("", async (req, info) => {
+          if (!fromOwnOrigin(new URL(req.url).origin, req.headers)) {
+            throw accessDenied("Requests sent by a browser on behalf of another site are refused");
+          }
+          return { operator: await gate(req, info) };
+        }, internalRoutes(operations, deps)),
+      );
     }
-    : {};
-  // The console is another front end on the same operations, behind the same gate.
-  const matchConsole = routes
-    ? createRouter(consoleRoutes({ service: deps, gate, operations: handlers }))
-    : undefined;
-  const operators = new WeakMap<Request, Awaited<ReturnType<typeof gate>>>();
-  const table: Route[] = Object.entries(handlers).map(([key, handler]) => {
-    const [method, path] = key.split(" ") as [string, string];
     return {
-      method,
-      path,
-      handler: (req, _info, params) => handler({ req, params, operator: operators.get(req)! }),
+      match: createRouter(
+        [
+          { method: "GET", path: "/health", handler: () => health(deps) },
+          { method: "GET", path: "/favicon.ico", handler: () => Promise.reject(notFound()) },
+        ],
+        groups,
+      ),
     };
-  });
-  const match = createRouter(table);
-  const matchHealth = createRouter([{
-    method: "GET",
-    path: "/health",
-    handler: () => health(deps),
-  }]);
-  return requestIds.wrap(async (req, info) => {
-    const started = performance.now();
-    let route = UNMATCHED;
-    let res: Response;
-    try {
-      const path = pathOf(req.url);
-      if (path === "/health") {
-        const m = matchHealth(req);
-        route = m.route;
-        res = await m.handler(req, info, m.params);
-      } else if (matchConsole && (path === "/admin" || path.startsWith("/admin/"))) {
-        // Console pages authenticate by session cookie; their login goes through the gate.
-        const m = matchConsole(req);
-        route = m.route;
-        res = await m.handler(req, info, m.params);
-      } else {
-        const m = match(req);
-        route = m.route;
-        // Without the API there is nothing to protect, and no credential to count against.
-        if (routes) operators.set(req, await gate(req, info));
-        res = await m.handler(req, info, m.params);
-      }
-    } catch (err) {
-      res = errorResponse(err, deps.log);
-    }
-    deps.metrics.observeRequest(
-      "internal",
-      route,
-      res.status,
-      (performance.now() - started) / 1000,
-    );
-    return res;
   });
 }

@@ -1,15 +1,13 @@
 import type { ServiceDeps } from "../deps.ts";
 import type { Grant } from "../grants/grant.ts";
 import { enabledGrants } from "../grants/registry.ts";
-import { createIdFactory } from "../store/ids.ts";
 import { slowDown } from "../errors.ts";
-import { errorResponse } from "./errors.ts";
+import { createListenerHandler, type ListenerRoutes } from "./dispatch.ts";
 import { health } from "./health.ts";
 import { createNonceEndpoint } from "./nonce_endpoint.ts";
 import { createRevokeEndpoint } from "./revoke_endpoint.ts";
 import { CORS_PATHS, createCors } from "./cors.ts";
-import { createRequestIds } from "./request_id.ts";
-import { createRouter, type RequestInfo, type Route, UNMATCHED } from "./router.ts";
+import { createRouter, type RequestInfo, type Route, type RouteMatch } from "./router.ts";
 import { createAddressSet } from "../limits/address_set.ts";
 import { clientAddress, type ForwardedRule } from "../limits/client_address.ts";
 import { ConcurrencyLimiter } from "../limits/concurrency_limiter.ts";
@@ -43,105 +41,84 @@ export function createPublicHandler(
   service: ServiceDeps,
   grants: ReadonlyMap<string, Grant> = enabledGrants(service.config),
 ): (req: Request, info: RequestInfo) => Promise<Response> {
-  const ids = createIdFactory(service.clock, service.random);
-  const requestIds = createRequestIds(service.log, ids.ulid);
-  // Everything below logs through the request-scoped logger, so its lines carry request_id.
-  const deps: ServiceDeps = { ...service, log: requestIds.log };
-  const ctx = { ...deps, ids };
-  const issuer = deps.config.server.issuer;
-  const discovery = {
-    issuer,
-    jwks_uri: `${issuer}/keys`,
-    token_endpoint: `${issuer}/token`,
-    revocation_endpoint: `${issuer}/revoke`,
-    grant_types_supported: [...grants.keys()],
-    response_types_supported: ["code"],
-    subject_types_supported: ["public"],
-    id_token_signing_alg_values_supported: deps.keys.algorithms,
-  };
-  const cache = (seconds: number) => ({ "Cache-Control": `public, max-age=${seconds}` });
-  const routes: Route[] = [
-    { method: "POST", path: "/token", handler: createTokenEndpoint(grants, ctx) },
-    { method: "POST", path: "/revoke", handler: createRevokeEndpoint(deps) },
-    {
-      method: "GET",
-      path: "/keys",
-      handler: () =>
-        Response.json(deps.keys.jwks(), {
-          headers: cache(jwksMaxAge(deps.config.token.access_token_ttl)),
-        }),
-    },
-    {
-      method: "GET",
-      path: "/.well-known/openid-configuration",
-      handler: () => Response.json(discovery, { headers: cache(300) }),
-    },
-    { method: "GET", path: "/health", handler: () => health(deps) },
-    ...(grants.has("id_token")
-      ? [{ method: "POST", path: "/nonce", handler: createNonceEndpoint(deps) }]
-      : []),
-  ];
-  const cors = createCors(deps.config.server.cors_origins);
-  if (cors) {
-    for (const r of [...routes]) {
-      if (CORS_PATHS.has(r.path)) {
-        routes.push({ method: "OPTIONS", path: r.path, handler: (req) => cors.preflight(req) });
+  return createListenerHandler("public", service, (deps, ids) => {
+    const ctx = { ...deps, ids };
+    const issuer = deps.config.server.issuer;
+    const discovery = {
+      issuer,
+      jwks_uri: `${issuer}/keys`,
+      token_endpoint: `${issuer}/token`,
+      revocation_endpoint: `${issuer}/revoke`,
+      grant_types_supported: [...grants.keys()],
+      response_types_supported: ["code"],
+      subject_types_supported: ["public"],
+      id_token_signing_alg_values_supported: deps.keys.algorithms,
+    };
+    const cache = (seconds: number) => ({ "Cache-Control": `public, max-age=${seconds}` });
+    const routes: Route[] = [
+      { method: "POST", path: "/token", handler: createTokenEndpoint(grants, ctx) },
+      { method: "POST", path: "/revoke", handler: createRevokeEndpoint(deps) },
+      {
+        method: "GET",
+        path: "/keys",
+        handler: () =>
+          Response.json(deps.keys.jwks(), {
+            headers: cache(jwksMaxAge(deps.config.token.access_token_ttl)),
+          }),
+      },
+      {
+        method: "GET",
+        path: "/.well-known/openid-configuration",
+        handler: () => Response.json(discovery, { headers: cache(300) }),
+      },
+      { method: "GET", path: "/health", handler: () => health(deps) },
+      ...(grants.has("id_token")
+        ? [{ method: "POST", path: "/nonce", handler: createNonceEndpoint(deps) }]
+        : []),
+    ];
+    const cors = createCors(deps.config.server.cors_origins);
+    if (cors) {
+      for (const r of [...routes]) {
+        if (CORS_PATHS.has(r.path)) {
+          routes.push({ method: "OPTIONS", path: r.path, handler: (req) => cors.preflight(req) });
+        }
       }
     }
-  }
-  const match = createRouter(routes);
-  const admit = admission(deps);
-  return requestIds.wrap(async (req, info) => {
-    const started = performance.now();
-    let route = UNMATCHED;
-    let path = "";
-    let res: Response;
-    let held: Admitted | undefined;
-    try {
-      const m = match(req);
-      route = m.route;
-      path = m.path;
-      held = await admit?.(m.path, req, info);
-      res = await m.handler(req, info, m.params);
-    } catch (err) {
-      res = errorResponse(err, deps.log);
-    } finally {
-      held?.leave();
-    }
-    // Errors too: a page must be able to read why its request was refused.
-    if (cors && req.method !== "OPTIONS" && CORS_PATHS.has(path)) cors.decorate(req, res);
-    deps.metrics.observeRequest("public", route, res.status, (performance.now() - started) / 1000);
-    return res;
+    return {
+      match: createRouter(routes),
+      ...admission(deps),
+      // Errors too: a page must be able to read why its request was refused.
+      ...(cors && {
+        finish: (m: RouteMatch, req: Request, res: Response) => {
+          if (req.method !== "OPTIONS" && CORS_PATHS.has(m.path)) cors.decorate(req, res);
+        },
+      }),
+    };
   });
 }
 
 /** Paths `rate_limit` applies to, whatever the method but a CORS preflight's `OPTIONS`. */
 const LIMITED_PATHS: ReadonlySet<string> = new Set(["/token", "/revoke", "/nonce"]);
 
-/** A request admitted past the limits; `leave` gives its in-progress slot back. */
-interface Admitted {
-  leave(): void;
-}
-
 /**
  * The public limits (`rate_limit.*`) on `/token`, `/revoke` and `/nonce`: a check that throws
  * 429 `slow_down` with `Retry-After` once a client address used up its window, or when it
  * already has `rate_limit.max_concurrent` requests in progress (a slow client trickling bodies);
  * otherwise the admitted request, whose slot the caller gives back when it is answered.
- * `undefined` when `rate_limit.enabled` is false.
+ * None when `rate_limit.enabled` is false.
  */
 function admission(
   deps: Pick<ServiceDeps, "config" | "clock" | "metrics" | "store">,
-): ((path: string, req: Request, info: RequestInfo) => Promise<Admitted | undefined>) | undefined {
+): Pick<ListenerRoutes, "admit"> {
   const rl = deps.config.rate_limit;
-  if (!rl.enabled) return undefined;
+  if (!rl.enabled) return {};
   const limiter = new RateLimiter(deps.clock, rl.requests, rl.window * 1000, deps.store.rateLimits);
   const slots = new ConcurrencyLimiter(rl.max_concurrent);
   const rule: ForwardedRule = {
     header: rl.client_ip_header,
     trustedProxies: createAddressSet(rl.trusted_proxies),
   };
-  return async (path, req, info) => {
+  const admit = async ({ path }: RouteMatch, req: Request, info: RequestInfo) => {
     // A CORS preflight costs nothing to answer, and a refused one would hide Retry-After
     // from the page (browsers give a failed preflight's answer to no one).
     if (!LIMITED_PATHS.has(path) || req.method === "OPTIONS") return undefined;
@@ -161,4 +138,5 @@ function admission(
     }
     return { leave: () => slots.leave(key) };
   };
+  return { admit };
 }

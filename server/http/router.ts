@@ -3,8 +3,19 @@ import { methodNotAllowed, notFound } from "../errors.ts";
 /** Values of the `{name}` segments of a matched route pattern. */
 export type RouteParams = Readonly<Record<string, string>>;
 
-/** A request handler for one route. */
-export type RouteHandler = (
+/**
+ * A request handler for one route. `context` is what the route's group guard established
+ * (the internal API's operator); routes outside a guarded group get none.
+ */
+export type RouteHandler<C = void> = (
+  req: Request,
+  info: RequestInfo,
+  params: RouteParams,
+  context: C,
+) => Promise<Response> | Response;
+
+/** A matched route's handler, its context bound: what a listener calls. */
+export type BoundHandler = (
   req: Request,
   info: RequestInfo,
   params: RouteParams,
@@ -20,10 +31,60 @@ export interface RequestInfo {
  * One route: a method and a path, either exact (`/token`) or with `{name}` segments
  * (`/internal/users/{id}`) that each match one non-empty path segment.
  */
-export interface Route {
+export interface Route<C = void> {
   readonly method: string;
   readonly path: string;
-  readonly handler: RouteHandler;
+  readonly handler: RouteHandler<C>;
+}
+
+/** Establishes a group's context from the request, or throws (401, 429) to refuse it. */
+export type Guard<C> = (req: Request, info: RequestInfo) => Promise<C>;
+
+/**
+ * Routes that own a part of the path space: `prefix` itself and every path below `prefix/`
+ * (`""`: every path no other group owns). A path of the group that no route serves answers
+ * 404 or 405 after the group's guard, so a caller the guard refuses learns nothing about
+ * which routes exist. Build a guarded one with {@linkcode guardedGroup}.
+ */
+export interface RouteGroup {
+  readonly prefix: string;
+  readonly routes: readonly Route[];
+  /** Runs before every answer of the group, its 404 and 405 included. */
+  readonly guard?: Guard<unknown>;
+  /** Set on every answer of the group, its errors included (the console's security headers). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A group whose every route runs after `guard`, and gets what it returned as its context.
+ *
+ * @param prefix the paths the group owns (see {@linkcode RouteGroup})
+ * @param guard what admits a request and names its context
+ * @param routes the group's routes
+ * @returns the group, for {@linkcode createRouter}
+ *
+ * @example
+ * ```ts
+ * const api = guardedGroup("", (req, info) => gate(req, info), [
+ *   { method: "GET", path: "/whoami", handler: (_req, _info, _p, operator) => Response.json(operator) },
+ * ]);
+ * ```
+ */
+export function guardedGroup<C>(
+  prefix: string,
+  guard: Guard<C>,
+  routes: readonly Route<C>[],
+): RouteGroup {
+  return {
+    prefix,
+    guard,
+    routes: routes.map((r) => ({
+      method: r.method,
+      path: r.path,
+      handler: async (req, info, params) =>
+        await r.handler(req, info, params, await guard(req, info)),
+    })),
+  };
 }
 
 /** The outcome of routing one request. */
@@ -33,10 +94,12 @@ export interface RouteMatch {
    * {@linkcode UNMATCHED} when the handler only throws 404/405.
    */
   readonly route: string;
-  readonly handler: RouteHandler;
+  readonly handler: BoundHandler;
   readonly params: RouteParams;
   /** The request's path ({@linkcode pathOf}), so callers need not parse the URL again. */
   readonly path: string;
+  /** The headers of the group the path belongs to, for every answer ({@linkcode RouteGroup}). */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
 }
 
 /** The route label of requests no route serves. */
@@ -45,13 +108,23 @@ export const UNMATCHED = "unmatched";
 /** A route's handler with its label, built once when the router is. */
 interface Target {
   readonly route: string;
-  readonly handler: RouteHandler;
+  readonly handler: BoundHandler;
 }
 type Methods = Map<string, Target>;
+/** What a path's group adds to its answers. */
+interface Owner {
+  readonly guard?: Guard<unknown> | undefined;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+}
 interface Pattern {
   readonly path: string;
   readonly segments: readonly string[];
   readonly methods: Methods;
+  readonly owner: Owner;
+}
+interface ExactPath {
+  readonly methods: Map<string, RouteMatch>;
+  readonly owner: Owner;
 }
 
 const NO_PARAMS: RouteParams = Object.freeze({});
@@ -59,14 +132,16 @@ const NO_PARAMS: RouteParams = Object.freeze({});
 /**
  * Builds a matcher over the route table. Matching never throws: an unknown path yields a
  * handler that throws 404, a known path with another method one that throws 405 with `Allow`
- * (HEAD is answered for GET routes). Exact paths are looked up in a map; patterns are tried
- * in table order only when no exact path matched.
+ * (HEAD is answered for GET routes); in a guarded group (`groups`) both only after the guard.
+ * Exact paths are looked up in a map; patterns are tried in table order only when no exact
+ * path matched.
  *
  * An exact route's match is built once, with the router: routing a request to it (every
  * `/token` request) allocates nothing, and its label is always the same string, so the
  * metrics' map lookup on it hashes nothing new.
  *
- * @param routes the route table
+ * @param routes routes owning only their own paths, without a guard
+ * @param groups routes owning a part of the path space (see {@linkcode RouteGroup})
  * @returns a function from request to its {@linkcode RouteMatch}
  *
  * @example
@@ -75,51 +150,68 @@ const NO_PARAMS: RouteParams = Object.freeze({});
  * const m = match(new Request("http://x/users/usr_1")); // m.params.id === "usr_1"
  * ```
  */
-export function createRouter(routes: readonly Route[]): (req: Request) => RouteMatch {
-  const exact = new Map<string, Map<string, RouteMatch>>();
+export function createRouter(
+  routes: readonly Route[],
+  groups: readonly RouteGroup[] = [],
+): (req: Request) => RouteMatch {
+  const exact = new Map<string, ExactPath>();
   const patterns: Pattern[] = [];
-  for (const r of routes) {
-    const add = (method: string) => {
-      const route = `${method} ${r.path}`;
-      if (r.path.includes("{")) {
-        let p = patterns.find((x) => x.path === r.path);
-        if (!p) {
-          p = { path: r.path, segments: r.path.split("/"), methods: new Map() };
-          patterns.push(p);
-        }
-        p.methods.set(method, { route, handler: r.handler });
-      } else {
-        const methods = exact.get(r.path) ?? new Map<string, RouteMatch>();
-        exact.set(r.path, methods);
-        methods.set(method, { route, handler: r.handler, params: NO_PARAMS, path: r.path });
+  const add = (r: Route, owner: Owner, method: string) => {
+    const route = `${method} ${r.path}`;
+    const handler: BoundHandler = r.handler;
+    if (r.path.includes("{")) {
+      let p = patterns.find((x) => x.path === r.path);
+      if (!p) {
+        p = { path: r.path, segments: r.path.split("/"), methods: new Map(), owner };
+        patterns.push(p);
       }
-    };
-    add(r.method);
-    if (r.method === "GET") add("HEAD");
+      p.methods.set(method, { route, handler });
+    } else {
+      const at = exact.get(r.path) ?? { methods: new Map<string, RouteMatch>(), owner };
+      exact.set(r.path, at);
+      const { headers } = owner;
+      at.methods.set(method, { route, handler, params: NO_PARAMS, path: r.path, headers });
+    }
+  };
+  for (const group of [{ routes, guard: undefined }, ...groups]) {
+    for (const r of group.routes) {
+      add(r, group, r.method);
+      if (r.method === "GET") add(r, group, "HEAD");
+    }
   }
+  // The most specific owner first.
+  const owners = [...groups].sort((a, b) => b.prefix.length - a.prefix.length);
+  const ownerOf = (path: string) =>
+    owners.find((g) => path === g.prefix || path.startsWith(`${g.prefix}/`));
   return (req) => {
     const path = pathOf(req.url);
-    const methods = exact.get(path);
-    if (methods) {
-      return methods.get(req.method) ?? notAllowed([...methods.keys()], path);
-    }
+    const at = exact.get(path);
+    if (at) return at.methods.get(req.method) ?? notAllowed([...at.methods.keys()], path, at.owner);
     const found = matchPattern(patterns, path);
-    if (!found) {
-      return { route: UNMATCHED, handler: throwing(notFound), params: NO_PARAMS, path };
-    }
-    const target = found.methods.get(req.method);
-    if (!target) return notAllowed([...found.methods.keys()], path);
-    return { route: target.route, handler: target.handler, params: found.params, path };
+    if (!found) return refused(notFound, path, ownerOf(path) ?? {});
+    const { owner, methods } = found.pattern;
+    const target = methods.get(req.method);
+    if (!target) return notAllowed([...methods.keys()], path, owner);
+    const { route, handler } = target;
+    return { route, handler, params: found.params, path, headers: owner.headers };
   };
 }
 
-function notAllowed(allow: readonly string[], path: string): RouteMatch {
-  return {
-    route: UNMATCHED,
-    handler: throwing(() => methodNotAllowed(allow)),
-    params: NO_PARAMS,
-    path,
-  };
+function notAllowed(allow: readonly string[], path: string, owner: Owner): RouteMatch {
+  return refused(() => methodNotAllowed(allow), path, owner);
+}
+
+/** The match of a request only answered by `make()` (after the guard of the path's group). */
+function refused(make: () => Error, path: string, { guard, headers }: Owner): RouteMatch {
+  const handler: BoundHandler = guard === undefined
+    ? () => {
+      throw make();
+    }
+    : async (req, info) => {
+      await guard(req, info);
+      throw make();
+    };
+  return { route: UNMATCHED, handler, params: NO_PARAMS, path, headers };
 }
 
 /**
@@ -145,7 +237,7 @@ export function pathOf(url: string): string {
 function matchPattern(
   patterns: readonly Pattern[],
   path: string,
-): { methods: Methods; params: RouteParams } | undefined {
+): { pattern: Pattern; params: RouteParams } | undefined {
   const parts = path.split("/");
   outer: for (const p of patterns) {
     if (p.segments.length !== parts.length) continue;
@@ -162,13 +254,7 @@ function matchPattern(
         }
       } else if (want !== got) continue outer;
     }
-    return { methods: p.methods, params };
+    return { pattern: p, params };
   }
   return undefined;
-}
-
-function throwing(make: () => Error): RouteHandler {
-  return () => {
-    throw make();
-  };
 }

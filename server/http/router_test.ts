@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { OAuthError } from "../errors.ts";
-import { createRouter, pathOf, UNMATCHED } from "./router.ts";
+import { createRouter, guardedGroup, pathOf, UNMATCHED } from "./router.ts";
 
 const info = { remoteAddr: { hostname: "127.0.0.1", port: 1 } };
 const ok = (tag: string) => () => new Response(tag);
@@ -59,4 +59,40 @@ Deno.test("createRouter() reports the request's path, matched or not", () => {
   assert.equal(match(req("DELETE", "/users")).path, "/users");
   assert.equal(match(req("GET", "/a/../nope")).path, "/nope");
   assert.equal(match(req("HEAD", "/users/u/claims")).route, "HEAD /users/{id}/claims");
+});
+
+Deno.test("createRouter() runs a guarded group's guard before its routes, its 404 and its 405, and only there", async () => {
+  const guarded: string[] = [];
+  const groupMatch = createRouter([{ method: "GET", path: "/health", handler: ok("health") }], [
+    guardedGroup("", (r) => {
+      guarded.push(pathOf(r.url));
+      if (r.headers.get("authorization") !== "yes") return Promise.reject(new Error("refused"));
+      return Promise.resolve({ who: "alice" });
+    }, [{
+      method: "GET",
+      path: "/api/{id}",
+      handler: (_r, _i, p, ctx) => new Response(`${ctx.who}:${p.id}`),
+    }]),
+    { prefix: "/ui", routes: [], headers: { "x-frame-options": "DENY" } },
+  ]);
+  const call = async (method: string, path: string, headers: Record<string, string> = {}) => {
+    const r = new Request(`http://x${path}`, { method, headers });
+    const m = groupMatch(r);
+    try {
+      return { m, body: await (await m.handler(r, info, m.params)).text() };
+    } catch (err) {
+      return { m, body: (err as Error).message };
+    }
+  };
+  assert.equal((await call("GET", "/api/1", { authorization: "yes" })).body, "alice:1");
+  assert.equal((await call("GET", "/api/1")).body, "refused");
+  assert.equal((await call("GET", "/nope")).body, "refused");
+  assert.equal((await call("DELETE", "/api/1")).body, "refused");
+  assert.equal((await call("DELETE", "/api/1", { authorization: "yes" })).m.route, UNMATCHED);
+  assert.equal((await call("GET", "/health")).body, "health");
+  assert.equal((await call("POST", "/health")).body, "Use GET or HEAD on this path");
+  const ui = await call("GET", "/ui/x");
+  assert.equal(ui.body, "No such endpoint");
+  assert.deepEqual(ui.m.headers, { "x-frame-options": "DENY" });
+  assert.deepEqual(guarded, ["/api/1", "/api/1", "/nope", "/api/1", "/api/1"]);
 });

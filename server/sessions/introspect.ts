@@ -1,5 +1,5 @@
 import type { ServiceDeps } from "../deps.ts";
-import { tokenHash } from "../store/ids.ts";
+import { tokenHash } from "./opaque_token.ts";
 import type { UserRecord } from "../store/store.ts";
 import { verifyAccessToken } from "./access_token.ts";
 import { classifyRefresh } from "./classify_refresh.ts";
@@ -102,16 +102,25 @@ async function introspectRefresh(
   token: string,
 ): Promise<Introspection | undefined> {
   if (!REFRESH_SHAPE.test(token)) return undefined;
-  // Fresh: a snapshot remembered from this process's last rotation is verified only by the
-  // next rotation's checks, and introspection rotates nothing (a revocation since would
-  // otherwise go unseen).
-  const snapshot = await deps.store.sessions.readForRefresh(tokenHash(token), { fresh: true });
-  if (snapshot === undefined) return undefined;
+  const { sessions, users } = deps.store;
+  // The records themselves, not `readForRefresh`: that may answer from what the store
+  // remembers, which only a rotation's checks prove, and introspection rotates nothing (a
+  // revocation since would otherwise go unseen).
+  const record = await sessions.getRefresh(tokenHash(token));
+  if (record === undefined) return undefined;
+  const [family, user] = await Promise.all([
+    sessions.getFamily(record.family_id),
+    users.get(record.user_id),
+  ]);
   // The refresh grant's own classification: only a token it would honour without a retry is
   // live (a rotated token inside its grace window is not: its successor is).
-  const state = classifyRefresh({ snapshot, now: deps.clock.now(), graceMs: 0, sawLive: false });
-  if (state.kind !== "live" || !isActive(snapshot.user)) return INACTIVE;
-  const { record } = snapshot;
+  const state = classifyRefresh({
+    snapshot: { record, family, successorLive: undefined },
+    now: deps.clock.now(),
+    graceMs: 0,
+    sawLive: false,
+  });
+  if (state.kind !== "live" || !isActive(user)) return INACTIVE;
   return {
     active: true,
     sub: record.user_id,

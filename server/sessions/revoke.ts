@@ -1,5 +1,5 @@
 import type { ServiceDeps } from "../deps.ts";
-import { tokenHash } from "../store/ids.ts";
+import { tokenHash } from "./opaque_token.ts";
 import { verifyAccessToken } from "./access_token.ts";
 
 /** What revocation depends on. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { seededRandom } from "@org/shared";
-import { newOpaqueToken, tokenHash } from "../store/ids.ts";
+import { newOpaqueToken, tokenHash } from "./opaque_token.ts";
 import { openSuccessor, sealSuccessor } from "./successor_seal.ts";
 
 const old = newOpaqueToken(seededRandom("old"));

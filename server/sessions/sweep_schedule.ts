@@ -1,32 +1,15 @@
 /**
- * The periodic expired-session sweep a serving process runs on its own, so the live-session
- * count stays exact without an operator cron job.
+ * The periodic sweep of the store's housekeeping a serving process runs on its own, so the
+ * live-session count stays exact (and, on PostgreSQL, ended records go) without an operator
+ * cron job.
  *
  * @module
  */
 import type { ServiceDeps } from "../deps.ts";
+import type { Scheduler } from "../scheduler.ts";
 
 /** How often `serve` sweeps expired sessions. */
 export const SWEEP_INTERVAL_MS = 3_600_000;
-
-/** Runs a task repeatedly; injected so tests trigger runs instead of waiting. */
-export interface Scheduler {
-  /**
-   * Calls `task` every `ms` milliseconds until the returned function is called.
-   *
-   * @returns a function that stops the repetition
-   */
-  every(ms: number, task: () => void): () => void;
-}
-
-/** The real {@linkcode Scheduler}: `setInterval`, unref'd so it never keeps a process alive. */
-export const intervalScheduler: Scheduler = {
-  every(ms, task) {
-    const timer = setInterval(task, ms);
-    Deno.unrefTimer(timer);
-    return () => clearInterval(timer);
-  },
-};
 
 /** A scheduled sweep. */
 export interface ScheduledSweep {
@@ -35,7 +18,7 @@ export interface ScheduledSweep {
 }
 
 /**
- * Schedules `sessions.sweepExpired` every {@linkcode SWEEP_INTERVAL_MS} (one bounded batch
+ * Schedules `store.housekeeping.sweepExpired` every {@linkcode SWEEP_INTERVAL_MS} (one bounded batch
  * per run; a run never overlaps the previous one). Each run logs how many sessions it
  * deleted at info; a failure is logged as a warning and the next run tries again.
  *
@@ -60,7 +43,7 @@ export function scheduleSessionSweep(
   let stopped = false;
   const run = () => {
     if (running || stopped) return;
-    running = deps.store.sessions.sweepExpired(deps.clock.now())
+    running = deps.store.housekeeping.sweepExpired(deps.clock.now())
       .then((deleted) => deps.log.info("expired sessions swept", { deleted }))
       .catch((err) => deps.log.warn("expired-session sweep failed", { err }))
       .finally(() => running = undefined);

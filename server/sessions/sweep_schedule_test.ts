@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { createMemoryLogger, FixedClock } from "@org/shared";
 import { createKvStore } from "../store/kv_store.ts";
-import { type Scheduler, scheduleSessionSweep, SWEEP_INTERVAL_MS } from "./sweep_schedule.ts";
+import type { Scheduler } from "../scheduler.ts";
+import { scheduleSessionSweep, SWEEP_INTERVAL_MS } from "./sweep_schedule.ts";
 
 /** A scheduler whose runs happen when the test says so. */
 function manualScheduler(): Scheduler & {

@@ -1,5 +1,4 @@
-import { createHash } from "node:crypto";
-import { base64url, type Clock, type Random } from "@org/shared";
+import type { Clock, Random } from "@org/shared";
 import { monotonicFactory } from "ulid";
 
 /** Makes prefixed ULIDs (`usr_…`, `ses_…`) from the injected clock and randomness. */
@@ -48,14 +47,4 @@ export function isUserId(id: string): boolean {
 /** True when `id` has the shape of a session id (`ses_` and a ULID); see {@linkcode isUserId}. */
 export function isSessionId(id: string): boolean {
   return /^ses_[0-9A-HJKMNP-TV-Z]{26}$/.test(id);
-}
-
-/** A fresh opaque token: 256 random bits, base64url. */
-export function newOpaqueToken(random: Random): string {
-  return base64url(random.bytes(32));
-}
-
-/** base64url SHA-256 of a token: the only form in which opaque tokens are stored. */
-export function tokenHash(token: string): string {
-  return createHash("sha256").update(token).digest("base64url");
 }

@@ -56,6 +56,8 @@ const MAX_IN_FLIGHT = 2;
 export class KvRotation {
   #hints = new Map<string, { family: string; user: string }>();
   #snapshots = new Map<string, RefreshSnapshot>();
+  /** Every snapshot handed out from memory: a failed rotation on one of them is `unproven`. */
+  #fromMemory = new WeakSet<RefreshSnapshot>();
   /** Tokens whose rotation is queued or in flight, to when it settles. */
   #queue = new RotationQueue((batch) => this.#commitBatch(batch), MAX_BATCH, MAX_IN_FLIGHT);
 
@@ -143,7 +145,8 @@ export class KvRotation {
    * @param retired the snapshot's record with `retired_at` and `successor` set
    * @param next the successor's record
    * @returns `rotated`; `raced` when a rotation of the same token by this process is already
-   *   under way; `changed` when the record, family or user changed since the snapshot
+   *   under way; `changed` when the record, family or user changed since the snapshot was
+   *   read; `unproven` when a snapshot from {@linkcode KvRotation.remembered} did not hold
    */
   rotate(
     snapshot: RefreshSnapshot,
@@ -174,13 +177,15 @@ export class KvRotation {
 
   #settled(p: PendingRotation, versionstamp: string | undefined): void {
     this.#forget(p);
-    if (versionstamp === undefined) return p.resolve("changed");
+    if (versionstamp === undefined) {
+      return p.resolve(this.#fromMemory.has(p.snapshot) ? "unproven" : "changed");
+    }
     this.#hints.delete(p.retired.hash);
     this.remember(p.next);
     const { snapshot } = p;
     // Exactly what the commit left: the new record at the commit's version, and the family
     // and user it checked (unchanged by it, so still at the versions it checked).
-    this.#snapshots.set(p.next.hash, {
+    const left: RefreshSnapshot = {
       record: p.next,
       family: snapshot.family,
       user: snapshot.user,
@@ -190,8 +195,9 @@ export class KvRotation {
         family: snapshot.versions.family,
         user: snapshot.versions.user,
       },
-      remembered: true,
-    });
+    };
+    this.#fromMemory.add(left);
+    this.#snapshots.set(p.next.hash, left);
     if (this.#snapshots.size > MAX_SNAPSHOTS) {
       this.#snapshots.delete(this.#snapshots.keys().next().value!);
     }

@@ -9,23 +9,17 @@ import type {
 import { expireIn, K, MINUS_ONE, ONE } from "./kv_keys.ts";
 import { KvRotation } from "./kv_rotation.ts";
 
-/** Refresh-record deletions per atomic commit in the sweep (KV allows 100 checks per commit). */
-const SWEEP_BATCH = 100;
-
 /**
  * How long a family record and its user-index entry stay stored past the session's end.
  *
- * Why: the live-session counter only goes down when the cleanup sweep deletes a family it
- * sees expired (or when it is revoked). If KV's own `expireIn` removed the family exactly at
+ * Why: the live-session counter only goes down when the cleanup sweep (`kv_housekeeping.ts`)
+ * deletes a family it sees expired (or when it is revoked). If KV's own `expireIn` removed the family exactly at
  * its end, the sweep would usually never see it and `sessions.live` would only ever grow.
  * Keeping the record a margin longer (the sweep runs hourly) leaves the sweep ample time;
  * `getFamily` already treats a family past its end as gone, so nothing else notices. KV still
  * drops it eventually if no sweep ever runs.
  */
 export const FAMILY_RETENTION_MS = 7 * 86_400_000;
-
-/** Default most families, and most refresh records, one {@linkcode KvSessionStore.sweepExpired} deletes. */
-export const SWEEP_LIMIT = 1000;
 
 /**
  * The KV `expireIn` of a family record and its user-index entry:
@@ -118,51 +112,11 @@ export class KvSessionStore implements SessionStore {
 
   /**
    * What this process's own last rotation of the token's family left, when it remembers
-   * (no I/O: the rotation commit checks every version, see `kv_rotation.ts`); else, and
-   * always with `fresh`, a read.
+   * (no I/O: the rotation commit checks every version, see `kv_rotation.ts`); else a read.
    */
-  readForRefresh(
-    hash: string,
-    options?: { readonly fresh?: boolean },
-  ): Promise<RefreshSnapshot | undefined> {
-    const remembered = options?.fresh ? undefined : this.#rotation.remembered(hash);
+  readForRefresh(hash: string): Promise<RefreshSnapshot | undefined> {
+    const remembered = this.#rotation.remembered(hash);
     return remembered ? Promise.resolve(remembered) : this.#rotation.read(hash);
-  }
-
-  /** @inheritdoc */
-  async sweepExpired(now: number, limit = SWEEP_LIMIT): Promise<number> {
-    let deleted = 0;
-    for await (const e of this.kv.list<SessionFamily>({ prefix: K.familiesPrefix })) {
-      if (deleted >= limit) break;
-      const family = e.value;
-      if (family.expires_at > now) continue;
-      const op = this.kv.atomic().check(e)
-        .delete(e.key)
-        .delete(K.familyOfUser(family.user_id, family.id));
-      // A revoked family already left the live count when it was revoked.
-      if (!family.revoked) op.sum(K.liveSessions, MINUS_ONE.value);
-      // A concurrent revocation changed it: the next sweep deletes it.
-      if ((await op.commit()).ok) deleted++;
-    }
-    // Refresh records end no later than their family; they are keyed by token hash, so they
-    // are found by a scan here rather than by an index the hot path would have to maintain.
-    // KV also expires them on its own at their end, so this only hurries that along.
-    let batch = this.kv.atomic();
-    let size = 0;
-    let records = 0;
-    for await (const e of this.kv.list<RefreshRecord>({ prefix: K.refreshPrefix })) {
-      if (records >= limit) break;
-      if (e.value.expires_at > now) continue;
-      batch.check(e).delete(e.key);
-      records++;
-      if (++size === SWEEP_BATCH) {
-        await batch.commit();
-        batch = this.kv.atomic();
-        size = 0;
-      }
-    }
-    if (size > 0) await batch.commit();
-    return deleted;
   }
 
   /** @inheritdoc */

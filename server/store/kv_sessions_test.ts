@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { FixedClock } from "@org/shared";
 import { K } from "./kv_keys.ts";
+import { KvHousekeeping } from "./kv_housekeeping.ts";
 import { FAMILY_RETENTION_MS, KvSessionStore } from "./kv_sessions.ts";
 import { KvStatsStore } from "./kv_store.ts";
 import type { RefreshRecord, SessionFamily } from "./store.ts";
@@ -86,6 +87,7 @@ Deno.test("KvSessionStore: a family past its end is not handed out, cannot be re
   const clock = new FixedClock(T0);
   const store = new KvSessionStore(kv, clock);
   const stats = new KvStatsStore(kv);
+  const housekeeping = new KvHousekeeping(kv);
   const f = family("ses_a", clock, HOUR);
   await store.create(f, record(f));
   assert.equal((await stats.read()).sessions, 1);
@@ -95,19 +97,20 @@ Deno.test("KvSessionStore: a family past its end is not handed out, cannot be re
   assert.equal(await store.revokeFamily("ses_a", clock.now()), false);
   assert.equal(await store.revokeAllOfUser("usr_x", clock.now()), 0);
   assert.equal((await stats.read()).sessions, 1);
-  assert.equal(await store.sweepExpired(clock.now()), 1);
+  assert.equal(await housekeeping.sweepExpired(clock.now()), 1);
   assert.equal((await stats.read()).sessions, 0);
   assert.equal((await kv.get(K.family("ses_a"))).value, null);
   assert.deepEqual(await store.familiesOfUser("usr_x"), []);
-  assert.equal(await store.sweepExpired(clock.now()), 0);
+  assert.equal(await housekeeping.sweepExpired(clock.now()), 0);
   assert.equal((await stats.read()).sessions, 0);
 });
 
-Deno.test("KvSessionStore.sweepExpired() deletes at most `limit` families and `limit` refresh records per call", async () => {
+Deno.test("KvHousekeeping.sweepExpired() deletes at most `limit` families and `limit` refresh records per call", async () => {
   using kv = await Deno.openKv(":memory:");
   const clock = new FixedClock(T0);
   const store = new KvSessionStore(kv, clock);
   const stats = new KvStatsStore(kv);
+  const housekeeping = new KvHousekeeping(kv);
   for (let i = 0; i < 5; i++) {
     const f = family(`ses_${i}`, clock, HOUR);
     await store.create(f, record(f));
@@ -120,12 +123,12 @@ Deno.test("KvSessionStore.sweepExpired() deletes at most `limit` families and `l
     for await (const _ of kv.list({ prefix: K.refreshPrefix })) n++;
     return n;
   };
-  assert.equal(await store.sweepExpired(clock.now(), 2), 2);
+  assert.equal(await housekeeping.sweepExpired(clock.now(), 2), 2);
   assert.equal((await stats.read()).sessions, 4);
   assert.equal(await refreshCount(), 4);
-  assert.equal(await store.sweepExpired(clock.now(), 2), 2);
-  assert.equal(await store.sweepExpired(clock.now(), 2), 1);
-  assert.equal(await store.sweepExpired(clock.now(), 2), 0);
+  assert.equal(await housekeeping.sweepExpired(clock.now(), 2), 2);
+  assert.equal(await housekeeping.sweepExpired(clock.now(), 2), 1);
+  assert.equal(await housekeeping.sweepExpired(clock.now(), 2), 0);
   assert.equal((await stats.read()).sessions, 1);
   assert.equal(await refreshCount(), 1);
   assert.ok(await store.getFamily("ses_live"));

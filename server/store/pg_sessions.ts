@@ -7,7 +7,6 @@ import type {
   SessionStore,
 } from "./store.ts";
 import { json, type Sql } from "./pg_connection.ts";
-import { SWEEP_LIMIT } from "./kv_sessions.ts";
 import { PgRotation } from "./pg_rotation.ts";
 
 /**
@@ -89,7 +88,7 @@ export class PgSessionStore implements SessionStore {
     return rows.length;
   }
 
-  /** @inheritdoc Always a read (this store remembers nothing), so `fresh` changes nothing. */
+  /** @inheritdoc Always a read: this store remembers nothing. */
   readForRefresh(hash: string): Promise<RefreshSnapshot | undefined> {
     return this.#rotation.read(hash);
   }
@@ -101,41 +100,5 @@ export class PgSessionStore implements SessionStore {
     next: RefreshRecord,
   ): Promise<RotateOutcome> {
     return this.#rotation.rotate(snapshot, retired, next);
-  }
-
-  /**
-   * @inheritdoc
-   *
-   * Nothing in PostgreSQL expires by itself, so this sweep also deletes expired nonces,
-   * used-ID-token markers, forgotten lockout records and past rate-limit windows (at most
-   * `limit` of each). Rows are
-   * claimed with `skip locked`: several instances sweeping at once share the work.
-   */
-  async sweepExpired(now: number, limit = SWEEP_LIMIT): Promise<number> {
-    const families = await this.sql`
-      delete from session_families where id in (
-        select id from session_families where expires_at <= ${now}
-        order by expires_at limit ${limit} for update skip locked)
-      returning 1`;
-    await this.sql`
-      delete from refresh_tokens where hash in (
-        select hash from refresh_tokens where expires_at <= ${now}
-        limit ${limit} for update skip locked)`;
-    await this.sql`
-      delete from nonces where hash in (
-        select hash from nonces where expires_at <= ${now} limit ${limit} for update skip locked)`;
-    await this.sql`
-      delete from used_id_tokens where (issuer, id) in (
-        select issuer, id from used_id_tokens where expires_at <= ${now}
-        limit ${limit} for update skip locked)`;
-    await this.sql`
-      delete from rate_limits where (key, window_start) in (
-        select key, window_start from rate_limits where forget_at <= ${now}
-        limit ${limit} for update skip locked)`;
-    await this.sql`
-      delete from operator_lockouts where peer in (
-        select peer from operator_lockouts where forget_at <= ${now}
-        limit ${limit} for update skip locked)`;
-    return families.length;
   }
 }

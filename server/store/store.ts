@@ -82,13 +82,6 @@ export interface RefreshSnapshot {
     readonly family: string | null;
     readonly user: string | null;
   };
-  /**
-   * True when the implementation answered from its own memory rather than a read made for this
-   * request (the KV store remembers what its last rotation of a family left). Such a snapshot
-   * may be stale, which {@linkcode SessionStore.rotate} detects since it checks all three
-   * versions; but a rotation that fails on it proves nothing about when the token was live.
-   */
-  readonly remembered?: boolean;
 }
 
 /**
@@ -97,10 +90,13 @@ export interface RefreshSnapshot {
  * - `rotated`: committed.
  * - `raced`: another request of this process is rotating the same token right now (so the
  *   token was live when this request looked); nothing was written.
- * - `changed`: the record, its family or its user changed since the snapshot; nothing was
- *   written.
+ * - `changed`: the record, its family or its user changed since the snapshot was read (so the
+ *   token was live when it was read, if the snapshot said so); nothing was written.
+ * - `unproven`: the snapshot did not hold, and it was not read for this request (the store
+ *   answered from what it remembered), so it proves nothing about when the token was live;
+ *   nothing was written.
  */
-export type RotateOutcome = "rotated" | "raced" | "changed";
+export type RotateOutcome = "rotated" | "raced" | "changed" | "unproven";
 
 /** One key of the signing key ring. */
 export interface StoredKey {
@@ -157,19 +153,16 @@ export interface SessionStore {
   /** Revokes every family of the user; returns how many changed. */
   revokeAllOfUser(userId: string, at: number): Promise<number>;
   /**
-   * Reads what a refresh of the token with `hash` decides on (record, family, user, successor)
-   * in as few round trips as the store allows; `undefined` when no record has that hash.
-   * Called again after a rotation that did not commit, it reads the store afresh.
+   * What a refresh of the token with `hash` decides on (record, family, user, successor), in
+   * as few round trips as the store allows; `undefined` when no record has that hash. A store
+   * may answer from what its own last rotation left (no I/O): such a snapshot holds only if
+   * {@linkcode SessionStore.rotate} commits on it, so a caller that decides without rotating
+   * reads the records themselves (`getRefresh`, `getFamily`). Called again after a rotation
+   * that did not commit, it reads the store afresh.
    *
    * @param hash base64url SHA-256 of the presented token
-   * @param options `fresh`: never answer from memory (a `remembered` snapshot is proven only
-   *   by a rotation's checks; a caller that decides without rotating, like introspection, must
-   *   read)
    */
-  readForRefresh(
-    hash: string,
-    options?: { readonly fresh?: boolean },
-  ): Promise<RefreshSnapshot | undefined>;
+  readForRefresh(hash: string): Promise<RefreshSnapshot | undefined>;
   /**
    * Rotates in one atomic step: replaces the snapshot's record by `retired` and stores `next`,
    * only if the record, its family and its user are all unchanged since `snapshot`.
@@ -181,13 +174,22 @@ export interface SessionStore {
     retired: RefreshRecord,
     next: RefreshRecord,
   ): Promise<RotateOutcome>;
+}
+
+/** Default most records of each kind one {@linkcode Housekeeping.sweepExpired} deletes. */
+export const SWEEP_LIMIT = 1000;
+
+/** The store's housekeeping: deleting what has ended, for every concern of the store. */
+export interface Housekeeping {
   /**
-   * The cleanup sweep: deletes families whose absolute end is at or before `now` (revoked or
-   * not) with their user-index entries, lowers the live-session counter for those not already
-   * revoked, and deletes refresh records past their own end. Bounded: at most `limit`
-   * families and `limit` refresh records per call (default 1000 each); call again for more.
+   * The cleanup sweep: deletes session families whose absolute end is at or before `now`
+   * (revoked or not) with their user-index entries, lowers the live-session counter for those
+   * not already revoked, deletes refresh records past their own end, and whatever else of the
+   * store has ended and does not expire by itself (nonces, used-ID-token markers, rate-limit
+   * windows, lockout records). Bounded: at most `limit` records of each kind per call (default
+   * {@linkcode SWEEP_LIMIT}); call again for more.
    *
-   * @returns how many families were deleted
+   * @returns how many session families were deleted
    */
   sweepExpired(now: number, limit?: number): Promise<number>;
 }
@@ -308,6 +310,7 @@ export interface Store {
   readonly nonces: NonceStore;
   readonly lockouts: LockoutStore;
   readonly rateLimits: RateLimitStore;
+  readonly housekeeping: Housekeeping;
   /** Resolves when the store answers a read; rejects otherwise (used by `/health`). */
   ping(): Promise<void>;
 }

@@ -281,7 +281,7 @@ conformance(
 );
 
 conformance(
-  "sweepExpired: deletes ended families and records (bounded), leaves live ones, keeps counts exact",
+  "housekeeping.sweepExpired: deletes ended families and records (bounded), leaves live ones, keeps counts exact",
   async ({ store }, clock) => {
     await store.users.create(user(1));
     for (let i = 0; i < 5; i++) await store.sessions.create(...session(i, user(1).id, HOUR));
@@ -291,9 +291,9 @@ conformance(
     clock.advance(2 * HOUR);
     assert.equal(await store.sessions.getFamily("ses_1"), undefined);
     assert.equal(await store.sessions.revokeFamily("ses_1", clock.now()), false);
-    assert.equal(await store.sessions.sweepExpired(clock.now(), 3), 3);
-    assert.equal(await store.sessions.sweepExpired(clock.now(), 3), 2);
-    assert.equal(await store.sessions.sweepExpired(clock.now(), 3), 0);
+    assert.equal(await store.housekeeping.sweepExpired(clock.now(), 3), 3);
+    assert.equal(await store.housekeeping.sweepExpired(clock.now(), 3), 2);
+    assert.equal(await store.housekeeping.sweepExpired(clock.now(), 3), 0);
     assert.equal((await store.stats.read()).sessions, 1);
     assert.deepEqual(await store.sessions.familiesOfUser(user(1).id), ["ses_9"]);
     assert.equal(await store.sessions.getRefresh("hash-1"), undefined);

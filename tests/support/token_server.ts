@@ -4,7 +4,7 @@ import { type Clock, type Logger, parseToml, type Random, silentLogger } from "@
 import { resolveConfig } from "../../server/config/resolve.ts";
 import type { Config } from "../../server/config/schema.ts";
 import { type RunningServer, startServer } from "../../server/serve.ts";
-import type { Scheduler } from "../../server/sessions/sweep_schedule.ts";
+import type { Scheduler } from "../../server/scheduler.ts";
 
 /** The repository root (for subprocess runs). */
 export const REPO_ROOT: string = join(dirname(fileURLToPath(import.meta.url)), "..", "..");

@@ -1,4 +1,4 @@
-import type { SessionView } from "../../admin/session_routes.ts";
+import type { SessionView } from "../../admin/operations.ts";
 import type { UserView } from "../../admin/user_view.ts";
 import { CSRF_FIELD } from "../csrf.ts";
 import { type Html, html } from "../html.ts";

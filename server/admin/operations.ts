@@ -1,0 +1,285 @@
+/**
+ * The operator's operations on users, claims, sessions and the store: the only code that does
+ * admin work on the store. The internal API's routes (`internal_routes.ts`) parse a request,
+ * call one of these and answer its result as JSON; the console's pages call them and render
+ * the result. Every change is made on behalf of an authenticated operator and writes its
+ * audit line here, so both front ends audit alike.
+ *
+ * Inputs are already validated (`user_input.ts`); what needs the stored state to decide (an
+ * id that names no user, a merged claims object too large) is decided here, as `OAuthError`s
+ * both front ends show.
+ *
+ * @module
+ */
+import type { OperatorPrincipal } from "../auth/operator_gate.ts";
+import type { ServiceDeps } from "../deps.ts";
+import { conflict, resourceNotFound } from "../errors.ts";
+import { accessTokenPayload } from "../grants/issue_tokens.ts";
+import { isLiveSession } from "../sessions/live_session.ts";
+import { type IdFactory, isSessionId, isUserId } from "../store/ids.ts";
+import type { SessionFamily, StoredKey, UserRecord } from "../store/store.ts";
+import { auditOperatorAction } from "./audit.ts";
+import {
+  checkClaimsSize,
+  encodeCursor,
+  mergeClaims,
+  type NewUserInput,
+  USER_STATUSES,
+  type UserPatch,
+} from "./user_input.ts";
+import { lookUpUsers, type UserLookup } from "./user_lookup.ts";
+import { type UserView, userView } from "./user_view.ts";
+
+/** One live session as operators see it. */
+export interface SessionView {
+  /** The session id (`ses_…`), the access tokens' `sid`. */
+  readonly id: string;
+  /** ISO 8601 (UTC): the code exchange that started it. */
+  readonly created_at: string;
+  /** ISO 8601 (UTC): its absolute end; refreshes never extend it. */
+  readonly expires_at: string;
+}
+
+/** One page of users in id order, and the cursor of the next page (`null` on the last). */
+export interface UserPage {
+  readonly users: UserView[];
+  readonly next_cursor: string | null;
+}
+
+/** What {@linkcode AdminOperations.stats} counts (`GET /internal/stats`). */
+export interface StatsView {
+  /** `total` and one count per status (every known status, 0 when none). */
+  readonly users: Readonly<Record<string, number>>;
+  readonly sessions: { readonly live: number };
+}
+
+/** The users a look-up found, and whether it covered every user. */
+export interface FoundUsers {
+  readonly users: UserView[];
+  readonly complete: boolean;
+}
+
+/** The key ring as operators see it. */
+export interface SigningKeys {
+  readonly keys: readonly StoredKey[];
+  /** The kid this process signs with. */
+  readonly activeKid: string;
+}
+
+/** What the operations depend on. */
+export type AdminDeps =
+  & Pick<ServiceDeps, "store" | "clock" | "log" | "config" | "keys" | "random">
+  & { readonly ids: IdFactory };
+
+type Claims = Readonly<Record<string, unknown>>;
+
+/**
+ * The operator's operations on `deps.store`; every change names the operator that makes it.
+ * An id that names no user is 404 `not_found` (without a store look-up when it cannot be a
+ * user id).
+ *
+ * @example
+ * ```ts
+ * const ops = new AdminOperations({ ...deps, ids });
+ * await ops.patchUser(operator, "usr_…", { status: "suspended" });
+ * ```
+ */
+export class AdminOperations {
+  /** @param deps store, clock, request-scoped logger, config, key manager and id factory */
+  constructor(private readonly deps: AdminDeps) {}
+
+  /** Creates an active user; 409 `conflict` when (provider, external_id) is taken. */
+  async createUser(operator: OperatorPrincipal, input: NewUserInput): Promise<UserView> {
+    const now = this.deps.clock.now();
+    const user: UserRecord = {
+      id: this.deps.ids.next("usr"),
+      ...input,
+      status: "active",
+      created_at: now,
+      updated_at: now,
+    };
+    if (!(await this.deps.store.users.create(user)).ok) {
+      throw conflict(
+        `A user with provider "${input.provider}" and this external_id already exists`,
+      );
+    }
+    this.#audit(operator, "user.create", { user: user.id, provider: user.provider });
+    return userView(user);
+  }
+
+  /** Users after the user `after` (an id, from the cursor), at most `limit`. */
+  async listUsers(after: string | undefined, limit: number): Promise<UserPage> {
+    // One extra row says whether another page exists, without counting the rest.
+    const page = await this.deps.store.users.list(after, limit + 1);
+    const more = page.length > limit;
+    const shown = more ? page.slice(0, limit) : page;
+    return {
+      users: shown.map(userView),
+      next_cursor: more ? encodeCursor(shown[shown.length - 1]!.id) : null,
+    };
+  }
+
+  /** Users found by id, provider and external id, or email (see `user_lookup.ts`). */
+  async findUsers(lookup: UserLookup): Promise<FoundUsers> {
+    const found = await lookUpUsers(this.deps.store.users, lookup);
+    return { users: found.users.map(userView), complete: found.complete };
+  }
+
+  /** The user. */
+  async getUser(id: string): Promise<UserView> {
+    return userView(await this.#get(id));
+  }
+
+  /**
+   * Applies `patch`. A user patched to `Deleted` loses every session; a suspension keeps them
+   * stored: a refresh while suspended is refused (and revokes that session), and sessions not
+   * used meanwhile work again after reactivation.
+   */
+  async patchUser(operator: OperatorPrincipal, id: string, patch: UserPatch): Promise<UserView> {
+    let before = "";
+    const user = await this.#update(id, (u) => {
+      before = u.status;
+      return { ...u, ...patch };
+    });
+    const revoked = user.status === "Deleted"
+      ? await this.deps.store.sessions.revokeAllOfUser(user.id, this.deps.clock.now())
+      : 0;
+    this.#audit(operator, "user.update", {
+      user: user.id,
+      fields: Object.keys(patch),
+      ...(patch.status === undefined ? {} : { status: patch.status, from: before }),
+      ...(revoked > 0 ? { revoked_sessions: revoked } : {}),
+    });
+    return userView(user);
+  }
+
+  /** Marks the user `Deleted` and revokes every session. */
+  async deleteUser(operator: OperatorPrincipal, id: string): Promise<UserView> {
+    let before = "";
+    const user = await this.#update(id, (u) => {
+      before = u.status;
+      return { ...u, status: "Deleted" };
+    });
+    // Status first, then sessions: a refresh racing the delete is refused on its next use.
+    const revoked = await this.deps.store.sessions.revokeAllOfUser(user.id, this.deps.clock.now());
+    this.#audit(operator, "user.delete", {
+      user: user.id,
+      from: before,
+      revoked_sessions: revoked,
+    });
+    return userView(user);
+  }
+
+  /** The user's private claims. */
+  async getClaims(id: string): Promise<Claims> {
+    return (await this.#get(id)).claims;
+  }
+
+  /** Replaces the user's claims; the new claims. */
+  async replaceClaims(operator: OperatorPrincipal, id: string, claims: Claims): Promise<Claims> {
+    const user = await this.#update(id, (u) => ({ ...u, claims }));
+    this.#audit(operator, "claims.replace", { user: user.id, claims: Object.keys(claims) });
+    return user.claims;
+  }
+
+  /** Merges `patch` into the claims (`null` deletes one); 400 when the result is too large. */
+  async mergeClaims(operator: OperatorPrincipal, id: string, patch: Claims): Promise<Claims> {
+    const user = await this.#update(id, (u) => {
+      const claims = mergeClaims(u.claims, patch);
+      checkClaimsSize(claims);
+      return { ...u, claims };
+    });
+    this.#audit(operator, "claims.merge", { user: user.id, claims: Object.keys(patch) });
+    return user.claims;
+  }
+
+  /** Removes every claim; the (empty) claims. */
+  async clearClaims(operator: OperatorPrincipal, id: string): Promise<Claims> {
+    const user = await this.#update(id, (u) => ({ ...u, claims: {} }));
+    this.#audit(operator, "claims.clear", { user: user.id });
+    return user.claims;
+  }
+
+  /** The claims an access token issued to the user now would carry (`sid` a placeholder). */
+  async previewAccessClaims(id: string): Promise<Record<string, unknown>> {
+    const user = isUserId(id) ? await this.deps.store.users.get(id) : undefined;
+    return user ? accessTokenPayload(this.deps, user, "(the session's id)") : {};
+  }
+
+  /** The user's live sessions, oldest first. */
+  async listSessions(userId: string): Promise<SessionView[]> {
+    await this.#get(userId);
+    const { sessions } = this.deps.store;
+    const now = this.deps.clock.now();
+    const ids = await sessions.familiesOfUser(userId);
+    const families = await Promise.all(ids.map((id) => sessions.getFamily(id)));
+    return families
+      .filter((f): f is SessionFamily => f !== undefined && isLiveSession(f, now))
+      .sort((a, b) => a.created_at - b.created_at)
+      .map(sessionView);
+  }
+
+  /** Revokes one live session of the user; 404 `not_found` when the user has no such one. */
+  async revokeSession(operator: OperatorPrincipal, userId: string, sid: string): Promise<void> {
+    await this.#get(userId);
+    const { sessions } = this.deps.store;
+    if (!isSessionId(sid)) throw resourceNotFound("session");
+    const family = await sessions.getFamily(sid);
+    // Another user's session is not this user's: the same 404 as one that does not exist.
+    if (!family || family.user_id !== userId || !isLiveSession(family, this.deps.clock.now())) {
+      throw resourceNotFound("session");
+    }
+    if (!await sessions.revokeFamily(sid, this.deps.clock.now())) {
+      throw resourceNotFound("session");
+    }
+    this.#audit(operator, "session.revoke", { user: userId, session: sid });
+  }
+
+  /** Users per status and live sessions, from counters (no scan). */
+  async stats(): Promise<StatsView> {
+    const counts = await this.deps.store.stats.read();
+    const byStatus: Record<string, number> = {};
+    for (const s of USER_STATUSES) byStatus[s] = 0;
+    for (const [s, n] of Object.entries(counts.users)) byStatus[s] = n;
+    const total = Object.values(byStatus).reduce((a, b) => a + b, 0);
+    return { users: { total, ...byStatus }, sessions: { live: counts.sessions } };
+  }
+
+  /** One bounded batch of the store's housekeeping; how many sessions it deleted. */
+  async sweepExpired(operator: OperatorPrincipal): Promise<number> {
+    const deleted = await this.deps.store.housekeeping.sweepExpired(this.deps.clock.now());
+    this.#audit(operator, "sessions.cleanup", { deleted });
+    return deleted;
+  }
+
+  /** The signing keys in the store's ring, and the one this process signs with. */
+  async signingKeys(): Promise<SigningKeys> {
+    const { ring } = await this.deps.store.keyring.load();
+    return { keys: ring?.keys ?? [], activeKid: this.deps.keys.activeKid };
+  }
+
+  #audit(operator: OperatorPrincipal, action: string, fields: Readonly<Record<string, unknown>>) {
+    auditOperatorAction(this.deps.log, operator, action, fields);
+  }
+
+  async #get(id: string): Promise<UserRecord> {
+    // A path segment that cannot be a user id is simply not a user: no store access.
+    const user = isUserId(id) ? await this.deps.store.users.get(id) : undefined;
+    if (!user) throw resourceNotFound("user");
+    return user;
+  }
+
+  async #update(id: string, change: (u: UserRecord) => UserRecord): Promise<UserRecord> {
+    const user = isUserId(id) ? await this.deps.store.users.update(id, change) : undefined;
+    if (!user) throw resourceNotFound("user");
+    return user;
+  }
+}
+
+function sessionView(f: SessionFamily): SessionView {
+  return {
+    id: f.id,
+    created_at: new Date(f.created_at).toISOString(),
+    expires_at: new Date(f.expires_at).toISOString(),
+  };
+}

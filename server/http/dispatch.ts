@@ -1,0 +1,83 @@
+/**
+ * What every request on either listener goes through around its route: a request id (the
+ * `X-Request-Id` answer header and the `request_id` of every log line), routing, the one
+ * error-to-response mapping, the headers of the route's group, and the request metrics.
+ *
+ * @module
+ */
+import type { ServiceDeps } from "../deps.ts";
+import type { Listener } from "../metrics/metrics.ts";
+import { createIdFactory, type IdFactory } from "../store/ids.ts";
+import { errorResponse } from "./errors.ts";
+import { createRequestIds, type Handler } from "./request_id.ts";
+import type { RequestInfo, RouteMatch } from "./router.ts";
+
+/** A request let in past a listener's limits; `leave` gives back what it held. */
+export interface Admitted {
+  leave(): void;
+}
+
+/** How one listener answers, given its request-scoped dependencies. */
+export interface ListenerRoutes {
+  /** The listener's router. */
+  readonly match: (req: Request) => RouteMatch;
+  /**
+   * Runs after routing and before the handler; may throw to refuse the request (429). What it
+   * returns is left when the request is answered, whatever the outcome.
+   */
+  readonly admit?: (
+    m: RouteMatch,
+    req: Request,
+    info: RequestInfo,
+  ) => Promise<Admitted | undefined>;
+  /** A last touch on every answer, error answers included (CORS headers). */
+  readonly finish?: (m: RouteMatch, req: Request, res: Response) => void;
+}
+
+/**
+ * Builds a listener's handler. `build` gets the service with its request-scoped logger (every
+ * line it writes while a request runs carries that request's `request_id`) and an id factory.
+ *
+ * @param listener the metrics label of the listener
+ * @param service the service dependencies
+ * @param build the listener's routes, built once
+ * @returns a `fetch`-style handler for `Deno.serve`
+ *
+ * @example
+ * ```ts
+ * const handler = createListenerHandler("public", deps, (d) => ({ match: createRouter(routesOf(d)) }));
+ * ```
+ */
+export function createListenerHandler(
+  listener: Listener,
+  service: ServiceDeps,
+  build: (deps: ServiceDeps, ids: IdFactory) => ListenerRoutes,
+): Handler {
+  const ids = createIdFactory(service.clock, service.random);
+  const requestIds = createRequestIds(service.log, ids.ulid);
+  const deps: ServiceDeps = { ...service, log: requestIds.log };
+  const { match, admit, finish } = build(deps, ids);
+  return requestIds.wrap(async (req, info) => {
+    const started = performance.now();
+    const m = match(req);
+    let res: Response;
+    let held: Admitted | undefined;
+    try {
+      held = await admit?.(m, req, info);
+      res = await m.handler(req, info, m.params);
+    } catch (err) {
+      res = errorResponse(err, deps.log);
+    } finally {
+      held?.leave();
+    }
+    finish?.(m, req, res);
+    if (m.headers) { for (const [k, v] of Object.entries(m.headers)) res.headers.set(k, v); }
+    deps.metrics.observeRequest(
+      listener,
+      m.route,
+      res.status,
+      (performance.now() - started) / 1000,
+    );
+    return res;
+  });
+}

@@ -1,0 +1,54 @@
+import type { Housekeeping, RefreshRecord, SessionFamily } from "./store.ts";
+import { SWEEP_LIMIT } from "./store.ts";
+import { K, MINUS_ONE } from "./kv_keys.ts";
+
+/** Refresh-record deletions per atomic commit in the sweep (KV allows 100 checks per commit). */
+const SWEEP_BATCH = 100;
+
+/**
+ * {@linkcode Housekeeping} on Deno KV. Nonces, used-ID-token markers, rate-limit windows and
+ * lockout records carry `expireIn` and go by themselves; session families are kept past their
+ * end (`FAMILY_RETENTION_MS` in `kv_sessions.ts`) so the sweep sees them end and keeps the
+ * live-session counter exact, and refresh records are deleted here as well to hurry along what
+ * KV would expire later.
+ */
+export class KvHousekeeping implements Housekeeping {
+  /** @param kv an opened Deno KV */
+  constructor(private readonly kv: Deno.Kv) {}
+
+  /** @inheritdoc */
+  async sweepExpired(now: number, limit = SWEEP_LIMIT): Promise<number> {
+    let deleted = 0;
+    for await (const e of this.kv.list<SessionFamily>({ prefix: K.familiesPrefix })) {
+      if (deleted >= limit) break;
+      const family = e.value;
+      if (family.expires_at > now) continue;
+      const op = this.kv.atomic().check(e)
+        .delete(e.key)
+        .delete(K.familyOfUser(family.user_id, family.id));
+      // A revoked family already left the live count when it was revoked.
+      if (!family.revoked) op.sum(K.liveSessions, MINUS_ONE.value);
+      // A concurrent revocation changed it: the next sweep deletes it.
+      if ((await op.commit()).ok) deleted++;
+    }
+    // Refresh records end no later than their family; they are keyed by token hash, so they
+    // are found by a scan here rather than by an index the hot path would have to maintain.
+    // KV also expires them on its own at their end, so this only hurries that along.
+    let batch = this.kv.atomic();
+    let size = 0;
+    let records = 0;
+    for await (const e of this.kv.list<RefreshRecord>({ prefix: K.refreshPrefix })) {
+      if (records >= limit) break;
+      if (e.value.expires_at > now) continue;
+      batch.check(e).delete(e.key);
+      records++;
+      if (++size === SWEEP_BATCH) {
+        await batch.commit();
+        batch = this.kv.atomic();
+        size = 0;
+      }
+    }
+    if (size > 0) await batch.commit();
+    return deleted;
+  }
+}
