@@ -8,7 +8,7 @@ import type { CommandContext } from "../cli/command.ts";
 import { createBuilder, type MicrovmSeams } from "../builders/create_builder.ts";
 import { DeployError } from "../errors.ts";
 import type { DeployInput, DeployProgress } from "./deploy.ts";
-import { siteOrigin } from "../seo/policy.ts";
+import { servingOrigin, siteOrigin } from "../seo/policy.ts";
 import { openSite } from "../site/open_site.ts";
 import { denoCommandRunner } from "../source/revision.ts";
 import {
@@ -102,6 +102,8 @@ export async function openSiteDeploy(
       tags,
       seo: config.seo,
       origin,
+      url: target?.origin ??
+        servingOrigin(config.domain, state.distributionDomain, state.aliasAttached),
       invalidationMaxPaths: config.invalidationMaxPaths,
       defaultRootObject: config.defaultRootObject,
       builder,
