@@ -30,7 +30,12 @@ import {
   thumbprint,
 } from "./keys/ed25519.ts";
 import { mintOperatorToken } from "./auth/operator_token.ts";
-import { openStoredKey, resealKeyRing, rotateStoreKey } from "./keys/key_manager.ts";
+import {
+  openStoredKey,
+  resealKeyRing,
+  ROTATE_AFTER_SEALING,
+  rotateStoreKey,
+} from "./keys/key_manager.ts";
 import { createKeySealer, type KeySealer, MIN_ENCRYPTION_KEY_BYTES } from "./keys/key_seal.ts";
 import { keyManagerOptions } from "./service.ts";
 import { connectPostgres, openStore, startServer } from "./serve.ts";
@@ -316,15 +321,16 @@ async function keysResealCommand(args: string[]): Promise<number> {
       log: createJsonLogger({ level: "warn" }),
       readKeyFile: (p) => Deno.readTextFile(p),
     });
-    const count = await resealKeyRing(options, next);
+    const { resealed, fromPlaintext } = await resealKeyRing(options, next);
     console.log(
-      `token-exchange: ${count} private key(s) ${
+      `token-exchange: ${resealed} private key(s) ${
         next ? `sealed under $${variable}` : "stored unsealed"
       }; ` +
         (next
           ? `set keys.encryption_key to that secret before the next start`
           : "remove keys.encryption_key before the next start"),
     );
+    if (fromPlaintext > 0) console.log(`token-exchange: ${ROTATE_AFTER_SEALING}`);
     return 0;
   } finally {
     await opened.close();

@@ -77,17 +77,22 @@ const COMMON_HEADERS: Readonly<Record<string, string>> = {
 export function createDashboardHandler(deps: DashboardDeps): (req: Request) => Promise<Response> {
   const hosts = new Set([`127.0.0.1:${deps.port}`, `localhost:${deps.port}`]);
   return async (req) => {
-    const head = req.method === "HEAD";
-    const send = (status: number, body: string, type: string, extra: HeadersInit = {}) =>
-      new Response(head ? null : body, {
-        status,
-        headers: { ...COMMON_HEADERS, "content-type": type, ...extra },
+    const out = answers(req.method === "HEAD");
+    try {
+      return await route(req, out);
+    } catch (err) {
+      // Whatever escapes (a bug, a request no check foresaw) still answers with the dashboard's
+      // headers; its detail goes to the log only.
+      deps.log.error("dashboard request failed", {
+        path: new URL(req.url).pathname,
+        error: String(err),
       });
-    const json = (status: number, value: unknown, extra: HeadersInit = {}) =>
-      send(status, JSON.stringify(value), "application/json; charset=utf-8", extra);
-    const fail = (status: number, code: string, message: string, more = {}, extra = {}) =>
-      json(status, { error: { code, message, ...more } }, extra);
+      return out.fail(500, "internal_error", "the dashboard could not answer this request");
+    }
+  };
 
+  async function route(req: Request, { send, json, fail }: Answers): Promise<Response> {
+    const head = req.method === "HEAD";
     if (!hosts.has((req.headers.get("host") ?? "").toLowerCase())) {
       return fail(403, "forbidden_host", `the dashboard answers only ${[...hosts].join(" or ")}`);
     }
@@ -115,7 +120,10 @@ export function createDashboardHandler(deps: DashboardDeps): (req: Request) => P
     }
     const match = /^\/api\/queries\/([^/]+)$/.exec(url.pathname);
     if (!match) return fail(404, "not_found", `no such page: ${url.pathname}`);
-    const name = decodeURIComponent(match[1]!);
+    const name = decodePathSegment(match[1]!);
+    if (name === undefined) {
+      return fail(400, "bad_request", "the path is not valid percent-encoded UTF-8");
+    }
     if (!isQueryName(name)) {
       return fail(404, "unknown_query", `no query named "${name}"`, { queries: QUERY_NAMES });
     }
@@ -134,5 +142,35 @@ export function createDashboardHandler(deps: DashboardDeps): (req: Request) => P
       deps.log.error("dashboard query failed", { query: name, ...parsed.range, error: message });
       return fail(500, "query_failed", `the query ${name} failed: ${message}`);
     }
-  };
+  }
+}
+
+/** Builders of the dashboard's answers, each with {@linkcode COMMON_HEADERS}. */
+interface Answers {
+  send(status: number, body: string, type: string, extra?: HeadersInit): Response;
+  json(status: number, value: unknown, extra?: HeadersInit): Response;
+  fail(status: number, code: string, message: string, more?: object, extra?: HeadersInit): Response;
+}
+
+/** {@linkcode Answers} for one request; a HEAD request gets the headers without the body. */
+function answers(head: boolean): Answers {
+  const send = (status: number, body: string, type: string, extra: HeadersInit = {}) =>
+    new Response(head ? null : body, {
+      status,
+      headers: { ...COMMON_HEADERS, "content-type": type, ...extra },
+    });
+  const json = (status: number, value: unknown, extra: HeadersInit = {}) =>
+    send(status, JSON.stringify(value), "application/json; charset=utf-8", extra);
+  const fail = (status: number, code: string, message: string, more = {}, extra = {}) =>
+    json(status, { error: { code, message, ...more } }, extra);
+  return { send, json, fail };
+}
+
+/** A path segment decoded, or `undefined` when its percent-encoding is malformed (`%ZZ`, `%`). */
+function decodePathSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }

@@ -4,7 +4,7 @@ import { insertRows } from "../queries/insert_rows.ts";
 import { openLocalTable } from "../queries/local_table.ts";
 import { QUERY_NAMES, runNamedQuery } from "../queries/named_queries.ts";
 import { KNOWN_ROWS } from "../queries/_test_rows.ts";
-import { createDashboardHandler } from "./handler.ts";
+import { CONTENT_SECURITY_POLICY, createDashboardHandler } from "./handler.ts";
 
 const PORT = 4317;
 const ORIGIN = `http://127.0.0.1:${PORT}`;
@@ -177,4 +177,52 @@ Deno.test("API: a failing query is 500 saying which query failed, and is logged"
   assert.equal(body.error.code, "query_failed");
   assert.match(body.error.message, /the query views failed: IO Error: connection lost/);
   assert.equal(logs.length, 1);
+});
+
+Deno.test("API: a malformed percent-encoding is 400, and every answer carries the same headers", async () => {
+  const logs: string[] = [];
+  let clockFails = false;
+  const handler = createDashboardHandler({
+    port: PORT,
+    runQuery: () => Promise.reject(new Error("IO Error")),
+    includeBotsByDefault: false,
+    site: { siteName: "blog", env: "production" },
+    clock: {
+      now: () => {
+        if (clockFails) throw new Error("a bug");
+        return 0;
+      },
+    },
+    log: createJsonLogger({ write: (line) => logs.push(line) }),
+  });
+  const call = (path: string, method = "GET") =>
+    handler(new Request(ORIGIN + path, { method, headers: { host: `127.0.0.1:${PORT}` } }));
+  const expected = new Headers({
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+    "content-security-policy": CONTENT_SECURITY_POLICY,
+    "referrer-policy": "no-referrer",
+    "x-frame-options": "DENY",
+  });
+  const answers: [string, Response, number][] = [];
+  for (const path of ["/api/queries/%ZZ", "/api/queries/%E0%A4%A", "/api/queries/%"]) {
+    const res = await call(path);
+    assert.equal((await res.clone().json()).error.code, "bad_request", path);
+    answers.push([path, res, 400]);
+  }
+  answers.push(["unknown path", await call("/nope"), 404]);
+  answers.push(["wrong method", await call("/api/queries", "PUT"), 405]);
+  answers.push(["failed query", await call(`/api/queries/views?${range}`), 500]);
+  clockFails = true;
+  const escaped = await call("/api/queries");
+  assert.equal((await escaped.clone().json()).error.code, "internal_error");
+  answers.push(["escaped error", escaped, 500]);
+  for (const [what, res, status] of answers) {
+    assert.equal(res.status, status, what);
+    for (const [name, value] of expected) {
+      assert.equal(res.headers.get(name), value, `${what}: ${name}`);
+    }
+    await res.body?.cancel();
+  }
+  assert.ok(logs.some((l) => l.includes("a bug")), "the escaped error is logged");
 });

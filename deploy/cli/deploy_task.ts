@@ -6,17 +6,64 @@
  *
  * @module
  */
+import type { PackageManager } from "../job/package_manager.ts";
 
-/** The permission flags of the deploy task (`$HOME` is expanded by `deno task`). */
-export const DEPLOY_TASK_FLAGS: readonly string[] = [
-  "--no-prompt",
-  "--allow-read=.,$HOME/.aws,$HOME/.cache/org-deploy",
-  "--allow-write=.,$HOME/.cache/org-deploy",
-  "--allow-env=AWS_*,DEPLOY_BUILDER_BASE_IMAGE,DEBUG,NO_COLOR,HOME,USERPROFILE,HOMEPATH,HOMEDRIVE,_X_AMZN_TRACE_ID,LOG_TOKENS,LOG_STREAM",
-  "--allow-sys=osRelease",
-  "--allow-net",
-  "--allow-run=git,jj,deno,npm,pnpm,yarn,bun,kill",
+/**
+ * Every program the CLI may run: `git` or `jj` (the build is named after the revision), the
+ * site's package manager (`--builder local` and `plan` install and build with it; `deno` only as
+ * a package manager), and `kill` (a build's process group is stopped with it).
+ */
+export const RUN_TOOLS: readonly string[] = [
+  "git",
+  "jj",
+  "deno",
+  "npm",
+  "pnpm",
+  "yarn",
+  "bun",
+  "kill",
 ];
+
+/** The package managers a local build may run (see `deploy/job/package_manager.ts`). */
+const PACKAGE_MANAGERS: readonly PackageManager[] = ["deno", "npm", "pnpm", "yarn", "bun"];
+
+/**
+ * The permission flags of the deploy task (`$HOME` is expanded by `deno task`). `--quiet`: Deno
+ * prints one `Info Failed to resolve '<tool>' for allow-run` line per `--allow-run` program
+ * missing on the machine before every command; nothing else it would print matters here.
+ *
+ * @param run the programs `--allow-run` names (default {@linkcode RUN_TOOLS})
+ * @returns the flags, in order
+ */
+export function deployTaskFlags(run: readonly string[] = RUN_TOOLS): string[] {
+  return [
+    "--quiet",
+    "--no-prompt",
+    "--allow-read=.,$HOME/.aws,$HOME/.cache/org-deploy",
+    "--allow-write=.,$HOME/.cache/org-deploy",
+    "--allow-env=AWS_*,DEPLOY_BUILDER_BASE_IMAGE,DEBUG,NO_COLOR,HOME,USERPROFILE,HOMEPATH,HOMEDRIVE,_X_AMZN_TRACE_ID,LOG_TOKENS,LOG_STREAM",
+    "--allow-sys=osRelease",
+    "--allow-net",
+    `--allow-run=${run.join(",")}`,
+  ];
+}
+
+/**
+ * The programs a site's task lets the CLI run (pure): its VCS, its package manager (every one
+ * while none is known yet, so a lockfile added later still builds), and `kill`.
+ *
+ * @param vcs `jj` when the repository has a `.jj` directory, else `git`
+ * @param manager the package manager its lockfile names, if any
+ * @returns the `--allow-run` list
+ *
+ * @example
+ * ```ts
+ * siteRunTools("git", "npm"); // ["git", "npm", "kill"]
+ * ```
+ */
+export function siteRunTools(vcs: "git" | "jj", manager: PackageManager | undefined): string[] {
+  return [vcs, ...(manager ? [manager] : PACKAGE_MANAGERS), "kill"];
+}
 
 /** The entry point a site repository's task runs. */
 export const SITE_DEPLOY_ENTRY = "jsr:@org/deploy";
@@ -25,10 +72,11 @@ export const SITE_DEPLOY_ENTRY = "jsr:@org/deploy";
  * The task command for an entry point (pure).
  *
  * @param entry `deploy/main.ts` in this workspace, {@linkcode SITE_DEPLOY_ENTRY} in a site
+ * @param run the programs `--allow-run` names (default {@linkcode RUN_TOOLS})
  * @returns `deno run <flags> <entry>`
  */
-export function deployTaskCommand(entry: string): string {
-  return ["deno", "run", ...DEPLOY_TASK_FLAGS, entry].join(" ");
+export function deployTaskCommand(entry: string, run: readonly string[] = RUN_TOOLS): string {
+  return ["deno", "run", ...deployTaskFlags(run), entry].join(" ");
 }
 
 /** What {@linkcode withDeployTask} decided for a `deno.json`. */

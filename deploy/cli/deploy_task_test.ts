@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { deployTaskCommand, SITE_DEPLOY_ENTRY, withDeployTask } from "./deploy_task.ts";
+import {
+  deployTaskCommand,
+  SITE_DEPLOY_ENTRY,
+  siteRunTools,
+  withDeployTask,
+} from "./deploy_task.ts";
 
 Deno.test("deployTaskCommand() is exactly this workspace's deploy task for deploy/main.ts", async () => {
   const root = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
@@ -8,7 +13,7 @@ Deno.test("deployTaskCommand() is exactly this workspace's deploy task for deplo
 
 Deno.test("deployTaskCommand() for a site runs the published package under the narrow flags", () => {
   const command = deployTaskCommand(SITE_DEPLOY_ENTRY);
-  assert.match(command, /^deno run --no-prompt .* jsr:@org\/deploy$/);
+  assert.match(command, /^deno run --quiet --no-prompt .* jsr:@org\/deploy$/);
   assert.doesNotMatch(command, /\s-A\s|--allow-all/);
 });
 
@@ -24,4 +29,23 @@ Deno.test("withDeployTask() adds the task beside the site's own, keeps an existi
   assert.deepEqual(withDeployTask('{ "tasks": { "deploy": "mine" } }', "X"), { action: "kept" });
   assert.equal(withDeployTask('{ // comment\n "tasks": {} }', "X").action, "unreadable");
   assert.equal(withDeployTask("[]", "X").action, "unreadable");
+});
+
+Deno.test("siteRunTools() names the repository's VCS, its one package manager, and kill", () => {
+  assert.deepEqual(siteRunTools("git", "npm"), ["git", "npm", "kill"]);
+  assert.deepEqual(siteRunTools("jj", "deno"), ["jj", "deno", "kill"]);
+  // No lockfile yet: any package manager, so the one added later still builds.
+  assert.deepEqual(siteRunTools("git", undefined), [
+    "git",
+    "deno",
+    "npm",
+    "pnpm",
+    "yarn",
+    "bun",
+    "kill",
+  ]);
+  assert.match(
+    deployTaskCommand(SITE_DEPLOY_ENTRY, ["git", "npm", "kill"]),
+    /--allow-run=git,npm,kill /,
+  );
 });

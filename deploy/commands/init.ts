@@ -8,7 +8,13 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command, CommandContext } from "../cli/command.ts";
 import { resolveSiteConfig } from "../config/site_config.ts";
-import { deployTaskCommand, SITE_DEPLOY_ENTRY, withDeployTask } from "../cli/deploy_task.ts";
+import {
+  deployTaskCommand,
+  SITE_DEPLOY_ENTRY,
+  siteRunTools,
+  withDeployTask,
+} from "../cli/deploy_task.ts";
+import { detectPackageManager } from "../job/package_manager.ts";
 import { DeployError } from "../errors.ts";
 
 /** The answers `init` collects. */
@@ -98,7 +104,8 @@ interface DeployTaskResult {
  * line to add).
  */
 async function writeDeployTask(ctx: CommandContext): Promise<DeployTaskResult> {
-  const command = deployTaskCommand(SITE_DEPLOY_ENTRY);
+  // Decided before a deno.json is written here: one init creates must not read as a Deno site.
+  const command = deployTaskCommand(SITE_DEPLOY_ENTRY, await siteTools(ctx.repoDir));
   const jsonc = join(ctx.repoDir, "deno.jsonc");
   const json = join(ctx.repoDir, "deno.json");
   const file = await ctx.files.exists(json) ? json : await ctx.files.exists(jsonc) ? jsonc : null;
@@ -122,6 +129,16 @@ async function writeDeployTask(ctx: CommandContext): Promise<DeployTaskResult> {
     return { file, action: "skipped" };
   }
   return { file, action: "kept" };
+}
+
+/** The programs the site's task needs: its VCS and the package manager its lockfile names. */
+async function siteTools(repoDir: string): Promise<string[]> {
+  const jj = await Deno.stat(join(repoDir, ".jj")).then((i) => i.isDirectory, () => false);
+  const manager = await detectPackageManager(repoDir, repoDir).then(
+    (found) => found.detection.manager,
+    () => undefined,
+  );
+  return siteRunTools(jj ? "jj" : "git", manager);
 }
 
 /** The `init` command. */

@@ -99,10 +99,33 @@ Deno.test("init gives the repository the deploy task, so `deno task deploy produ
     const cli = captureCli({ ...TTY, cwd: root, answers: ["blog", "", "", ""] });
     assert.equal(await runCli(["init"], cli.deps), 0);
     const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
-    assert.equal(config.tasks.deploy, deployTaskCommand(SITE_DEPLOY_ENTRY));
+    // A jj repository without a lockfile yet: jj, any package manager, kill.
+    assert.equal(
+      config.tasks.deploy,
+      deployTaskCommand(SITE_DEPLOY_ENTRY, ["jj", "deno", "npm", "pnpm", "yarn", "bun", "kill"]),
+    );
     assert.match(cli.stdout(), /created\S* the deploy task in deno\.json/);
     assert.match(cli.stdout(), /`deno task deploy production`/);
   });
+});
+
+Deno.test("init's deploy task lets the CLI run only what the site uses: its VCS, its package manager, kill", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "deploy-init-" }));
+  try {
+    await Deno.mkdir(join(root, ".git"));
+    await Deno.writeTextFile(
+      join(root, "package.json"),
+      '{ "scripts": { "build": "astro build" } }',
+    );
+    await Deno.writeTextFile(join(root, "package-lock.json"), "{}");
+    const cli = captureCli({ ...TTY, cwd: root, answers: ["blog", "", "", ""] });
+    assert.equal(await runCli(["init"], cli.deps), 0, cli.stderr());
+    const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
+    assert.match(config.tasks.deploy, / --allow-run=git,npm,kill jsr:@org\/deploy$/);
+    assert.match(config.tasks.deploy, /^deno run --quiet /);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
 });
 
 Deno.test("init adds the deploy task beside the site's own tasks and keeps an existing one", async () => {
@@ -112,7 +135,8 @@ Deno.test("init adds the deploy task beside the site's own tasks and keeps an ex
     assert.equal(await runCli(["init"], cli.deps), 0);
     const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
     assert.equal(config.tasks.build, "astro build");
-    assert.equal(config.tasks.deploy, deployTaskCommand(SITE_DEPLOY_ENTRY));
+    // The site's own deno.json makes it a Deno site.
+    assert.equal(config.tasks.deploy, deployTaskCommand(SITE_DEPLOY_ENTRY, ["jj", "deno", "kill"]));
 
     await Deno.writeTextFile(join(root, "deno.json"), '{ "tasks": { "deploy": "mine" } }');
     const again = captureCli({ ...TTY, cwd: root, answers: ["blog", "", "", ""] });

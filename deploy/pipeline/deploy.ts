@@ -83,6 +83,11 @@ export interface DeployInput {
   readonly seo: SeoSettings;
   /** `https://<domain or CDN domain>`; undefined when neither is known. */
   readonly origin: string | undefined;
+  /**
+   * The URL the summary names: the one that serves now (the CDN domain while the custom domain
+   * is not attached). Default: {@linkcode DeployInput.origin}.
+   */
+  readonly url?: string | undefined;
   /** Config `invalidationMaxPaths`. */
   readonly invalidationMaxPaths: number;
   /** Config `defaultRootObject`. Default `index.html`. */
@@ -344,7 +349,7 @@ export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
     warnings: [...warnings, ...outcome.warnings],
     durationMs: clock.now() - started,
     invalidation: sent ? { id: sent.id, paths: sent.paths } : undefined,
-    url: input.origin,
+    url: input.url ?? input.origin,
   };
   input.logger.info("deployed", {
     revision: summary.revision,

@@ -10,7 +10,7 @@ import { createBuilder, type MicrovmSeams } from "../builders/create_builder.ts"
 import type { LoadedSite } from "../config/load.ts";
 import { DeployError } from "../errors.ts";
 import { DEPLOY_STAGES, type DeployInput, type DeployProgress } from "./deploy.ts";
-import { siteOrigin } from "../seo/policy.ts";
+import { servingOrigin, siteOrigin } from "../seo/policy.ts";
 import { openSite } from "../site/open_site.ts";
 import { denoCommandRunner } from "../source/revision.ts";
 import { lockKey, owedInvalidationKey, SITE_PREFIX } from "../state/bucket_layout.ts";
@@ -134,6 +134,8 @@ export async function openSiteDeploy(
       tags,
       seo: config.seo,
       origin,
+      url: target?.origin ??
+        servingOrigin(config.domain, state.distributionDomain, state.aliasAttached),
       invalidationMaxPaths: config.invalidationMaxPaths,
       defaultRootObject: config.defaultRootObject,
       builder,

@@ -137,6 +137,27 @@ export function siteOrigin(
   return /^https?:\/\//.test(host) ? trimOrigin(host) : `https://${host.replace(/\/+$/, "")}`;
 }
 
+/**
+ * The URL that serves the site now, for summaries: the custom domain once the distribution
+ * carries it as an alias, else the CDN domain. After `bootstrap` requested a certificate that
+ * is not issued yet, the domain does not serve (CloudFront answers it only as an alias), so a
+ * summary must not send the user there. Absolute URLs inside the site (sitemap, robots) keep
+ * {@linkcode siteOrigin}: they name the site's canonical address.
+ *
+ * @param domain the custom domain (`--domain` or `domain`)
+ * @param cdnDomain the distribution's domain, e.g. `d111.cloudfront.net`
+ * @param aliasAttached whether bootstrap attached the domain (the state's `aliasAttached`);
+ *   `undefined` when the state does not say, which trusts the domain
+ * @returns the origin, or undefined when neither domain is known
+ */
+export function servingOrigin(
+  domain: string | undefined,
+  cdnDomain: string | undefined,
+  aliasAttached: boolean | undefined,
+): string | undefined {
+  return siteOrigin(aliasAttached === false && cdnDomain ? undefined : domain, cdnDomain);
+}
+
 function trimOrigin(origin: string): string {
   return origin.replace(/\/+$/, "");
 }

@@ -5,6 +5,7 @@ import {
   ROBOTS_DISALLOW,
   robotsTxt,
   type SeoSettings,
+  servingOrigin,
   sitemapUrl,
   sitemapXml,
   siteOrigin,
@@ -97,6 +98,18 @@ Deno.test("siteOrigin() prefers the custom domain, then the CDN domain", () => {
   assert.equal(siteOrigin("example.com", "d1.cloudfront.net"), "https://example.com");
   assert.equal(siteOrigin(undefined, "d1.cloudfront.net"), "https://d1.cloudfront.net");
   assert.equal(siteOrigin(undefined, undefined), undefined);
+});
+
+Deno.test("servingOrigin() names the custom domain only once it is attached", () => {
+  assert.equal(
+    servingOrigin("example.com", "d1.cloudfront.net", false),
+    "https://d1.cloudfront.net",
+  );
+  assert.equal(servingOrigin("example.com", "d1.cloudfront.net", true), "https://example.com");
+  // A state that does not say (hand-written) trusts the domain; no CDN domain leaves only it.
+  assert.equal(servingOrigin("example.com", "d1.cloudfront.net", undefined), "https://example.com");
+  assert.equal(servingOrigin("example.com", undefined, false), "https://example.com");
+  assert.equal(servingOrigin(undefined, "d1.cloudfront.net", false), "https://d1.cloudfront.net");
 });
 
 Deno.test("generateSeoFiles() warns and skips the sitemap when no origin resolves", () => {

@@ -8,6 +8,7 @@ import { RESERVED_CLAIMS } from "../config/schema.ts";
 import { clip, invalidRequest } from "../errors.ts";
 import type { UserStatus } from "../store/store.ts";
 import { parseEmailAddress } from "../users/email_address.ts";
+import { isStorableJson, isStorableText } from "../users/storable_text.ts";
 import { truncateText, USER_FIELD_LIMITS } from "../users/user_fields.ts";
 
 /** Every status a user may have; see `docs/http-api.md` for what each allows. */
@@ -133,6 +134,7 @@ export function parseClaims(
 ): Json {
   if (!isObject(value)) throw invalidRequest(`Field "${field}" must be a JSON object`);
   checkDepth(value, field);
+  checkStorable(value, field);
   for (const [name, v] of Object.entries(value)) {
     if (name === "") throw invalidRequest("Claim names must not be empty");
     if (RESERVED_CLAIMS.has(name)) {
@@ -213,7 +215,7 @@ function decodeCursor(cursor: string): string {
   } catch {
     throw invalid();
   }
-  if (!text.startsWith("u1:") || text.length === 3) throw invalid();
+  if (!text.startsWith("u1:") || text.length === 3 || !isStorableText(text)) throw invalid();
   return text.slice(3);
 }
 
@@ -238,6 +240,7 @@ function optionalString(body: Json, field: keyof typeof STRING_LIMITS): string |
   if (v.length > STRING_LIMITS[field]) {
     throw invalidRequest(`Field "${field}" must be at most ${STRING_LIMITS[field]} characters`);
   }
+  checkStorable(v, field);
   return v;
 }
 
@@ -248,10 +251,20 @@ function checkEmail(email: string): void {
 function parseMetadata(value: unknown): Json {
   if (!isObject(value)) throw invalidRequest('Field "metadata" must be a JSON object');
   checkDepth(value, "metadata");
+  checkStorable(value, "metadata");
   if (byteLength(value) > MAX_METADATA_BYTES) {
     throw invalidRequest(`Field "metadata" must not exceed ${MAX_METADATA_BYTES} bytes of JSON`);
   }
   return value;
+}
+
+/** Refuses text some store cannot hold exactly, so the answer never depends on the store. */
+function checkStorable(value: unknown, field: string): void {
+  if (!isStorableJson(value)) {
+    throw invalidRequest(
+      `Field "${field}" must not contain NUL characters (U+0000) or unpaired surrogates`,
+    );
+  }
 }
 
 function checkDepth(value: Json, field: string): void {

@@ -6,6 +6,7 @@ import {
   parseClaims,
   parseListQuery,
   parseNewUser,
+  parseUserPatch,
 } from "./user_input.ts";
 
 const invalid = (re: RegExp) => (e: OAuthError) =>
@@ -50,4 +51,27 @@ Deno.test("parseClaims() refuses __proto__, constructor and prototype naming the
   assert.throws(() => parseClaims({ a: 1, b: null }), invalid(/Claim "b" is null/));
   assert.throws(() => parseClaims({ b: null }, "body", "replace"), invalid(/"b"/));
   assert.deepEqual(parseClaims({ a: 1, b: null }, "body", "merge"), { a: 1, b: null });
+});
+
+Deno.test("user input: NUL and unpaired surrogates are refused naming the field, whatever the store", () => {
+  const base = { external_id: "e", provider: "p", email: "a@b.c" };
+  for (const bad of ["x\0", "x\ud800"]) {
+    for (const field of ["external_id", "provider", "display_name"]) {
+      assert.throws(
+        () => parseNewUser({ ...base, [field]: bad }),
+        invalid(new RegExp(`"${field}" must not contain NUL`)),
+      );
+    }
+    assert.throws(
+      () => parseNewUser({ ...base, metadata: { a: { [bad]: 1 } } }),
+      invalid(/"metadata" must not contain NUL/),
+    );
+    assert.throws(() => parseClaims({ role: [bad] }), invalid(/"claims" must not contain NUL/));
+    assert.throws(() => parseUserPatch({ display_name: bad }), invalid(/"display_name"/));
+  }
+  const nulCursor = btoa("u1:usr\0").replace(/=+$/, "");
+  assert.throws(
+    () => parseListQuery(new URLSearchParams({ cursor: nulCursor })),
+    invalid(/"cursor"/),
+  );
 });

@@ -6,6 +6,7 @@
  */
 import { isUserId } from "../store/ids.ts";
 import type { UserRecord, UserStore } from "../store/store.ts";
+import { isStorableText } from "../users/storable_text.ts";
 import { USER_FIELD_LIMITS } from "../users/user_fields.ts";
 
 /** What an operator looks a user up by. */
@@ -53,7 +54,8 @@ export async function lookUpUsers(
   if (q.by === "external") {
     // Values no sign-in could have stored are not looked up (nor handed to the store as keys).
     const user = q.provider.length <= USER_FIELD_LIMITS.provider &&
-        q.externalId.length <= USER_FIELD_LIMITS.external_id
+        q.externalId.length <= USER_FIELD_LIMITS.external_id &&
+        isStorableText(q.provider) && isStorableText(q.externalId)
       ? await users.findByExternalId(q.provider, q.externalId)
       : undefined;
     return { users: user ? [user] : [], complete: true };

@@ -244,6 +244,25 @@ export function openStoredKey(
   return importPkcs8Der(openStoredPkcs8(entry, sealer));
 }
 
+/** What {@linkcode resealKeyRing} did. */
+export interface ResealResult {
+  /** Private keys re-sealed (or stored plain). */
+  readonly resealed: number;
+  /**
+   * Of those, keys that were stored unencrypted before. Sealing them does not erase the plain
+   * copies the store wrote earlier (PostgreSQL's write-ahead log until it is recycled, backups,
+   * replicas, free pages of a KV file): such a key should be rotated afterwards.
+   */
+  readonly fromPlaintext: number;
+}
+
+/** The advice after plain private keys were sealed: their earlier copies outlive the seal. */
+export const ROTATE_AFTER_SEALING =
+  "the store held these keys unencrypted before, and earlier copies (PostgreSQL's write-ahead " +
+  "log until it is recycled, backups, replicas, free pages of a KV file) may still hold them: " +
+  "run `keys rotate` once every instance runs with keys.encryption_key, so the exposed key " +
+  "retires";
+
 /**
  * Re-seals every private key of the ring under `next` (a new `keys.encryption_key`), or
  * stores them plain when `next` is undefined. `options.sealer` must open them (the current
@@ -251,24 +270,28 @@ export function openStoredKey(
  *
  * @param options store and current sealer
  * @param next the sealer of the new secret, or `undefined` for plain storage
- * @returns how many private keys were re-sealed
+ * @returns how many private keys were re-sealed, and how many of them were plain before
  * @throws {Error} when the current secret does not open a key
  */
 export async function resealKeyRing(
   options: Pick<KeyManagerOptions, "store" | "sealer">,
   next: KeySealer | undefined,
-): Promise<number> {
+): Promise<ResealResult> {
   for (;;) {
     const { ring, version } = await options.store.load();
-    if (!ring) return 0;
-    let count = 0;
+    if (!ring) return { resealed: 0, fromPlaintext: 0 };
+    let resealed = 0;
+    let fromPlaintext = 0;
     const keys = ring.keys.map((k) => {
       if (k.pkcs8 === undefined) return k;
-      count++;
+      resealed++;
+      if (!isSealed(k.pkcs8)) fromPlaintext++;
       const der = openStoredPkcs8({ kid: k.kid, pkcs8: k.pkcs8 }, options.sealer);
       return { ...k, pkcs8: next ? next.seal(der, k.kid) : der };
     });
-    if (await options.store.save({ ...ring, keys }, version)) return count;
+    if (await options.store.save({ ...ring, keys }, version)) {
+      return { resealed, fromPlaintext: next ? fromPlaintext : 0 };
+    }
   }
 }
 
@@ -377,7 +400,9 @@ async function loadState(options: KeyManagerOptions): Promise<LoadedState> {
     if (next) {
       if (!await store.save(next, version)) continue; // another instance wrote first
       if (ring !== loaded.ring) {
-        options.log.info("sealed the signing keys in the store under keys.encryption_key");
+        options.log.warn(
+          `sealed the signing keys in the store under keys.encryption_key; ${ROTATE_AFTER_SEALING}`,
+        );
       }
       const reread = await store.load();
       finalRing = reread.ring ?? next;

@@ -189,13 +189,24 @@ Deno.test("resealKeyRing() moves every key to the new secret (and back to plain)
     const a = { ...o, sealer: createKeySealer(SECRET_A) };
     const kid = (await loadKeyManager(a)).activeKid;
     await rotateStoreKey(a);
-    assert.equal(await resealKeyRing(a, createKeySealer(SECRET_B)), 2);
+    assert.deepEqual(await resealKeyRing(a, createKeySealer(SECRET_B)), {
+      resealed: 2,
+      fromPlaintext: 0,
+    });
     await assert.rejects(loadKeyManager(a), /sealed under another secret/);
     const b = await loadKeyManager({ ...o, sealer: createKeySealer(SECRET_B) });
     assert.deepEqual(b.jwks().keys.map((k) => k.kid).includes(kid), true);
-    assert.equal(await resealKeyRing({ ...o, sealer: createKeySealer(SECRET_B) }, undefined), 2);
+    assert.deepEqual(
+      await resealKeyRing({ ...o, sealer: createKeySealer(SECRET_B) }, undefined),
+      { resealed: 2, fromPlaintext: 0 },
+    );
     for (const p of await storedPrivates(o)) assert.doesNotMatch(p, /^sealed-v1:/);
     await loadKeyManager(o);
+    // From plaintext: the caller learns the keys were plain before, so it can say to rotate.
+    assert.deepEqual(await resealKeyRing(o, createKeySealer(SECRET_A)), {
+      resealed: 2,
+      fromPlaintext: 2,
+    });
   }));
 
 Deno.test("without keys.encryption_key start-up says once that the store key is unencrypted", () =>
@@ -207,7 +218,13 @@ Deno.test("without keys.encryption_key start-up says once that the store key is 
     assert.equal(notices[0]!.level, "warn");
     const sealedLog = createMemoryLogger();
     await loadKeyManager({ ...o, log: sealedLog.log, sealer: createKeySealer(SECRET_A) });
-    assert.equal(sealedLog.lines.filter((l) => /unencrypted/.test(String(l.msg))).length, 0);
+    const msgs = sealedLog.lines.map((l) => String(l.msg));
+    assert.equal(msgs.filter((m) => /kept in the store unencrypted/.test(m)).length, 0);
+    // Sealing the plain key at this start: its earlier copies remain, so it says to rotate.
+    assert.equal(
+      msgs.filter((m) => /^sealed the signing keys.*run `keys rotate`/.test(m)).length,
+      1,
+    );
   }));
 
 Deno.test("a rotated key is published at once but signs only after the activation delay", () =>

@@ -5,6 +5,7 @@
  * @module
  */
 import { parseEmailAddress } from "../users/email_address.ts";
+import { toStorableText } from "../users/storable_text.ts";
 import { truncateText, USER_FIELD_LIMITS } from "../users/user_fields.ts";
 import type { IdTokenClaims } from "./id_token.ts";
 
@@ -37,13 +38,17 @@ export function claimBoolean(value: unknown): boolean | undefined {
 export interface ProviderIdentity {
   /** The `email` claim when {@linkcode parseEmailAddress} accepts it; anything else is dropped. */
   readonly email: string | undefined;
-  /** `name`, else `preferred_username`, cut to the internal API's `display_name` cap. */
+  /**
+   * `name`, else `preferred_username`, cut to the internal API's `display_name` cap, with NUL
+   * and unpaired surrogates replaced by U+FFFD (a sign-in never fails on its name).
+   */
   readonly displayName: string | undefined;
 }
 
 /**
  * The email and display name of a verified identity. `sub` and `jti` are bounded by
- * verification itself (a token whose `sub` could not be stored is refused there).
+ * verification itself (a token whose `sub` could not be stored is refused there: replacing
+ * characters of an identity key could make two identities one).
  *
  * @param claims the verified ID-token claims
  * @returns the usable email and the display name, each possibly absent
@@ -56,7 +61,7 @@ export function providerIdentity(claims: IdTokenClaims): ProviderIdentity {
   for (const key of ["name", "preferred_username"]) {
     const v = claims[key];
     if (typeof v === "string" && v !== "") {
-      displayName = truncateText(v, USER_FIELD_LIMITS.display_name);
+      displayName = toStorableText(truncateText(v, USER_FIELD_LIMITS.display_name));
       break;
     }
   }

@@ -40,3 +40,11 @@ Deno.test("providerIdentity() cuts the display name to the internal API's 256 ca
   assert.ok(cut.isWellFormed());
   assert.equal(providerIdentity(claims({})).displayName, undefined);
 });
+
+Deno.test("providerIdentity() replaces NUL and unpaired surrogates in the name, so sign-in goes on", () => {
+  assert.equal(providerIdentity(claims({ name: "A\0d\ud800a" })).displayName, "A\ufffdd\ufffda");
+  assert.equal(
+    providerIdentity(claims({ preferred_username: "\udfffbob" })).displayName,
+    "\ufffdbob",
+  );
+});

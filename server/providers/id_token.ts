@@ -1,5 +1,6 @@
 import { errors, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from "jose";
 import { OAuthError } from "../errors.ts";
+import { isStorableText } from "../users/storable_text.ts";
 import { PROVIDER_CLAIM_LIMITS } from "./claims.ts";
 
 /**
@@ -77,7 +78,8 @@ export interface IdTokenClaims extends JWTPayload {
  * Verifies a provider ID token: signature by the provider's keys (asymmetric algorithms only),
  * `iss`, `aud` containing our client id (and `azp` equal to it when there are several
  * audiences), `exp`, `iat` present and not in the future, `sub` present, and `sub` and `jti`
- * within {@linkcode PROVIDER_CLAIM_LIMITS} (an identity the store could not key is refused here,
+ * within {@linkcode PROVIDER_CLAIM_LIMITS} and {@linkcode isStorableText} (an identity the store
+ * could not key is refused here,
  * so no grant ever fails on writing it). `nonce` is not looked at here.
  *
  * @param token the compact JWT
@@ -127,6 +129,13 @@ export async function verifyIdToken(
   }
   if (typeof payload.jti === "string" && payload.jti.length > PROVIDER_CLAIM_LIMITS.jti) {
     throw new IdTokenInvalid(`jti is longer than ${PROVIDER_CLAIM_LIMITS.jti} characters`);
+  }
+  // Both key store records; replacing characters could make two identities one, so refuse.
+  if (
+    !isStorableText(payload.sub) ||
+    (typeof payload.jti === "string" && !isStorableText(payload.jti))
+  ) {
+    throw new IdTokenInvalid("sub or jti contains NUL or an unpaired surrogate");
   }
   if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp !== expect.clientId) {
     throw new IdTokenInvalid("azp does not name our client id");

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { FixedClock } from "@org/shared";
 import { takeAttempt } from "../auth/lockout.ts";
 import { startTestPostgres, type TestPostgres } from "../../tests/support/postgres.ts";
+import { isStorableText } from "../users/storable_text.ts";
 import { createKvStore } from "./kv_store.ts";
 import { openPostgres, type Sql } from "./pg_connection.ts";
 import { migrate } from "./pg_migrations.ts";
@@ -401,6 +402,50 @@ conformance(
     assert.deepEqual([...totals], [["192.0.2.1", 21]]);
     const next = await other.rateLimits.add(window + 1, new Map([["192.0.2.1", 1]]), forgetAt);
     assert.equal(next.get("192.0.2.1"), 1);
+  },
+);
+
+/**
+ * Text at the edge of the storable-text rule: every sample the rule accepts round-trips exactly
+ * through every store (fields, metadata and claims keys and values, the list cursor); the rule
+ * refuses the rest before any store sees it. A rule that let NUL or an unpaired surrogate
+ * through would fail here on PostgreSQL (an error, or U+FFFD in place of the surrogate).
+ */
+conformance(
+  "every text the storable-text rule accepts round-trips exactly",
+  async ({ store }) => {
+    const samples = [
+      "\u0001\u001f\u007f tab\tnewline\n",
+      '\\u0000 as six characters, "quotes" and \\backslashes\\',
+      "\ufffd\ufffe\uffff and 🚀 (a surrogate pair)",
+      "\u00e9\u00ff Latin-1",
+      "nul\u0000",
+      "lone high \ud800",
+      "lone low \udfff",
+      "reversed pair \udc00\ud800",
+    ];
+    let n = 0;
+    for (const text of samples) {
+      if (!isStorableText(text)) {
+        assert.ok(/nul|lone|reversed/.test(text), `the rule refuses ${JSON.stringify(text)}`);
+        continue;
+      }
+      const u = user(++n, {
+        provider: text.slice(0, 64),
+        external_id: text,
+        display_name: text,
+        metadata: { [text]: text, nested: [{ [text]: [text] }] },
+        claims: { [text]: text },
+      });
+      assert.deepEqual(await store.users.create(u), { ok: true });
+      assert.deepEqual(await store.users.get(u.id), u, JSON.stringify(text));
+      assert.deepEqual(await store.users.findByExternalId(u.provider, text), u);
+    }
+    assert.ok(n >= 4, "the rule accepts the ordinary samples");
+    // A cursor is an id: any storable text orders without an error.
+    for (const text of samples.filter(isStorableText)) {
+      assert.ok(Array.isArray(await store.users.list(text, 10)));
+    }
   },
 );
 

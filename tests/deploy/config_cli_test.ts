@@ -35,6 +35,21 @@ async function fixture(files: Record<string, string>, marker = ".git"): Promise<
   return root;
 }
 
+Deno.test("e2e: under the task's flags, --allow-run programs missing on the machine print nothing", async () => {
+  const root = await fixture({ "config/production.jsonc": `{ "siteName": "blog" }` });
+  // None of git, jj, deno, npm, pnpm, yarn, bun, kill is on this PATH (the CLI needs none here).
+  const empty = await Deno.makeTempDir({ prefix: "deploy-path-" });
+  try {
+    const run = await deploy(root, ["config"], { AWS_ACCOUNT_ID: "123456789012", PATH: empty });
+    assert.equal(run.code, 0, run.stderr);
+    assert.doesNotMatch(run.stderr, /Failed to resolve/);
+    assert.equal(run.stderr, "");
+  } finally {
+    await Deno.remove(root, { recursive: true });
+    await Deno.remove(empty, { recursive: true });
+  }
+});
+
 Deno.test("e2e: deploy config prints the resolved JSON and exits 0", async () => {
   const root = await fixture({
     "config/production.jsonc": `// production

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { runCli } from "../../deploy/commands/run.ts";
 import { captureCli } from "../../deploy/commands/test_deps.ts";
 import { lookupAccountIdWithSts } from "../../deploy/aws/clients.ts";
@@ -226,11 +227,42 @@ Deno.test("deploy plan --builder microvm is refused: a MicroVM build reports no 
   assert.equal(JSON.parse(r.stdout).error.code, "plan_unsupported");
 });
 
-Deno.test("deploy: --domain gives the sitemap and the summary the custom domain", async () => {
+Deno.test("deploy: --domain gives the sitemap the custom domain; the summary names what serves", async () => {
   await using world = await bootstrapped();
   const r = await world.run(["deploy", "--builder", "local", "--domain", "blog.example.com"]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /url +https:\/\/blog\.example\.com$/m);
+  const s3 = siteS3(world);
+  try {
+    const sitemap = await s3.send(
+      new GetObjectCommand({ Bucket: BUCKET, Key: "site/sitemap.xml" }),
+    );
+    assert.match(await sitemap.Body!.transformToString(), /<loc>https:\/\/blog\.example\.com\//);
+  } finally {
+    s3.destroy();
+  }
+  // Bootstrap attached no alias: the custom domain does not serve this distribution.
+  assert.match(r.stdout, new RegExp(`url +https://${distributionDomain(world)}$`, "m"));
+});
+
+Deno.test("deploy: the summary names the CDN domain until bootstrap attached the custom domain, then it", async () => {
+  await using world = await startInfraWorld(
+    { ...CONFIG, domain: "blog.example.com" },
+    { acm: { issueAfterDescribes: Infinity } },
+  );
+  await writeSiteRepo(world.root);
+  const boot = await world.run(["bootstrap"]);
+  assert.equal(boot.code, 0, boot.stderr);
+  assert.match(boot.stderr, /served from .*cloudfront\.net until the certificate is issued/);
+  const pending = await world.run(["deploy", "--builder", "local"]);
+  assert.equal(pending.code, 0, pending.stderr);
+  assert.match(pending.stdout, new RegExp(`url +https://${distributionDomain(world)}$`, "m"));
+
+  world.aws.acm.state.issue([...world.aws.acm.state.certificates.keys()][0]!);
+  const attach = await world.run(["bootstrap"]);
+  assert.equal(attach.code, 0, attach.stderr);
+  const attached = await world.run(["deploy", "--builder", "local", "--json"]);
+  assert.equal(attached.code, 0, attached.stderr);
+  assert.equal(JSON.parse(attached.stdout).url, "https://blog.example.com");
 });
 
 Deno.test("deploy: on a colour terminal the uploads draw a progress bar, cleared before the summary", async () => {

@@ -51,7 +51,6 @@ export function deployProcess(options: DeployProcessOptions): Deno.Command {
   return new Deno.Command(Deno.execPath(), {
     args: [
       "run",
-      "--quiet",
       `--config=${WORKSPACE_DENO_JSON}`,
       ...options.flags,
       DEPLOY_MAIN,

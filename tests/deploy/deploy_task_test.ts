@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { ACCOUNT, type InfraWorld, liveKeys, siteS3, startInfraWorld } from "./infra_world.ts";
 import { writeSiteRepo } from "./site_repo.ts";
+import { WAIT_CAP_MS, waitFor } from "../support/wait.ts";
 import {
   deployProcess,
   deployTaskFlags,
@@ -144,22 +145,22 @@ Deno.test("e2e: Ctrl-C during a hung local build stops the build's processes, re
       env: { HOME: home, ...world.env },
     }).spawn();
     const output = child.output();
-    let pid = 0;
-    for (let i = 0; i < 600 && pid === 0; i++) {
-      await new Promise((r) => setTimeout(r, 50));
+    const pid = await waitFor(async () => {
       for (const e of await Array.fromAsync(Deno.readDir(cache))) {
         const text = await Deno.readTextFile(`${cache}/${e.name}/src/hung.pid`).catch(() => "");
-        if (text) pid = Number(text);
+        if (text) return Number(text);
       }
-    }
-    assert.ok(pid > 0, "the build started");
+    }, "the build to start");
     assert.ok(!(await Deno.stat(`${cache}/deploy-src-killed`).catch(() => null)), "stale removed");
     child.kill("SIGINT");
     let timer: ReturnType<typeof setTimeout> | undefined;
     const out = await Promise.race([
       output,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error("still running 20 s after Ctrl-C")), 20_000);
+        timer = setTimeout(
+          () => reject(new Error(`still running ${WAIT_CAP_MS / 1000} s after Ctrl-C`)),
+          WAIT_CAP_MS,
+        );
       }),
     ]).finally(() => clearTimeout(timer));
     const stderr = new TextDecoder().decode(out.stderr);

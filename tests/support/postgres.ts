@@ -57,30 +57,44 @@ export async function startTestPostgres(options: { own?: boolean } = {}): Promis
   const dir = await Deno.makeTempDir({ prefix: "te-pg-" });
   // The server runs as `postgres` when we are root: it must reach its data directory.
   await Deno.chmod(dir, 0o755);
-  const port = freePort();
   const password = crypto.randomUUID();
-  const server = new EmbeddedPostgres({
-    databaseDir: join(dir, "data"),
-    port,
-    user: "postgres",
-    password,
-    persistent: true,
-    createPostgresUser: true,
-    // Loopback only; small, fast settings for tests.
-    postgresFlags: [
-      "-c",
-      "listen_addresses=127.0.0.1",
-      "-c",
-      "max_connections=200",
-      "-c",
-      "shared_buffers=64MB",
-    ],
-    onLog: () => {},
-    onError: () => {},
-  });
+  const make = (port: number) =>
+    new EmbeddedPostgres({
+      databaseDir: join(dir, "data"),
+      port,
+      user: "postgres",
+      password,
+      persistent: true,
+      createPostgresUser: true,
+      // Loopback only; small, fast settings for tests.
+      postgresFlags: [
+        "-c",
+        "listen_addresses=127.0.0.1",
+        "-c",
+        "max_connections=200",
+        "-c",
+        "shared_buffers=64MB",
+      ],
+      onLog: () => {},
+      onError: () => {},
+    });
+  let server = make(0);
+  let port = 0;
   try {
     await server.initialise();
-    await server.start();
+    // A port found free can be taken by another program before PostgreSQL binds it (the
+    // machine is shared): choose it only now, after initdb, and choose again if it was taken.
+    for (let attempt = 1;; attempt++) {
+      port = freePort();
+      server = make(port);
+      try {
+        await server.start();
+        break;
+      } catch (err) {
+        await server.stop().catch(() => {});
+        if (attempt === 5) throw err;
+      }
+    }
   } catch (err) {
     await server.stop().catch(() => {});
     await Deno.remove(dir, { recursive: true }).catch(() => {});

@@ -170,6 +170,10 @@ const INTERNAL_DESCRIPTIONS: ReadonlySet<string> = new Set([
     `Field "${f}" must be a JSON object`,
     `Field "${f}" must not nest deeper than 32 levels`,
   ]),
+  // The storable-text rule (NUL, unpaired surrogates), for every text field and object.
+  ...[...Object.keys(LIMITS), "metadata", "claims", "body"].map((f) =>
+    `Field "${f}" must not contain NUL characters (U+0000) or unpaired surrogates`
+  ),
   ...RESERVED.map((c) => `Claim "${c}" is a reserved JWT claim and cannot be set`),
   ...["__proto__", "constructor", "prototype"].map((c) =>
     `Claim "${c}" is not allowed as a claim name`

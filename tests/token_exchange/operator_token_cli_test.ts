@@ -1,14 +1,13 @@
 import assert from "node:assert/strict";
 import { decodeJwt } from "jose";
 import { runTokenCli, spawnTokenServer } from "../support/token_server.ts";
+import { waitFor } from "../support/wait.ts";
 
-async function internalUrlOf(stdout: string[]): Promise<string> {
-  for (let i = 0; i < 100; i++) {
-    const m = stdout.join("\n").match(/listening on (\S+) \(internal\)/);
-    if (m) return m[1]!;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no internal listener in: ${stdout.join("\n")}`);
+function internalUrlOf(stdout: string[]): Promise<string> {
+  return waitFor(
+    () => stdout.join("\n").match(/listening on (\S+) \(internal\)/)?.[1],
+    "the internal listener's line",
+  );
 }
 
 Deno.test("operator-token mints a JWT the running service accepts on the internal API", async () => {

@@ -196,7 +196,7 @@ Deno.test("keys.encryption_key: sealed at rest, wrong secret refuses to start, r
   }
 });
 
-Deno.test("without keys.encryption_key the key stays plain, and start-up says so once", async () => {
+Deno.test("without keys.encryption_key the key stays plain, start-up says so once, and sealing it later says to rotate", async () => {
   const dir = await Deno.makeTempDir({ prefix: "te-proc-" });
   try {
     const server = await spawnTokenServer({ dir, toml: `[server]\nport = 0\n` });
@@ -208,6 +208,14 @@ Deno.test("without keys.encryption_key the key stays plain, and start-up says so
     );
     assert.equal(notices.length, 1, notices.join("\n"));
     assert.ok((await kvFilesText(dir)).includes(PKCS8_ED25519_PREFIX));
+
+    // Sealing a key that was plain does not erase its earlier copies: reseal says to rotate.
+    const sealed = await runTokenCli(dir, ["keys", "reseal", "--new-secret-env", "TE_NEW"], {
+      TE_NEW: "new-secret-new-secret-new-secret-0123456",
+    });
+    assert.equal(sealed.code, 0, sealed.stderr);
+    assert.match(sealed.stdout, /1 private key\(s\) sealed under \$TE_NEW/);
+    assert.match(sealed.stdout, /unencrypted before.*write-ahead log.*run `keys rotate`/s);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -30,16 +30,17 @@ Deno.test("allow-list: a verified address that mail systems read two ways never 
     toml: providerToml("idp", idp.issuer) + `[registration]\ndomain_allowlist = ["example.com"]\n`,
   });
   for (
-    const [email, status] of [
+    const [i, [email, status]] of ([
       ["eve@evil.example@example.com", 403],
       ["eve@evil.example\u0000@example.com", 403],
       ["eve@evil.example\n@example.com", 403],
       ["=?utf-8?q?eve=40evil.example?=@example.com", 403],
       ["eve%evil.example@example.com", 403],
       ["alice@EXAMPLE.com", 200],
-    ] as const
+    ] as const).entries()
   ) {
-    claims = { sub: `s-${email}`, email, email_verified: "true" };
+    // The sub is plain: a NUL in it would be refused before the allow-list is asked.
+    claims = { sub: `s-${i}`, email, email_verified: "true" };
     const res = await postForm(`${te.url}/token`, CODE);
     const body = await res.json();
     assert.equal(res.status, status, `${JSON.stringify(email)}: ${JSON.stringify(body)}`);

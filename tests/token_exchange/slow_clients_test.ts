@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { internalToml, SECRET } from "../support/internal_api.ts";
 import { startTokenServer } from "../support/token_server.ts";
+import { WAIT_CAP_MS, waitFor } from "../support/wait.ts";
 
 /** A request whose head is sent whole and whose body stalls after `sent` bytes. */
 interface Stalled {
@@ -30,7 +31,7 @@ async function stalled(
       `content-type: application/x-www-form-urlencoded\r\n${extra}${framing}`,
   ));
   return {
-    async answer(waitMs = 5000) {
+    async answer(waitMs = WAIT_CAP_MS) {
       const buf = new Uint8Array(8192);
       let timer: ReturnType<typeof setTimeout> | undefined;
       const read = conn.read(buf);
@@ -94,7 +95,9 @@ Deno.test("slow clients: a body not received within server.body_timeout is 408 o
 
 Deno.test("slow clients: one address holds at most rate_limit.max_concurrent requests in progress", async () => {
   await using te = await startTokenServer({
-    toml: `[server]\nbody_timeout = "1s"\n[rate_limit]\nmax_concurrent = 2\n`,
+    // Long enough that both stalled requests still hold their slots when the third comes, on
+    // however busy a machine.
+    toml: `[server]\nbody_timeout = "5s"\n[rate_limit]\nmax_concurrent = 2\n`,
   });
   const refresh = () =>
     fetch(`${te.url}/token`, {
@@ -104,10 +107,13 @@ Deno.test("slow clients: one address holds at most rate_limit.max_concurrent req
     });
   const held = [await stalled(te.url, "/token"), await stalled(te.url, "/revoke")];
   try {
-    // Let both stalled requests reach the handler, then a third from the same address.
-    await new Promise((r) => setTimeout(r, 100));
-    const refused = await refresh();
-    assert.equal(refused.status, 429);
+    // Once both stalled requests reached the handler, a third from the same address is refused
+    // (until then it is simply answered: invalid_grant).
+    const refused = await waitFor(async () => {
+      const res = await refresh();
+      if (res.status === 429) return res;
+      await res.body?.cancel();
+    }, "the third request to be refused");
     assert.equal(refused.headers.get("retry-after"), "1");
     assert.equal((await refused.json()).error, "slow_down");
     for (const h of held) assert.equal((await h.answer()) !== "no answer", true);

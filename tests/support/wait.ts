@@ -1,0 +1,40 @@
+/**
+ * Waiting on a condition instead of a fixed sleep: tests run on machines shared with other
+ * programs, where a step that takes 50 ms idle may take seconds.
+ *
+ * @module
+ */
+
+/**
+ * The longest any condition is waited for. Far beyond what a busy machine needs; it exists so
+ * that a real hang fails the test with a message instead of stalling the suite.
+ */
+export const WAIT_CAP_MS = 120_000;
+
+/**
+ * Polls `condition` until it returns a value other than `undefined`/`false`, and returns it.
+ *
+ * @param condition checked at once, then every `everyMs`
+ * @param what what is awaited, for the error
+ * @param everyMs the polling interval (default 50 ms)
+ * @returns the condition's first truthy value
+ * @throws {Error} after {@linkcode WAIT_CAP_MS} without it
+ *
+ * @example
+ * ```ts
+ * const url = await waitFor(() => lines.join("\n").match(/listening on (\S+)/)?.[1], "the listener");
+ * ```
+ */
+export async function waitFor<T>(
+  condition: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  everyMs = 50,
+): Promise<T> {
+  const cap = Date.now() + WAIT_CAP_MS;
+  for (;;) {
+    const value = await condition();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > cap) throw new Error(`waited ${WAIT_CAP_MS / 1000} s for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
