@@ -1,5 +1,6 @@
 import { clip, invalidRequest, serverError } from "../errors.ts";
 import { IdTokenInvalid } from "../providers/id_token.ts";
+import type { ProofBinding } from "../dpop/token_proof.ts";
 import type { GrantContext } from "./grant.ts";
 import type { TokenResponse } from "./issue_tokens.ts";
 import { requireParam } from "./params.ts";
@@ -25,6 +26,7 @@ const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 export async function authorizationCodeGrant(
   params: ReadonlyMap<string, string>,
   ctx: GrantContext,
+  proof?: ProofBinding,
 ): Promise<TokenResponse> {
   const code = requireParam(params, "code");
   const providerName = requireParam(params, "provider");
@@ -48,5 +50,5 @@ export async function authorizationCodeGrant(
     }
     throw err;
   }
-  return await signIn(ctx, providerName, claims, "code exchanged");
+  return await signIn(ctx, providerName, claims, "code exchanged", proof);
 }

@@ -4,6 +4,7 @@ import { ID_TOKEN_CLOCK_SKEW, type IdTokenClaims, IdTokenInvalid } from "../prov
 import { tokenHash } from "../store/ids.ts";
 import type { AssertionMark, RedeemOutcome } from "../store/store.ts";
 import { atHashMatches } from "./at_hash.ts";
+import type { ProofBinding } from "../dpop/token_proof.ts";
 import type { GrantContext } from "./grant.ts";
 import type { TokenResponse } from "./issue_tokens.ts";
 import { nonceLookupHashes } from "./nonce.ts";
@@ -36,6 +37,7 @@ import { signIn } from "./sign_in.ts";
 export async function idTokenGrant(
   params: ReadonlyMap<string, string>,
   ctx: GrantContext,
+  proof?: ProofBinding,
 ): Promise<TokenResponse> {
   const providerName = requireParam(params, "provider");
   const idToken = requireParam(params, "id_token");
@@ -77,7 +79,7 @@ export async function idTokenGrant(
     assertionMark(claims, idToken),
   );
   if (outcome !== "redeemed") throw invalidGrant(REFUSALS[outcome]);
-  return await signIn(ctx, providerName, claims, "id token redeemed");
+  return await signIn(ctx, providerName, claims, "id token redeemed", proof);
 }
 
 /**

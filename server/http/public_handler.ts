@@ -15,6 +15,7 @@ import { clientAddress, type ForwardedRule } from "../limits/client_address.ts";
 import { ConcurrencyLimiter } from "../limits/concurrency_limiter.ts";
 import { RateLimiter } from "../limits/rate_limiter.ts";
 import { createTokenEndpoint } from "./token_endpoint.ts";
+import { DPOP_ALGORITHMS } from "../dpop/proof.ts";
 
 /** Seconds `/keys` may be cached: well below the shortest time a retired key stays published. */
 export function jwksMaxAge(accessTokenTtl: number): number {
@@ -58,6 +59,9 @@ export function createPublicHandler(
     response_types_supported: ["code"],
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: deps.keys.algorithms,
+    ...(deps.config.token.dpop === "off"
+      ? {}
+      : { dpop_signing_alg_values_supported: DPOP_ALGORITHMS }),
   };
   const cache = (seconds: number) => ({ "Cache-Control": `public, max-age=${seconds}` });
   const routes: Route[] = [

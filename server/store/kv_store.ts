@@ -6,6 +6,7 @@ import { KvSessionStore } from "./kv_sessions.ts";
 import { KvNonceStore } from "./kv_nonces.ts";
 import { KvLockoutStore } from "./kv_lockout.ts";
 import { KvRateLimitStore } from "./kv_rate_limits.ts";
+import { KvDpopStore } from "./kv_dpop.ts";
 
 /**
  * The whole {@linkcode Store} on one opened Deno KV (a local file, `:memory:` or a KV Connect
@@ -31,6 +32,7 @@ export function createKvStore(kv: Deno.Kv, clock: Clock): Store {
     nonces: new KvNonceStore(kv, clock),
     lockouts: new KvLockoutStore(kv, clock),
     rateLimits: new KvRateLimitStore(kv, clock),
+    dpop: new KvDpopStore(kv, clock),
     async ping() {
       await kv.get(["health"]);
     },

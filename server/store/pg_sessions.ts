@@ -107,7 +107,7 @@ export class PgSessionStore implements SessionStore {
    * @inheritdoc
    *
    * Nothing in PostgreSQL expires by itself, so this sweep also deletes expired nonces,
-   * used-ID-token markers, forgotten lockout records and past rate-limit windows (at most
+   * used-ID-token markers, used DPoP proof marks, forgotten lockout records and past rate-limit windows (at most
    * `limit` of each). Rows are
    * claimed with `skip locked`: several instances sweeping at once share the work.
    */
@@ -128,6 +128,9 @@ export class PgSessionStore implements SessionStore {
       delete from used_id_tokens where (issuer, id) in (
         select issuer, id from used_id_tokens where expires_at <= ${now}
         limit ${limit} for update skip locked)`;
+    await this.sql`
+      delete from dpop_proofs where id in (
+        select id from dpop_proofs where expires_at <= ${now} limit ${limit} for update skip locked)`;
     await this.sql`
       delete from rate_limits where (key, window_start) in (
         select key, window_start from rate_limits where forget_at <= ${now}

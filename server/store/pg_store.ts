@@ -6,6 +6,7 @@ import { PgSessionStore } from "./pg_sessions.ts";
 import { PgNonceStore } from "./pg_nonces.ts";
 import { PgLockoutStore } from "./pg_lockout.ts";
 import { PgRateLimitStore } from "./pg_rate_limits.ts";
+import { PgDpopStore } from "./pg_dpop.ts";
 
 /**
  * The whole {@linkcode Store} on a PostgreSQL pool, shared by every instance that connects to
@@ -31,6 +32,7 @@ export function createPgStore(sql: Sql, clock: Clock): Store {
     nonces: new PgNonceStore(sql, clock),
     lockouts: new PgLockoutStore(sql, clock),
     rateLimits: new PgRateLimitStore(sql),
+    dpop: new PgDpopStore(sql, clock),
     async ping() {
       await sql`select 1`;
     },
