@@ -12,6 +12,8 @@ export interface TokenResponse {
   /** `DPoP` when the access token is bound to a proof's key (`cnf.jkt`, RFC 9449 §5). */
   readonly token_type: "Bearer" | "DPoP";
   readonly expires_in: number;
+  /** RFC 8693 §2.2.1: what a token exchange issued (only in its answer). */
+  readonly issued_token_type?: string;
 }
 
 /** What the token issuer needs. */
