@@ -1,5 +1,6 @@
 import { clip, invalidRequest, serverError } from "../errors.ts";
 import { IdTokenInvalid } from "../providers/id_token.ts";
+import { appleUserParam } from "../providers/apple_user.ts";
 import type { ProofBinding } from "../dpop/token_proof.ts";
 import type { GrantContext } from "./grant.ts";
 import type { TokenResponse } from "./issue_tokens.ts";
@@ -11,8 +12,9 @@ const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
 /**
  * `grant_type=authorization_code` (`code`, `provider`, `redirect_uri`, optional
- * `code_verifier`): exchanges the code at the provider, verifies the returned ID token, finds
- * or creates the user under the registration policy, and starts a session.
+ * `code_verifier`, and for Sign in with Apple `user`): exchanges the code at the provider,
+ * verifies the returned ID token, finds or creates the user under the registration policy
+ * (Apple's `user` JSON names a new user, see `providers/apple_user.ts`), and starts a session.
  *
  * PKCE (RFC 7636) passes through: an app that sent a `code_challenge` to the provider presents
  * its `code_verifier` here, and it is forwarded with the code; the provider checks it.
@@ -39,6 +41,7 @@ export async function authorizationCodeGrant(
   }
   const provider = ctx.providers.get(providerName);
   if (!provider) throw invalidRequest(`Unknown provider ${clip(providerName)}`);
+  const displayName = appleUserParam(params, provider.config);
 
   const tokens = await provider.exchangeCode(code, redirectUri, codeVerifier);
   let claims;
@@ -50,5 +53,5 @@ export async function authorizationCodeGrant(
     }
     throw err;
   }
-  return await signIn(ctx, providerName, claims, "code exchanged", proof);
+  return await signIn(ctx, providerName, claims, "code exchanged", proof, displayName);
 }

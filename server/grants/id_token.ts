@@ -3,6 +3,7 @@ import { clip, invalidGrant, invalidRequest } from "../errors.ts";
 import { ID_TOKEN_CLOCK_SKEW, type IdTokenClaims, IdTokenInvalid } from "../providers/id_token.ts";
 import { tokenHash } from "../store/ids.ts";
 import type { AssertionMark, RedeemOutcome } from "../store/store.ts";
+import { appleUserParam } from "../providers/apple_user.ts";
 import { atHashMatches } from "./at_hash.ts";
 import type { ProofBinding } from "../dpop/token_proof.ts";
 import type { GrantContext } from "./grant.ts";
@@ -108,6 +109,7 @@ async function redeemIdToken(
   if (accessToken === "") throw invalidRequest("Parameter provider_access_token is empty");
   const provider = ctx.providers.get(providerName);
   if (!provider) throw invalidRequest(`Unknown provider ${clip(providerName)}`);
+  const displayName = appleUserParam(params, provider.config);
 
   let claims: IdTokenClaims;
   try {
@@ -142,7 +144,7 @@ async function redeemIdToken(
     assertionMark(claims, idToken),
   );
   if (outcome !== "redeemed") throw invalidGrant(REFUSALS[outcome]);
-  return await signIn(ctx, providerName, claims, "id token redeemed", proof);
+  return await signIn(ctx, providerName, claims, "id token redeemed", proof, displayName);
 }
 
 /**

@@ -14,6 +14,7 @@ import { provisionUser } from "./provision_user.ts";
  * @param claims the verified ID-token claims
  * @param event the log message naming how the identity arrived
  * @param proof the request's DPoP key: the session is bound to it
+ * @param displayName the name for a new user from the app (Sign in with Apple's `user`)
  * @returns the full token response
  * @throws {OAuthError} 403 `access_denied` when the policy refuses
  */
@@ -23,8 +24,9 @@ export async function signIn(
   claims: IdTokenClaims,
   event: string,
   proof: ProofBinding | undefined,
+  displayName?: string,
 ): Promise<TokenResponse> {
-  const user = await provisionUser(ctx, ctx.ids, provider, claims);
+  const user = await provisionUser(ctx, ctx.ids, provider, claims, displayName);
   const response = await startSession(ctx, user, ctx.ids.next("ses"), proof?.jkt);
   ctx.log.info(event, { provider, user: user.id });
   return response;

@@ -84,7 +84,11 @@ async function teamKey(): Promise<{ pem: string; publicKey: CryptoKey | KeyObjec
   return { pem: await exportPKCS8(privateKey), publicKey };
 }
 
-async function signIn(issuer: string, code: string): Promise<Response> {
+async function signIn(
+  issuer: string,
+  code: string,
+  extra: Record<string, string> = {},
+): Promise<Response> {
   const url = new URL(issuer);
   const as = await oauth.processDiscoveryResponse(
     url,
@@ -94,6 +98,7 @@ async function signIn(issuer: string, code: string): Promise<Response> {
     code,
     provider: "apple",
     redirect_uri: "https://app.example/callback",
+    ...extra,
   }, insecure);
 }
 
@@ -238,4 +243,91 @@ Deno.test('apple: a domain allow-list admits Apple\'s string email_verified "tru
     assert.equal(res.status, status, JSON.stringify(body));
     if (status === 403) assert.equal(body.error, "access_denied");
   }
+});
+
+const APPLE_SUB = "001234.5d8a9c0b1e2f4a6b8c0d1e2f3a4b5c6d.1234";
+
+/** Apple's `user` field as the app receives it on the first authorization. */
+function appleUser(firstName: string, lastName: string): string {
+  return JSON.stringify({
+    name: { firstName, lastName },
+    email: "x7qk2m9v4p@privaterelay.appleid.com",
+  });
+}
+
+Deno.test("apple: the user field names a new user; a later one never overwrites a name", async () => {
+  await using apple = await startApple();
+  const { pem } = await teamKey();
+  await using te = await startTokenServer({
+    toml: appleToml(apple.issuer, `private_key = "\${APPLE_P8}"`),
+    env: { APPLE_P8: pem },
+  });
+  const { users } = te.server.deps.store;
+  const bad = await signIn(te.issuer, "c0", { user: '{"name":"Jane"}' });
+  assert.equal(bad.status, 400);
+  assert.equal((await bad.json()).error, "invalid_request");
+  assert.equal(apple.requests.length, 0, "a malformed user field costs no code");
+
+  const first = await signIn(te.issuer, "c1", { user: appleUser("Jane", "Appleseed") });
+  assert.equal(first.status, 200, await first.clone().text());
+  await first.body?.cancel();
+  const created = await users.findByExternalId("apple", APPLE_SUB);
+  assert.equal(created?.display_name, "Jane Appleseed");
+
+  await users.update(created!.id, (u) => ({ ...u, display_name: "Jane A." }));
+  const again = await signIn(te.issuer, "c2", { user: appleUser("Someone", "Else") });
+  assert.equal(again.status, 200);
+  await again.body?.cancel();
+  assert.equal((await users.get(created!.id))?.display_name, "Jane A.");
+});
+
+Deno.test("apple: the ID-token grant takes the user field too", async () => {
+  await using apple = await startApple();
+  const { pem } = await teamKey();
+  await using te = await startTokenServer({
+    toml: appleToml(apple.issuer, `private_key = "\${APPLE_P8}"`, `[grants]\nid_token = true\n`),
+    env: { APPLE_P8: pem },
+  });
+  const { nonce } = await (await fetch(`${te.url}/nonce`, { method: "POST" })).json();
+  const idToken = await apple.server.issuer.buildToken({
+    scopesOrTransform: (_h, p) => {
+      const now = Math.floor(Date.now() / 1000);
+      Object.assign(p, { iat: now, exp: now + 300, aud: SERVICES_ID, sub: APPLE_SUB, nonce });
+    },
+  });
+  const res = await fetch(`${te.url}/token`, {
+    method: "POST",
+    body: new URLSearchParams({
+      grant_type: "id_token",
+      provider: "apple",
+      id_token: idToken,
+      user: appleUser("Jane", "Appleseed"),
+    }),
+  });
+  assert.equal(res.status, 200, await res.clone().text());
+  await res.body?.cancel();
+  const user = await te.server.deps.store.users.findByExternalId("apple", APPLE_SUB);
+  assert.equal(user?.display_name, "Jane Appleseed");
+});
+
+Deno.test("apple: a user field for a provider that is not Apple is invalid_request", async () => {
+  await using idp = await startOidcProvider();
+  await using te = await startTokenServer({
+    toml: `[providers.idp]\nissuer = "${idp.issuer}"\nclient_id = "te-client"\n` +
+      `client_secret = "s"\n`,
+  });
+  const res = await fetch(`${te.url}/token`, {
+    method: "POST",
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code: "c",
+      provider: "idp",
+      redirect_uri: "https://app.example/callback",
+      user: appleUser("Jane", "Appleseed"),
+    }),
+  });
+  const body = await res.json();
+  assert.equal(res.status, 400);
+  assert.equal(body.error, "invalid_request");
+  assert.match(body.error_description, /only to a Sign in with Apple provider/);
 });
