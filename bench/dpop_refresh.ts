@@ -40,7 +40,7 @@ import { createPublicHandler } from "../server/http/public_handler.ts";
 import { buildService } from "../server/service.ts";
 import { createIdFactory } from "../server/store/ids.ts";
 import { createKvStore } from "../server/store/kv_store.ts";
-import type { UserRecord } from "../server/store/store.ts";
+import { benchUser } from "./support/bench_user.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -83,19 +83,7 @@ async function seedChain(
   dpop: ProofKind | undefined,
 ): Promise<Chain> {
   const ids = createIdFactory(deps.clock, deps.random);
-  const now = deps.clock.now();
-  const user: UserRecord = {
-    id: ids.next("usr"),
-    provider: "bench",
-    external_id: `user-${n}-${ids.ulid()}`,
-    email: `user-${n}@example.com`,
-    display_name: `User ${n}`,
-    status: "active",
-    metadata: {},
-    claims: { tier: "pro" },
-    created_at: now,
-    updated_at: now,
-  };
+  const user = benchUser(ids, deps.clock.now(), `user-${n}-${ids.ulid()}`, n);
   await deps.store.users.create(user);
   if (dpop === undefined) {
     return { token: (await startSession(deps, user, ids.next("ses"))).refresh_token!, proofs: [] };

@@ -15,6 +15,7 @@ import {
   spawnTokenServer,
   startTokenServer,
   testConfig,
+  type TokenServer,
   type TokenServerOptions,
 } from "../support/token_server.ts";
 
@@ -248,6 +249,15 @@ Deno.test('apple: a domain allow-list admits Apple\'s string email_verified "tru
 
 const APPLE_SUB = "001234.5d8a9c0b1e2f4a6b8c0d1e2f3a4b5c6d.1234";
 
+/** The service with `apple` as provider `apple` (its key from the environment) and `extra` TOML. */
+async function startAppleService(apple: OidcFixture, extra = ""): Promise<TokenServer> {
+  const { pem } = await teamKey();
+  return await startTokenServer({
+    toml: appleToml(apple.issuer, `private_key = "\${APPLE_P8}"`, extra),
+    env: { APPLE_P8: pem },
+  });
+}
+
 /** Apple's `user` field as the app receives it on the first authorization. */
 function appleUser(firstName: string, lastName: string): string {
   return JSON.stringify({
@@ -258,11 +268,7 @@ function appleUser(firstName: string, lastName: string): string {
 
 Deno.test("apple: the user field names a new user; a later one never overwrites a name", async () => {
   await using apple = await startApple();
-  const { pem } = await teamKey();
-  await using te = await startTokenServer({
-    toml: appleToml(apple.issuer, `private_key = "\${APPLE_P8}"`),
-    env: { APPLE_P8: pem },
-  });
+  await using te = await startAppleService(apple);
   const { users } = te.server.deps.store;
   const bad = await signIn(te.issuer, "c0", { user: '{"name":"Jane"}' });
   assert.equal(bad.status, 400);
@@ -284,11 +290,7 @@ Deno.test("apple: the user field names a new user; a later one never overwrites 
 
 Deno.test("apple: the ID-token grant takes the user field too", async () => {
   await using apple = await startApple();
-  const { pem } = await teamKey();
-  await using te = await startTokenServer({
-    toml: appleToml(apple.issuer, `private_key = "\${APPLE_P8}"`, `[grants]\nid_token = true\n`),
-    env: { APPLE_P8: pem },
-  });
+  await using te = await startAppleService(apple, `[grants]\nid_token = true\n`);
   const { nonce } = await (await fetch(`${te.url}/nonce`, { method: "POST" })).json();
   const idToken = await apple.server.issuer.buildToken({
     scopesOrTransform: (_h, p) => {
@@ -375,11 +377,7 @@ function appleEvent(
 
 Deno.test("apple notifications: signed events revoke, delete and update; forged ones change nothing", async () => {
   await using apple = await startApple();
-  const { pem } = await teamKey();
-  await using te = await startTokenServer({
-    toml: appleToml(apple.issuer, `private_key = "\${APPLE_P8}"`),
-    env: { APPLE_P8: pem },
-  });
+  await using te = await startAppleService(apple);
   const { users } = te.server.deps.store;
   const session = async (code: string) => {
     const res = await signIn(te.issuer, code);
