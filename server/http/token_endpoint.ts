@@ -43,7 +43,7 @@ export function createTokenEndpoint(
       body = await grant(params, ctx, proof);
     } catch (err) {
       // The client keeps its nonce current from every answer (RFC 9449 §8.2).
-      if (err instanceof OAuthError && proof !== undefined) {
+      if (err instanceof OAuthError) {
         throw new OAuthError(err.code, err.status, err.description, {
           ...err.headers,
           ...await dpop.nonceHeader(),
