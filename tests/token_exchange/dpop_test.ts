@@ -254,3 +254,32 @@ Deno.test("dpop: optional issues Bearer without a proof; required refuses it; of
     assert.equal(decodeJwt(t.access_token).cnf, undefined);
   }
 });
+
+Deno.test("dpop: a rotated bound token without the key trips no reuse alarm; with the key it does", async () => {
+  await using h = await harness(`[token]\nrefresh_grace = "0s"\n`);
+  const key = await dpopKey();
+  const first = await tokens(h, "authorization_code", CODE, { DPoP: key.handle });
+  const old = { refresh_token: first.refresh_token! };
+  const second = await tokens(h, "refresh_token", old, { DPoP: key.handle });
+
+  // The retired token replayed without a proof: refused as bound, the session lives on.
+  assert.equal(
+    (await refusal(request(h, "refresh_token", old)))[2],
+    "The refresh token is bound to a DPoP key; send a DPoP proof signed by that key",
+  );
+  const third = await tokens(h, "refresh_token", { refresh_token: second.refresh_token! }, {
+    DPoP: key.handle,
+  });
+
+  // Replayed by the key holder: that is reuse, and the session is revoked.
+  assert.equal(
+    (await refusal(request(h, "refresh_token", old, { DPoP: key.handle })))[1],
+    "invalid_grant",
+  );
+  assert.equal(
+    (await refusal(request(h, "refresh_token", { refresh_token: third.refresh_token! }, {
+      DPoP: key.handle,
+    })))[2],
+    "The refresh token is invalid, expired or revoked",
+  );
+});
