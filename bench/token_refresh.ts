@@ -53,6 +53,7 @@ import { newOpaqueToken, tokenHash } from "../server/sessions/opaque_token.ts";
 import type { RefreshRecord, UserRecord } from "../server/store/store.ts";
 import type { LoadRequest, LoadResult } from "./support/refresh_load_worker.ts";
 import { threadCpuUs, threadSnapshot } from "./support/thread_cpu.ts";
+import { benchUser } from "./support/bench_user.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -108,19 +109,7 @@ async function seedSessions(deps: ServiceDeps, n: number): Promise<string[]> {
   const ids = createIdFactory(deps.clock, deps.random);
   const tokens: string[] = [];
   for (let i = 0; i < n; i++) {
-    const now = deps.clock.now();
-    const user: UserRecord = {
-      id: ids.next("usr"),
-      provider: "bench",
-      external_id: `user-${i}`,
-      email: `user-${i}@example.com`,
-      display_name: `User ${i}`,
-      status: "active",
-      metadata: {},
-      claims: { tier: "pro" },
-      created_at: now,
-      updated_at: now,
-    };
+    const user = benchUser(ids, deps.clock.now(), `user-${i}`, i);
     await deps.store.users.create(user);
     tokens.push((await startSession(deps, user, ids.next("ses"))).refresh_token!);
   }

@@ -21,7 +21,9 @@ export type OAuthErrorCode =
   | "server_error"
   | "not_found"
   | "conflict"
-  | "method_not_allowed";
+  | "method_not_allowed"
+  | "invalid_dpop_proof"
+  | "use_dpop_nonce";
 
 /**
  * An error a caller may see: RFC 6749 §5.2 code, HTTP status, description and headers.
@@ -73,6 +75,9 @@ export const invalidRequest = (why: string): OAuthError =>
   new OAuthError("invalid_request", 400, why);
 /** 400 `invalid_grant`: an invalid or expired code or refresh token. */
 export const invalidGrant = (why: string): OAuthError => new OAuthError("invalid_grant", 400, why);
+/** 400 `invalid_dpop_proof` (RFC 9449 §5): the `DPoP` header is missing, malformed or refused. */
+export const invalidDpopProof = (why: string): OAuthError =>
+  new OAuthError("invalid_dpop_proof", 400, why);
 /** 400 `unsupported_grant_type`. */
 export const unsupportedGrantType = (why: string): OAuthError =>
   new OAuthError("unsupported_grant_type", 400, why);

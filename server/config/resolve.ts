@@ -159,6 +159,7 @@ export function resolveConfig(
   );
   const audience = readAudience(t);
   const custom_claims = readClaims(t);
+  const dpop = t.oneOf("dpop", ["off", "optional", "required"] as const, "optional");
   t.done();
 
   const g = root.table("grants");
@@ -253,6 +254,7 @@ export function resolveConfig(
         refresh_grace,
         audience,
         custom_claims,
+        dpop,
       },
       grants,
       registration,

@@ -9,6 +9,13 @@ import type { CompiledClaims } from "../grants/claim_templates.ts";
 /** Which listeners a process runs; see `docs/configuration.md`. */
 export type ServerRole = "public" | "admin" | "all";
 
+/**
+ * DPoP (RFC 9449) on `POST /token`: `off` ignores proofs; `optional` binds the tokens of a
+ * request that carries a proof and issues Bearer tokens otherwise; `required` refuses a
+ * request without one.
+ */
+export type DpopMode = "off" | "optional" | "required";
+
 /** How new users are admitted on their first sign-in. */
 export type RegistrationMode = "open" | "existing_users_only";
 
@@ -102,6 +109,7 @@ export interface Config {
     readonly audience: string | readonly string[] | undefined;
     /** Compiled: literal claims plus `{{ user.… }}` templates rendered per user. */
     readonly custom_claims: CompiledClaims;
+    readonly dpop: DpopMode;
   };
   readonly grants: {
     readonly id_token: boolean;
@@ -155,4 +163,5 @@ export const RESERVED_CLAIMS: ReadonlySet<string> = new Set([
   "iat",
   "jti",
   "sid",
+  "cnf",
 ]);

@@ -9,12 +9,14 @@ export interface RegisteredClaims {
   readonly exp: number;
   readonly jti: string;
   readonly sid: string;
+  /** RFC 7800 confirmation: the DPoP key's thumbprint (RFC 9449 §6.1) for a bound token. */
+  readonly cnf?: { readonly jkt: string };
 }
 
 /**
  * Builds an access token's claims: the registered claims, then `token.custom_claims` merged
  * with the user's private claims (the user's value wins on the same key). Reserved claim names
- * (`iss`, `sub`, `aud`, `exp`, `nbf`, `iat`, `jti`, `sid`) can never be overridden by either.
+ * (`iss`, `sub`, `aud`, `exp`, `nbf`, `iat`, `jti`, `sid`, `cnf`) can never be overridden by either.
  *
  * @param registered the claims the service decides
  * @param configClaims `token.custom_claims`, its templates rendered for the user

@@ -1,5 +1,7 @@
 import { clip, invalidRequest, serverError } from "../errors.ts";
 import { IdTokenInvalid } from "../providers/id_token.ts";
+import { appleUserParam } from "../providers/apple_user.ts";
+import type { ProofBinding } from "../dpop/token_proof.ts";
 import type { GrantContext } from "./grant.ts";
 import type { TokenResponse } from "./issue_tokens.ts";
 import { requireParam } from "./params.ts";
@@ -10,10 +12,11 @@ const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
 /**
  * `grant_type=authorization_code` (`code`, `provider`, `redirect_uri`, optional
- * `code_verifier`): exchanges the code at the provider, verifies the returned ID token,
- * completes its email and name from the provider's UserInfo endpoint when the token lacks them
- * (OpenID Core §5.4 puts them there once an access token is issued), finds or creates the user
- * under the registration policy, and starts a session.
+ * `code_verifier`, and for Sign in with Apple `user`): exchanges the code at the provider,
+ * verifies the returned ID token, completes its email and name from the provider's UserInfo
+ * endpoint when the token lacks them (OpenID Core §5.4 puts them there once an access token is
+ * issued), finds or creates the user under the registration policy (Apple's `user` JSON names a
+ * new user, see `providers/apple_user.ts`), and starts a session.
  *
  * PKCE (RFC 7636) passes through: an app that sent a `code_challenge` to the provider presents
  * its `code_verifier` here, and it is forwarded with the code; the provider checks it.
@@ -27,6 +30,7 @@ const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 export async function authorizationCodeGrant(
   params: ReadonlyMap<string, string>,
   ctx: GrantContext,
+  proof?: ProofBinding,
 ): Promise<TokenResponse> {
   const code = requireParam(params, "code");
   const providerName = requireParam(params, "provider");
@@ -39,6 +43,7 @@ export async function authorizationCodeGrant(
   }
   const provider = ctx.providers.get(providerName);
   if (!provider) throw invalidRequest(`Unknown provider ${clip(providerName)}`);
+  const displayName = appleUserParam(params, provider.config);
 
   const tokens = await provider.exchangeCode(code, redirectUri, codeVerifier);
   let claims;
@@ -51,5 +56,5 @@ export async function authorizationCodeGrant(
     throw err;
   }
   claims = await provider.withUserinfo(claims, tokens.access_token);
-  return await signIn(ctx, providerName, claims, "code exchanged");
+  return await signIn(ctx, providerName, claims, "code exchanged", proof, displayName);
 }

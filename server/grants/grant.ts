@@ -1,4 +1,5 @@
 import type { ServiceDeps } from "../deps.ts";
+import type { ProofBinding } from "../dpop/token_proof.ts";
 import type { IdFactory } from "../store/ids.ts";
 import type { TokenResponse } from "./issue_tokens.ts";
 
@@ -9,8 +10,11 @@ export interface GrantContext extends ServiceDeps {
 
 /**
  * One `grant_type` of `POST /token`: takes the request's parameters (each at most once) and
- * answers the token response, or throws an `OAuthError`.
+ * the key of its DPoP proof, if any, and answers the token response, or throws an
+ * `OAuthError`.
  */
-export type Grant = (params: ReadonlyMap<string, string>, ctx: GrantContext) => Promise<
-  TokenResponse
->;
+export type Grant = (
+  params: ReadonlyMap<string, string>,
+  ctx: GrantContext,
+  proof?: ProofBinding,
+) => Promise<TokenResponse>;

@@ -3,7 +3,9 @@ import { clip, invalidGrant, invalidRequest } from "../errors.ts";
 import { ID_TOKEN_CLOCK_SKEW, type IdTokenClaims, IdTokenInvalid } from "../providers/id_token.ts";
 import { tokenHash } from "../sessions/opaque_token.ts";
 import type { AssertionMark, RedeemOutcome } from "../store/store.ts";
+import { appleUserParam } from "../providers/apple_user.ts";
 import { atHashMatches } from "./at_hash.ts";
+import type { ProofBinding } from "../dpop/token_proof.ts";
 import type { GrantContext } from "./grant.ts";
 import type { TokenResponse } from "./issue_tokens.ts";
 import { nonceLookupHashes } from "./nonce.ts";
@@ -36,13 +38,78 @@ import { signIn } from "./sign_in.ts";
 export async function idTokenGrant(
   params: ReadonlyMap<string, string>,
   ctx: GrantContext,
+  proof?: ProofBinding,
+): Promise<TokenResponse> {
+  return await redeemIdToken(ctx, params, requireParam(params, "id_token"), proof);
+}
+
+/**
+ * The RFC 8693 token-exchange type of a provider ID token: the only `subject_token_type` the
+ * token-exchange grant accepts.
+ */
+export const ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token";
+
+/** The RFC 8693 type of what the token-exchange grant issues: our access token. */
+export const ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token";
+
+/**
+ * `grant_type=urn:ietf:params:oauth:grant-type:token-exchange` (RFC 8693) with
+ * `subject_token_type=urn:ietf:params:oauth:token-type:id_token`: the ID-token grant in its
+ * standard form, served under the same switch `grants.id_token`. `subject_token` is the
+ * provider's ID token; `provider` and `provider_access_token` mean what they mean there, and
+ * every check, the nonce rule included, is the same ({@linkcode idTokenGrant}). The answer adds
+ * `issued_token_type` (`urn:ietf:params:oauth:token-type:access_token`).
+ *
+ * Errors besides the ID-token grant's: a missing `subject_token` or `subject_token_type`, a
+ * `subject_token_type` other than the ID-token type, a `requested_token_type` other than the
+ * access-token type, or an `actor_token` (delegation is not offered) → `invalid_request` naming
+ * what is supported.
+ */
+export async function tokenExchangeGrant(
+  params: ReadonlyMap<string, string>,
+  ctx: GrantContext,
+  proof?: ProofBinding,
+): Promise<TokenResponse> {
+  const type = requireParam(params, "subject_token_type");
+  if (type !== ID_TOKEN_TYPE) {
+    throw invalidRequest(
+      `Unsupported subject_token_type ${clip(type)}; the supported type is ${ID_TOKEN_TYPE}`,
+    );
+  }
+  const requested = params.get("requested_token_type");
+  if (requested !== undefined && requested !== ACCESS_TOKEN_TYPE) {
+    throw invalidRequest(
+      `Unsupported requested_token_type ${
+        clip(requested)
+      }; this service issues ${ACCESS_TOKEN_TYPE}`,
+    );
+  }
+  if (params.has("actor_token") || params.has("actor_token_type")) {
+    throw invalidRequest(
+      "actor_token is not supported: this service does not issue delegated tokens",
+    );
+  }
+  const idToken = requireParam(params, "subject_token");
+  const tokens = await redeemIdToken(ctx, params, idToken, proof);
+  return { ...tokens, issued_token_type: ACCESS_TOKEN_TYPE };
+}
+
+/**
+ * The one path of both request forms: verifies `idToken` from `params`' `provider` (with its
+ * optional `provider_access_token`), redeems its nonce and signs the user in.
+ */
+async function redeemIdToken(
+  ctx: GrantContext,
+  params: ReadonlyMap<string, string>,
+  idToken: string,
+  proof: ProofBinding | undefined,
 ): Promise<TokenResponse> {
   const providerName = requireParam(params, "provider");
-  const idToken = requireParam(params, "id_token");
   const accessToken = params.get("provider_access_token");
   if (accessToken === "") throw invalidRequest("Parameter provider_access_token is empty");
   const provider = ctx.providers.get(providerName);
   if (!provider) throw invalidRequest(`Unknown provider ${clip(providerName)}`);
+  const displayName = appleUserParam(params, provider.config);
 
   let claims: IdTokenClaims;
   try {
@@ -77,7 +144,7 @@ export async function idTokenGrant(
     assertionMark(claims, idToken),
   );
   if (outcome !== "redeemed") throw invalidGrant(REFUSALS[outcome]);
-  return await signIn(ctx, providerName, claims, "id token redeemed");
+  return await signIn(ctx, providerName, claims, "id token redeemed", proof, displayName);
 }
 
 /**

@@ -19,6 +19,8 @@ import { decideRegistration } from "./registration.ts";
  * @param ids the id factory
  * @param provider the provider name
  * @param claims the verified ID-token claims
+ * @param displayName a name the app passed on (Sign in with Apple's `user`): preferred over the
+ *   claims for a new user, never applied to an existing one
  * @returns the active user
  * @throws {OAuthError} 403 `access_denied` when the policy refuses
  */
@@ -27,6 +29,7 @@ export async function provisionUser(
   ids: IdFactory,
   provider: string,
   claims: IdTokenClaims,
+  displayName?: string,
 ): Promise<UserRecord> {
   const identity = providerIdentity(claims);
   const email = identity.email;
@@ -51,7 +54,7 @@ export async function provisionUser(
       provider,
       external_id: claims.sub,
       email: email ?? "",
-      display_name: identity.displayName ??
+      display_name: displayName ?? identity.displayName ??
         truncateText(email ?? "", USER_FIELD_LIMITS.display_name),
       status: "active",
       metadata: {},

@@ -1,6 +1,7 @@
 import { accessDenied, invalidGrant, serverError } from "../errors.ts";
 import { classifyRefresh } from "../sessions/classify_refresh.ts";
 import { openSuccessor, sealSuccessor } from "../sessions/successor_seal.ts";
+import type { ProofBinding } from "../dpop/token_proof.ts";
 import type { RefreshRecord, RefreshSnapshot, RotateOutcome } from "../store/store.ts";
 import { tokenHash } from "../sessions/opaque_token.ts";
 import type { GrantContext } from "./grant.ts";
@@ -35,6 +36,11 @@ const MAX_ROUNDS = 4;
  *   record, family and user are unchanged since they were read (a failed check means a re-read
  *   and a new decision).
  *   The family's absolute end never moves.
+ * - DPoP (RFC 9449): a session started with a proof is bound to its key; every refresh of it
+ *   needs a proof by that key, else `invalid_grant` saying so, and nothing changes (the family
+ *   is not revoked: whoever holds a bound token without its key can do nothing with it, and
+ *   must not be able to end the session either). The access token of a refresh with a proof
+ *   is bound to the proof's key (`cnf.jkt`, `token_type: DPoP`).
  *
  * Errors: missing parameter → `invalid_request`; unknown, expired, revoked or reused token →
  * `invalid_grant`; user not active → `access_denied`.
@@ -42,6 +48,7 @@ const MAX_ROUNDS = 4;
 export async function refreshTokenGrant(
   params: ReadonlyMap<string, string>,
   ctx: GrantContext,
+  proof?: ProofBinding,
 ): Promise<TokenResponse> {
   const presented = requireParam(params, "refresh_token");
   if (!TOKEN_SHAPE.test(presented)) throw invalidGrant(INVALID);
@@ -65,6 +72,7 @@ export async function refreshTokenGrant(
       case "stale":
         throw invalidGrant(INVALID);
       case "reuse": {
+        requireBoundKey(snapshot!, proof);
         const { record } = snapshot!;
         await sessions.revokeFamily(record.family_id, now);
         ctx.metrics.refreshReuse();
@@ -77,6 +85,7 @@ export async function refreshTokenGrant(
       }
       case "retry":
       case "live": {
+        requireBoundKey(snapshot!, proof);
         const { record, user, family } = snapshot!;
         if (user === undefined || user.status !== "active") {
           await sessions.revokeFamily(record.family_id, now);
@@ -87,10 +96,10 @@ export async function refreshTokenGrant(
           });
           throw accessDenied("The user may not sign in");
         }
-        const access = mintAccessToken(ctx, user, family!.id);
+        const access = mintAccessToken(ctx, user, family!.id, proof?.jkt);
         const body = {
           access_token: access.token,
-          token_type: "Bearer",
+          token_type: access.tokenType,
           expires_in: access.expiresIn,
         } as const;
         if (state.kind === "retry") {
@@ -108,6 +117,21 @@ export async function refreshTokenGrant(
     }
   }
   throw serverError(500, { msg: "refresh did not settle", rounds: MAX_ROUNDS });
+}
+
+/**
+ * Refuses the refresh of a DPoP-bound session without a proof by its key, before anything
+ * is decided or written: a bound token is worthless without the key, so its holder may
+ * neither refresh nor trip the reuse alarm.
+ */
+function requireBoundKey(snapshot: RefreshSnapshot, proof: ProofBinding | undefined): void {
+  const bound = snapshot.family?.dpop_jkt;
+  if (bound === undefined || proof?.jkt === bound) return;
+  throw invalidGrant(
+    proof === undefined
+      ? "The refresh token is bound to a DPoP key; send a DPoP proof signed by that key"
+      : "The refresh token is bound to a different DPoP key than the one that signed the proof",
+  );
 }
 
 /** Retires the snapshot's token: how that went, and the successor when it committed. */

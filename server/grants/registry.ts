@@ -1,12 +1,16 @@
 import type { Config } from "../config/schema.ts";
 import { authorizationCodeGrant } from "./authorization_code.ts";
 import type { Grant } from "./grant.ts";
-import { idTokenGrant } from "./id_token.ts";
+import { idTokenGrant, tokenExchangeGrant } from "./id_token.ts";
 import { refreshTokenGrant } from "./refresh_token.ts";
+
+/** RFC 8693's `grant_type`. */
+export const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
 
 /**
  * The `grant_type`s `POST /token` serves under `config`, in discovery order. Adding a grant
- * is one entry here (`refresh_token`, and `id_token` behind `grants.id_token`). A request with
+ * is one entry here (`refresh_token`, and behind `grants.id_token` the ID-token grant in both its
+ * forms: `id_token` and the RFC 8693 token exchange). A request with
  * an `id_token` field is refused as `unsupported_grant_type` whenever `id_token` is absent.
  *
  * @param config the resolved config
@@ -19,6 +23,7 @@ export function enabledGrants(config: Config): ReadonlyMap<string, Grant> {
   ]);
   if (config.grants.id_token) {
     grants.set("id_token", idTokenGrant);
+    grants.set(TOKEN_EXCHANGE, tokenExchangeGrant);
   }
   return grants;
 }

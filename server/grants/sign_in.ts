@@ -1,3 +1,4 @@
+import type { ProofBinding } from "../dpop/token_proof.ts";
 import type { IdTokenClaims } from "../providers/id_token.ts";
 import type { GrantContext } from "./grant.ts";
 import { startSession, type TokenResponse } from "./issue_tokens.ts";
@@ -12,6 +13,8 @@ import { provisionUser } from "./provision_user.ts";
  * @param provider the provider name
  * @param claims the verified ID-token claims
  * @param event the log message naming how the identity arrived
+ * @param proof the request's DPoP key: the session is bound to it
+ * @param displayName the name for a new user from the app (Sign in with Apple's `user`)
  * @returns the full token response
  * @throws {OAuthError} 403 `access_denied` when the policy refuses
  */
@@ -20,9 +23,11 @@ export async function signIn(
   provider: string,
   claims: IdTokenClaims,
   event: string,
+  proof: ProofBinding | undefined,
+  displayName?: string,
 ): Promise<TokenResponse> {
-  const user = await provisionUser(ctx, ctx.ids, provider, claims);
-  const response = await startSession(ctx, user, ctx.ids.next("ses"));
+  const user = await provisionUser(ctx, ctx.ids, provider, claims, displayName);
+  const response = await startSession(ctx, user, ctx.ids.next("ses"), proof?.jkt);
   ctx.log.info(event, { provider, user: user.id });
   return response;
 }

@@ -23,10 +23,10 @@ export const CORS_PATHS: ReadonlySet<string> = new Set(["/token", "/revoke", "/n
 export const PREFLIGHT_MAX_AGE = 7200;
 
 /** Request headers a page may send beyond the CORS-safelisted ones. */
-const ALLOWED_HEADERS = "Content-Type, X-Request-Id";
+const ALLOWED_HEADERS = "Content-Type, X-Request-Id, DPoP";
 
-/** Response headers a page may read beyond the safelisted ones (a 429's delay, the id). */
-const EXPOSED_HEADERS = "Retry-After, X-Request-Id";
+/** Response headers a page may read beyond the safelisted ones (a 429's delay, the id, the DPoP nonce). */
+const EXPOSED_HEADERS = "Retry-After, X-Request-Id, DPoP-Nonce";
 
 /** CORS for the public listener. */
 export interface Cors {

@@ -8,7 +8,7 @@ Deno.test("corsHeaders() lets a listed origin read the answer, and says it varie
   assert.deepEqual(corsHeaders(allowed, APP, undefined), {
     vary: "Origin",
     "access-control-allow-origin": APP,
-    "access-control-expose-headers": "Retry-After, X-Request-Id",
+    "access-control-expose-headers": "Retry-After, X-Request-Id, DPoP-Nonce",
   });
 });
 
@@ -17,7 +17,7 @@ Deno.test("corsHeaders() answers a listed origin's POST preflight with methods, 
     vary: "Origin",
     "access-control-allow-origin": APP,
     "access-control-allow-methods": "POST",
-    "access-control-allow-headers": "Content-Type, X-Request-Id",
+    "access-control-allow-headers": "Content-Type, X-Request-Id, DPoP",
     "access-control-max-age": String(PREFLIGHT_MAX_AGE),
   });
 });

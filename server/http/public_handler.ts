@@ -13,6 +13,8 @@ import { clientAddress, type ForwardedRule } from "../limits/client_address.ts";
 import { ConcurrencyLimiter } from "../limits/concurrency_limiter.ts";
 import { RateLimiter } from "../limits/rate_limiter.ts";
 import { createTokenEndpoint } from "./token_endpoint.ts";
+import { DPOP_ALGORITHMS } from "../dpop/proof.ts";
+import { createAppleNotificationsEndpoint } from "./apple_notifications_endpoint.ts";
 
 /** Seconds `/keys` may be cached: well below the shortest time a retired key stays published. */
 export function jwksMaxAge(accessTokenTtl: number): number {
@@ -20,8 +22,9 @@ export function jwksMaxAge(accessTokenTtl: number): number {
 }
 
 /**
- * Builds the public listener's handler: `/token`, `/revoke`, `/keys`, discovery, `/health`
- * and, with the `id_token` grant on, `/nonce`; unknown
+ * Builds the public listener's handler: `/token`, `/revoke`, `/keys`, discovery, `/health`,
+ * with the `id_token` grant on `/nonce`, and with a Sign in with Apple provider
+ * `/apple/notifications`; unknown
  * paths 404 and wrong methods 405 with `Allow`, every error as `{error, error_description}`.
  * Every response carries `X-Request-Id`, and every log line of the request its `request_id`.
  * With `server.cors_origins`, `/token`, `/revoke` and `/nonce` answer CORS (see `cors.ts`).
@@ -53,6 +56,9 @@ export function createPublicHandler(
       response_types_supported: ["code"],
       subject_types_supported: ["public"],
       id_token_signing_alg_values_supported: deps.keys.algorithms,
+      ...(deps.config.token.dpop === "off"
+        ? {}
+        : { dpop_signing_alg_values_supported: DPOP_ALGORITHMS }),
     };
     const cache = (seconds: number) => ({ "Cache-Control": `public, max-age=${seconds}` });
     const routes: Route[] = [
@@ -76,6 +82,10 @@ export function createPublicHandler(
         ? [{ method: "POST", path: "/nonce", handler: createNonceEndpoint(deps) }]
         : []),
     ];
+    const appleNotifications = createAppleNotificationsEndpoint(deps);
+    if (appleNotifications) {
+      routes.push({ method: "POST", path: "/apple/notifications", handler: appleNotifications });
+    }
     const cors = createCors(deps.config.server.cors_origins);
     if (cors) {
       for (const r of [...routes]) {

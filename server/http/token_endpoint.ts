@@ -1,11 +1,14 @@
 import type { Grant, GrantContext } from "../grants/grant.ts";
+import { createTokenProofCheck } from "../dpop/token_proof.ts";
 import { readForm } from "./body.ts";
-import { clip, unsupportedGrantType } from "../errors.ts";
+import { clip, OAuthError, unsupportedGrantType } from "../errors.ts";
 import { jsonResponse, TOKEN_HEADERS } from "./json_response.ts";
 
 /**
  * `POST /token`: reads the form (within `server.body_timeout`), refuses an `id_token` field unless the `id_token` grant is
- * served, and dispatches on `grant_type` (absent, empty or unknown → `unsupported_grant_type`).
+ * served, dispatches on `grant_type` (absent, empty or unknown → `unsupported_grant_type`),
+ * and checks the request's DPoP proof under `token.dpop` before the grant runs. An answer to
+ * a request with a proof carries the current `DPoP-Nonce`, errors included.
  *
  * @param grants the served grants by `grant_type`
  * @param ctx what grants depend on
@@ -15,6 +18,7 @@ export function createTokenEndpoint(
   grants: ReadonlyMap<string, Grant>,
   ctx: GrantContext,
 ): (req: Request) => Promise<Response> {
+  const dpop = createTokenProofCheck(ctx);
   return async (req) => {
     const params = await readForm(req, ctx.config.server.body_timeout);
     if (params.has("id_token") && !grants.has("id_token")) {
@@ -27,8 +31,27 @@ export function createTokenEndpoint(
         type === "" ? "Missing grant_type" : `Unsupported grant_type ${clip(type)}`,
       );
     }
-    const body = await grant(params, ctx);
+    // The Bearer path pays one header lookup for DPoP.
+    if (dpop === undefined || (!req.headers.has("dpop") && ctx.config.token.dpop !== "required")) {
+      const body = await grant(params, ctx);
+      ctx.metrics.tokenIssued(type);
+      return jsonResponse(body, 200, TOKEN_HEADERS);
+    }
+    const proof = await dpop.check(req);
+    let body;
+    try {
+      body = await grant(params, ctx, proof);
+    } catch (err) {
+      // The client keeps its nonce current from every answer (RFC 9449 §8.2).
+      if (err instanceof OAuthError) {
+        throw new OAuthError(err.code, err.status, err.description, {
+          ...err.headers,
+          ...await dpop.nonceHeader(),
+        }, err.detail);
+      }
+      throw err;
+    }
     ctx.metrics.tokenIssued(type);
-    return jsonResponse(body, 200, TOKEN_HEADERS);
+    return jsonResponse(body, 200, TOKEN_HEADERS, await dpop.nonceHeader());
   };
 }

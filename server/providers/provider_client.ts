@@ -2,7 +2,14 @@ import type { Clock, Logger } from "@org/shared";
 import type { ProviderConfig } from "../config/schema.ts";
 import { invalidGrant, serverError } from "../errors.ts";
 import { discoverProvider, type ProviderMetadata } from "./discovery.ts";
-import { type IdTokenClaims, IdTokenInvalid, verifyIdToken } from "./id_token.ts";
+import { errors, type JWTPayload, jwtVerify } from "jose";
+import {
+  ID_TOKEN_CLOCK_SKEW,
+  type IdTokenClaims,
+  IdTokenInvalid,
+  PROVIDER_ALGORITHMS,
+  verifyIdToken,
+} from "./id_token.ts";
 import { JwksCache } from "./jwks_cache.ts";
 import { type Fetch, providerFetch, providerJson } from "./provider_fetch.ts";
 import { type ClientSecret, type ClientSecretDeps, loadClientSecret } from "./client_secret.ts";
@@ -142,12 +149,7 @@ export class ProviderClient {
    */
   async verifyIdToken(token: string, maxAge?: number): Promise<IdTokenClaims> {
     const meta = await this.metadata();
-    this.#jwks ??= new JwksCache(meta.jwks_uri, {
-      fetch: this.deps.fetch,
-      clock: this.deps.clock,
-      timeoutSeconds: this.config.timeout,
-    });
-    return await verifyIdToken(token, this.#jwks.getKey, {
+    return await verifyIdToken(token, this.#keys(meta).getKey, {
       issuer: meta.issuer,
       clientId: this.config.client_id,
       now: this.deps.clock.now(),
@@ -194,6 +196,44 @@ export class ProviderClient {
       });
     }
     return completed ?? claims;
+  }
+
+  /**
+   * Verifies another JWT the provider signs for us (Sign in with Apple's server-to-server
+   * notifications): signature by the provider's JWKS (asymmetric algorithms only), `iss` the
+   * provider's issuer, `aud` our client id, `iat` present, at most `maxAge` seconds old and not
+   * in the future (60 s skew), `exp` when present.
+   *
+   * @param token the compact JWT
+   * @param maxAge oldest acceptable `iat`, in seconds
+   * @returns the verified payload
+   * @throws {errors.JOSEError} when a check fails; {OAuthError} 502/504 when keys cannot be read
+   */
+  async verifySignedJwt(token: string, maxAge: number): Promise<JWTPayload> {
+    const meta = await this.metadata();
+    const { payload } = await jwtVerify(token, this.#keys(meta).getKey, {
+      issuer: meta.issuer,
+      audience: this.config.client_id,
+      algorithms: PROVIDER_ALGORITHMS,
+      currentDate: new Date(this.deps.clock.now()),
+      clockTolerance: ID_TOKEN_CLOCK_SKEW,
+      requiredClaims: ["iat"],
+      maxTokenAge: maxAge,
+    });
+    if (payload.iat! > this.deps.clock.now() / 1000 + ID_TOKEN_CLOCK_SKEW) {
+      throw new errors.JWTClaimValidationFailed("iat is in the future", payload, "iat");
+    }
+    return payload;
+  }
+
+  /** The provider's key set, cached once discovery named it. */
+  #keys(meta: ProviderMetadata): JwksCache {
+    this.#jwks ??= new JwksCache(meta.jwks_uri, {
+      fetch: this.deps.fetch,
+      clock: this.deps.clock,
+      timeoutSeconds: this.config.timeout,
+    });
+    return this.#jwks;
   }
 }
 

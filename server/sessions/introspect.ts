@@ -24,8 +24,13 @@ export type Introspection =
     readonly exp: number;
     readonly iat: number;
     readonly iss: string;
-    /** `Bearer` for an access token (RFC 6749 §5.1); `refresh_token` for a refresh token. */
-    readonly token_type: "Bearer" | "refresh_token";
+    /**
+     * `Bearer` or `DPoP` for an access token (RFC 6749 §5.1, RFC 9449 §6.2); `refresh_token`
+     * for a refresh token.
+     */
+    readonly token_type: "Bearer" | "DPoP" | "refresh_token";
+    /** The DPoP key the token is bound to (RFC 9449 §6.2): its session's, for a refresh token. */
+    readonly cnf?: { readonly jkt: string };
     /** The access token's `scope` claim, when it carries one (from custom or user claims). */
     readonly scope?: string;
   };
@@ -91,7 +96,7 @@ async function introspectAccess(
     exp: claims.exp,
     iat: claims.iat,
     iss: deps.config.server.issuer,
-    token_type: "Bearer",
+    ...boundTo(claims.cnf),
     ...(typeof claims.scope === "string" ? { scope: claims.scope } : {}),
   };
 }
@@ -129,7 +134,17 @@ async function introspectRefresh(
     iat: Math.floor(record.issued_at / 1000),
     iss: deps.config.server.issuer,
     token_type: "refresh_token",
+    ...(family?.dpop_jkt === undefined ? {} : { cnf: { jkt: family.dpop_jkt } }),
   };
+}
+
+/** `token_type` and `cnf` of an access token from its `cnf` claim. */
+function boundTo(cnf: unknown): { token_type: "Bearer" } | {
+  token_type: "DPoP";
+  cnf: { jkt: string };
+} {
+  const jkt = typeof cnf === "object" && cnf !== null ? (cnf as { jkt?: unknown }).jkt : undefined;
+  return typeof jkt === "string" ? { token_type: "DPoP", cnf: { jkt } } : { token_type: "Bearer" };
 }
 
 function isActive(user: UserRecord | undefined): boolean {

@@ -7,6 +7,7 @@ import { KvNonceStore } from "./kv_nonces.ts";
 import { KvLockoutStore } from "./kv_lockout.ts";
 import { KvRateLimitStore } from "./kv_rate_limits.ts";
 import { KvHousekeeping } from "./kv_housekeeping.ts";
+import { KvDpopStore } from "./kv_dpop.ts";
 
 /**
  * The whole {@linkcode Store} on one opened Deno KV (a local file, `:memory:` or a KV Connect
@@ -33,6 +34,7 @@ export function createKvStore(kv: Deno.Kv, clock: Clock): Store {
     lockouts: new KvLockoutStore(kv, clock),
     rateLimits: new KvRateLimitStore(kv, clock),
     housekeeping: new KvHousekeeping(kv),
+    dpop: new KvDpopStore(kv, clock),
     async ping() {
       await kv.get(["health"]);
     },

@@ -5,7 +5,7 @@ import type { Sql } from "./pg_connection.ts";
 /**
  * {@linkcode Housekeeping} on PostgreSQL. Nothing in PostgreSQL expires by itself, so the
  * sweep deletes every kind of record that ends: session families and refresh tokens past their
- * end, expired nonces and used-ID-token markers, past rate-limit windows and forgotten lockout
+ * end, expired nonces, used-ID-token markers and used DPoP proof marks, past rate-limit windows and forgotten lockout
  * records (at most `limit` of each). Rows are claimed with `skip locked`: several instances
  * sweeping at once share the work.
  */
@@ -31,6 +31,9 @@ export class PgHousekeeping implements Housekeeping {
       delete from used_id_tokens where (issuer, id) in (
         select issuer, id from used_id_tokens where expires_at <= ${now}
         limit ${limit} for update skip locked)`;
+    await this.sql`
+      delete from dpop_proofs where id in (
+        select id from dpop_proofs where expires_at <= ${now} limit ${limit} for update skip locked)`;
     await this.sql`
       delete from rate_limits where (key, window_start) in (
         select key, window_start from rate_limits where forget_at <= ${now}

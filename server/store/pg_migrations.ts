@@ -96,6 +96,21 @@ export const MIGRATIONS: readonly Migration[] = [
       create index rate_limits_expiry on rate_limits (forget_at);
     `,
   },
+  {
+    version: 3,
+    name: "dpop proofs and service secrets",
+    sql: `
+      create table dpop_proofs (
+        id text primary key,
+        expires_at bigint not null
+      );
+      create index dpop_proofs_expiry on dpop_proofs (expires_at);
+      create table service_secrets (
+        name text primary key,
+        value text not null
+      );
+    `,
+  },
 ];
 
 /** The advisory lock every instance takes to migrate: one migrates, the others wait. */

@@ -7,6 +7,7 @@ import { PgNonceStore } from "./pg_nonces.ts";
 import { PgLockoutStore } from "./pg_lockout.ts";
 import { PgRateLimitStore } from "./pg_rate_limits.ts";
 import { PgHousekeeping } from "./pg_housekeeping.ts";
+import { PgDpopStore } from "./pg_dpop.ts";
 
 /**
  * The whole {@linkcode Store} on a PostgreSQL pool, shared by every instance that connects to
@@ -33,6 +34,7 @@ export function createPgStore(sql: Sql, clock: Clock): Store {
     lockouts: new PgLockoutStore(sql, clock),
     rateLimits: new PgRateLimitStore(sql),
     housekeeping: new PgHousekeeping(sql),
+    dpop: new PgDpopStore(sql, clock),
     async ping() {
       await sql`select 1`;
     },

@@ -37,6 +37,11 @@ export interface SessionFamily {
   readonly expires_at: number;
   readonly revoked: boolean;
   readonly revoked_at?: number;
+  /**
+   * RFC 7638 thumbprint of the DPoP key the session was started with (RFC 9449): every
+   * refresh of the family must carry a proof by that key. Absent for a Bearer session.
+   */
+  readonly dpop_jkt?: string;
 }
 
 /** What is stored for one refresh token, keyed by the SHA-256 of the token. */
@@ -301,6 +306,22 @@ export interface RateLimitStore {
   ): Promise<Map<string, number>>;
 }
 
+/** The single-use marks of DPoP proofs (RFC 9449) and the secret DPoP nonces derive from. */
+export interface DpopStore {
+  /**
+   * Marks one proof used until `expiresAt` (ms), in one atomic step shared by every instance
+   * on the store: false when an unexpired mark already exists (the proof is a replay).
+   *
+   * @param id a fixed-size digest naming the proof (its key thumbprint and `jti`)
+   */
+  markProofUsed(id: string, expiresAt: number): Promise<boolean>;
+  /**
+   * The secret every instance derives DPoP nonces from: the stored one, or `candidate` stored
+   * now when there is none yet (the first writer wins; everyone gets the winner's).
+   */
+  nonceSecret(candidate: string): Promise<string>;
+}
+
 /** Everything the service stores. */
 export interface Store {
   readonly users: UserStore;
@@ -311,6 +332,7 @@ export interface Store {
   readonly lockouts: LockoutStore;
   readonly rateLimits: RateLimitStore;
   readonly housekeeping: Housekeeping;
+  readonly dpop: DpopStore;
   /** Resolves when the store answers a read; rejects otherwise (used by `/health`). */
   ping(): Promise<void>;
 }

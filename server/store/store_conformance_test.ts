@@ -449,6 +449,37 @@ conformance(
   },
 );
 
+conformance(
+  "dpop: 20 concurrent marks of one proof on two instances: exactly one wins, until it expires",
+  async ({ store, another }, clock) => {
+    const other = await another();
+    const won = await Promise.all(
+      Array.from(
+        { length: 20 },
+        (_, i) => (i % 2 ? store : other).dpop.markProofUsed("p1", NOW + 60_000),
+      ),
+    );
+    assert.equal(won.filter(Boolean).length, 1);
+    assert.equal(await other.dpop.markProofUsed("p2", NOW + 60_000), true);
+    clock.set(NOW + 60_000);
+    // An expired mark (not yet reclaimed) no longer blocks: a proof that old fails its iat check.
+    assert.equal(await store.dpop.markProofUsed("p1", NOW + 120_000), true);
+    assert.equal(await other.dpop.markProofUsed("p1", NOW + 120_000), false);
+  },
+);
+
+conformance(
+  "dpop: every instance gets the first nonce secret stored",
+  async ({ store, another }) => {
+    const other = await another();
+    const got = await Promise.all(
+      ["a", "b", "c", "d"].map((c, i) => (i % 2 ? store : other).dpop.nonceSecret(c)),
+    );
+    assert.equal(new Set(got).size, 1);
+    assert.equal(await store.dpop.nonceSecret("z"), got[0]);
+  },
+);
+
 conformance("ping answers while the store is reachable", async ({ store }) => {
   await store.ping();
 });

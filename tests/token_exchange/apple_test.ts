@@ -7,6 +7,7 @@ import {
   generateKeyPair,
   jwtVerify,
   type KeyObject,
+  SignJWT,
 } from "jose";
 import { createMemoryLogger } from "@org/shared";
 import { type OidcFixture, startOidcProvider } from "../support/oidc.ts";
@@ -14,6 +15,7 @@ import {
   spawnTokenServer,
   startTokenServer,
   testConfig,
+  type TokenServer,
   type TokenServerOptions,
 } from "../support/token_server.ts";
 
@@ -84,7 +86,11 @@ async function teamKey(): Promise<{ pem: string; publicKey: CryptoKey | KeyObjec
   return { pem: await exportPKCS8(privateKey), publicKey };
 }
 
-async function signIn(issuer: string, code: string): Promise<Response> {
+async function signIn(
+  issuer: string,
+  code: string,
+  extra: Record<string, string> = {},
+): Promise<Response> {
   const url = new URL(issuer);
   const as = await oauth.processDiscoveryResponse(
     url,
@@ -94,6 +100,7 @@ async function signIn(issuer: string, code: string): Promise<Response> {
     code,
     provider: "apple",
     redirect_uri: "https://app.example/callback",
+    ...extra,
   }, insecure);
 }
 
@@ -238,4 +245,223 @@ Deno.test('apple: a domain allow-list admits Apple\'s string email_verified "tru
     assert.equal(res.status, status, JSON.stringify(body));
     if (status === 403) assert.equal(body.error, "access_denied");
   }
+});
+
+const APPLE_SUB = "001234.5d8a9c0b1e2f4a6b8c0d1e2f3a4b5c6d.1234";
+
+/** The service with `apple` as provider `apple` (its key from the environment) and `extra` TOML. */
+async function startAppleService(apple: OidcFixture, extra = ""): Promise<TokenServer> {
+  const { pem } = await teamKey();
+  return await startTokenServer({
+    toml: appleToml(apple.issuer, `private_key = "\${APPLE_P8}"`, extra),
+    env: { APPLE_P8: pem },
+  });
+}
+
+/** Apple's `user` field as the app receives it on the first authorization. */
+function appleUser(firstName: string, lastName: string): string {
+  return JSON.stringify({
+    name: { firstName, lastName },
+    email: "x7qk2m9v4p@privaterelay.appleid.com",
+  });
+}
+
+Deno.test("apple: the user field names a new user; a later one never overwrites a name", async () => {
+  await using apple = await startApple();
+  await using te = await startAppleService(apple);
+  const { users } = te.server.deps.store;
+  const bad = await signIn(te.issuer, "c0", { user: '{"name":"Jane"}' });
+  assert.equal(bad.status, 400);
+  assert.equal((await bad.json()).error, "invalid_request");
+  assert.equal(apple.requests.length, 0, "a malformed user field costs no code");
+
+  const first = await signIn(te.issuer, "c1", { user: appleUser("Jane", "Appleseed") });
+  assert.equal(first.status, 200, await first.clone().text());
+  await first.body?.cancel();
+  const created = await users.findByExternalId("apple", APPLE_SUB);
+  assert.equal(created?.display_name, "Jane Appleseed");
+
+  await users.update(created!.id, (u) => ({ ...u, display_name: "Jane A." }));
+  const again = await signIn(te.issuer, "c2", { user: appleUser("Someone", "Else") });
+  assert.equal(again.status, 200);
+  await again.body?.cancel();
+  assert.equal((await users.get(created!.id))?.display_name, "Jane A.");
+});
+
+Deno.test("apple: the ID-token grant takes the user field too", async () => {
+  await using apple = await startApple();
+  await using te = await startAppleService(apple, `[grants]\nid_token = true\n`);
+  const { nonce } = await (await fetch(`${te.url}/nonce`, { method: "POST" })).json();
+  const idToken = await apple.server.issuer.buildToken({
+    scopesOrTransform: (_h, p) => {
+      const now = Math.floor(Date.now() / 1000);
+      Object.assign(p, { iat: now, exp: now + 300, aud: SERVICES_ID, sub: APPLE_SUB, nonce });
+    },
+  });
+  const res = await fetch(`${te.url}/token`, {
+    method: "POST",
+    body: new URLSearchParams({
+      grant_type: "id_token",
+      provider: "apple",
+      id_token: idToken,
+      user: appleUser("Jane", "Appleseed"),
+    }),
+  });
+  assert.equal(res.status, 200, await res.clone().text());
+  await res.body?.cancel();
+  const user = await te.server.deps.store.users.findByExternalId("apple", APPLE_SUB);
+  assert.equal(user?.display_name, "Jane Appleseed");
+});
+
+Deno.test("apple: a user field for a provider that is not Apple is invalid_request", async () => {
+  await using idp = await startOidcProvider();
+  await using te = await startTokenServer({
+    toml: `[providers.idp]\nissuer = "${idp.issuer}"\nclient_id = "te-client"\n` +
+      `client_secret = "s"\n`,
+  });
+  const res = await fetch(`${te.url}/token`, {
+    method: "POST",
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code: "c",
+      provider: "idp",
+      redirect_uri: "https://app.example/callback",
+      user: appleUser("Jane", "Appleseed"),
+    }),
+  });
+  const body = await res.json();
+  assert.equal(res.status, 400);
+  assert.equal(body.error, "invalid_request");
+  assert.match(body.error_description, /only to a Sign in with Apple provider/);
+});
+
+/** A Sign in with Apple server-to-server notification as Apple posts it. */
+async function notify(
+  te: { url: string },
+  signed: string,
+): Promise<Response> {
+  return await fetch(`${te.url}/apple/notifications`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ payload: signed }),
+  });
+}
+
+/** An event signed by the Apple fixture's key, shaped like Apple's (events as a JSON string). */
+function appleEvent(
+  apple: OidcFixture,
+  type: string,
+  over: Record<string, unknown> = {},
+): Promise<string> {
+  return apple.server.issuer.buildToken({
+    scopesOrTransform: (_h, p) => {
+      const now = Math.floor(Date.now() / 1000);
+      for (const k of Object.keys(p)) delete p[k];
+      Object.assign(p, {
+        iss: apple.issuer,
+        aud: SERVICES_ID,
+        iat: now,
+        jti: crypto.randomUUID(),
+        events: JSON.stringify({
+          type,
+          sub: APPLE_SUB,
+          email: "x7qk2m9v4p@privaterelay.appleid.com",
+          is_private_email: "true",
+          event_time: now * 1000,
+        }),
+        ...over,
+      });
+    },
+  });
+}
+
+Deno.test("apple notifications: signed events revoke, delete and update; forged ones change nothing", async () => {
+  await using apple = await startApple();
+  await using te = await startAppleService(apple);
+  const { users } = te.server.deps.store;
+  const session = async (code: string) => {
+    const res = await signIn(te.issuer, code);
+    assert.equal(res.status, 200);
+    return (await res.json()).refresh_token as string;
+  };
+  const refreshes = async (token: string) => {
+    const res = await fetch(`${te.url}/token`, {
+      method: "POST",
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: token }),
+    });
+    await res.body?.cancel();
+    return res.status === 200;
+  };
+  let token = await session("c1");
+  const user = (await users.findByExternalId("apple", APPLE_SUB))!;
+  const metadataBefore = user.metadata;
+
+  // Forged: another key, the wrong audience, too old, not JSON: 400, nothing changed.
+  const forger = await generateKeyPair("RS256");
+  const now = Math.floor(Date.now() / 1000);
+  const forged = await new SignJWT({
+    events: JSON.stringify({ type: "account-delete", sub: APPLE_SUB, event_time: now }),
+  }).setProtectedHeader({ alg: "RS256", kid: "forged" }).setIssuer(apple.issuer)
+    .setAudience(SERVICES_ID).setIssuedAt(now).sign(forger.privateKey);
+  for (
+    const bad of [
+      forged,
+      await appleEvent(apple, "account-delete", { aud: "com.example.other" }),
+      await appleEvent(apple, "account-delete", { iat: now - 7200 }),
+      await appleEvent(apple, "account-delete", { iss: "https://evil.example" }),
+    ]
+  ) {
+    const res = await notify(te, bad);
+    assert.equal(res.status, 400);
+    assert.equal((await res.json()).error, "invalid_request");
+  }
+  const notJson = await fetch(`${te.url}/apple/notifications`, { method: "POST", body: "x" });
+  assert.equal(notJson.status, 400);
+  await notJson.body?.cancel();
+  assert.equal((await users.get(user.id))?.status, "active");
+  assert.deepEqual((await users.get(user.id))?.metadata, metadataBefore);
+  assert.ok(await refreshes(token)); // the session survived
+  token = await session("c2");
+
+  // Email forwarding off and on again: metadata only.
+  for (const [type, value] of [["email-disabled", "disabled"], ["email-enabled", "enabled"]]) {
+    const res = await notify(te, await appleEvent(apple, type!));
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), "");
+    const u = await users.get(user.id);
+    assert.equal(u?.metadata.apple_email_forwarding, value);
+    assert.equal(typeof u?.metadata.apple_email_forwarding_at, "string");
+  }
+  assert.ok(await refreshes(token));
+
+  // An event type this release does not know: 200, nothing changes.
+  const unknown = await notify(te, await appleEvent(apple, "something-new"));
+  assert.equal(unknown.status, 200);
+  await unknown.body?.cancel();
+
+  // consent-revoked: every session revoked, the user stays.
+  token = await session("c3");
+  const res = await notify(te, await appleEvent(apple, "consent-revoked"));
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
+  assert.equal(await refreshes(token), false);
+  assert.equal((await users.get(user.id))?.status, "active");
+
+  // account-delete: sessions revoked and the user soft-deleted.
+  token = await session("c4");
+  const del = await notify(te, await appleEvent(apple, "account-delete"));
+  assert.equal(del.status, 200);
+  await del.body?.cancel();
+  assert.equal(await refreshes(token), false);
+  assert.equal((await users.get(user.id))?.status, "Deleted");
+});
+
+Deno.test("apple notifications: the route exists only with an Apple provider", async () => {
+  await using idp = await startOidcProvider();
+  await using te = await startTokenServer({
+    toml: `[providers.idp]\nissuer = "${idp.issuer}"\nclient_id = "c"\nclient_secret = "s"\n`,
+  });
+  const res = await fetch(`${te.url}/apple/notifications`, { method: "POST", body: "{}" });
+  assert.equal(res.status, 404);
+  await res.body?.cancel();
 });

@@ -319,7 +319,7 @@ Deno.test("code exchange: registration policy refuses with access_denied", async
   });
 });
 
-Deno.test("discovery: exactly the eight spec fields, URLs from the issuer, EdDSA", async () => {
+Deno.test("discovery: the eight spec fields and the DPoP algorithms, URLs from the issuer", async () => {
   await using te = await startTokenServer({ toml: `[server]\nissuer = "https://auth.example"\n` });
   const res = await fetch(`${te.url}/.well-known/openid-configuration`);
   const doc = await res.json();
@@ -332,6 +332,7 @@ Deno.test("discovery: exactly the eight spec fields, URLs from the issuer, EdDSA
     response_types_supported: ["code"],
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: ["EdDSA"],
+    dpop_signing_alg_values_supported: ["ES256", "ES384", "EdDSA", "Ed25519"],
   });
 });
 

@@ -148,7 +148,10 @@ Deno.test("CORS: the preflight and answers a listed origin gets; nothing for oth
     assert.equal(pre.status, 204, path);
     assert.equal(pre.headers.get("access-control-allow-origin"), app);
     assert.equal(pre.headers.get("access-control-allow-methods"), "POST");
-    assert.equal(pre.headers.get("access-control-allow-headers"), "Content-Type, X-Request-Id");
+    assert.equal(
+      pre.headers.get("access-control-allow-headers"),
+      "Content-Type, X-Request-Id, DPoP",
+    );
     assert.equal(pre.headers.get("access-control-max-age"), "7200");
     assert.equal(pre.headers.get("vary"), "Origin");
     assert.equal(pre.headers.get("access-control-allow-credentials"), null);
@@ -156,7 +159,10 @@ Deno.test("CORS: the preflight and answers a listed origin gets; nothing for oth
     const res = await fetch(`${te.url}${path}`, { method: "POST", headers: { origin: app } });
     await res.body?.cancel();
     assert.equal(res.headers.get("access-control-allow-origin"), app, path);
-    assert.equal(res.headers.get("access-control-expose-headers"), "Retry-After, X-Request-Id");
+    assert.equal(
+      res.headers.get("access-control-expose-headers"),
+      "Retry-After, X-Request-Id, DPoP-Nonce",
+    );
     assert.equal(res.headers.get("vary"), "Origin");
 
     const evil = await fetch(`${te.url}${path}`, {

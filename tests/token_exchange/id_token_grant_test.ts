@@ -350,11 +350,16 @@ Deno.test("/nonce: POST only, no body, only the hash is stored", async () => {
   assert.ok(!JSON.stringify(stored[0]!.value).includes(nonce));
 });
 
-Deno.test("id_token grant on: discovery lists id_token", async () => {
+Deno.test("id_token grant on: discovery lists id_token and its RFC 8693 form", async () => {
   await using idp = await startOidcProvider();
   await using te = await start(idp);
   const doc = await (await fetch(`${te.url}/.well-known/openid-configuration`)).json();
-  assert.deepEqual(doc.grant_types_supported, ["authorization_code", "refresh_token", "id_token"]);
+  assert.deepEqual(doc.grant_types_supported, [
+    "authorization_code",
+    "refresh_token",
+    "id_token",
+    "urn:ietf:params:oauth:grant-type:token-exchange",
+  ]);
 });
 
 Deno.test("id_token grant off (default): /nonce is 404, id_token fields unsupported_grant_type", async () => {

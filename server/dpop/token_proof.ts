@@ -1,0 +1,79 @@
+import type { ServiceDeps } from "../deps.ts";
+import { invalidDpopProof, OAuthError } from "../errors.ts";
+import { tokenHash } from "../sessions/opaque_token.ts";
+import { DpopNonces } from "./nonce.ts";
+import { PROOF_MAX_AGE, verifyDpopProof } from "./proof.ts";
+
+/** The key a request proved possession of: what its tokens are bound to. */
+export interface ProofBinding {
+  /** RFC 7638 SHA-256 thumbprint of the proof's public key (`cnf.jkt`). */
+  readonly jkt: string;
+}
+
+/** DPoP on `POST /token`, built once per listener. */
+export interface TokenProofCheck {
+  /**
+   * The binding of the request's proof, or `undefined` when there is none to bind to
+   * (`token.dpop = "off"`, or no proof under `optional`).
+   *
+   * @throws {OAuthError} 400 `invalid_dpop_proof` for a refused, replayed or (under
+   *   `required`) missing proof; 400 `use_dpop_nonce` with a `DPoP-Nonce` header for a proof
+   *   without the current server nonce
+   */
+  check(req: Request): Promise<ProofBinding | undefined>;
+  /** The `DPoP-Nonce` header to send with an answer to a proof. */
+  nonceHeader(): Promise<Readonly<Record<string, string>>>;
+}
+
+/**
+ * DPoP (RFC 9449) for `POST /token` under `token.dpop`: verifies the `DPoP` header
+ * ({@linkcode verifyDpopProof}, `htu` = our token endpoint `${issuer}/token`), then requires
+ * the current server nonce, then marks the proof used in the store (single use across every
+ * instance and restarts, until the proof is too old to pass its `iat` check anyway).
+ *
+ * @param deps config, store, clock and randomness
+ * @returns the check, or `undefined` under `token.dpop = "off"`
+ */
+export function createTokenProofCheck(
+  deps: Pick<ServiceDeps, "config" | "store" | "clock" | "random">,
+): TokenProofCheck | undefined {
+  const mode = deps.config.token.dpop;
+  if (mode === "off") return undefined;
+  const nonces = new DpopNonces(deps.store.dpop, deps.clock, deps.random);
+  const htu = `${deps.config.server.issuer}/token`;
+  const nonceHeader = async () => ({ "dpop-nonce": await nonces.current() });
+  return {
+    nonceHeader,
+    async check(req) {
+      const value = req.headers.get("dpop");
+      if (value === null) {
+        if (mode === "required") {
+          throw invalidDpopProof("This server requires a DPoP proof (RFC 9449) on /token");
+        }
+        return undefined;
+      }
+      const now = deps.clock.now();
+      const proof = await verifyDpopProof(value, { method: req.method, htu, now });
+      if (proof.nonce === undefined || !(await nonces.accepts(proof.nonce))) {
+        throw new OAuthError(
+          "use_dpop_nonce",
+          400,
+          proof.nonce === undefined
+            ? "The DPoP proof needs the server nonce from the DPoP-Nonce header"
+            : "The DPoP proof's nonce has expired; use the one in the DPoP-Nonce header",
+          await nonceHeader(),
+        );
+      }
+      const fresh = await deps.store.dpop.markProofUsed(
+        tokenHash(`${proof.jkt}.${proof.jti}`),
+        (proof.iat + PROOF_MAX_AGE + 1) * 1000,
+      );
+      if (!fresh) {
+        throw invalidDpopProof(
+          "This DPoP proof was already used; sign a new one for every request",
+        );
+      }
+      return { jkt: proof.jkt };
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import { decodeJwt, errors } from "jose";
+import type { ServiceDeps } from "../deps.ts";
+import { invalidRequest, OAuthError } from "../errors.ts";
+import {
+  appleEventOf,
+  applyAppleEvent,
+  NOTIFICATION_MAX_AGE,
+} from "../providers/apple_notifications.ts";
+import type { ProviderClient } from "../providers/provider_client.ts";
+import { readCapped } from "./body.ts";
+import { emptyResponse } from "./json_response.ts";
+
+/** Largest notification body accepted: Apple's are well under 2 kB. */
+const MAX_NOTIFICATION_BYTES = 16 * 1024;
+
+/** The one answer to a notification that fails verification: nothing says which check. */
+const NOT_FROM_APPLE = "The payload is not an event signed by Apple for a configured client";
+
+/**
+ * `POST /apple/notifications`: Sign in with Apple's server-to-server notifications, for the
+ * providers configured as Apple (`apple_client_secret`). The body is Apple's JSON
+ * `{"payload": "<JWS>"}`; the JWS is verified against the Apple provider whose `client_id` is
+ * its `aud` (that provider's JWKS and issuer, `iat` at most {@linkcode NOTIFICATION_MAX_AGE}
+ * seconds old) and its event applied ({@linkcode applyAppleEvent}).
+ *
+ * Answers: 200 with an empty body once the event was applied, ignored as unknown, or names no
+ * known user; 400 `invalid_request` for a body that is not such JSON or a payload that fails
+ * verification (nothing changed); 502/504 when Apple's keys cannot be read (Apple retries).
+ *
+ * @param deps the service dependencies
+ * @returns the route handler, or `undefined` when no provider is configured as Apple (then the
+ *   route is not mounted)
+ */
+export function createAppleNotificationsEndpoint(
+  deps: ServiceDeps,
+): ((req: Request) => Promise<Response>) | undefined {
+  const apple = [...deps.providers.values()].filter((p) => p.config.client_secret.kind === "apple");
+  if (apple.length === 0) return undefined;
+  return async (req) => {
+    const text = await readCapped(req, MAX_NOTIFICATION_BYTES, deps.config.server.body_timeout);
+    let payload: unknown;
+    try {
+      payload = (JSON.parse(text) as { payload?: unknown }).payload;
+    } catch {
+      throw invalidRequest('The body must be JSON {"payload": "<signed event>"}');
+    }
+    if (typeof payload !== "string") {
+      throw invalidRequest('The body must be JSON {"payload": "<signed event>"}');
+    }
+    const provider = providerFor(apple, payload);
+    if (provider === undefined) throw refuse(deps, "no Apple provider has this aud");
+    let claims;
+    try {
+      claims = await provider.verifySignedJwt(payload, NOTIFICATION_MAX_AGE);
+    } catch (err) {
+      if (err instanceof OAuthError) throw err;
+      if (err instanceof errors.JOSEError || err instanceof TypeError) {
+        throw refuse(deps, `${err.name}: ${err.message}`);
+      }
+      throw err;
+    }
+    const event = appleEventOf(claims);
+    if (event === undefined) throw refuse(deps, "the verified payload carries no event");
+    await applyAppleEvent(deps, provider.config.name, event);
+    return emptyResponse(200, {});
+  };
+}
+
+/** The Apple provider the (still unverified) token names in `aud`, if any. */
+function providerFor(apple: readonly ProviderClient[], token: string): ProviderClient | undefined {
+  let aud: unknown;
+  try {
+    aud = decodeJwt(token).aud;
+  } catch {
+    return undefined;
+  }
+  const auds = Array.isArray(aud) ? aud : [aud];
+  return apple.find((p) => auds.includes(p.config.client_id));
+}
+
+function refuse(deps: Pick<ServiceDeps, "log">, reason: string): OAuthError {
+  deps.log.warn("apple notification refused", { reason });
+  return invalidRequest(NOT_FROM_APPLE);
+}
