@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { type AwsClientConfig, clientConfig, createAwsClientFactory } from "./client_factory.ts";
+import {
+  AWS_ENV_VARS,
+  type AwsClientConfig,
+  clientConfig,
+  createAwsClientFactory,
+} from "./client_factory.ts";
 
 Deno.test("clientConfig() takes AWS_ENDPOINT_URL_<SERVICE> over AWS_ENDPOINT_URL, S3 path-style", () => {
   const environ = { AWS_ENDPOINT_URL: "http://all", AWS_ENDPOINT_URL_S3: "http://s3" };
@@ -59,3 +64,28 @@ Deno.test("createAwsClientFactory() makes a client on first use, once per servic
   factory[Symbol.dispose]();
   assert.equal(destroyed, 2);
 });
+
+Deno.test("AWS_ENV_VARS names the endpoint variable of every service the CLI and its plugins reach", async () => {
+  // main.ts reads only these under the task's narrow flags: a service missing here would
+  // silently ignore its documented AWS_ENDPOINT_URL_<SERVICE> override.
+  const services = new Set<string>();
+  for (const dir of ["deploy", "analytics"]) {
+    const root = new URL(`../../${dir}/`, import.meta.url);
+    for await (const file of walkTs(root)) {
+      const text = await Deno.readTextFile(file);
+      for (const m of text.matchAll(/client\(\w+Client, "([A-Z0-9_]+)"/g)) services.add(m[1]!);
+    }
+  }
+  assert.ok(services.size >= 10, [...services].join());
+  for (const s of services) {
+    assert.ok(AWS_ENV_VARS.includes(`AWS_ENDPOINT_URL_${s}`), `AWS_ENDPOINT_URL_${s}`);
+  }
+});
+
+async function* walkTs(dir: URL): AsyncGenerator<URL> {
+  for await (const e of Deno.readDir(dir)) {
+    const url = new URL(e.isDirectory ? `${e.name}/` : e.name, dir);
+    if (e.isDirectory) yield* walkTs(url);
+    else if (e.name.endsWith(".ts") && !e.name.endsWith("_test.ts")) yield url;
+  }
+}

@@ -20,7 +20,7 @@ import {
 } from "@aws-sdk/client-cloudfront";
 import { CloudWatchLogsClient, DescribeLogGroupsCommand } from "@aws-sdk/client-cloudwatch-logs";
 import { SITE_KEYS } from "../../deploy/site_repo.ts";
-import { EMULATORS, type PeerWorld, startPeerWorld } from "./peer_world.ts";
+import { EMULATORS, ok, type PeerWorld, startPeerWorld } from "./peer_world.ts";
 
 const LIVE_KEYS = [...SITE_KEYS, "robots.txt", "sitemap.xml"].sort();
 
@@ -73,10 +73,6 @@ async function bucketExists(world: PeerWorld, bucket: string): Promise<boolean> 
   } finally {
     s3.destroy();
   }
-}
-
-function ok(r: { code: number; stdout: string; stderr: string }, what: string): void {
-  assert.equal(r.code, 0, `${what} exited ${r.code}:\n${r.stdout}\n${r.stderr}`);
 }
 
 for (const name of EMULATORS) {
