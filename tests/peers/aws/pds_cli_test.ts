@@ -1,6 +1,7 @@
 /**
- * `pds keygen` and `pds secret status` through the real CLI against each AWS emulator: the
- * client key goes into the emulator's Secrets Manager, tagged, and status reads it back.
+ * `pds keygen`, `pds secret status` and `pds secret delete` through the real CLI against each
+ * AWS emulator: the client key goes into the emulator's Secrets Manager, tagged, status reads
+ * it back, delete removes it.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -12,8 +13,9 @@ import {
 import { EMULATORS, ok, SITE, startPeerWorld } from "./peer_world.ts";
 
 for (const name of EMULATORS) {
-  Deno.test(`${name}: pds keygen stores the client key; pds secret status reads it`, async (t) => {
-    await using world = await startPeerWorld(name, "pds");
+  Deno.test(`${name}: pds keygen stores the client key; pds secret status reads it; delete`, async (t) => {
+    // Without AWS_ACCOUNT_ID: the CLI asks the emulator's STS for the account.
+    await using world = await startPeerWorld(name, "pds", { stsLookup: true });
     await world.configure({
       ...SITE,
       domain: "blog.example",
@@ -48,6 +50,18 @@ for (const name of EMULATORS) {
         const r = await world.run(["pds", "secret", "status"]);
         ok(r, "pds secret status");
         assert.match(r.stdout, /client key +yes \(kid /);
+      }],
+      ["pds secret delete --yes deletes it", async () => {
+        ok(await world.run(["pds", "secret", "delete", "--yes"]), "pds secret delete");
+        const sm = world.client(SecretsManagerClient, "SECRETS_MANAGER");
+        try {
+          await assert.rejects(
+            sm.send(new DescribeSecretCommand({ SecretId: "blog/atproto" })),
+            { name: "ResourceNotFoundException" },
+          );
+        } finally {
+          sm.destroy();
+        }
       }],
     ]);
   });

@@ -121,12 +121,13 @@ export const PREVIEW_SITE = { ...SITE, domain: "preview.example.com", githubRepo
  * @param name the emulator
  * @param flow names the flow in the recorded-calls file (`site`, `preview`, …)
  * @param options `readPaths` added to the task's `--allow-read` (a plugin's local checkout,
- *   which a published plugin, fetched as a remote module, would not need)
+ *   which a published plugin, fetched as a remote module, would not need); `stsLookup: true`
+ *   leaves `AWS_ACCOUNT_ID` unset, so the CLI asks STS `GetCallerIdentity`
  */
 export async function startPeerWorld(
   name: AwsEmulatorName,
   flow: string,
-  options: { readPaths?: readonly string[] } = {},
+  options: { readPaths?: readonly string[]; stsLookup?: boolean } = {},
 ): Promise<PeerWorld> {
   const emulator = await startAwsEmulator(name);
   const proxy = startRecordingProxy(emulator.endpoint);
@@ -161,8 +162,9 @@ export async function startPeerWorld(
   await configure(SITE);
   await configure(PREVIEW_SITE, "preview");
   await writeSiteRepo(root);
+  const { AWS_ACCOUNT_ID: _, ...withoutAccount } = emulator.env;
   const env = {
-    ...emulator.env,
+    ...(options.stsLookup ? withoutAccount : emulator.env),
     // s3rver checks signatures with its own key; the emulators take any credentials.
     ...S3RVER_CREDENTIALS,
     AWS_ENDPOINT_URL: proxy.endpoint,
