@@ -106,8 +106,6 @@ export interface PeerWorld extends AsyncDisposable {
    * with it; later steps would only repeat its cause).
    */
   steps(t: Deno.TestContext, steps: [name: string, fn: () => Promise<void>][]): Promise<void>;
-  /** The calls the emulator answered so far. */
-  readonly emulatorCalls: readonly ProxiedCall[];
 }
 
 /** The site every peer flow deploys. */
@@ -132,9 +130,9 @@ export async function startPeerWorld(
   const emulator = await startAwsEmulator(name);
   const proxy = startRecordingProxy(emulator.endpoint);
   const routes = FAKE_ROUTES[name];
-  // Our S3 (s3rver behind the bucket-configuration proxy) only where S3 is routed to it.
-  const s3 = routes.some((r) => r.service === "S3") ? await startSiteS3() : undefined;
   const onFake = (service: string) => routes.some((r) => r.service === service);
+  // Our S3 (s3rver behind the bucket-configuration proxy) only where S3 is routed to it.
+  const s3 = onFake("S3") ? await startSiteS3() : undefined;
   const fakes = startAwsFakes({
     accountId: emulator.accountId,
     region: emulator.region,
@@ -149,11 +147,11 @@ export async function startPeerWorld(
     // deno-lint-ignore no-console -- the one line that says a service ran on our fake
     console.log(`${name}: ${r.service} runs on our fake: ${r.why}`);
   }
-  const routed = Object.fromEntries(
-    routes.map((
-      r,
-    ) => [`AWS_ENDPOINT_URL_${r.service}`, fakes.endpointEnv[`AWS_ENDPOINT_URL_${r.service}`]!]),
-  );
+  const routed: Record<string, string> = {};
+  for (const { service } of routes) {
+    const key = `AWS_ENDPOINT_URL_${service}`;
+    routed[key] = fakes.endpointEnv[key]!;
+  }
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: `peer-${name}-site-` }));
   const home = await Deno.makeTempDir({ prefix: `peer-${name}-home-` });
   await Deno.mkdir(join(root, "config"));
@@ -203,7 +201,6 @@ export async function startPeerWorld(
           secretAccessKey: S3RVER_CREDENTIALS.AWS_SECRET_ACCESS_KEY,
         },
       }),
-    emulatorCalls: proxy.calls,
     async steps(t, steps) {
       for (const [label, fn] of steps) {
         if (!(await t.step(label, fn))) break;
