@@ -192,7 +192,10 @@ async function updateAndPublish(ctx: NodeContext, etag: string): Promise<void> {
         FunctionCode: new TextEncoder().encode(spec.code),
       }),
     ));
-  await publish(ctx, spec.name, updated.ETag ?? etag);
+  // The SDK reads the new ETag from the `ETtag` header the API reference names; an endpoint
+  // that answers `ETag` only (ministack) leaves it unset, and the ETag we sent is stale now.
+  const next = updated.ETag ?? (await readStage(cf, spec.name, "DEVELOPMENT"))?.etag ?? etag;
+  await publish(ctx, spec.name, next);
 }
 
 async function publish(ctx: NodeContext, name: string, etag: string): Promise<void> {

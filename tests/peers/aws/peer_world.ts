@@ -11,6 +11,7 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type AwsFakes, startAwsFakes } from "../../fakes/aws.ts";
 import { S3RVER_CREDENTIALS, startSiteS3 } from "../../fakes/s3_bucket_config.ts";
@@ -45,6 +46,10 @@ export const FAKE_ROUTES: Readonly<Record<AwsEmulatorName, readonly FakeRoute[]>
       service: "LAMBDA_MICROVMS",
       why: "ministack 1.5.33 has no ListManagedMicrovmImages (404 Function not found)",
     },
+    {
+      service: "GLUE",
+      why: "ministack 1.5.33 has no GetCatalog/CreateCatalog (InvalidAction: Unknown Glue action)",
+    },
   ],
   moto: [
     {
@@ -59,6 +64,11 @@ export const FAKE_ROUTES: Readonly<Record<AwsEmulatorName, readonly FakeRoute[]>
         "object request is refused with 403",
     },
     { service: "LAMBDA_MICROVMS", why: "moto 5.2.5 has no Lambda MicroVMs service" },
+    { service: "GLUE", why: "moto 5.2.5 has no GetCatalog/CreateCatalog" },
+    {
+      service: "S3TABLES",
+      why: "moto 5.2.5 has no S3 Tables ListTagsForResource/TagResource (an HTML 404)",
+    },
   ],
 };
 
@@ -81,6 +91,8 @@ export interface PeerWorld extends AsyncDisposable {
   readonly env: Readonly<Record<string, string>>;
   /** Runs `deploy <args>` in the site repo, as a subprocess under the task's flags. */
   run(args: string[]): Promise<ProcessRun>;
+  /** Rewrites `config/<env>.jsonc`. */
+  configure(config: Record<string, unknown>, env?: string): Promise<void>;
   /**
    * An SDK client straight on the service (not through the proxy), to judge its state: on
    * the emulator, or on our fake where {@linkcode FAKE_ROUTES} sends the service.
@@ -94,8 +106,6 @@ export interface PeerWorld extends AsyncDisposable {
    * with it; later steps would only repeat its cause).
    */
   steps(t: Deno.TestContext, steps: [name: string, fn: () => Promise<void>][]): Promise<void>;
-  /** The calls the emulator answered so far. */
-  readonly emulatorCalls: readonly ProxiedCall[];
 }
 
 /** The site every peer flow deploys. */
@@ -108,35 +118,51 @@ export const PREVIEW_SITE = { ...SITE, domain: "preview.example.com", githubRepo
  *
  * @param name the emulator
  * @param flow names the flow in the recorded-calls file (`site`, `preview`, …)
+ * @param options `readPaths` added to the task's `--allow-read` (a plugin's local checkout,
+ *   which a published plugin, fetched as a remote module, would not need); `stsLookup: true`
+ *   leaves `AWS_ACCOUNT_ID` unset, so the CLI asks STS `GetCallerIdentity`
  */
-export async function startPeerWorld(name: AwsEmulatorName, flow: string): Promise<PeerWorld> {
+export async function startPeerWorld(
+  name: AwsEmulatorName,
+  flow: string,
+  options: { readPaths?: readonly string[]; stsLookup?: boolean } = {},
+): Promise<PeerWorld> {
   const emulator = await startAwsEmulator(name);
   const proxy = startRecordingProxy(emulator.endpoint);
   const routes = FAKE_ROUTES[name];
+  const onFake = (service: string) => routes.some((r) => r.service === service);
   // Our S3 (s3rver behind the bucket-configuration proxy) only where S3 is routed to it.
-  const s3 = routes.some((r) => r.service === "S3") ? await startSiteS3() : undefined;
+  const s3 = onFake("S3") ? await startSiteS3() : undefined;
   const fakes = startAwsFakes({
     accountId: emulator.accountId,
     region: emulator.region,
     ...(s3 ? { s3Endpoint: s3.endpoint } : {}),
+    // Our CloudFront cannot see the emulator's ACM: it takes the certificate as the emulator
+    // issued it (the refusal of an unissued one is tested on our fakes, tests/deploy).
+    ...(onFake("CLOUDFRONT") && !onFake("ACM")
+      ? { cloudfront: { certificateStatus: () => "ISSUED" } }
+      : {}),
   });
   for (const r of routes) {
     // deno-lint-ignore no-console -- the one line that says a service ran on our fake
     console.log(`${name}: ${r.service} runs on our fake: ${r.why}`);
   }
-  const routed = Object.fromEntries(
-    routes.map((
-      r,
-    ) => [`AWS_ENDPOINT_URL_${r.service}`, fakes.endpointEnv[`AWS_ENDPOINT_URL_${r.service}`]!]),
-  );
+  const routed: Record<string, string> = {};
+  for (const { service } of routes) {
+    const key = `AWS_ENDPOINT_URL_${service}`;
+    routed[key] = fakes.endpointEnv[key]!;
+  }
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: `peer-${name}-site-` }));
   const home = await Deno.makeTempDir({ prefix: `peer-${name}-home-` });
   await Deno.mkdir(join(root, "config"));
-  await Deno.writeTextFile(join(root, "config/production.jsonc"), JSON.stringify(SITE));
-  await Deno.writeTextFile(join(root, "config/preview.jsonc"), JSON.stringify(PREVIEW_SITE));
+  const configure = (config: Record<string, unknown>, env = "production") =>
+    Deno.writeTextFile(join(root, "config", `${env}.jsonc`), JSON.stringify(config));
+  await configure(SITE);
+  await configure(PREVIEW_SITE, "preview");
   await writeSiteRepo(root);
+  const { AWS_ACCOUNT_ID: _, ...withoutAccount } = emulator.env;
   const env = {
-    ...emulator.env,
+    ...(options.stsLookup ? withoutAccount : emulator.env),
     // s3rver checks signatures with its own key; the emulators take any credentials.
     ...S3RVER_CREDENTIALS,
     AWS_ENDPOINT_URL: proxy.endpoint,
@@ -145,7 +171,9 @@ export async function startPeerWorld(name: AwsEmulatorName, flow: string): Promi
     HOME: home,
     NO_COLOR: "1",
   };
-  const flags = await deployTaskFlags(home);
+  const flags = (await deployTaskFlags(home)).map((f) =>
+    f.startsWith("--allow-read=") ? [f, ...(options.readPaths ?? [])].join(",") : f
+  );
 
   const close = async () => {
     await writeCalls(name, flow, proxy.calls, [...fakes.allCalls(), ...(s3?.calls ?? [])]);
@@ -162,6 +190,7 @@ export async function startPeerWorld(name: AwsEmulatorName, flow: string): Promi
     root,
     env,
     run: (args) => runDeployProcess({ flags, args, cwd: root, env }),
+    configure,
     client: (make, service) =>
       new make({
         endpoint: routed[`AWS_ENDPOINT_URL_${service}`] ?? emulator.endpoint,
@@ -172,7 +201,6 @@ export async function startPeerWorld(name: AwsEmulatorName, flow: string): Promi
           secretAccessKey: S3RVER_CREDENTIALS.AWS_SECRET_ACCESS_KEY,
         },
       }),
-    emulatorCalls: proxy.calls,
     async steps(t, steps) {
       for (const [label, fn] of steps) {
         if (!(await t.step(label, fn))) break;
@@ -197,4 +225,14 @@ async function writeCalls(
     join(CALLS_DIR, `${name}-${flow}.json`),
     JSON.stringify({ emulator: name, flow, calls, onFake }, null, 1),
   );
+}
+
+/**
+ * Asserts a CLI run exited 0, showing its output when it did not.
+ *
+ * @param r the run
+ * @param what names the step in the message
+ */
+export function ok(r: ProcessRun, what: string): void {
+  assert.equal(r.code, 0, `${what} exited ${r.code}:\n${r.stdout}\n${r.stderr}`);
 }

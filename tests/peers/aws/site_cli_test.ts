@@ -13,6 +13,8 @@ import {
 } from "@aws-sdk/client-s3";
 import {
   CloudFrontClient,
+  GetDistributionConfigCommand,
+  GetFunctionCommand,
   ListDistributionsCommand,
   ListFunctionsCommand,
   ListInvalidationsCommand,
@@ -20,7 +22,7 @@ import {
 } from "@aws-sdk/client-cloudfront";
 import { CloudWatchLogsClient, DescribeLogGroupsCommand } from "@aws-sdk/client-cloudwatch-logs";
 import { SITE_KEYS } from "../../deploy/site_repo.ts";
-import { EMULATORS, type PeerWorld, startPeerWorld } from "./peer_world.ts";
+import { EMULATORS, ok, type PeerWorld, SITE, startPeerWorld } from "./peer_world.ts";
 
 const LIVE_KEYS = [...SITE_KEYS, "robots.txt", "sitemap.xml"].sort();
 
@@ -75,12 +77,8 @@ async function bucketExists(world: PeerWorld, bucket: string): Promise<boolean> 
   }
 }
 
-function ok(r: { code: number; stdout: string; stderr: string }, what: string): void {
-  assert.equal(r.code, 0, `${what} exited ${r.code}:\n${r.stdout}\n${r.stderr}`);
-}
-
 for (const name of EMULATORS) {
-  Deno.test(`${name}: bootstrap, deploy, redeploy, change, status, plan, delete, destroy`, async (t) => {
+  Deno.test(`${name}: bootstrap, deploy, redeploy, change, status, plan, reconfigure, delete, destroy`, async (t) => {
     await using world = await startPeerWorld(name, "site");
     const bucket = `production-blog-${world.emulator.accountId}`;
     await world.steps(t, [
@@ -148,6 +146,27 @@ for (const name of EMULATORS) {
         assert.deepEqual([plan.uploads, plan.deletes], [[], []]);
       }],
 
+      [
+        "a changed defaultRootObject: bootstrap republishes the function, updates the distribution",
+        async () => {
+          await world.configure({ ...SITE, defaultRootObject: "home.html" });
+          const r = await world.run(["bootstrap"]);
+          ok(r, "bootstrap after the change");
+          const cf = world.client(CloudFrontClient, "CLOUDFRONT");
+          try {
+            const live = await cf.send(
+              new GetFunctionCommand({ Name: "production-blog-rewrite", Stage: "LIVE" }),
+            );
+            assert.match(new TextDecoder().decode(live.FunctionCode), /home\.html/);
+            const [dist] = (await cloudfrontState(world)).dists;
+            const config = await cf.send(new GetDistributionConfigCommand({ Id: dist!.Id! }));
+            assert.equal(config.DistributionConfig?.DefaultRootObject, "home.html");
+          } finally {
+            cf.destroy();
+          }
+          await world.configure(SITE);
+        },
+      ],
       ["delete --yes empties site/ and invalidates /*", async () => {
         const r = await world.run(["delete", "--yes", "--json"]);
         ok(r, "delete");

@@ -75,7 +75,13 @@ export async function startMoto(): Promise<AwsEmulator> {
     name: "moto",
     cmd: py.bin("moto_server"),
     args: (port) => ["-H", "127.0.0.1", "-p", String(port)],
-    env: () => ({ MOTO_ACCOUNT_ID: ACCOUNTS.moto, AWS_DEFAULT_REGION: PEER_REGION }),
+    env: () => ({
+      MOTO_ACCOUNT_ID: ACCOUNTS.moto,
+      AWS_DEFAULT_REGION: PEER_REGION,
+      // moto issues a DNS-validated certificate this many seconds after the request (60 by
+      // default), whether or not the validation record exists.
+      MOTO_ACM_VALIDATION_WAIT: "0",
+    }),
     readyPath: "/moto-api/",
   });
   return emulator("moto", proc.endpoint, proc.stop);

@@ -96,7 +96,8 @@ export function operationOf(
   }
   const action = url.searchParams.get("Action");
   if (action) return { service, operation: action };
-  let path = decodeURIComponent(url.pathname);
+  // Matched as sent (still percent-encoded): an ARN in one path segment keeps its `/` as %2F.
+  let path = url.pathname;
   // Path-style S3: the first segment is the bucket, the SDK's templates start after it.
   if (service === "s3") path = path.replace(/^\/[^/]+/, "") || "/";
   const best = restBindings(service)
