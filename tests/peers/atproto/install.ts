@@ -5,7 +5,7 @@
  * @module
  */
 import { join } from "node:path";
-import { PEER_CACHE } from "./pds_world.ts";
+import { PEERS_CACHE } from "../support/python_env.ts";
 
 /**
  * The pinned peers, each in its own folder. `@atproto/pds` 0.4.217 is the last 0.4 release the
@@ -26,7 +26,7 @@ export const PEERS = [
  */
 export async function installPeers(): Promise<void> {
   for (const peer of PEERS) {
-    const dir = join(PEER_CACHE, peer.folder);
+    const dir = join(PEERS_CACHE, peer.folder);
     if (await installedVersion(dir, peer.name) === peer.version) continue;
     await Deno.mkdir(dir, { recursive: true });
     await Deno.writeTextFile(

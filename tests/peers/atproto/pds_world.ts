@@ -13,6 +13,7 @@
 import { join } from "node:path";
 import { REPO_ROOT } from "../../support/token_server.ts";
 import { createTestCa, type TestCa } from "../../support/test_ca.ts";
+import { PEERS_CACHE } from "../support/python_env.ts";
 
 /** The PDS's host name (its issuer is `https://pds.test`; handles end in `.pds.test`). */
 export const PDS_HOST = "pds.test";
@@ -23,9 +24,6 @@ export const PLC_HOST = "plc.directory";
  * `.example`, …), so the site has a public-looking name, mapped to loopback in the namespace.
  */
 export const SITE_HOST = "blog.peer-site.net";
-
-/** Where `pds_test.ts` installed the pinned packages. */
-export const PEER_CACHE = join(REPO_ROOT, ".cache", "peers");
 
 /** The running world. */
 export interface PdsWorld extends AsyncDisposable {
@@ -56,8 +54,8 @@ export async function startPdsWorld(
   const child = new Deno.Command("node", {
     args: [join(REPO_ROOT, "tests", "peers", "atproto", "pds_peer.mjs")],
     env: {
-      PDS_MODULES: join(PEER_CACHE, "atproto-pds"),
-      PLC_MODULES: join(PEER_CACHE, "plc"),
+      PDS_MODULES: join(PEERS_CACHE, "atproto-pds"),
+      PLC_MODULES: join(PEERS_CACHE, "plc"),
       NODE_EXTRA_CA_CERTS: ca.caFile,
       PDS_HOSTNAME: PDS_HOST,
       PDS_SERVICE_HANDLE_DOMAINS: `.${PDS_HOST}`,

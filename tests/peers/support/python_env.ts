@@ -14,8 +14,12 @@ import { join } from "node:path";
 
 const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
-/** The repo's ignored cache folder of the peer suite. */
-export const PEERS_CACHE: string = join(REPO_ROOT, ".cache", "peers");
+/**
+ * The peer suite's cache folder: the repo's ignored `.cache/peers`, or `PEERS_CACHE_DIR` (CI sets
+ * it outside the clone so a fresh clone on the same machine reuses the installs).
+ */
+export const PEERS_CACHE: string = Deno.env.get("PEERS_CACHE_DIR") ||
+  join(REPO_ROOT, ".cache", "peers");
 /** The pinned requirements the virtualenv holds. */
 export const REQUIREMENTS: string = join(REPO_ROOT, "tests", "peers", "requirements.txt");
 /** Names the interpreter that creates the virtualenv (default `python3` on `PATH`). */
