@@ -26,6 +26,8 @@ export const K = {
   usersByStatus: (status: string): Deno.KvKey => ["counters", "users", status],
   usersCounterPrefix: ["counters", "users"] as Deno.KvKey,
   liveSessions: ["counters", "sessions"] as Deno.KvKey,
+  outbox: (endpoint: string, id: string): Deno.KvKey => ["outbox", endpoint, id],
+  outboxOf: (endpoint: string): Deno.KvKey => ["outbox", endpoint],
 } as const;
 
 /** Adds 1 to a KvU64 counter inside an atomic operation. */

@@ -1,6 +1,7 @@
 import type { Clock } from "@org/shared";
-import type { LockoutState, LockoutStore } from "./store.ts";
+import type { LockoutState, LockoutStore, OutboxFor } from "./store.ts";
 import { expireIn, K } from "./kv_keys.ts";
+import { queueOutbox } from "./kv_outbox.ts";
 
 /**
  * {@linkcode LockoutStore} on Deno KV: one entry per peer address, written with a versionstamp
@@ -21,12 +22,14 @@ export class KvLockoutStore implements LockoutStore {
     peer: string,
     change: (current: LockoutState | undefined) => LockoutState,
     forgetAt: (next: LockoutState) => number,
+    outbox?: OutboxFor<[before: LockoutState | undefined, next: LockoutState]>,
   ): Promise<LockoutState> {
     const key = K.lockout(peer);
     for (;;) {
       const entry = await this.kv.get<LockoutState>(key);
-      const next = change(entry.value ?? undefined);
-      const res = await this.kv.atomic().check(entry)
+      const before = entry.value ?? undefined;
+      const next = change(before);
+      const res = await queueOutbox(this.kv.atomic(), outbox?.(before, next)).check(entry)
         .set(key, next, { expireIn: expireIn(forgetAt(next), this.clock.now()) })
         .commit();
       if (res.ok) return next;

@@ -1,5 +1,6 @@
 import type { Clock } from "@org/shared";
 import type {
+  OutboxFor,
   RefreshRecord,
   RefreshSnapshot,
   RotateOutcome,
@@ -8,6 +9,7 @@ import type {
 } from "./store.ts";
 import { expireIn, K, MINUS_ONE, ONE } from "./kv_keys.ts";
 import { KvRotation } from "./kv_rotation.ts";
+import { queueOutbox } from "./kv_outbox.ts";
 
 /**
  * How long a family record and its user-index entry stay stored past the session's end.
@@ -77,14 +79,18 @@ export class KvSessionStore implements SessionStore {
   }
 
   /** @inheritdoc */
-  async revokeFamily(id: string, at: number): Promise<boolean> {
+  async revokeFamily(
+    id: string,
+    at: number,
+    outbox?: OutboxFor<[SessionFamily]>,
+  ): Promise<boolean> {
     for (;;) {
       const entry = await this.kv.get<SessionFamily>(K.family(id));
       if (entry.value === null || entry.value.revoked) return false;
       // Already over: nothing to revoke; the sweep takes it out of the live count.
       if (entry.value.expires_at <= this.clock.now()) return false;
       const next: SessionFamily = { ...entry.value, revoked: true, revoked_at: at };
-      const res = await this.kv.atomic().check(entry)
+      const res = await queueOutbox(this.kv.atomic(), outbox?.(next)).check(entry)
         .set(K.family(id), next, { expireIn: familyExpireIn(next, this.clock.now()) })
         .sum(K.liveSessions, MINUS_ONE.value)
         .commit();
@@ -102,10 +108,14 @@ export class KvSessionStore implements SessionStore {
   }
 
   /** @inheritdoc */
-  async revokeAllOfUser(userId: string, at: number): Promise<number> {
+  async revokeAllOfUser(
+    userId: string,
+    at: number,
+    outbox?: OutboxFor<[SessionFamily]>,
+  ): Promise<number> {
     let n = 0;
     for (const id of await this.familiesOfUser(userId)) {
-      if (await this.revokeFamily(id, at)) n++;
+      if (await this.revokeFamily(id, at, outbox)) n++;
     }
     return n;
   }

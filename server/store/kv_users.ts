@@ -1,6 +1,7 @@
 import type { Clock } from "@org/shared";
-import type { CreateResult, UserRecord, UserStore } from "./store.ts";
+import type { CreateResult, OutboxFor, OutboxMessage, UserRecord, UserStore } from "./store.ts";
 import { K, MINUS_ONE, ONE } from "./kv_keys.ts";
+import { queueOutbox } from "./kv_outbox.ts";
 
 /** {@linkcode UserStore} on Deno KV; users by id plus a unique (provider, external_id) index. */
 export class KvUserStore implements UserStore {
@@ -19,8 +20,8 @@ export class KvUserStore implements UserStore {
   }
 
   /** @inheritdoc */
-  async create(user: UserRecord): Promise<CreateResult> {
-    const res = await this.kv.atomic()
+  async create(user: UserRecord, outbox?: readonly OutboxMessage[]): Promise<CreateResult> {
+    const res = await queueOutbox(this.kv.atomic(), outbox)
       .check({ key: K.user(user.id), versionstamp: null })
       .check({ key: K.userByExternal(user.provider, user.external_id), versionstamp: null })
       .set(K.user(user.id), user)
@@ -34,12 +35,14 @@ export class KvUserStore implements UserStore {
   async update(
     id: string,
     change: (user: UserRecord) => UserRecord,
+    outbox?: OutboxFor<[before: UserRecord, after: UserRecord]>,
   ): Promise<UserRecord | undefined> {
     for (;;) {
       const entry = await this.kv.get<UserRecord>(K.user(id));
       if (entry.value === null) return undefined;
       const next = { ...change(entry.value), id, updated_at: this.clock.now() };
-      const op = this.kv.atomic().check(entry).set(K.user(id), next);
+      const op = queueOutbox(this.kv.atomic(), outbox?.(entry.value, next))
+        .check(entry).set(K.user(id), next);
       if (next.status !== entry.value.status) {
         op.sum(K.usersByStatus(entry.value.status), MINUS_ONE.value)
           .sum(K.usersByStatus(next.status), ONE.value);

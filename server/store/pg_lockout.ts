@@ -1,6 +1,7 @@
 import type { Clock } from "@org/shared";
-import type { LockoutState, LockoutStore } from "./store.ts";
+import type { LockoutState, LockoutStore, OutboxFor } from "./store.ts";
 import { json, type Sql } from "./pg_connection.ts";
+import { insertOutbox } from "./pg_outbox.ts";
 
 /**
  * {@linkcode LockoutStore} on PostgreSQL: one row per peer address, changed under its row lock
@@ -23,6 +24,7 @@ export class PgLockoutStore implements LockoutStore {
     peer: string,
     change: (current: LockoutState | undefined) => LockoutState,
     forgetAt: (next: LockoutState) => number,
+    outbox?: OutboxFor<[before: LockoutState | undefined, next: LockoutState]>,
   ): Promise<LockoutState> {
     return await this.sql.begin(async (tx) => {
       // A row to lock must exist first; concurrent first attempts meet on the primary key.
@@ -37,6 +39,7 @@ export class PgLockoutStore implements LockoutStore {
       await tx`
         update operator_lockouts set state = ${json(tx, next)}, forget_at = ${forgetAt(next)}
         where peer = ${peer}`;
+      await insertOutbox(tx, outbox?.(current, next));
       return next;
     });
   }

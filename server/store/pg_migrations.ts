@@ -111,6 +111,18 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: "webhook outbox",
+    sql: `
+      create table webhook_outbox (
+        endpoint text not null,
+        id text not null,
+        record jsonb not null,
+        primary key (endpoint, id)
+      );
+    `,
+  },
 ];
 
 /** The advisory lock every instance takes to migrate: one migrates, the others wait. */

@@ -1,5 +1,7 @@
 import type { Clock } from "@org/shared";
+import type postgres from "postgres";
 import type {
+  OutboxFor,
   RefreshRecord,
   RefreshSnapshot,
   RotateOutcome,
@@ -8,6 +10,7 @@ import type {
 } from "./store.ts";
 import { json, type Sql } from "./pg_connection.ts";
 import { PgRotation } from "./pg_rotation.ts";
+import { insertOutbox } from "./pg_outbox.ts";
 
 /**
  * {@linkcode SessionStore} on PostgreSQL. Every read-modify-write is one statement or one
@@ -55,8 +58,12 @@ export class PgSessionStore implements SessionStore {
   }
 
   /** @inheritdoc */
-  async revokeFamily(id: string, at: number): Promise<boolean> {
-    return await this.#revoke("id", id, at) === 1;
+  async revokeFamily(
+    id: string,
+    at: number,
+    outbox?: OutboxFor<[SessionFamily]>,
+  ): Promise<boolean> {
+    return await this.#revoke("id", id, at, outbox) === 1;
   }
 
   /** @inheritdoc */
@@ -67,25 +74,41 @@ export class PgSessionStore implements SessionStore {
   }
 
   /** @inheritdoc */
-  revokeAllOfUser(userId: string, at: number): Promise<number> {
-    return this.#revoke("user_id", userId, at);
+  revokeAllOfUser(
+    userId: string,
+    at: number,
+    outbox?: OutboxFor<[SessionFamily]>,
+  ): Promise<number> {
+    return this.#revoke("user_id", userId, at, outbox);
   }
 
   /**
    * Revokes the live families whose `column` is `value` in one statement, locking them in id
    * order (the order rotations take their share locks in); how many.
    */
-  async #revoke(column: "id" | "user_id", value: string, at: number): Promise<number> {
-    const rows = await this.sql`
-      update session_families
-      set revoked = true, version = version + 1,
-        record = record || jsonb_build_object('revoked', true, 'revoked_at', ${at}::bigint)
-      where id in (
-        select id from session_families
-        where ${this.sql(column)} = ${value} and not revoked and expires_at > ${this.clock.now()}
-        order by id for update)
-      returning 1`;
-    return rows.length;
+  async #revoke(
+    column: "id" | "user_id",
+    value: string,
+    at: number,
+    outbox: OutboxFor<[SessionFamily]> | undefined,
+  ): Promise<number> {
+    const revoke = (q: Sql | postgres.TransactionSql) =>
+      q<{ record: SessionFamily }[]>`
+        update session_families
+        set revoked = true, version = version + 1,
+          record = record || jsonb_build_object('revoked', true, 'revoked_at', ${at}::bigint)
+        where id in (
+          select id from session_families
+          where ${q(column)} = ${value} and not revoked and expires_at > ${this.clock.now()}
+          order by id for update)
+        returning record`;
+    // A transaction only when messages commit with the revocation.
+    if (outbox === undefined) return (await revoke(this.sql)).length;
+    return await this.sql.begin(async (tx) => {
+      const rows = await revoke(tx);
+      for (const r of rows) await insertOutbox(tx, outbox(r.record));
+      return rows.length;
+    });
   }
 
   /** @inheritdoc Always a read: this store remembers nothing. */

@@ -1,6 +1,8 @@
 import type { Clock } from "@org/shared";
-import type { CreateResult, UserRecord, UserStore } from "./store.ts";
+import type postgres from "postgres";
+import type { CreateResult, OutboxFor, OutboxMessage, UserRecord, UserStore } from "./store.ts";
 import { json, type Sql } from "./pg_connection.ts";
+import { insertOutbox } from "./pg_outbox.ts";
 
 /** {@linkcode UserStore} on PostgreSQL: one row per user, unique on (provider, external_id). */
 export class PgUserStore implements UserStore {
@@ -22,21 +24,31 @@ export class PgUserStore implements UserStore {
   }
 
   /** @inheritdoc */
-  async create(user: UserRecord): Promise<CreateResult> {
+  async create(user: UserRecord, outbox?: readonly OutboxMessage[]): Promise<CreateResult> {
     // Either unique constraint (id, or provider and external_id) refuses the row.
-    const rows = await this.sql`
-      insert into users (id, provider, external_id, status, record)
-      values (${user.id}, ${user.provider}, ${user.external_id}, ${user.status},
-        ${json(this.sql, user)})
-      on conflict do nothing
-      returning 1`;
-    return rows.length === 1 ? { ok: true } : { ok: false, reason: "conflict" };
+    const insert = (q: Sql | postgres.TransactionSql) =>
+      q`
+        insert into users (id, provider, external_id, status, record)
+        values (${user.id}, ${user.provider}, ${user.external_id}, ${user.status},
+          ${json(q, user)})
+        on conflict do nothing
+        returning 1`;
+    // A transaction only when there is a message to commit with the user.
+    const created = outbox === undefined || outbox.length === 0
+      ? (await insert(this.sql)).length === 1
+      : await this.sql.begin(async (tx) => {
+        const ok = (await insert(tx)).length === 1;
+        if (ok) await insertOutbox(tx, outbox);
+        return ok;
+      });
+    return created ? { ok: true } : { ok: false, reason: "conflict" };
   }
 
   /** @inheritdoc */
   async update(
     id: string,
     change: (user: UserRecord) => UserRecord,
+    outbox?: OutboxFor<[before: UserRecord, after: UserRecord]>,
   ): Promise<UserRecord | undefined> {
     return await this.sql.begin(async (tx) => {
       // The row lock orders concurrent updates; the version bump fails any rotation that
@@ -50,6 +62,7 @@ export class PgUserStore implements UserStore {
         update users set record = ${json(tx, next)}, status = ${next.status},
           version = version + 1
         where id = ${id}`;
+      await insertOutbox(tx, outbox?.(current, next));
       return next;
     });
   }

@@ -123,6 +123,72 @@ export interface KeyRing {
   readonly keys: readonly StoredKey[];
 }
 
+/**
+ * One webhook message for one endpoint, written to the outbox in the same atomic commit as the
+ * change it reports (`webhooks/events.ts` builds them), so no change is without its message and
+ * no message without its change. It never holds a token or a secret.
+ */
+export interface OutboxMessage {
+  /** `msg_` followed by a ULID: the Standard Webhooks `webhook-id`, shared by every endpoint. */
+  readonly id: string;
+  /** The endpoint's stable id (from its URL, `config/webhooks.ts`); sent per endpoint in id order. */
+  readonly endpoint: string;
+  /** The event type, e.g. `user.created`. */
+  readonly type: string;
+  /** When the change was committed (ms). */
+  readonly created_at: number;
+  /** The event's `data` object. */
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** An outbox message not yet delivered, with its delivery state. */
+export interface PendingDelivery extends OutboxMessage {
+  /** Attempts made so far. */
+  readonly attempts: number;
+  /** No attempt before this time (ms). */
+  readonly next_attempt_at: number;
+  /** The claim of the instance sending it now: no other instance takes it before `lease_until`. */
+  readonly lease_until?: number;
+  readonly lease_owner?: string;
+  /** What the last failed attempt saw (a status or a network error), for operators. */
+  readonly last_error?: string;
+}
+
+/**
+ * Messages a write also commits: built from the record(s) the write changed, so the caller
+ * can name what actually changed (a revocation that did not happen reports nothing).
+ */
+export type OutboxFor<T extends unknown[]> = (...changed: T) => readonly OutboxMessage[];
+
+/** The webhook outbox: one queue per endpoint, sent in message id (creation) order. */
+export interface OutboxStore {
+  /**
+   * Claims the oldest undelivered message of `endpoint` for `owner` until `leaseUntil` (ms),
+   * only if it is due (`next_attempt_at <= now`) and no other claim holds it. Messages behind
+   * it wait, so one endpoint receives them in order; one message is never claimed by two
+   * instances at once.
+   *
+   * @returns the claimed message, or `undefined` (nothing due, or the head is claimed)
+   */
+  claim(
+    endpoint: string,
+    owner: string,
+    now: number,
+    leaseUntil: number,
+  ): Promise<PendingDelivery | undefined>;
+  /**
+   * Settles `claimed` (as {@linkcode OutboxStore.claim} returned it): `delivered` removes it;
+   * `retry` keeps it with one more attempt, no attempt before `at` and the claim released.
+   * Only the claim's owner settles; false when the claim was lost (nothing written).
+   */
+  settle(
+    claimed: PendingDelivery,
+    outcome: { delivered: true } | { delivered: false; at: number; error: string },
+  ): Promise<boolean>;
+  /** Undelivered messages of `endpoint` in send order, at most `limit` (tests, operators). */
+  pending(endpoint: string, limit: number): Promise<PendingDelivery[]>;
+}
+
 /** Outcome of a create that must be unique. */
 export type CreateResult = { ok: true } | { ok: false; reason: "conflict" };
 
@@ -132,13 +198,21 @@ export interface UserStore {
   get(id: string): Promise<UserRecord | undefined>;
   /** The user signed in through `provider` as `externalId`, or `undefined`. */
   findByExternalId(provider: string, externalId: string): Promise<UserRecord | undefined>;
-  /** Creates `user` unless its id or (provider, external_id) is taken. */
-  create(user: UserRecord): Promise<CreateResult>;
+  /**
+   * Creates `user` unless its id or (provider, external_id) is taken; `outbox` (the
+   * `user.created` messages) is committed with it, and only if it is created.
+   */
+  create(user: UserRecord, outbox?: readonly OutboxMessage[]): Promise<CreateResult>;
   /**
    * Applies `change` to the current record atomically (retried on a concurrent write).
-   * Returns the new record, or `undefined` when the user does not exist.
+   * Returns the new record, or `undefined` when the user does not exist. `outbox(before,
+   * after)` names the messages committed with the change.
    */
-  update(id: string, change: (user: UserRecord) => UserRecord): Promise<UserRecord | undefined>;
+  update(
+    id: string,
+    change: (user: UserRecord) => UserRecord,
+    outbox?: OutboxFor<[before: UserRecord, after: UserRecord]>,
+  ): Promise<UserRecord | undefined>;
   /** Users in id (creation) order after `cursor` (an id), at most `limit`. */
   list(cursor: string | undefined, limit: number): Promise<UserRecord[]>;
 }
@@ -151,12 +225,19 @@ export interface SessionStore {
   getFamily(id: string): Promise<SessionFamily | undefined>;
   /** The refresh record for a token hash, or `undefined`. */
   getRefresh(hash: string): Promise<RefreshRecord | undefined>;
-  /** Marks a family revoked; false when it does not exist, already ended or was already revoked. */
-  revokeFamily(id: string, at: number): Promise<boolean>;
+  /**
+   * Marks a family revoked; false when it does not exist, already ended or was already
+   * revoked. `outbox(family)` names the messages committed with the revocation (none when it
+   * did not happen).
+   */
+  revokeFamily(id: string, at: number, outbox?: OutboxFor<[SessionFamily]>): Promise<boolean>;
   /** Ids of the user's families that are still stored. */
   familiesOfUser(userId: string): Promise<string[]>;
-  /** Revokes every family of the user; returns how many changed. */
-  revokeAllOfUser(userId: string, at: number): Promise<number>;
+  /**
+   * Revokes every family of the user; returns how many changed. `outbox(family)` is called
+   * for each family revoked and its messages committed with that revocation.
+   */
+  revokeAllOfUser(userId: string, at: number, outbox?: OutboxFor<[SessionFamily]>): Promise<number>;
   /**
    * What a refresh of the token with `hash` decides on (record, family, user, successor), in
    * as few round trips as the store allows; `undefined` when no record has that hash. A store
@@ -277,7 +358,8 @@ export interface LockoutStore {
    * Replaces the peer's record by `change(current)` atomically: no other update of the peer,
    * on any instance, commits between the read `change` saw and the write. `change` may run
    * more than once (after a lost race); the record written is its last result. The record is
-   * kept until `forgetAt(next)` (ms).
+   * kept until `forgetAt(next)` (ms). `outbox(before, next)` names the messages committed with
+   * the write (from its last run).
    *
    * @returns the record written
    */
@@ -285,6 +367,7 @@ export interface LockoutStore {
     peer: string,
     change: (current: LockoutState | undefined) => LockoutState,
     forgetAt: (next: LockoutState) => number,
+    outbox?: OutboxFor<[before: LockoutState | undefined, next: LockoutState]>,
   ): Promise<LockoutState>;
 }
 
@@ -333,6 +416,7 @@ export interface Store {
   readonly rateLimits: RateLimitStore;
   readonly housekeeping: Housekeeping;
   readonly dpop: DpopStore;
+  readonly outbox: OutboxStore;
   /** Resolves when the store answers a read; rejects otherwise (used by `/health`). */
   ping(): Promise<void>;
 }

@@ -13,7 +13,14 @@ import { createKvStore } from "./kv_store.ts";
 import { openPostgres, type Sql } from "./pg_connection.ts";
 import { migrate } from "./pg_migrations.ts";
 import { createPgStore } from "./pg_store.ts";
-import type { LockoutState, RefreshRecord, SessionFamily, Store, UserRecord } from "./store.ts";
+import type {
+  LockoutState,
+  OutboxMessage,
+  RefreshRecord,
+  SessionFamily,
+  Store,
+  UserRecord,
+} from "./store.ts";
 
 const NOW = 1_700_000_000_000;
 const HOUR = 3_600_000;
@@ -477,6 +484,131 @@ conformance(
     );
     assert.equal(new Set(got).size, 1);
     assert.equal(await store.dpop.nonceSecret("z"), got[0]);
+  },
+);
+
+function message(n: number, endpoint = "whe_a", over: Partial<OutboxMessage> = {}): OutboxMessage {
+  return {
+    id: `msg_${String(n).padStart(26, "0")}`,
+    endpoint,
+    type: "user.created",
+    created_at: NOW,
+    data: { n },
+    ...over,
+  };
+}
+
+const ids = (ms: readonly OutboxMessage[]) => ms.map((m) => m.id);
+
+conformance(
+  "outbox: messages commit with the user they report, and not with a refused create",
+  async ({ store }) => {
+    assert.deepEqual(await store.users.create(user(1), [message(1), message(1, "whe_b")]), {
+      ok: true,
+    });
+    assert.deepEqual(await store.users.create(user(1), [message(2)]), {
+      ok: false,
+      reason: "conflict",
+    });
+    assert.deepEqual(ids(await store.outbox.pending("whe_a", 10)), [message(1).id]);
+    assert.deepEqual(ids(await store.outbox.pending("whe_b", 10)), [message(1).id]);
+    const [pending] = await store.outbox.pending("whe_a", 10);
+    assert.equal(pending!.attempts, 0);
+    assert.equal(pending!.next_attempt_at, NOW);
+    assert.deepEqual(pending!.data, { n: 1 });
+  },
+);
+
+conformance(
+  "outbox: an update, a revocation and a lockout commit the messages built from what changed",
+  async ({ store }) => {
+    await store.users.create(user(1));
+    await store.users.update(
+      user(1).id,
+      (u) => ({ ...u, status: "suspended" }),
+      (before, after) => [message(1, "whe_a", { data: { from: before.status, to: after.status } })],
+    );
+    const [f1, r1] = session(1, user(1).id);
+    const [f2, r2] = session(2, user(1).id);
+    await store.sessions.create(f1, r1);
+    await store.sessions.create(f2, r2);
+    let n = 10;
+    const revoked = (f: SessionFamily) => [message(n++, "whe_a", { data: { session: f.id } })];
+    assert.equal(await store.sessions.revokeFamily(f1.id, NOW, revoked), true);
+    // Not revoked again: no message either.
+    assert.equal(await store.sessions.revokeFamily(f1.id, NOW, revoked), false);
+    assert.equal(await store.sessions.revokeAllOfUser(user(1).id, NOW, revoked), 1);
+    await store.lockouts.update(
+      "10.0.0.1",
+      () => ({ failures: 5, window_start: NOW, locked_until: NOW + HOUR }),
+      () => NOW + HOUR,
+      (before, next) => [message(20, "whe_a", { data: { was: before ?? null, ...next } })],
+    );
+    const got = await store.outbox.pending("whe_a", 10);
+    assert.deepEqual(got.map((m) => m.data), [
+      { from: "active", to: "suspended" },
+      { session: f1.id },
+      { session: f2.id },
+      { was: null, failures: 5, window_start: NOW, locked_until: NOW + HOUR },
+    ]);
+  },
+);
+
+conformance(
+  "outbox: a claim takes the due head of one endpoint's queue, and nothing behind it",
+  async ({ store, another }) => {
+    await store.users.create(user(1), [message(1), message(3)]);
+    await store.users.create(user(2), [message(2), message(4, "whe_b")]);
+    const other = await another();
+    const first = await store.outbox.claim("whe_a", "i1", NOW, NOW + 30_000);
+    assert.equal(first?.id, message(1).id);
+    assert.equal(first?.lease_owner, "i1");
+    // The head is claimed: another instance neither takes it nor skips ahead.
+    assert.equal(await other.outbox.claim("whe_a", "i2", NOW, NOW + 30_000), undefined);
+    assert.equal((await other.outbox.claim("whe_b", "i2", NOW, NOW + 30_000))?.id, message(4).id);
+    // A failed attempt releases it with a later time: the queue waits for it.
+    assert.equal(
+      await store.outbox.settle(first!, { delivered: false, at: NOW + 5_000, error: "503" }),
+      true,
+    );
+    assert.equal(await other.outbox.claim("whe_a", "i2", NOW + 4_999, NOW + 30_000), undefined);
+    const again = await other.outbox.claim("whe_a", "i2", NOW + 5_000, NOW + 35_000);
+    assert.equal(again?.id, message(1).id);
+    assert.equal(again?.attempts, 1);
+    assert.equal(again?.last_error, "503");
+    // The first claim was lost to the second: its owner can no longer settle it.
+    assert.equal(await store.outbox.settle(first!, { delivered: true }), false);
+    assert.equal(await other.outbox.settle(again!, { delivered: true }), true);
+    assert.deepEqual(ids(await store.outbox.pending("whe_a", 10)), [message(2).id, message(3).id]);
+  },
+);
+
+conformance(
+  "outbox: a lease past its end may be claimed again (the instance holding it died)",
+  async ({ store, another }) => {
+    await store.users.create(user(1), [message(1)]);
+    const other = await another();
+    await store.outbox.claim("whe_a", "i1", NOW, NOW + 30_000);
+    assert.equal(await other.outbox.claim("whe_a", "i2", NOW + 29_999, NOW + 60_000), undefined);
+    assert.equal(
+      (await other.outbox.claim("whe_a", "i2", NOW + 30_000, NOW + 60_000))?.lease_owner,
+      "i2",
+    );
+  },
+);
+
+conformance(
+  "outbox: concurrent claims of one head on two instances give it to exactly one",
+  async ({ store, another }) => {
+    await store.users.create(user(1), [message(1)]);
+    const other = await another();
+    const got = await Promise.all(
+      Array.from(
+        { length: 8 },
+        (_, i) => (i % 2 ? store : other).outbox.claim("whe_a", `i${i}`, NOW, NOW + 30_000),
+      ),
+    );
+    assert.equal(got.filter((g) => g !== undefined).length, 1);
   },
 );
 
