@@ -4,6 +4,7 @@ import type { KeyManager } from "./keys/key_manager.ts";
 import type { Metrics } from "./metrics/metrics.ts";
 import type { ProviderClient } from "./providers/provider_client.ts";
 import type { Store } from "./store/store.ts";
+import type { WebhookEvents } from "./webhooks/events.ts";
 
 /**
  * Everything request handling depends on, built once per process by `buildService` and
@@ -22,4 +23,6 @@ export interface ServiceDeps {
   readonly log: Logger;
   /** This process's counters and histograms (`GET /internal/metrics`). */
   readonly metrics: Metrics;
+  /** Builds the webhook messages a write commits to the outbox (none when none is configured). */
+  readonly webhooks: WebhookEvents;
 }

@@ -32,6 +32,7 @@ import { migrate } from "./store/pg_migrations.ts";
 import { createPgStore } from "./store/pg_store.ts";
 import type { Store } from "./store/store.ts";
 import { intervalScheduler, type Scheduler } from "./scheduler.ts";
+import { scheduleWebhookSender, WebhookSender } from "./webhooks/sender.ts";
 import { type ScheduledSweep, scheduleSessionSweep } from "./sessions/sweep_schedule.ts";
 
 /** A KV store opened for one process, with the lock that makes a local file single-process. */
@@ -194,6 +195,11 @@ export interface RunningServer extends AsyncDisposable {
   /** The issuer in use. */
   readonly issuer: string;
   readonly deps: ServiceDeps;
+  /**
+   * The webhook sender (runs on the scheduler every second), or `undefined` when no
+   * `[[webhooks.endpoints]]` is configured.
+   */
+  readonly webhooks: WebhookSender | undefined;
   /** Stops accepting, finishes in-flight requests, stops timers, closes the store it opened. */
   shutdown(): Promise<void>;
 }
@@ -228,6 +234,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let internalHandler = handler;
   let stopReload: (() => void) | undefined;
   let sweep: ScheduledSweep | undefined;
+  let stopWebhooks: (() => void) | undefined;
+  let webhooks: WebhookSender | undefined;
   try {
     const serve = (host: string, port: number, h: () => typeof handler) =>
       Deno.serve({ hostname: host, port, onListen: () => {} }, (req, info) => h()(req, info));
@@ -274,11 +282,22 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     );
     // Keeps `sessions.live` exact without an operator cron job (see kv_housekeeping.ts).
     sweep = scheduleSessionSweep(deps, scheduler);
+    if (config.webhooks.endpoints.length > 0) {
+      webhooks = new WebhookSender({
+        ...deps,
+        endpoints: config.webhooks.endpoints,
+        owner: createIdFactory(clock, random).ulid(),
+      });
+      stopWebhooks = scheduleWebhookSender(webhooks, scheduler, log);
+    }
     let stopped: Promise<void> | undefined;
     const shutdown = () =>
       stopped ??= (async () => {
         stopReload?.();
+        stopWebhooks?.();
         await sweep?.stop();
+        // A pass under way finishes (or fails) before the store closes under it.
+        await webhooks?.settled();
         await Promise.all(servers.map((s) => s.shutdown()));
         await opened?.close();
       })();
@@ -287,11 +306,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       internalUrl,
       issuer,
       deps,
+      webhooks,
       shutdown,
       [Symbol.asyncDispose]: shutdown,
     };
   } catch (err) {
     stopReload?.();
+    stopWebhooks?.();
     await sweep?.stop();
     await Promise.all(servers.map((s) => s.shutdown()));
     await opened?.close();

@@ -7,6 +7,7 @@ import { createProviderClients } from "./providers/provider_client.ts";
 import type { Fetch } from "./providers/provider_fetch.ts";
 import type { Store } from "./store/store.ts";
 import { Metrics } from "./metrics/metrics.ts";
+import { WebhookEvents } from "./webhooks/events.ts";
 
 /** What the process provides to the service: the opened store and the outside world. */
 export interface Runtime {
@@ -103,5 +104,6 @@ export async function buildService(
     random: runtime.random,
     log: runtime.log,
     metrics: new Metrics(),
+    webhooks: new WebhookEvents(config.webhooks.endpoints, runtime.clock, runtime.random),
   };
 }

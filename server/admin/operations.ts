@@ -28,6 +28,7 @@ import {
   type UserPatch,
 } from "./user_input.ts";
 import { lookUpUsers, type UserLookup } from "./user_lookup.ts";
+import type { RevocationReason } from "../webhooks/events.ts";
 import { type UserView, userView } from "./user_view.ts";
 
 /** One live session as operators see it. */
@@ -68,7 +69,7 @@ export interface SigningKeys {
 
 /** What the operations depend on. */
 export type AdminDeps =
-  & Pick<ServiceDeps, "store" | "clock" | "log" | "config" | "keys" | "random">
+  & Pick<ServiceDeps, "store" | "clock" | "log" | "config" | "keys" | "random" | "webhooks">
   & { readonly ids: IdFactory };
 
 type Claims = Readonly<Record<string, unknown>>;
@@ -98,7 +99,9 @@ export class AdminOperations {
       created_at: now,
       updated_at: now,
     };
-    if (!(await this.deps.store.users.create(user)).ok) {
+    if (
+      !(await this.deps.store.users.create(user, this.deps.webhooks.userCreated(user, "admin"))).ok
+    ) {
       throw conflict(
         `A user with provider "${input.provider}" and this external_id already exists`,
       );
@@ -141,9 +144,7 @@ export class AdminOperations {
       before = u.status;
       return { ...u, ...patch };
     });
-    const revoked = user.status === "Deleted"
-      ? await this.deps.store.sessions.revokeAllOfUser(user.id, this.deps.clock.now())
-      : 0;
+    const revoked = user.status === "Deleted" ? await this.#revokeAll(user.id, "user_deleted") : 0;
     this.#audit(operator, "user.update", {
       user: user.id,
       fields: Object.keys(patch),
@@ -161,7 +162,7 @@ export class AdminOperations {
       return { ...u, status: "Deleted" };
     });
     // Status first, then sessions: a refresh racing the delete is refused on its next use.
-    const revoked = await this.deps.store.sessions.revokeAllOfUser(user.id, this.deps.clock.now());
+    const revoked = await this.#revokeAll(user.id, "user_deleted");
     this.#audit(operator, "user.delete", {
       user: user.id,
       from: before,
@@ -229,7 +230,8 @@ export class AdminOperations {
     if (!family || family.user_id !== userId || !isLiveSession(family, this.deps.clock.now())) {
       throw resourceNotFound("session");
     }
-    if (!await sessions.revokeFamily(sid, this.deps.clock.now())) {
+    const messages = (f: SessionFamily) => this.deps.webhooks.sessionRevoked(f, "admin");
+    if (!await sessions.revokeFamily(sid, this.deps.clock.now(), messages)) {
       throw resourceNotFound("session");
     }
     this.#audit(operator, "session.revoke", { user: userId, session: sid });
@@ -269,8 +271,17 @@ export class AdminOperations {
     return user;
   }
 
+  #revokeAll(userId: string, reason: RevocationReason): Promise<number> {
+    const messages = (f: SessionFamily) => this.deps.webhooks.sessionRevoked(f, reason);
+    return this.deps.store.sessions.revokeAllOfUser(userId, this.deps.clock.now(), messages);
+  }
+
   async #update(id: string, change: (u: UserRecord) => UserRecord): Promise<UserRecord> {
-    const user = isUserId(id) ? await this.deps.store.users.update(id, change) : undefined;
+    const messages = (before: UserRecord, after: UserRecord) =>
+      this.deps.webhooks.userChanged(before, after);
+    const user = isUserId(id)
+      ? await this.deps.store.users.update(id, change, messages)
+      : undefined;
     if (!user) throw resourceNotFound("user");
     return user;
   }

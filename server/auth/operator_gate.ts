@@ -38,7 +38,7 @@ export const UNAUTHORIZED_DESCRIPTION = "Operator authentication is required";
 /** What the gate depends on. */
 export type GateDeps = Pick<
   ServiceDeps,
-  "config" | "keys" | "store" | "clock" | "log" | "metrics"
+  "config" | "keys" | "store" | "clock" | "log" | "metrics" | "webhooks"
 >;
 
 /** One mechanism: the operator's subject, or `undefined` when it does not accept. */
@@ -126,6 +126,7 @@ export function createOperatorGate(
       peer,
       (s) => afterFailure(s, now, policy),
       remember,
+      (before, after) => deps.webhooks.operatorLockout(peer, before, after),
     );
     if (next.failures === policy.threshold && next.locked_until !== undefined) {
       deps.metrics.lockout();

@@ -1,6 +1,8 @@
 import { type ConfigIssue, interpolate } from "@org/shared";
 import { applyEnvOverrides } from "./env_overrides.ts";
 import { isTable, TableReader } from "./reader.ts";
+import { isAllowedIssuerUrl } from "./url_rules.ts";
+import { readWebhooks } from "./webhooks.ts";
 import {
   type ClientSecretConfig,
   type Config,
@@ -11,6 +13,8 @@ import {
 import { isAddressOrRange } from "../limits/address_set.ts";
 import { MIN_ENCRYPTION_KEY_BYTES } from "../keys/key_seal.ts";
 import { compileClaims, type CompiledClaims, NO_CLAIMS } from "../grants/claim_templates.ts";
+
+export { isAllowedIssuerUrl } from "./url_rules.ts";
 
 /** Defaults the spec fixes; documented in `docs/configuration.md`. */
 export const DEFAULTS = {
@@ -58,6 +62,7 @@ const SECTIONS = [
   "providers",
   "internal_api",
   "rate_limit",
+  "webhooks",
 ];
 
 /**
@@ -241,6 +246,8 @@ export function resolveConfig(
   };
   rl.done();
 
+  const webhooks = readWebhooks(root.table("webhooks"), raw.webhooks);
+
   if (issues.length > 0) return { errors: issues };
   return {
     config: {
@@ -261,6 +268,7 @@ export function resolveConfig(
       providers,
       internal_api,
       rate_limit,
+      webhooks,
     },
   };
 }
@@ -269,17 +277,6 @@ export function resolveConfig(
 export function defaultIssuer(host: string, port: number): string {
   const h = host.includes(":") ? `[${host}]` : host;
   return `http://${h}:${port}`;
-}
-
-/**
- * True when `url` may be used as an issuer: `https`, or plain `http` on a loopback host
- * (development and tests only).
- */
-export function isAllowedIssuerUrl(url: URL): boolean {
-  if (url.protocol === "https:") return true;
-  if (url.protocol !== "http:") return false;
-  return url.hostname === "localhost" || url.hostname === "[::1]" ||
-    /^127\.\d+\.\d+\.\d+$/.test(url.hostname);
 }
 
 function checkUrl(r: TableReader, key: string, value: string): string | undefined {

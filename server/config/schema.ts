@@ -5,6 +5,7 @@
  * @module
  */
 import type { CompiledClaims } from "../grants/claim_templates.ts";
+import type { WebhookEndpoint } from "../webhooks/event_types.ts";
 
 /** Which listeners a process runs; see `docs/configuration.md`. */
 export type ServerRole = "public" | "admin" | "all";
@@ -59,6 +60,14 @@ export interface ProviderConfig {
   readonly additional_params: Readonly<Record<string, string>>;
   /** Seconds to wait for the provider before answering 504. */
   readonly timeout: number;
+}
+
+/** One `[[webhooks.endpoints]]` entry, resolved. */
+export type WebhookEndpointConfig = WebhookEndpoint;
+
+/** `[webhooks]`. */
+export interface WebhooksConfig {
+  readonly endpoints: readonly WebhookEndpointConfig[];
 }
 
 /** The whole resolved configuration. */
@@ -151,6 +160,7 @@ export interface Config {
     readonly client_ip_header: string | undefined;
     readonly trusted_proxies: readonly string[];
   };
+  readonly webhooks: WebhooksConfig;
 }
 
 /** JWT claim names no configuration or per-user claim may set. */

@@ -25,7 +25,7 @@ import { decideRegistration } from "./registration.ts";
  * @throws {OAuthError} 403 `access_denied` when the policy refuses
  */
 export async function provisionUser(
-  deps: Pick<ServiceDeps, "config" | "store" | "clock" | "log">,
+  deps: Pick<ServiceDeps, "config" | "store" | "clock" | "log" | "webhooks">,
   ids: IdFactory,
   provider: string,
   claims: IdTokenClaims,
@@ -63,7 +63,7 @@ export async function provisionUser(
       updated_at: now,
     };
     // A concurrent first sign-in of the same identity may win; then use its user.
-    if ((await deps.store.users.create(user)).ok) {
+    if ((await deps.store.users.create(user, deps.webhooks.userCreated(user, "sign_in"))).ok) {
       deps.log.info("user registered", { provider, user: user.id });
       return user;
     }

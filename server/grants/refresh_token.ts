@@ -74,7 +74,8 @@ export async function refreshTokenGrant(
       case "reuse": {
         requireBoundKey(snapshot!, proof);
         const { record } = snapshot!;
-        await sessions.revokeFamily(record.family_id, now);
+        // The events commit with the revocation: only on this rare path, never on a rotation.
+        await sessions.revokeFamily(record.family_id, now, (f) => ctx.webhooks.reuseDetected(f));
         ctx.metrics.refreshReuse();
         ctx.log.warn("refresh token reuse: session revoked", {
           user: record.user_id,
@@ -88,7 +89,12 @@ export async function refreshTokenGrant(
         requireBoundKey(snapshot!, proof);
         const { record, user, family } = snapshot!;
         if (user === undefined || user.status !== "active") {
-          await sessions.revokeFamily(record.family_id, now);
+          const reason = user?.status === "suspended" ? "user_suspended" : "user_deleted";
+          await sessions.revokeFamily(
+            record.family_id,
+            now,
+            (f) => ctx.webhooks.sessionRevoked(f, reason),
+          );
           ctx.log.info("refresh refused: user not active; session revoked", {
             user: record.user_id,
             family: record.family_id,

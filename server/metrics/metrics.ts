@@ -63,6 +63,8 @@ export class Metrics {
   #lockouts = 0;
   #lockedOut = 0;
   #rateLimited = 0;
+  /** Webhook delivery attempts by endpoint id and outcome, and which endpoints are failing. */
+  readonly #webhooks = new Map<string, { delivered: number; failed: number; failing: boolean }>();
 
   /**
    * Records one answered request.
@@ -123,6 +125,18 @@ export class Metrics {
   /** Records one public request refused with 429 by the rate limit. */
   rateLimited(): void {
     this.#rateLimited++;
+  }
+
+  /**
+   * Records one webhook delivery attempt to `endpoint` (its `whe_` id) and whether the
+   * endpoint is now failing (`webhooks/sender.ts` decides).
+   */
+  webhookAttempt(endpoint: string, delivered: boolean, failing: boolean): void {
+    let w = this.#webhooks.get(endpoint);
+    if (w === undefined) this.#webhooks.set(endpoint, w = { delivered: 0, failed: 0, failing });
+    if (delivered) w.delivered++;
+    else w.failed++;
+    w.failing = failing;
   }
 
   /**
@@ -200,6 +214,28 @@ export class Metrics {
       "Public requests refused with 429 by rate_limit.",
       this.#rateLimited,
     );
+    out.push(
+      "# HELP token_exchange_webhook_attempts_total Webhook delivery attempts, by endpoint and outcome.",
+      "# TYPE token_exchange_webhook_attempts_total counter",
+    );
+    for (const [endpoint, w] of this.#webhooks) {
+      for (const outcome of ["delivered", "failed"] as const) {
+        out.push(
+          `token_exchange_webhook_attempts_total{endpoint="${endpoint}",outcome="${outcome}"} ${
+            w[outcome]
+          }`,
+        );
+      }
+    }
+    out.push(
+      "# HELP token_exchange_webhook_endpoint_failing 1 while an endpoint's deliveries keep failing.",
+      "# TYPE token_exchange_webhook_endpoint_failing gauge",
+    );
+    for (const [endpoint, w] of this.#webhooks) {
+      out.push(
+        `token_exchange_webhook_endpoint_failing{endpoint="${endpoint}"} ${w.failing ? 1 : 0}`,
+      );
+    }
     return out.join("\n") + "\n";
   }
 }

@@ -1,5 +1,6 @@
 import type { JWTPayload } from "jose";
 import type { ServiceDeps } from "../deps.ts";
+import type { SessionFamily, UserRecord } from "../store/store.ts";
 
 /**
  * Oldest `iat` (seconds) accepted on a notification: Apple delivers within seconds and retries
@@ -51,7 +52,7 @@ export function appleEventOf(payload: JWTPayload): AppleEvent | undefined {
 }
 
 /** What acting on an event depends on. */
-export type AppleEventDeps = Pick<ServiceDeps, "store" | "clock" | "log">;
+export type AppleEventDeps = Pick<ServiceDeps, "store" | "clock" | "log" | "webhooks">;
 
 /**
  * Acts on one verified event for the user signed in through `provider` as `event.sub`:
@@ -84,17 +85,21 @@ export async function applyAppleEvent(
     return "unknown_user";
   }
   const now = deps.clock.now();
+  const revokedMessages = (f: SessionFamily) =>
+    deps.webhooks.sessionRevoked(f, "apple_notification");
+  const changedMessages = (before: UserRecord, after: UserRecord) =>
+    deps.webhooks.userChanged(before, after);
   switch (event.type as AppleEventType) {
     case "consent-revoked": {
-      const revoked = await sessions.revokeAllOfUser(user.id, now);
+      const revoked = await sessions.revokeAllOfUser(user.id, now, revokedMessages);
       deps.log.info("apple consent revoked: sessions revoked", { user: user.id, revoked });
       return "revoked";
     }
     case "account-delete": {
       // Status first, then sessions, as the internal API's delete: a refresh racing it is
       // refused on its next use.
-      await users.update(user.id, (u) => ({ ...u, status: "Deleted" }));
-      const revoked = await sessions.revokeAllOfUser(user.id, now);
+      await users.update(user.id, (u) => ({ ...u, status: "Deleted" }), changedMessages);
+      const revoked = await sessions.revokeAllOfUser(user.id, now, revokedMessages);
       deps.log.info("apple account deleted: user deleted, sessions revoked", {
         user: user.id,
         revoked,
@@ -111,7 +116,7 @@ export async function applyAppleEvent(
           apple_email_forwarding: forwarding,
           apple_email_forwarding_at: new Date(event.at ?? now).toISOString(),
         },
-      }));
+      }), changedMessages);
       deps.log.info("apple email forwarding changed", { user: user.id, forwarding });
       return "metadata";
     }

@@ -1,9 +1,13 @@
 import type { ServiceDeps } from "../deps.ts";
+import type { SessionFamily } from "../store/store.ts";
 import { tokenHash } from "./opaque_token.ts";
 import { verifyAccessToken } from "./access_token.ts";
 
 /** What revocation depends on. */
-export type RevokeDeps = Pick<ServiceDeps, "config" | "store" | "keys" | "clock" | "log">;
+export type RevokeDeps = Pick<
+  ServiceDeps,
+  "config" | "store" | "keys" | "clock" | "log" | "webhooks"
+>;
 
 /** The kinds of token `POST /revoke` understands (RFC 7009 `token_type_hint` values). */
 export type RevocableType = "refresh_token" | "access_token";
@@ -39,7 +43,8 @@ export async function revokeToken(
       : await familyOfAccessToken(deps, token);
     if (family === undefined) continue;
     const now = deps.clock.now();
-    if (await deps.store.sessions.revokeFamily(family.id, now)) {
+    const revoked = (f: SessionFamily) => deps.webhooks.sessionRevoked(f, "logout");
+    if (await deps.store.sessions.revokeFamily(family.id, now, revoked)) {
       deps.log.info("session revoked", { family: family.id, user: family.user, via: type });
       return family.id;
     }

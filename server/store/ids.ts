@@ -4,7 +4,7 @@ import { monotonicFactory } from "ulid";
 /** Makes prefixed ULIDs (`usr_…`, `ses_…`) from the injected clock and randomness. */
 export interface IdFactory {
   /** A new id: `prefix` + `_` + ULID. */
-  next(prefix: "usr" | "ses"): string;
+  next(prefix: "usr" | "ses" | "msg"): string;
   /** A bare ULID, for ids nothing stores (`X-Request-Id`). */
   ulid(): string;
 }

@@ -46,7 +46,7 @@ export class KvOutboxStore implements OutboxStore {
   /** @inheritdoc */
   async settle(
     claimed: PendingDelivery,
-    outcome: { delivered: true } | { delivered: false; at: number; error: string },
+    retry?: { at: number; error: string },
   ): Promise<boolean> {
     const key = K.outbox(claimed.endpoint, claimed.id);
     const entry = await this.kv.get<PendingDelivery>(key);
@@ -55,7 +55,7 @@ export class KvOutboxStore implements OutboxStore {
       m === null || m.lease_owner !== claimed.lease_owner || m.lease_until !== claimed.lease_until
     ) return false;
     const op = this.kv.atomic().check(entry);
-    if (outcome.delivered) {
+    if (retry === undefined) {
       op.delete(key);
     } else {
       const { lease_owner: _o, lease_until: _u, ...rest } = m;
@@ -64,8 +64,8 @@ export class KvOutboxStore implements OutboxStore {
         {
           ...rest,
           attempts: m.attempts + 1,
-          next_attempt_at: outcome.at,
-          last_error: outcome.error,
+          next_attempt_at: retry.at,
+          last_error: retry.error,
         } satisfies PendingDelivery,
       );
     }

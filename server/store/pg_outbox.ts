@@ -56,7 +56,7 @@ export class PgOutboxStore implements OutboxStore {
   /** @inheritdoc */
   async settle(
     claimed: PendingDelivery,
-    outcome: { delivered: true } | { delivered: false; at: number; error: string },
+    retry?: { at: number; error: string },
   ): Promise<boolean> {
     return await this.sql.begin(async (tx) => {
       const rows = await tx<{ record: PendingDelivery }[]>`
@@ -67,7 +67,7 @@ export class PgOutboxStore implements OutboxStore {
         m === undefined || m.lease_owner !== claimed.lease_owner ||
         m.lease_until !== claimed.lease_until
       ) return false;
-      if (outcome.delivered) {
+      if (retry === undefined) {
         await tx`
           delete from webhook_outbox where endpoint = ${m.endpoint} and id = ${m.id}`;
         return true;
@@ -76,8 +76,8 @@ export class PgOutboxStore implements OutboxStore {
       const next: PendingDelivery = {
         ...rest,
         attempts: m.attempts + 1,
-        next_attempt_at: outcome.at,
-        last_error: outcome.error,
+        next_attempt_at: retry.at,
+        last_error: retry.error,
       };
       await tx`
         update webhook_outbox set record = ${json(tx, next)}

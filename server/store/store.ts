@@ -177,14 +177,12 @@ export interface OutboxStore {
     leaseUntil: number,
   ): Promise<PendingDelivery | undefined>;
   /**
-   * Settles `claimed` (as {@linkcode OutboxStore.claim} returned it): `delivered` removes it;
-   * `retry` keeps it with one more attempt, no attempt before `at` and the claim released.
-   * Only the claim's owner settles; false when the claim was lost (nothing written).
+   * Settles `claimed` (as {@linkcode OutboxStore.claim} returned it): with `retry`, keeps it
+   * with one more attempt, no attempt before `retry.at` and the claim released; without,
+   * removes it (delivered, or given up). Only the claim's holder settles: false when the claim
+   * was lost meanwhile (nothing written).
    */
-  settle(
-    claimed: PendingDelivery,
-    outcome: { delivered: true } | { delivered: false; at: number; error: string },
-  ): Promise<boolean>;
+  settle(claimed: PendingDelivery, retry?: { at: number; error: string }): Promise<boolean>;
   /** Undelivered messages of `endpoint` in send order, at most `limit` (tests, operators). */
   pending(endpoint: string, limit: number): Promise<PendingDelivery[]>;
 }

@@ -1,0 +1,186 @@
+/**
+ * The webhook sender: on every tick of the injected {@linkcode Scheduler} it claims the due head
+ * of each endpoint's outbox queue, sends it signed, and settles it: removed once the endpoint
+ * answered 2xx, else kept for a later attempt (`retry_schedule.ts`). Delivery is at least once:
+ * a message is removed only after its 2xx, so a crash between the send and the settle sends it
+ * again (same `webhook-id`, so receivers can deduplicate). Messages of one endpoint go out one
+ * at a time in creation order; endpoints do not wait for each other.
+ *
+ * @module
+ */
+import type { Clock, Logger, Random } from "@org/shared";
+import type { WebhookEndpoint } from "./event_types.ts";
+import type { Metrics } from "../metrics/metrics.ts";
+import type { Scheduler } from "../scheduler.ts";
+import type { PendingDelivery, Store } from "../store/store.ts";
+import { FAILING_AFTER, nextAttemptAt } from "./retry_schedule.ts";
+import { signedRequest } from "./signing.ts";
+
+/** Longest one delivery attempt may take (ms) before it counts as failed. */
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+/** How often the sender looks for due messages (ms). */
+export const SEND_INTERVAL_MS = 1_000;
+
+/** What the sender depends on. */
+export interface SenderDeps {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly log: Logger;
+  readonly metrics: Metrics;
+  readonly endpoints: readonly WebhookEndpoint[];
+  /** This instance's name in the claims it takes (any unique string). */
+  readonly owner: string;
+  /** Defaults to the global `fetch`. */
+  readonly fetch?: typeof fetch;
+  /** Defaults to {@linkcode ATTEMPT_TIMEOUT_MS}. */
+  readonly attemptTimeoutMs?: number;
+}
+
+/**
+ * Delivers the outbox to the configured endpoints.
+ *
+ * @example
+ * ```ts
+ * const sender = new WebhookSender({ ...deps, endpoints: config.webhooks.endpoints, owner });
+ * const stop = scheduleWebhookSender(sender, intervalScheduler);
+ * ```
+ */
+export class WebhookSender {
+  /** Consecutive failed attempts per endpoint id (this instance's view). */
+  readonly #failures = new Map<string, number>();
+  #running: Promise<number> | undefined;
+
+  /** @param deps store, clock, randomness, logger, metrics, endpoints and this instance's name */
+  constructor(private readonly deps: SenderDeps) {}
+
+  /**
+   * One pass: every endpoint receives its due messages in order until one fails or none is due.
+   * A pass already under way is joined rather than run twice.
+   *
+   * @returns how many messages were delivered
+   */
+  deliverDue(): Promise<number> {
+    this.#running ??= this.#pass().finally(() => this.#running = undefined);
+    return this.#running;
+  }
+
+  /** Resolves once no pass is under way (shutdown waits for it before closing the store). */
+  async settled(): Promise<void> {
+    await this.#running?.catch(() => {});
+  }
+
+  /** True while `endpoint`'s last {@linkcode FAILING_AFTER} attempts or more all failed. */
+  failing(endpoint: string): boolean {
+    return (this.#failures.get(endpoint) ?? 0) >= FAILING_AFTER;
+  }
+
+  async #pass(): Promise<number> {
+    const counts = await Promise.all(this.deps.endpoints.map((e) => this.#drain(e)));
+    return counts.reduce((a, b) => a + b, 0);
+  }
+
+  async #drain(endpoint: WebhookEndpoint): Promise<number> {
+    const { store, clock } = this.deps;
+    const timeout = this.deps.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
+    let delivered = 0;
+    for (;;) {
+      const now = clock.now();
+      // The lease outlasts the attempt, so no other instance sends this message meanwhile.
+      const claimed = await store.outbox.claim(
+        endpoint.id,
+        this.deps.owner,
+        now,
+        now + 3 * timeout,
+      );
+      if (claimed === undefined) return delivered;
+      const error = await this.#attempt(endpoint, claimed, timeout);
+      if (error === undefined) {
+        await store.outbox.settle(claimed);
+        this.#record(endpoint, true);
+        delivered++;
+        continue;
+      }
+      this.#record(endpoint, false);
+      const at = nextAttemptAt(claimed, clock.now(), this.#jitter());
+      if (at === undefined) {
+        this.deps.log.error("webhook given up after 24 hours of failed attempts", {
+          endpoint: endpoint.id,
+          message: claimed.id,
+          type: claimed.type,
+          attempts: claimed.attempts + 1,
+          error,
+        });
+        await store.outbox.settle(claimed);
+        continue;
+      }
+      await store.outbox.settle(claimed, { at, error });
+      return delivered;
+    }
+  }
+
+  /** Sends one attempt; `undefined` on a 2xx, else what went wrong (for operators). */
+  async #attempt(
+    endpoint: WebhookEndpoint,
+    message: PendingDelivery,
+    timeout: number,
+  ): Promise<string | undefined> {
+    const { body, headers } = signedRequest(message, endpoint.secret, this.deps.clock.now());
+    try {
+      const res = await (this.deps.fetch ?? fetch)(endpoint.url, {
+        method: "POST",
+        headers,
+        body,
+        redirect: "manual",
+        signal: AbortSignal.timeout(timeout),
+      });
+      await res.body?.cancel();
+      return res.ok ? undefined : `HTTP ${res.status}`;
+    } catch (err) {
+      return err instanceof Error && err.name === "TimeoutError"
+        ? `no answer within ${timeout / 1000}s`
+        : "connection failed";
+    }
+  }
+
+  #record(endpoint: WebhookEndpoint, delivered: boolean): void {
+    const was = this.failing(endpoint.id);
+    this.#failures.set(endpoint.id, delivered ? 0 : (this.#failures.get(endpoint.id) ?? 0) + 1);
+    const now = this.failing(endpoint.id);
+    this.deps.metrics.webhookAttempt(endpoint.id, delivered, now);
+    if (now && !was) {
+      this.deps.log.warn("webhook endpoint failing", {
+        endpoint: endpoint.id,
+        url: endpoint.url,
+        consecutive_failures: FAILING_AFTER,
+      });
+    } else if (was && !now) {
+      this.deps.log.info("webhook endpoint recovered", {
+        endpoint: endpoint.id,
+        url: endpoint.url,
+      });
+    }
+  }
+
+  #jitter(): number {
+    const [a = 0, b = 0] = this.deps.random.bytes(2);
+    return (a * 256 + b) / 65536;
+  }
+}
+
+/**
+ * Runs `sender` every `everyMs` on `scheduler`; a failing pass is logged and the next tick
+ * tries again (nothing is lost: the messages stay in the outbox).
+ *
+ * @returns a function that stops it
+ */
+export function scheduleWebhookSender(
+  sender: WebhookSender,
+  scheduler: Scheduler,
+  log: Logger,
+  everyMs: number = SEND_INTERVAL_MS,
+): () => void {
+  return scheduler.every(everyMs, () => {
+    sender.deliverDue().catch((err) => log.error("webhook pass failed", { err }));
+  });
+}

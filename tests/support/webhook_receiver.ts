@@ -1,0 +1,65 @@
+/**
+ * A loopback webhook receiver for tests: every request is verified with the Standard Webhooks
+ * reference library (`standardwebhooks`), recorded, and answered as the test says.
+ *
+ * @module
+ */
+import { Webhook } from "standardwebhooks";
+
+/** One request the receiver got. */
+export interface ReceivedWebhook {
+  readonly id: string;
+  /** Whether `standardwebhooks` verified its signature and timestamp. */
+  readonly verified: boolean;
+  /** The status answered. */
+  readonly status: number;
+  readonly type: string;
+  readonly data: Record<string, unknown>;
+  readonly body: string;
+}
+
+/** A running receiver. */
+export interface WebhookReceiver extends AsyncDisposable {
+  readonly url: string;
+  readonly received: ReceivedWebhook[];
+  /** The status to answer a verified request with next (default 204). */
+  answer: number;
+}
+
+/**
+ * Starts a receiver on 127.0.0.1 (port 0) verifying with `secret` (the `whsec_…` form).
+ */
+export function startWebhookReceiver(secret: string): WebhookReceiver {
+  const verifier = new Webhook(secret);
+  const received: ReceivedWebhook[] = [];
+  const receiver = {
+    url: "",
+    received,
+    answer: 204,
+    [Symbol.asyncDispose]: async () => {
+      await server.shutdown();
+    },
+  };
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const body = await req.text();
+    let verified = true;
+    try {
+      verifier.verify(body, Object.fromEntries(req.headers));
+    } catch {
+      verified = false;
+    }
+    const parsed = JSON.parse(body) as { type: string; data: Record<string, unknown> };
+    const status = verified ? receiver.answer : 400;
+    received.push({
+      id: req.headers.get("webhook-id") ?? "",
+      verified,
+      status,
+      type: parsed.type,
+      data: parsed.data,
+      body,
+    });
+    return new Response(null, { status });
+  });
+  receiver.url = `http://127.0.0.1:${server.addr.port}/hook`;
+  return receiver;
+}
