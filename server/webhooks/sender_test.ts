@@ -1,0 +1,123 @@
+import assert from "node:assert/strict";
+import { createMemoryLogger, cryptoRandom, FixedClock } from "@org/shared";
+import { startTestPostgres } from "../../tests/support/postgres.ts";
+import { startWebhookReceiver } from "../../tests/support/webhook_receiver.ts";
+import { endpointId } from "../config/webhooks.ts";
+import { Metrics } from "../metrics/metrics.ts";
+import { createKvStore } from "../store/kv_store.ts";
+import { openPostgres } from "../store/pg_connection.ts";
+import { migrate } from "../store/pg_migrations.ts";
+import { createPgStore } from "../store/pg_store.ts";
+import type { Store, UserRecord } from "../store/store.ts";
+import type { WebhookEndpoint } from "./event_types.ts";
+import { WebhookEvents } from "./events.ts";
+import { WebhookSender } from "./sender.ts";
+
+const KEY = crypto.getRandomValues(new Uint8Array(32));
+const WHSEC = "whsec_" + btoa(String.fromCharCode(...KEY));
+
+function endpointAt(url: string): WebhookEndpoint {
+  return { id: endpointId(url), url, secret: KEY, events: ["user.created"] };
+}
+
+function user(n: number, now: number): UserRecord {
+  return {
+    id: `usr_${String(n).padStart(26, "0")}`,
+    provider: "idp",
+    external_id: `e${n}`,
+    email: `u${n}@example.com`,
+    display_name: `U${n}`,
+    status: "active",
+    metadata: {},
+    claims: {},
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+function sender(
+  store: Store,
+  clock: FixedClock,
+  endpoint: WebhookEndpoint,
+  owner: string,
+  attemptTimeoutMs = 10_000,
+) {
+  return new WebhookSender({
+    store,
+    clock,
+    random: cryptoRandom,
+    log: createMemoryLogger().log,
+    metrics: new Metrics(),
+    endpoints: [endpoint],
+    owner,
+    attemptTimeoutMs,
+  });
+}
+
+Deno.test({
+  name: "sender: two instances on one PostgreSQL deliver 300 events, each exactly once, in order",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    await using pg = await startTestPostgres();
+    await using receiver = startWebhookReceiver(WHSEC);
+    const url = await pg.schema("two_senders");
+    const pools = [openPostgres({ url, poolSize: 4 }), openPostgres({ url, poolSize: 4 })];
+    try {
+      await migrate(pools[0]!);
+      const clock = new FixedClock();
+      const [a, b] = pools.map((p) => createPgStore(p, clock)) as [Store, Store];
+      const endpoint = endpointAt(receiver.url);
+      const events = new WebhookEvents([endpoint], clock, cryptoRandom);
+      for (let n = 0; n < 300; n++) {
+        const u = user(n, clock.now());
+        await a.users.create(u, events.userCreated(u, "admin"));
+      }
+      const senders = [sender(a, clock, endpoint, "a"), sender(b, clock, endpoint, "b")];
+      for (let pass = 0; (await a.outbox.pending(endpoint.id, 1)).length > 0; pass++) {
+        // Bounded: an attempt that failed waits for a clock that does not move here.
+        assert.ok(pass < 1000, "every event delivered without a failed attempt");
+        await Promise.all(senders.map((s) => s.deliverDue()));
+      }
+      const got = receiver.received.map((r) =>
+        (r.data.user as { external_id: string }).external_id
+      );
+      assert.equal(got.length, 300, "no event sent twice, none lost");
+      assert.deepEqual(got, Array.from({ length: 300 }, (_, n) => `e${n}`));
+      assert.ok(receiver.received.every((r) => r.verified));
+    } finally {
+      await Promise.all(pools.map((p) => p.end()));
+    }
+  },
+});
+
+Deno.test("sender: an endpoint that does not answer within the attempt timeout is retried later", async () => {
+  let hang = true;
+  const hits: string[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    hits.push(req.headers.get("webhook-id") ?? "");
+    if (hang) await new Promise((r) => setTimeout(r, 2_000));
+    return new Response(null, { status: 204 });
+  });
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const clock = new FixedClock();
+    const store = createKvStore(kv, clock);
+    const endpoint = endpointAt(`http://127.0.0.1:${server.addr.port}/`);
+    const events = new WebhookEvents([endpoint], clock, cryptoRandom);
+    const u = user(1, clock.now());
+    await store.users.create(u, events.userCreated(u, "sign_in"));
+    assert.equal(await sender(store, clock, endpoint, "a", 200).deliverDue(), 0);
+    const [pending] = await store.outbox.pending(endpoint.id, 1);
+    assert.equal(pending?.attempts, 1);
+    assert.equal(pending?.last_error, "no answer within 0.2s");
+    hang = false;
+    clock.advance(5_000);
+    assert.equal(await sender(store, clock, endpoint, "a").deliverDue(), 1);
+    assert.equal(hits.length, 2);
+    assert.equal(hits[0], hits[1]);
+  } finally {
+    kv.close();
+    await server.shutdown();
+  }
+});
