@@ -230,7 +230,7 @@ export class AdminOperations {
     if (!family || family.user_id !== userId || !isLiveSession(family, this.deps.clock.now())) {
       throw resourceNotFound("session");
     }
-    const messages = (f: SessionFamily) => this.deps.webhooks.sessionRevoked(f, "admin");
+    const messages = this.deps.webhooks.revocation("admin");
     if (!await sessions.revokeFamily(sid, this.deps.clock.now(), messages)) {
       throw resourceNotFound("session");
     }
@@ -272,7 +272,7 @@ export class AdminOperations {
   }
 
   #revokeAll(userId: string, reason: RevocationReason): Promise<number> {
-    const messages = (f: SessionFamily) => this.deps.webhooks.sessionRevoked(f, reason);
+    const messages = this.deps.webhooks.revocation(reason);
     return this.deps.store.sessions.revokeAllOfUser(userId, this.deps.clock.now(), messages);
   }
 

@@ -75,7 +75,7 @@ export async function refreshTokenGrant(
         requireBoundKey(snapshot!, proof);
         const { record } = snapshot!;
         // The events commit with the revocation: only on this rare path, never on a rotation.
-        await sessions.revokeFamily(record.family_id, now, (f) => ctx.webhooks.reuseDetected(f));
+        await sessions.revokeFamily(record.family_id, now, ctx.webhooks.reuse());
         ctx.metrics.refreshReuse();
         ctx.log.warn("refresh token reuse: session revoked", {
           user: record.user_id,
@@ -90,11 +90,7 @@ export async function refreshTokenGrant(
         const { record, user, family } = snapshot!;
         if (user === undefined || user.status !== "active") {
           const reason = user?.status === "suspended" ? "user_suspended" : "user_deleted";
-          await sessions.revokeFamily(
-            record.family_id,
-            now,
-            (f) => ctx.webhooks.sessionRevoked(f, reason),
-          );
+          await sessions.revokeFamily(record.family_id, now, ctx.webhooks.revocation(reason));
           ctx.log.info("refresh refused: user not active; session revoked", {
             user: record.user_id,
             family: record.family_id,

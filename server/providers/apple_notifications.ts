@@ -1,6 +1,6 @@
 import type { JWTPayload } from "jose";
 import type { ServiceDeps } from "../deps.ts";
-import type { SessionFamily, UserRecord } from "../store/store.ts";
+import type { UserRecord } from "../store/store.ts";
 
 /**
  * Oldest `iat` (seconds) accepted on a notification: Apple delivers within seconds and retries
@@ -85,8 +85,7 @@ export async function applyAppleEvent(
     return "unknown_user";
   }
   const now = deps.clock.now();
-  const revokedMessages = (f: SessionFamily) =>
-    deps.webhooks.sessionRevoked(f, "apple_notification");
+  const revokedMessages = deps.webhooks.revocation("apple_notification");
   const changedMessages = (before: UserRecord, after: UserRecord) =>
     deps.webhooks.userChanged(before, after);
   switch (event.type as AppleEventType) {

@@ -1,5 +1,4 @@
 import type { ServiceDeps } from "../deps.ts";
-import type { SessionFamily } from "../store/store.ts";
 import { tokenHash } from "./opaque_token.ts";
 import { verifyAccessToken } from "./access_token.ts";
 
@@ -43,8 +42,9 @@ export async function revokeToken(
       : await familyOfAccessToken(deps, token);
     if (family === undefined) continue;
     const now = deps.clock.now();
-    const revoked = (f: SessionFamily) => deps.webhooks.sessionRevoked(f, "logout");
-    if (await deps.store.sessions.revokeFamily(family.id, now, revoked)) {
+    if (
+      await deps.store.sessions.revokeFamily(family.id, now, deps.webhooks.revocation("logout"))
+    ) {
       deps.log.info("session revoked", { family: family.id, user: family.user, via: type });
       return family.id;
     }

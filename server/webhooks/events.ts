@@ -8,7 +8,13 @@
 import type { Clock, Random } from "@org/shared";
 import type { WebhookEndpoint, WebhookEventType } from "./event_types.ts";
 import { createIdFactory, type IdFactory } from "../store/ids.ts";
-import type { LockoutState, OutboxMessage, SessionFamily, UserRecord } from "../store/store.ts";
+import type {
+  LockoutState,
+  OutboxFor,
+  OutboxMessage,
+  SessionFamily,
+  UserRecord,
+} from "../store/store.ts";
 
 /** Why a session was revoked (`session.revoked` `data.reason`). */
 export type RevocationReason =
@@ -99,6 +105,34 @@ export class WebhookEvents {
     });
   }
 
+  /**
+   * What a revocation for `reason` commits: `session.revoked` per family revoked, or
+   * `undefined` when no endpoint wants it (so the store needs no transaction for it).
+   */
+  revocation(reason: RevocationReason): OutboxFor<[SessionFamily]> | undefined {
+    return this.wanted("session.revoked")
+      ? (family) => this.sessionRevoked(family, reason)
+      : undefined;
+  }
+
+  /**
+   * What a reuse of a retired refresh token commits with its family's revocation:
+   * `refresh_token.reuse_detected` and `session.revoked` (reason `reuse_detected`); `undefined`
+   * when no endpoint wants either.
+   */
+  reuse(): OutboxFor<[SessionFamily]> | undefined {
+    if (!this.wanted("refresh_token.reuse_detected") && !this.wanted("session.revoked")) {
+      return undefined;
+    }
+    return (family) => [
+      ...this.messages("refresh_token.reuse_detected", {
+        session_id: family.id,
+        user_id: family.user_id,
+      }),
+      ...this.sessionRevoked(family, "reuse_detected"),
+    ];
+  }
+
   /** `session.revoked` for `family`, with why. */
   sessionRevoked(family: SessionFamily, reason: RevocationReason): OutboxMessage[] {
     return this.messages("session.revoked", {
@@ -106,20 +140,6 @@ export class WebhookEvents {
       user_id: family.user_id,
       reason,
     });
-  }
-
-  /**
-   * What a reuse of a retired refresh token commits with its family's revocation:
-   * `refresh_token.reuse_detected` and `session.revoked` (reason `reuse_detected`).
-   */
-  reuseDetected(family: SessionFamily): OutboxMessage[] {
-    return [
-      ...this.messages("refresh_token.reuse_detected", {
-        session_id: family.id,
-        user_id: family.user_id,
-      }),
-      ...this.sessionRevoked(family, "reuse_detected"),
-    ];
   }
 
   /** `operator.lockout` when `next` starts a lockout that `before` did not have. */
