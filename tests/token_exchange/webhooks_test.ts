@@ -7,6 +7,7 @@ import { FixedClock } from "@org/shared";
 import { adminFetch, adminJson, internalToml, signInHarness } from "../support/internal_api.ts";
 import { startTokenServer } from "../support/token_server.ts";
 import { startWebhookReceiver } from "../support/webhook_receiver.ts";
+import type { Scheduler } from "../../server/scheduler.ts";
 
 const WHSEC = "whsec_" + btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
 
@@ -14,6 +15,12 @@ function webhooksToml(url: string, events?: string[]): string {
   return `[[webhooks.endpoints]]\nurl = "${url}"\nsecret = "\${W}"\n` +
     (events ? `events = ${JSON.stringify(events)}\n` : "");
 }
+
+/**
+ * A scheduler that never runs its tasks: the tests send by calling `deliverDue()`, so a tick
+ * of the real one-second timer on a slow machine cannot send before a test looks.
+ */
+const manual: Scheduler = { every: () => () => {} };
 
 const form = (body: Record<string, string>) => ({
   method: "POST",
@@ -26,6 +33,7 @@ Deno.test("webhooks: each event comes from the action that causes it, signed per
   const clock = new FixedClock();
   await using h = await signInHarness({
     clock,
+    scheduler: manual,
     env: { W: WHSEC },
     toml: internalToml("[internal_api.lockout]\nthreshold = 2\n") + webhooksToml(receiver.url),
   });
@@ -102,6 +110,7 @@ Deno.test("webhooks: each event comes from the action that causes it, signed per
 Deno.test("webhooks: an endpoint receives only the events it subscribed to", async () => {
   await using receiver = startWebhookReceiver(WHSEC);
   await using te = await startTokenServer({
+    scheduler: manual,
     env: { W: WHSEC },
     toml: internalToml() + webhooksToml(receiver.url, ["user.deleted"]),
   });
@@ -118,6 +127,7 @@ Deno.test("webhooks: a receiver that fails, then recovers, gets every event in o
   const clock = new FixedClock();
   await using te = await startTokenServer({
     clock,
+    scheduler: manual,
     env: { W: WHSEC },
     toml: internalToml() + webhooksToml(receiver.url),
   });
@@ -168,7 +178,12 @@ Deno.test("webhooks: an event committed before a restart is delivered after it",
   await using receiver = startWebhookReceiver(WHSEC);
   const kv = await Deno.openKv(":memory:");
   try {
-    const options = { kv, env: { W: WHSEC }, toml: internalToml() + webhooksToml(receiver.url) };
+    const options = {
+      kv,
+      scheduler: manual,
+      env: { W: WHSEC },
+      toml: internalToml() + webhooksToml(receiver.url),
+    };
     {
       await using te = await startTokenServer(options);
       await adminJson(te, "POST", "/internal/users", 201, {
