@@ -7,7 +7,7 @@
 import type { S3Client } from "@aws-sdk/client-s3";
 import type { Clock, Logger } from "@org/shared";
 import type { RetryOptions } from "../aws/retry.ts";
-import { runJob } from "../job/job.ts";
+import { buildDeadlineMs, runJob } from "../job/job.ts";
 import type { Builder } from "./builder.ts";
 
 /** Options for {@linkcode createLocalBuilder}. */
@@ -44,6 +44,7 @@ export interface LocalBuilderOptions {
 export function createLocalBuilder(options: LocalBuilderOptions): Builder {
   return {
     name: "local",
+    deadlineMs: (maxDurationSeconds) => options.deadlineMs ?? buildDeadlineMs(maxDurationSeconds),
     run: (input, hooks = {}) => runJob(input, { ...options, ...hooks }),
   };
 }

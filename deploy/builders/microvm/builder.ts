@@ -31,7 +31,7 @@ import { objectExists } from "../../aws/s3_objects.ts";
 import type { MicrovmIdle } from "../../config/site_config.ts";
 import { builderImageName, builderLogGroup, buildLogStream } from "../../config/names.ts";
 import { DeployError, interruptedError } from "../../errors.ts";
-import type { JobInput, JobOutcome } from "../../job/job.ts";
+import { buildDeadlineMs, type JobInput, type JobOutcome } from "../../job/job.ts";
 import { nextPollDelay, pastDeadline, waitDeadline } from "./deadline.ts";
 import { type BuilderImageSettings, ensureBuilderImage, type ReadyImage } from "./image.ts";
 import { createKeepAlive, type KeepAlive, keepAliveIntervalMs } from "./keep_alive.ts";
@@ -373,7 +373,8 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): Builder {
     return { ...counts, warnings: [] };
   };
 
-  return { name: "microvm", run };
+  // The service stops the VM at maxDurationSeconds; the wait ends a minute later (waitDeadline).
+  return { name: "microvm", deadlineMs: buildDeadlineMs, run };
 }
 
 function lastLinesHint(lines: readonly string[]): string {
