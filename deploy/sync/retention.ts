@@ -7,7 +7,7 @@
  * pages, `robots.txt` and `sitemap.xml` follow the new build at once: a removed page must
  * answer 404, and crawlers must see the new policy.
  *
- * Not wired yet: the sync still deletes every file at once (see the branch report).
+ * Not wired into the sync yet (issue #28): a deploy still deletes every dropped file at once.
  *
  * @module
  */
