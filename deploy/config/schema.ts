@@ -217,7 +217,7 @@ export const SITE_SCHEMA: ObjectField = {
       kind: "boolean",
       default: false,
       description:
-        "Single-page mode: unknown paths get /index.html with 200 (main distribution, at creation).",
+        "Single-page mode: extension-less paths get the app shell (/index.html) with 200; a missing file with an extension is a 404 (main distribution).",
     },
     seo: {
       kind: "object",

@@ -48,7 +48,7 @@ export interface JobTarget {
   readonly prefix: string;
 }
 
-/** The build record the job finishes (MicroVM builds, whose source the bucket keeps). */
+/** The build record the job finishes (started by the builder: either one, for every deploy). */
 export interface JobRecord {
   /** Launch time, ISO 8601 (the record's `startedAt`). */
   readonly startedAt: string;
