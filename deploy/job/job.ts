@@ -14,6 +14,7 @@ import { type ChangedManifest, finishRecord, runningRecord } from "../build_reco
 import { downloadObject, putBuildRecord, putManifest } from "../build_records/store.ts";
 import { DeployError } from "../errors.ts";
 import { generateSeoFiles, listKeys } from "../seo/files.ts";
+import { readRuleFiles, type SiteRules } from "../routing/site_rules.ts";
 import type { SeoSettings } from "../seo/policy.ts";
 import { type SyncProgress, type SyncResult, syncSite } from "../sync/engine.ts";
 import type { RetryOptions } from "../aws/retry.ts";
@@ -99,6 +100,8 @@ export interface JobInput {
 export interface JobOutcome extends Omit<ChangedManifest, "version" | "id"> {
   /** Warnings for the user (a sitemap skipped). */
   readonly warnings: readonly string[];
+  /** The rules of the output's `_redirects` and `_headers` (checked; never uploaded). */
+  readonly fileRules?: SiteRules;
   /** The full sync result, when the job ran in this process (`plan` reads its decisions). */
   readonly sync?: SyncResult;
 }
@@ -175,7 +178,7 @@ export function jobFailureReason(err: unknown): string {
  * @param deps S3, logger and hooks
  * @returns the outcome
  * @throws DeployError `build_source_missing`, `build_failed`, `build_timeout`, `dist_missing`,
- *   `dist_empty`, `too_many_deletes`; an AWS error that outlived its retries
+ *   `rules_invalid`, `dist_empty`, `too_many_deletes`; an AWS error that outlived its retries
  *
  * @example
  * ```ts
@@ -192,6 +195,8 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
     const distDir = work === undefined
       ? await existingOutput(input)
       : await unpackAndBuild(input, deps, work.path);
+    // Checked before anything is uploaded: a bad rules file stops the deploy here.
+    const fileRules = await readRuleFiles(distDir);
     deps.onStage?.("seo");
     const seo = generateSeoFiles(await listKeys(distDir), input.seo, {
       isProduction: input.production,
@@ -229,6 +234,7 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
       bytesUploaded: sync.bytesUploaded,
       changeDigest: sync.changeDigest,
       warnings: seo.warnings,
+      fileRules,
       sync,
     };
     if (input.record && !input.dryRun) await recordDone(input, deps, outcome, clock.now());
