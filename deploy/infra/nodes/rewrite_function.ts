@@ -61,6 +61,7 @@ export function rewriteFunctionName(facts: SiteFacts): string {
  * with `endsWith`, so the same text runs in CloudFront and, for the tests, in Deno.
  *
  * @param indexDocument the index object appended to directory URLs (`defaultRootObject`)
+ * @param rules the redirect rules section (`routing/function_rules.ts`), run first; none: ""
  * @returns the source code
  *
  * @example
@@ -68,8 +69,9 @@ export function rewriteFunctionName(facts: SiteFacts): string {
  * rewriteFunctionCode("index.html"); // "// deploy: pretty URLs …\nfunction handler(event) {…}"
  * ```
  */
-export function rewriteFunctionCode(indexDocument: string): string {
+export function rewriteFunctionCode(indexDocument: string, rules = ""): string {
   return [
+    ...(rules === "" ? [] : [rules]),
     "// deploy: pretty URLs. /dir/ and /dir (no dot in the last segment) -> /dir/INDEX.",
     // JSON.stringify leaves U+2028/U+2029 raw, which older JavaScript parsers reject.
     `var INDEX = ${
@@ -77,6 +79,7 @@ export function rewriteFunctionCode(indexDocument: string): string {
     };`,
     "function handler(event) {",
     "  var request = event.request;",
+    ...(rules === "" ? [] : ["  var ruled = applyRules(request);", "  if (ruled) return ruled;"]),
     "  var uri = request.uri;",
     "  if (uri.endsWith('/')) {",
     "    request.uri = uri + INDEX;",
