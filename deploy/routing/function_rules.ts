@@ -10,7 +10,13 @@
  *
  * @module
  */
-import type { HeaderRule, RedirectRule } from "./rules.ts";
+import {
+  capturedNames,
+  type HeaderRule,
+  PLACEHOLDER_SEGMENT,
+  PLACEHOLDER_USE,
+  type RedirectRule,
+} from "./rules.ts";
 
 /** The request header a 404 rule sets so the viewer-response function answers 404. */
 export const NOT_FOUND_MARK = "x-deploy-not-found";
@@ -29,20 +35,10 @@ export function patternSource(pattern: string): string {
   if (splat && body.endsWith("/")) body = body.slice(0, -1);
   else if (!splat && body.length > 1 && body.endsWith("/")) body = body.slice(0, -1);
   const source = body.split("/").map((segment) =>
-    /^:[A-Za-z_][A-Za-z0-9_]*$/.test(segment)
-      ? "([^/]+)"
-      : segment.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
+    PLACEHOLDER_SEGMENT.test(segment) ? "([^/]+)" : segment.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
   ).join("\\/");
   if (splat) return `^${source}(?:\\/(.*))?$`;
   return `^${source}\\/?$`;
-}
-
-/** The capture names of a pattern in the order its groups capture them. */
-function captureNames(pattern: string): string[] {
-  const names = pattern.split("/").filter((s) => /^:[A-Za-z_][A-Za-z0-9_]*$/.test(s)).map((s) =>
-    s.slice(1)
-  );
-  return pattern.endsWith("*") ? [...names, "splat"] : names;
 }
 
 /** Text safe inside a generated script: JSON with U+2028/U+2029 escaped. */
@@ -94,7 +90,7 @@ export function rulesSection(
 ): string {
   if (rules.length === 0) return "";
   const table = rules.map((r) =>
-    `[${js(patternSource(r.from))},${js(captureNames(r.from))},${js(r.to)},${r.status},${
+    `[${js(patternSource(r.from))},${js(capturedNames(r.from))},${js(r.to)},${r.status},${
       r.force ? 1 : 0
     }]`
   );
@@ -124,7 +120,7 @@ export function rulesSection(
     "    if (!m || (!rule.force && EXISTS[uri])) continue;",
     "    var caps = {};",
     "    for (var j = 0; j < rule.names.length; j++) caps[rule.names[j]] = m[j + 1] || '';",
-    "    var to = rule.to.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, function (all, name) {",
+    `    var to = rule.to.replace(/${PLACEHOLDER_USE.source}/g, function (all, name) {`,
     "      return Object.prototype.hasOwnProperty.call(caps, name) ? caps[name] : all;",
     "    });",
     "    if (rule.status === 200 || rule.status === 404) {",

@@ -108,15 +108,21 @@ export function reservedHeader(name: string): string | undefined {
   return hit ? "a header CloudFront reserves" : undefined;
 }
 
+/** A placeholder used in a target: `:name` (a port such as `:8080` is not one). */
+export const PLACEHOLDER_USE = /:([A-Za-z_][A-Za-z0-9_]*)/;
+
+/** A path segment that is a placeholder: `:name`. */
+export const PLACEHOLDER_SEGMENT = /^:[A-Za-z_][A-Za-z0-9_]*$/;
+
 /**
- * The placeholder names a pattern captures: its `:name` segments, and `splat` for a trailing
- * `*`.
+ * The placeholder names a pattern captures, in the order its groups capture them: its `:name`
+ * segments, then `splat` for a trailing `*`.
  *
  * @param from the pattern
  * @returns the names
  */
 export function capturedNames(from: string): string[] {
-  const names = from.split("/").filter((s) => s.startsWith(":")).map((s) => s.slice(1));
+  const names = from.split("/").filter((s) => PLACEHOLDER_SEGMENT.test(s)).map((s) => s.slice(1));
   return from.endsWith("*") ? [...names, "splat"] : names;
 }
 
@@ -128,7 +134,7 @@ export function capturedNames(from: string): string[] {
  * @returns the names, in order
  */
 export function usedNames(to: string): string[] {
-  return [...to.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!);
+  return [...to.matchAll(new RegExp(PLACEHOLDER_USE, "g"))].map((m) => m[1]!);
 }
 
 /**
