@@ -14,6 +14,7 @@ import { type ChangedManifest, finishRecord, runningRecord } from "../build_reco
 import { downloadObject, putBuildRecord, putManifest } from "../build_records/store.ts";
 import { DeployError } from "../errors.ts";
 import { generateSeoFiles, listKeys } from "../seo/files.ts";
+import { readRuleFiles, refuseUnpublishedRules } from "../routing/site_rules.ts";
 import type { SeoSettings } from "../seo/policy.ts";
 import { type SyncProgress, type SyncResult, syncSite } from "../sync/engine.ts";
 import type { RetryOptions } from "../aws/retry.ts";
@@ -175,7 +176,7 @@ export function jobFailureReason(err: unknown): string {
  * @param deps S3, logger and hooks
  * @returns the outcome
  * @throws DeployError `build_source_missing`, `build_failed`, `build_timeout`, `dist_missing`,
- *   `dist_empty`, `too_many_deletes`; an AWS error that outlived its retries
+ *   `rules_invalid`, `dist_empty`, `too_many_deletes`; an AWS error that outlived its retries
  *
  * @example
  * ```ts
@@ -192,6 +193,9 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
     const distDir = work === undefined
       ? await existingOutput(input)
       : await unpackAndBuild(input, deps, work.path);
+    // Checked before anything is uploaded: a bad rules file stops the deploy here.
+    const fileRules = await readRuleFiles(distDir);
+    refuseUnpublishedRules(fileRules, "the build output's _redirects/_headers");
     deps.onStage?.("seo");
     const seo = generateSeoFiles(await listKeys(distDir), input.seo, {
       isProduction: input.production,

@@ -71,6 +71,7 @@ export function rewriteFunctionName(facts: SiteFacts): string {
  *
  * @param indexDocument the index object appended to directory URLs (`defaultRootObject`)
  * @param spa single-page mode: URIs without an extension get `/<indexDocument>`, the shell
+ * @param rules the redirect rules section (`routing/function_rules.ts`), run first; none: ""
  * @returns the source code
  *
  * @example
@@ -78,18 +79,22 @@ export function rewriteFunctionName(facts: SiteFacts): string {
  * rewriteFunctionCode("index.html"); // "// deploy: pretty URLs …\nfunction handler(event) {…}"
  * ```
  */
-export function rewriteFunctionCode(indexDocument: string, spa = false): string {
+export function rewriteFunctionCode(indexDocument: string, spa = false, rules = ""): string {
   // JSON.stringify leaves U+2028/U+2029 raw, which older JavaScript parsers reject.
   const index = `var INDEX = ${
     JSON.stringify(indexDocument).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029")
   };`;
-  const rules = spa
+  const ruled = rules === ""
+    ? []
+    : ["  var ruled = applyRules(request);", "  if (ruled) return ruled;"];
+  const body = spa
     ? [
       "// deploy: single-page app. No dot in the last segment -> /INDEX (the app shell);",
       "// a file (/a.js) passes through, so a missing one is a 404, not the shell.",
       index,
       "function handler(event) {",
       "  var request = event.request;",
+      ...ruled,
       "  var uri = request.uri;",
       "  if (uri.slice(uri.lastIndexOf('/') + 1).indexOf('.') === -1) {",
       "    request.uri = '/' + INDEX;",
@@ -102,6 +107,7 @@ export function rewriteFunctionCode(indexDocument: string, spa = false): string 
       index,
       "function handler(event) {",
       "  var request = event.request;",
+      ...ruled,
       "  var uri = request.uri;",
       "  if (uri.endsWith('/')) {",
       "    request.uri = uri + INDEX;",
@@ -111,7 +117,7 @@ export function rewriteFunctionCode(indexDocument: string, spa = false): string 
       "  return request;",
       "}",
     ];
-  return [...rules, ""].join("\n");
+  return [...(rules === "" ? [] : [rules]), ...body, ""].join("\n");
 }
 
 /** What the function should be (pure). */
