@@ -33,10 +33,7 @@ import { createPgStore } from "./store/pg_store.ts";
 import type { Store } from "./store/store.ts";
 import { intervalScheduler, type Scheduler } from "./scheduler.ts";
 import { type ScheduledSweep, scheduleSessionSweep } from "./sessions/sweep_schedule.ts";
-import {
-  type ScheduledRevocations,
-  scheduleRevocations,
-} from "./providers/apple_revocation.ts";
+import { type ScheduledRevocations, scheduleRevocations } from "./providers/apple_revocation.ts";
 
 /** A KV store opened for one process, with the lock that makes a local file single-process. */
 export interface OpenedKv {

@@ -212,12 +212,14 @@ export function scheduleRevocations(
   }
   let running: Promise<void> | undefined;
   let stopped = false;
-  const run = () => {
-    if (running || stopped) return;
-    running = processRevocations(deps)
+  // Returns the run (the one in progress when called during it), for a scheduler to await.
+  const run = (): Promise<void> => {
+    if (stopped) return Promise.resolve();
+    running ??= processRevocations(deps)
       .then(() => {})
       .catch((err) => deps.log.warn("provider token revocation run failed", { err }))
       .finally(() => running = undefined);
+    return running;
   };
   const cancel = scheduler.every(intervalMs, run);
   return {
