@@ -351,7 +351,9 @@ export interface ProviderTokenStore {
   /** Keeps `token` for its user, replacing one kept earlier (the newest sign-in's wins). */
   keep(token: KeptProviderToken): Promise<void>;
   /**
-   * In one atomic step, moves the user's kept token (if any) into the queue, due at `at`.
+   * In one atomic step, moves the user's kept token (if any) into the queue, due at `at`. A job
+   * still queued for the user (deleted, restored, signed in and deleted again) is replaced: at
+   * Apple, revoking the newest token ends the user's authorization of the app as a whole.
    *
    * @returns whether a token was queued
    */

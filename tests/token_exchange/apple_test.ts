@@ -744,3 +744,17 @@ Deno.test("apple revoke: the kept token is sealed: the store never holds Apple's
   }
   assert.equal(kept, 1, "one token kept for the user");
 });
+
+Deno.test("apple revoke: PATCH status Deleted queues the revoke as DELETE does", async () => {
+  await using apple = await startApple();
+  const { te, scheduler } = await startRevokingService(apple);
+  await using _ = te;
+  const res = await signIn(te.issuer, "c1");
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
+  const user = (await te.server.deps.store.users.findByExternalId("apple", APPLE_SUB))!;
+  await adminJson(te, "PATCH", `/internal/users/${user.id}`, 200, { body: { status: "Deleted" } });
+  assert.equal(await te.server.deps.store.providerTokens.pending(), 1);
+  await scheduler.revokeRun();
+  assert.deepEqual(apple.revocations.map((r) => r.token), [apple.refreshTokens[0]]);
+});
