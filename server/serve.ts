@@ -34,6 +34,7 @@ import type { Store } from "./store/store.ts";
 import { intervalScheduler, type Scheduler } from "./scheduler.ts";
 import { type ScheduledSweep, scheduleSessionSweep } from "./sessions/sweep_schedule.ts";
 import { type ScheduledRevocations, scheduleRevocations } from "./providers/apple_revocation.ts";
+import { appleProviders } from "./providers/provider_client.ts";
 
 /** A KV store opened for one process, with the lock that makes a local file single-process. */
 export interface OpenedKv {
@@ -278,7 +279,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     // Keeps `sessions.live` exact without an operator cron job (see kv_housekeeping.ts).
     sweep = scheduleSessionSweep(deps, scheduler);
     // Deleted users' Apple tokens: every instance works the shared queue (jobs are leased).
-    revocations = scheduleRevocations(deps, scheduler);
+    // Only Apple tokens are kept, so without an Apple provider there is no queue to poll.
+    if (appleProviders(deps.providers).length > 0) {
+      revocations = scheduleRevocations(deps, scheduler);
+    }
     let stopped: Promise<void> | undefined;
     const shutdown = () =>
       stopped ??= (async () => {

@@ -15,7 +15,7 @@ import type { ServiceDeps } from "../deps.ts";
 import { createKeySealer, type KeySealer } from "../keys/key_seal.ts";
 import type { Scheduler } from "../scheduler.ts";
 import type { KeptProviderToken, RevocationJob } from "../store/store.ts";
-import type { ProviderClient } from "./provider_client.ts";
+import { appleProviders, type ProviderClient } from "./provider_client.ts";
 
 /** How often a serving process looks for due revocations. */
 export const REVOKE_INTERVAL_MS = 15_000;
@@ -188,8 +188,9 @@ export interface ScheduledRevocations {
 
 /**
  * Works the revocation queue every `intervalMs` on `scheduler` (a run never overlaps the
- * previous one; a failed run is logged and the next tries again). Warns once when an Apple
- * provider is configured without `keys.encryption_key`: its tokens are then not kept.
+ * previous one; a failed run is logged and the next tries again). `serve` calls it when an
+ * Apple provider is configured. Warns once when that is without `keys.encryption_key`: its
+ * tokens are then not kept.
  *
  * @param deps store, providers, clock, logger, metrics and config
  * @param scheduler what repeats the runs
@@ -201,8 +202,8 @@ export function scheduleRevocations(
   scheduler: Scheduler,
   intervalMs: number = REVOKE_INTERVAL_MS,
 ): ScheduledRevocations {
-  const apple = [...deps.providers.values()].filter((p) => p.config.client_secret.kind === "apple");
-  if (apple.length > 0 && deps.config.keys.encryption_key === undefined) {
+  const apple = appleProviders(deps.providers);
+  if (deps.config.keys.encryption_key === undefined) {
     deps.log.warn(
       "keys.encryption_key is not set: Sign in with Apple refresh tokens are not kept, so " +
         "deleting a user cannot revoke their Apple tokens (App Store Review Guideline 5.1.1(v)); " +

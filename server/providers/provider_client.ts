@@ -267,6 +267,13 @@ export class ProviderClient {
 
 export { IdTokenInvalid };
 
+/** The providers configured as Sign in with Apple (`[providers.<name>.apple_client_secret]`). */
+export function appleProviders(
+  providers: ReadonlyMap<string, ProviderClient>,
+): ProviderClient[] {
+  return [...providers.values()].filter((p) => p.config.client_secret.kind === "apple");
+}
+
 /**
  * The request headers authenticating us at the provider, `client_secret_basic` unless it
  * only advertises `client_secret_post` (then the credentials are added to `body`).
