@@ -33,6 +33,8 @@ import { createPgStore } from "./store/pg_store.ts";
 import type { Store } from "./store/store.ts";
 import { intervalScheduler, type Scheduler } from "./scheduler.ts";
 import { type ScheduledSweep, scheduleSessionSweep } from "./sessions/sweep_schedule.ts";
+import { type ScheduledRevocations, scheduleRevocations } from "./providers/apple_revocation.ts";
+import { appleProviders } from "./providers/provider_client.ts";
 
 /** A KV store opened for one process, with the lock that makes a local file single-process. */
 export interface OpenedKv {
@@ -179,7 +181,8 @@ export interface StartOptions {
   readonly log?: Logger;
   readonly fetch?: Fetch;
   /**
-   * Repeats the key-ring re-read and the hourly housekeeping sweep; default `setInterval`
+   * Repeats the key-ring re-read, the hourly housekeeping sweep and the provider-token
+   * revocation queue's runs; default `setInterval`
    * (tests trigger runs).
    */
   readonly scheduler?: Scheduler;
@@ -228,6 +231,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let internalHandler = handler;
   let stopReload: (() => void) | undefined;
   let sweep: ScheduledSweep | undefined;
+  let revocations: ScheduledRevocations | undefined;
   try {
     const serve = (host: string, port: number, h: () => typeof handler) =>
       Deno.serve({ hostname: host, port, onListen: () => {} }, (req, info) => h()(req, info));
@@ -274,11 +278,17 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     );
     // Keeps `sessions.live` exact without an operator cron job (see kv_housekeeping.ts).
     sweep = scheduleSessionSweep(deps, scheduler);
+    // Deleted users' Apple tokens: every instance works the shared queue (jobs are leased).
+    // Only Apple tokens are kept, so without an Apple provider there is no queue to poll.
+    if (appleProviders(deps.providers).length > 0) {
+      revocations = scheduleRevocations(deps, scheduler);
+    }
     let stopped: Promise<void> | undefined;
     const shutdown = () =>
       stopped ??= (async () => {
         stopReload?.();
         await sweep?.stop();
+        await revocations?.stop();
         await Promise.all(servers.map((s) => s.shutdown()));
         await opened?.close();
       })();
@@ -293,6 +303,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   } catch (err) {
     stopReload?.();
     await sweep?.stop();
+    await revocations?.stop();
     await Promise.all(servers.map((s) => s.shutdown()));
     await opened?.close();
     throw err;

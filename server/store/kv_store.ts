@@ -8,6 +8,7 @@ import { KvLockoutStore } from "./kv_lockout.ts";
 import { KvRateLimitStore } from "./kv_rate_limits.ts";
 import { KvHousekeeping } from "./kv_housekeeping.ts";
 import { KvDpopStore } from "./kv_dpop.ts";
+import { KvProviderTokenStore } from "./kv_provider_tokens.ts";
 
 /**
  * The whole {@linkcode Store} on one opened Deno KV (a local file, `:memory:` or a KV Connect
@@ -35,6 +36,7 @@ export function createKvStore(kv: Deno.Kv, clock: Clock): Store {
     rateLimits: new KvRateLimitStore(kv, clock),
     housekeeping: new KvHousekeeping(kv),
     dpop: new KvDpopStore(kv, clock),
+    providerTokens: new KvProviderTokenStore(kv),
     async ping() {
       await kv.get(["health"]);
     },

@@ -111,6 +111,27 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: "provider tokens and their revocation queue",
+    sql: `
+      create table provider_tokens (
+        user_id text primary key,
+        provider text not null,
+        sealed text not null
+      );
+      create table provider_revocations (
+        user_id text primary key,
+        provider text not null,
+        sealed text not null,
+        attempts integer not null,
+        next_at bigint not null,
+        leased_until bigint not null,
+        last_error text
+      );
+      create index provider_revocations_due on provider_revocations (next_at);
+    `,
+  },
 ];
 
 /** The advisory lock every instance takes to migrate: one migrates, the others wait. */

@@ -8,6 +8,7 @@ import { PgLockoutStore } from "./pg_lockout.ts";
 import { PgRateLimitStore } from "./pg_rate_limits.ts";
 import { PgHousekeeping } from "./pg_housekeeping.ts";
 import { PgDpopStore } from "./pg_dpop.ts";
+import { PgProviderTokenStore } from "./pg_provider_tokens.ts";
 
 /**
  * The whole {@linkcode Store} on a PostgreSQL pool, shared by every instance that connects to
@@ -35,6 +36,7 @@ export function createPgStore(sql: Sql, clock: Clock): Store {
     rateLimits: new PgRateLimitStore(sql),
     housekeeping: new PgHousekeeping(sql),
     dpop: new PgDpopStore(sql, clock),
+    providerTokens: new PgProviderTokenStore(sql),
     async ping() {
       await sql`select 1`;
     },

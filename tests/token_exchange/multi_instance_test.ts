@@ -106,14 +106,14 @@ Deno.test({
           try {
             const applied = await sql<{ version: number }[]>`
             select version from schema_migrations order by version`;
-            assert.deepEqual(applied.map((r) => r.version), [1, 2, 3]);
+            assert.deepEqual(applied.map((r) => r.version), [1, 2, 3, 4]);
           } finally {
             await sql.end();
           }
           const fresh = { TE_DATABASE_URL: await pg.schema("migrate_only") };
           const first = await runTokenCli(dirs[0]!, ["serve", "--migrate-only"], fresh);
           assert.equal(first.code, 0, first.stderr);
-          assert.match(first.stdout, /applied migrations 1, 2, 3$/m);
+          assert.match(first.stdout, /applied migrations 1, 2, 3, 4$/m);
           assert.doesNotMatch(first.stdout, /listening/);
           const again = await runTokenCli(dirs[0]!, ["serve", "--migrate-only"], fresh);
           assert.match(again.stdout, /schema is current$/m);
