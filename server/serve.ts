@@ -18,8 +18,8 @@ import {
 import { defaultIssuer } from "./config/resolve.ts";
 import type { Config } from "./config/schema.ts";
 import type { ServiceDeps } from "./deps.ts";
-import { createInternalHandler } from "./http/internal_handler.ts";
-import { createPublicHandler } from "./http/public_handler.ts";
+import { createInternalHandler } from "./endpoints/internal_handler.ts";
+import { createPublicHandler } from "./endpoints/public_handler.ts";
 import { startingResponse } from "./http/errors.ts";
 import { createRequestIds } from "./http/request_id.ts";
 import type { RequestInfo } from "./http/router.ts";
