@@ -156,7 +156,10 @@ export function errorResponses(spa: boolean): CustomErrorResponses {
  *
  * @example
  * ```ts
- * distributionConfig(distributionSpec(facts, "E2OAC")).ViewerCertificate;
+ * import type { SiteFacts } from "../resource.ts";
+ *
+ * const certificateOf = (facts: SiteFacts) =>
+ *   distributionConfig(distributionSpec(facts, "E2OAC")).ViewerCertificate;
  * // { CloudFrontDefaultCertificate: true } without a domain
  * ```
  */
