@@ -207,8 +207,12 @@ export interface RunningServer extends AsyncDisposable {
  *
  * @example
  * ```ts
- * await using server = await startServer({ config, kv: await Deno.openKv(":memory:") });
- * await fetch(`${server.publicUrl}/health`);
+ * import type { Config } from "./config/schema.ts";
+ *
+ * async function health(config: Config) {
+ *   await using server = await startServer({ config, kv: await Deno.openKv(":memory:") });
+ *   return await fetch(`${server.publicUrl}/health`);
+ * }
  * ```
  */
 export async function startServer(options: StartOptions): Promise<RunningServer> {

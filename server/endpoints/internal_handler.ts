@@ -35,10 +35,14 @@ import { createRouter, guardedGroup, type RequestInfo, type RouteGroup } from ".
  *
  * @example
  * ```ts
- * const handler = createInternalHandler(deps);
- * const res = await handler(new Request("http://127.0.0.1/internal/stats", {
- *   headers: { authorization: `Bearer ${operatorToken}` },
- * }), { remoteAddr: { hostname: "127.0.0.1", port: 50000 } });
+ * import type { ServiceDeps } from "../deps.ts";
+ *
+ * async function stats(deps: ServiceDeps, operatorToken: string) {
+ *   const handler = createInternalHandler(deps);
+ *   return await handler(new Request("http://127.0.0.1/internal/stats", {
+ *     headers: { authorization: `Bearer ${operatorToken}` },
+ *   }), { remoteAddr: { hostname: "127.0.0.1", port: 50000 } });
+ * }
  * ```
  */
 export function createInternalHandler(

@@ -36,8 +36,13 @@ export function jwksMaxAge(accessTokenTtl: number): number {
  *
  * @example
  * ```ts
- * const handler = createPublicHandler(deps);
- * const res = await handler(new Request("http://127.0.0.1/keys"), info);
+ * import type { ServiceDeps } from "../deps.ts";
+ * import type { RequestInfo } from "../http/router.ts";
+ *
+ * async function keys(deps: ServiceDeps, info: RequestInfo) {
+ *   const handler = createPublicHandler(deps);
+ *   return await handler(new Request("http://127.0.0.1/keys"), info);
+ * }
  * ```
  */
 export function createPublicHandler(

@@ -19,9 +19,12 @@ import { KvDpopStore } from "./kv_dpop.ts";
  *
  * @example
  * ```ts
+ * import { systemClock } from "@org/shared";
+ *
  * const kv = await Deno.openKv(":memory:");
  * const store = createKvStore(kv, systemClock);
  * await store.ping();
+ * kv.close();
  * ```
  */
 export function createKvStore(kv: Deno.Kv, clock: Clock): Store {
