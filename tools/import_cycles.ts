@@ -3,8 +3,9 @@
  * `deno task ok` and CI). A folder is a member's top-level domain folder (`deploy/preview`,
  * `deploy/pipeline`, `server/store`); an edge A → B means a module under A imports one under B.
  * Every edge on a cycle is printed with one import that makes it, and any cycle fails the run:
- * the folders of a member form a layering (in `server/`: config, providers, grants, auth, admin,
- * console, then `http` plumbing used by all and `endpoints` composing the listeners).
+ * the folders of a member form a layering (in `server/`: `config` and the `http` plumbing at the
+ * bottom, then providers, grants, auth, admin, console, and `endpoints`, which composes the
+ * listeners, on top).
  *
  * The module graph is Deno's own (`deno info --json`), so import-map and workspace specifiers
  * (`@org/shared`) resolve exactly as they do at run time. Test files are left out: a test may
