@@ -192,9 +192,10 @@ export interface DeployErrorOptions {
  *
  * @example
  * ```ts
- * throw new DeployError("config_not_found", "no configuration for production", {
+ * const err = new DeployError("config_not_found", "no configuration for production", {
  *   hint: "run `deploy init` to create config/production.jsonc",
  * });
+ * if (err.code !== "config_not_found") throw new Error("the code is the stable part");
  * ```
  */
 export class DeployError extends Error {

@@ -18,8 +18,8 @@ import {
 import { defaultIssuer } from "./config/resolve.ts";
 import type { Config } from "./config/schema.ts";
 import type { ServiceDeps } from "./deps.ts";
-import { createInternalHandler } from "./http/internal_handler.ts";
-import { createPublicHandler } from "./http/public_handler.ts";
+import { createInternalHandler } from "./endpoints/internal_handler.ts";
+import { createPublicHandler } from "./endpoints/public_handler.ts";
 import { startingResponse } from "./http/errors.ts";
 import { createRequestIds } from "./http/request_id.ts";
 import type { RequestInfo } from "./http/router.ts";
@@ -210,8 +210,12 @@ export interface RunningServer extends AsyncDisposable {
  *
  * @example
  * ```ts
- * await using server = await startServer({ config, kv: await Deno.openKv(":memory:") });
- * await fetch(`${server.publicUrl}/health`);
+ * import type { Config } from "./config/schema.ts";
+ *
+ * async function health(config: Config) {
+ *   await using server = await startServer({ config, kv: await Deno.openKv(":memory:") });
+ *   return await fetch(`${server.publicUrl}/health`);
+ * }
  * ```
  */
 export async function startServer(options: StartOptions): Promise<RunningServer> {

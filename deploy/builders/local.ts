@@ -47,7 +47,11 @@ export interface LocalBuilderOptions {
  *
  * @example
  * ```ts
- * const outcome = await createLocalBuilder({ s3, logger }).run(input);
+ * import type { JobInput } from "../job/job.ts";
+ * import type { LocalBuilderOptions } from "./local.ts";
+ *
+ * const build = (options: LocalBuilderOptions, input: JobInput) =>
+ *   createLocalBuilder(options).run(input);
  * ```
  */
 export function createLocalBuilder(options: LocalBuilderOptions): Builder {

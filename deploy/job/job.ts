@@ -180,8 +180,12 @@ export function jobFailureReason(err: unknown): string {
  *
  * @example
  * ```ts
- * const outcome = await runJob({ ...input, source: { zip: "/tmp/source.zip" } }, { s3, logger });
- * outcome.changedKeys; // ["index.html", …]
+ * import type { JobDeps, JobInput } from "./job.ts";
+ *
+ * async function runFromZip(input: JobInput, deps: JobDeps) {
+ *   const outcome = await runJob({ ...input, source: { zip: "/tmp/source.zip" } }, deps);
+ *   return outcome.changedKeys; // ["index.html", …]
+ * }
  * ```
  */
 export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome> {

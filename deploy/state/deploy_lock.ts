@@ -101,7 +101,16 @@ export function lockExpired(record: LockRecord | undefined, nowMs: number): bool
  *
  * @example
  * ```ts
- * await using lock = await acquireLock({ key: lockKey("production"), holder, ttlMs, waitMs: 60_000 }, deps);
+ * import { lockKey } from "./bucket_layout.ts";
+ * import type { LockDeps, LockSpec } from "./deploy_lock.ts";
+ *
+ * async function whileLocked(holder: LockSpec["holder"], ttlMs: number, deps: LockDeps) {
+ *   await using lock = await acquireLock(
+ *     { key: lockKey("production"), holder, ttlMs, waitMs: 60_000 },
+ *     deps,
+ *   );
+ *   // … deploy while `lock` is held; leaving the block releases it
+ * }
  * ```
  */
 export async function acquireLock(spec: LockSpec, deps: LockDeps): Promise<HeldLock> {

@@ -37,7 +37,10 @@ export interface ScanSiteOptions {
  *
  * @example
  * ```ts
- * const files = await scanSite("/repo/dist");
+ * const dist = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dist}/index.html`, "hello");
+ * const files = await scanSite(dist); // [{ key: "index.html", size: 5, md5: "5d41…", … }]
+ * await Deno.remove(dist, { recursive: true });
  * ```
  */
 export async function scanSite(

@@ -82,8 +82,14 @@ type Claims = Readonly<Record<string, unknown>>;
  *
  * @example
  * ```ts
- * const ops = new AdminOperations({ ...deps, ids });
- * await ops.patchUser(operator, "usr_…", { status: "suspended" });
+ * import type { OperatorPrincipal } from "../auth/operator_gate.ts";
+ * import type { ServiceDeps } from "../deps.ts";
+ * import type { IdFactory } from "../store/ids.ts";
+ *
+ * async function suspend(deps: ServiceDeps, ids: IdFactory, operator: OperatorPrincipal) {
+ *   const ops = new AdminOperations({ ...deps, ids });
+ *   await ops.patchUser(operator, "usr_…", { status: "suspended" });
+ * }
  * ```
  */
 export class AdminOperations {

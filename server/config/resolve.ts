@@ -10,7 +10,7 @@ import {
 } from "./schema.ts";
 import { isAddressOrRange } from "../limits/address_set.ts";
 import { MIN_ENCRYPTION_KEY_BYTES } from "../keys/key_seal.ts";
-import { compileClaims, type CompiledClaims, NO_CLAIMS } from "../grants/claim_templates.ts";
+import { compileClaims, type CompiledClaims, NO_CLAIMS } from "./claim_templates.ts";
 
 /** Defaults the spec fixes; documented in `docs/configuration.md`. */
 export const DEFAULTS = {

@@ -20,9 +20,12 @@ import { KvProviderTokenStore } from "./kv_provider_tokens.ts";
  *
  * @example
  * ```ts
+ * import { systemClock } from "@org/shared";
+ *
  * const kv = await Deno.openKv(":memory:");
  * const store = createKvStore(kv, systemClock);
  * await store.ping();
+ * kv.close();
  * ```
  */
 export function createKvStore(kv: Deno.Kv, clock: Clock): Store {

@@ -20,9 +20,15 @@ import { PgProviderTokenStore } from "./pg_provider_tokens.ts";
  *
  * @example
  * ```ts
- * const sql = openPostgres({ url, poolSize: 10 });
- * await migrate(sql);
- * const store = createPgStore(sql, systemClock);
+ * import { systemClock } from "@org/shared";
+ * import { openPostgres } from "./pg_connection.ts";
+ * import { migrate } from "./pg_migrations.ts";
+ *
+ * async function open(url: string) {
+ *   const sql = openPostgres({ url, poolSize: 10 });
+ *   await migrate(sql);
+ *   return createPgStore(sql, systemClock);
+ * }
  * ```
  */
 export function createPgStore(sql: Sql, clock: Clock): Store {

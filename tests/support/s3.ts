@@ -24,8 +24,10 @@ export interface S3Fixture extends AsyncDisposable {
  *
  * @example
  * ```ts
+ * import { S3Client } from "@aws-sdk/client-s3";
+ *
  * await using s3 = await startS3(["site"]);
- * const client = new S3Client({ endpoint: s3.endpoint, forcePathStyle: true, ...testCredentials });
+ * const client = new S3Client({ endpoint: s3.endpoint, forcePathStyle: true, ...testAwsConfig });
  * ```
  */
 export async function startS3(buckets: string[] = []): Promise<S3Fixture> {

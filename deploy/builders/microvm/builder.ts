@@ -128,9 +128,13 @@ export function runRequest(
  *
  * @example
  * ```ts
- * const builder = createMicrovmBuilder({ clients, env, siteName, region,
- *   microvm: config.microvm, image: requireBuilderSettings(state, env) });
- * const outcome = await builder.run(jobInput, { onOutput: (line) => console.log(line) });
+ * import type { JobInput } from "../../job/job.ts";
+ * import type { MicrovmBuilderOptions } from "./builder.ts";
+ *
+ * async function buildOnce(options: MicrovmBuilderOptions, jobInput: JobInput) {
+ *   const builder = createMicrovmBuilder(options);
+ *   return await builder.run(jobInput, { onOutput: (line) => console.log(line) });
+ * }
  * ```
  */
 export function createMicrovmBuilder(o: MicrovmBuilderOptions): Builder {

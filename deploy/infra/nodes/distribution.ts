@@ -166,7 +166,10 @@ export function hasShellErrorResponse(config: DistributionConfig): boolean {
  *
  * @example
  * ```ts
- * distributionConfig(distributionSpec(facts, "E2OAC")).ViewerCertificate;
+ * import type { SiteFacts } from "../resource.ts";
+ *
+ * const certificateOf = (facts: SiteFacts) =>
+ *   distributionConfig(distributionSpec(facts, "E2OAC")).ViewerCertificate;
  * // { CloudFrontDefaultCertificate: true } without a domain
  * ```
  */

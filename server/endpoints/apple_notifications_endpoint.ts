@@ -7,8 +7,8 @@ import {
   NOTIFICATION_MAX_AGE,
 } from "../providers/apple_notifications.ts";
 import { appleProviders, type ProviderClient } from "../providers/provider_client.ts";
-import { readCapped } from "./body.ts";
-import { emptyResponse } from "./json_response.ts";
+import { readCapped } from "../http/body.ts";
+import { emptyResponse } from "../http/json_response.ts";
 
 /** Largest notification body accepted: Apple's are well under 2 kB. */
 const MAX_NOTIFICATION_BYTES = 16 * 1024;
