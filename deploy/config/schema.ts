@@ -16,7 +16,7 @@ import {
   PATH_PATTERN_RULE,
   REDIRECT_STATUSES,
   TARGET_REGEX,
-} from "../routing/rules.ts";
+} from "./route_rules.ts";
 
 /** `siteName`: a slug used in every derived resource name. */
 export const SITE_NAME_PATTERN: Pattern = {

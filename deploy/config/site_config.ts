@@ -9,12 +9,7 @@ import type { ConfigIssue } from "@org/shared";
 import { checkField, checkObject, isPlainObject } from "./check.ts";
 import { ACCOUNT_ID_PLACEHOLDER, bucketName, MAX_BUCKET_NAME, tagSafe } from "./names.ts";
 import { SITE_NAME_PATTERN, SITE_SCHEMA } from "./schema.ts";
-import {
-  headerIssues,
-  type HeaderRule,
-  redirectIssues,
-  type RedirectRule,
-} from "../routing/rules.ts";
+import { headerIssues, type HeaderRule, redirectIssues, type RedirectRule } from "./route_rules.ts";
 
 /** Allowed builder memory sizes, in GB. */
 export type MicrovmMemory = 0.5 | 1 | 2 | 4 | 8;

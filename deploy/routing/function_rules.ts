@@ -16,7 +16,7 @@ import {
   PLACEHOLDER_SEGMENT,
   PLACEHOLDER_USE,
   type RedirectRule,
-} from "./rules.ts";
+} from "../config/route_rules.ts";
 
 /** The request header a 404 rule sets so the viewer-response function answers 404. */
 export const NOT_FOUND_MARK = "x-deploy-not-found";

@@ -13,7 +13,7 @@ import {
   rulesSection,
   shadowedPaths,
 } from "./function_rules.ts";
-import type { RedirectRule } from "./rules.ts";
+import type { RedirectRule } from "../config/route_rules.ts";
 
 const rule = (from: string, to: string, status = 301, force = false): RedirectRule => ({
   from,

@@ -16,7 +16,7 @@
  */
 import type { ConfigIssue } from "@org/shared";
 import { DeployError } from "../errors.ts";
-import { type HeaderRule, MAX_RULES, type RedirectRule } from "./rules.ts";
+import { type HeaderRule, MAX_RULES, type RedirectRule } from "../config/route_rules.ts";
 
 /** The redirects file's name at the root of the build output. */
 export const REDIRECTS_FILE = "_redirects";

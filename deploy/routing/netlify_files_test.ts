@@ -7,7 +7,7 @@ import {
   parseHeadersFile,
   parseRedirectsFile,
 } from "./netlify_files.ts";
-import { MAX_RULES } from "./rules.ts";
+import { MAX_RULES } from "../config/route_rules.ts";
 
 function refused(fn: () => unknown, message: RegExp): void {
   assert.throws(fn, (err: unknown) => {

@@ -19,7 +19,12 @@ import {
   REDIRECTS_FILE,
   rulesInvalid,
 } from "./netlify_files.ts";
-import { headerIssues, type HeaderRule, redirectIssues, type RedirectRule } from "./rules.ts";
+import {
+  headerIssues,
+  type HeaderRule,
+  redirectIssues,
+  type RedirectRule,
+} from "../config/route_rules.ts";
 
 /** The rules a build serves with, in the order they apply. */
 export interface SiteRules {

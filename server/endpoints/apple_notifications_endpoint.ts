@@ -5,7 +5,7 @@ import {
   appleEventOf,
   applyAppleEvent,
   NOTIFICATION_MAX_AGE,
-} from "../providers/apple_notifications.ts";
+} from "../admin/apple_notifications.ts";
 import { appleProviders, type ProviderClient } from "../providers/provider_client.ts";
 import { readCapped } from "../http/body.ts";
 import { emptyResponse } from "../http/json_response.ts";

@@ -1,5 +1,5 @@
 import type { JWTPayload } from "jose";
-import { deleteUserRecord } from "../admin/operations.ts";
+import { deleteUserRecord } from "./operations.ts";
 import type { ServiceDeps } from "../deps.ts";
 
 /**
