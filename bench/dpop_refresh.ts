@@ -36,7 +36,7 @@ import { resolveConfig } from "../server/config/resolve.ts";
 import type { ServiceDeps } from "../server/deps.ts";
 import { DpopNonces } from "../server/dpop/nonce.ts";
 import { startSession } from "../server/grants/issue_tokens.ts";
-import { createPublicHandler } from "../server/http/public_handler.ts";
+import { createPublicHandler } from "../server/endpoints/public_handler.ts";
 import { buildService } from "../server/service.ts";
 import { createIdFactory } from "../server/store/ids.ts";
 import { createKvStore } from "../server/store/kv_store.ts";

@@ -26,7 +26,7 @@ import { createJsonLogger } from "@org/shared";
 import { resolveConfig } from "../server/config/resolve.ts";
 import type { Grant } from "../server/grants/grant.ts";
 import type { TokenResponse } from "../server/grants/issue_tokens.ts";
-import { createPublicHandler } from "../server/http/public_handler.ts";
+import { createPublicHandler } from "../server/endpoints/public_handler.ts";
 import { startServer } from "../server/serve.ts";
 import type { LoadRequest, LoadResult } from "./support/refresh_load_worker.ts";
 import { threadCpuUs, threadSnapshot } from "./support/thread_cpu.ts";

@@ -62,6 +62,16 @@ export type DeployErrorCode =
   | "config_too_large"
   /** The build (or `--no-build`) left no `paths.dist` directory. */
   | "dist_missing"
+  /**
+   * The build output's `_redirects` or `_headers` breaks Netlify's grammar, asks for a
+   * feature this CDN does not support, breaks a rule's field rules or is too large.
+   */
+  | "rules_invalid"
+  /**
+   * The site has redirect or header rules (config or `_redirects`/`_headers`), which this version
+   * validates but cannot publish to CloudFront yet: refused rather than silently not applied.
+   */
+  | "rules_unpublished"
   /** The build output holds no file: syncing it would empty the live site. */
   | "dist_empty"
   /** The sync would delete most of the live site; `--force` allows it. */
@@ -182,9 +192,10 @@ export interface DeployErrorOptions {
  *
  * @example
  * ```ts
- * throw new DeployError("config_not_found", "no configuration for production", {
+ * const err = new DeployError("config_not_found", "no configuration for production", {
  *   hint: "run `deploy init` to create config/production.jsonc",
  * });
+ * if (err.code !== "config_not_found") throw new Error("the code is the stable part");
  * ```
  */
 export class DeployError extends Error {

@@ -81,7 +81,11 @@ export function taskFlags(
  *
  * @example
  * ```ts
- * const jobs = compilePlan(config.tasks, ["x86_64-unknown-linux-gnu"], "/home/ci");
+ * const tasks = {
+ *   start: "deno run --allow-net server/main.ts serve",
+ *   deploy: "deno run --allow-net deploy/main.ts",
+ * };
+ * const jobs = compilePlan(tasks, ["x86_64-unknown-linux-gnu"], "/home/ci");
  * // jobs[0].args: ["compile", "--allow-net", …, "--target", …, "--output", …, "server/main.ts"]
  * ```
  */

@@ -5,8 +5,8 @@
  * rotating refresh token. Run it with `deno task start`; embed it with
  * {@linkcode startServer} or its handlers with {@linkcode createPublicHandler}.
  */
-export { createPublicHandler } from "./http/public_handler.ts";
-export { createInternalHandler } from "./http/internal_handler.ts";
+export { createPublicHandler } from "./endpoints/public_handler.ts";
+export { createInternalHandler } from "./endpoints/internal_handler.ts";
 export { OAuthError } from "./errors.ts";
 export { errorResponse } from "./http/errors.ts";
 export { resolveConfig } from "./config/resolve.ts";

@@ -18,8 +18,8 @@ import {
 import { defaultIssuer } from "./config/resolve.ts";
 import type { Config } from "./config/schema.ts";
 import type { ServiceDeps } from "./deps.ts";
-import { createInternalHandler } from "./http/internal_handler.ts";
-import { createPublicHandler } from "./http/public_handler.ts";
+import { createInternalHandler } from "./endpoints/internal_handler.ts";
+import { createPublicHandler } from "./endpoints/public_handler.ts";
 import { startingResponse } from "./http/errors.ts";
 import { createRequestIds } from "./http/request_id.ts";
 import type { RequestInfo } from "./http/router.ts";
@@ -34,6 +34,8 @@ import type { Store } from "./store/store.ts";
 import { intervalScheduler, type Scheduler } from "./scheduler.ts";
 import { scheduleWebhookSender, WebhookSender } from "./webhooks/sender.ts";
 import { type ScheduledSweep, scheduleSessionSweep } from "./sessions/sweep_schedule.ts";
+import { type ScheduledRevocations, scheduleRevocations } from "./providers/apple_revocation.ts";
+import { appleProviders } from "./providers/provider_client.ts";
 
 /** A KV store opened for one process, with the lock that makes a local file single-process. */
 export interface OpenedKv {
@@ -180,7 +182,8 @@ export interface StartOptions {
   readonly log?: Logger;
   readonly fetch?: Fetch;
   /**
-   * Repeats the key-ring re-read and the hourly housekeeping sweep; default `setInterval`
+   * Repeats the key-ring re-read, the hourly housekeeping sweep and the provider-token
+   * revocation queue's runs; default `setInterval`
    * (tests trigger runs).
    */
   readonly scheduler?: Scheduler;
@@ -213,8 +216,12 @@ export interface RunningServer extends AsyncDisposable {
  *
  * @example
  * ```ts
- * await using server = await startServer({ config, kv: await Deno.openKv(":memory:") });
- * await fetch(`${server.publicUrl}/health`);
+ * import type { Config } from "./config/schema.ts";
+ *
+ * async function health(config: Config) {
+ *   await using server = await startServer({ config, kv: await Deno.openKv(":memory:") });
+ *   return await fetch(`${server.publicUrl}/health`);
+ * }
  * ```
  */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
@@ -236,6 +243,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let sweep: ScheduledSweep | undefined;
   let stopWebhooks: (() => void) | undefined;
   let webhooks: WebhookSender | undefined;
+  let revocations: ScheduledRevocations | undefined;
   try {
     const serve = (host: string, port: number, h: () => typeof handler) =>
       Deno.serve({ hostname: host, port, onListen: () => {} }, (req, info) => h()(req, info));
@@ -290,6 +298,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       });
       stopWebhooks = scheduleWebhookSender(webhooks, scheduler, log);
     }
+    // Deleted users' Apple tokens: every instance works the shared queue (jobs are leased).
+    // Only Apple tokens are kept, so without an Apple provider there is no queue to poll.
+    if (appleProviders(deps.providers).length > 0) {
+      revocations = scheduleRevocations(deps, scheduler);
+    }
     let stopped: Promise<void> | undefined;
     const shutdown = () =>
       stopped ??= (async () => {
@@ -298,6 +311,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         await sweep?.stop();
         // A pass under way finishes (or fails) before the store closes under it.
         await webhooks?.settled();
+        await revocations?.stop();
         await Promise.all(servers.map((s) => s.shutdown()));
         await opened?.close();
       })();
@@ -314,6 +328,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     stopReload?.();
     stopWebhooks?.();
     await sweep?.stop();
+    await revocations?.stop();
     await Promise.all(servers.map((s) => s.shutdown()));
     await opened?.close();
     throw err;

@@ -2,9 +2,10 @@
  * Import cycles between folders inside a workspace member (`deno task cycles`, run by
  * `deno task ok` and CI). A folder is a member's top-level domain folder (`deploy/preview`,
  * `deploy/pipeline`, `server/store`); an edge A → B means a module under A imports one under B.
- * Every edge on a cycle is printed with one import that makes it. The run fails when an edge on
- * a cycle is not in `import_cycles_allow.txt` (known cycles being removed; the file says why);
- * `--update` rewrites that list to the edges on cycles now, keeping its leading comment.
+ * Every edge on a cycle is printed with one import that makes it, and any cycle fails the run:
+ * the folders of a member form a layering (in `server/`: `config` and the `http` plumbing at the
+ * bottom, then providers, grants, auth, admin, console, and `endpoints`, which composes the
+ * listeners, on top).
  *
  * The module graph is Deno's own (`deno info --json`), so import-map and workspace specifiers
  * (`@org/shared`) resolve exactly as they do at run time. Test files are left out: a test may
@@ -99,25 +100,13 @@ export function cyclicEdges(edges: readonly FolderEdge[]): FolderEdge[][] {
 }
 
 /**
- * An edge as the allow-list spells it (pure).
+ * An edge as the report prints it (pure).
  *
  * @param edge the edge
  * @returns `from -> to`
  */
 export function edgeName(edge: Pick<FolderEdge, "from" | "to">): string {
   return `${edge.from} -> ${edge.to}`;
-}
-
-/**
- * The allow-list's edges (pure): one `from -> to` a line; `#` starts a comment.
- *
- * @param text the file
- * @returns the edges named
- */
-export function parseAllowList(text: string): Set<string> {
-  return new Set(
-    text.split("\n").map((l) => l.replace(/#.*/, "").trim()).filter((l) => l !== ""),
-  );
 }
 
 /** Tests and their support files (`x_test.ts`, `_test_facts.ts`, `test_deps.ts`). */
@@ -204,38 +193,17 @@ if (import.meta.main) {
   const members = config.workspace.map((m) => m.replace(/^\.\//, ""));
   const files = (await Promise.all(members.map((m) => sourceFiles(root, m)))).flat();
   const cycles = cyclicEdges(folderEdges(await moduleGraph(root, files), members));
-  const allowFile = join(dirname(fromFileUrl(import.meta.url)), "import_cycles_allow.txt");
-  const allowText = await Deno.readTextFile(allowFile).catch(() => "");
-  if (Deno.args.includes("--update")) {
-    const header = allowText.split("\n").filter((l) => l.startsWith("#")).join("\n");
-    const names = cycles.flat().map(edgeName);
-    await Deno.writeTextFile(allowFile, [header, ...names].filter((l) => l).join("\n") + "\n");
-  }
-  const allowed = parseAllowList(await Deno.readTextFile(allowFile).catch(() => ""));
   const lines: string[] = [];
-  let refused = 0;
   for (const cycle of cycles) {
     const folders = [...new Set(cycle.flatMap((e) => [e.from, e.to]))].sort();
     lines.push(`cycle: ${folders.join(" <-> ")}`);
-    for (const e of cycle) {
-      const ok = allowed.has(edgeName(e));
-      if (!ok) refused++;
-      lines.push(
-        `  ${edgeName(e)}${ok ? " (allowed)" : ""}: ${e.example[0]} imports ${e.example[1]}`,
-      );
-    }
-  }
-  const onCycles = new Set(cycles.flat().map(edgeName));
-  for (const name of allowed) {
-    if (!onCycles.has(name)) {
-      lines.push(`no longer on a cycle (remove from the allow-list): ${name}`);
-    }
+    for (const e of cycle) lines.push(`  ${edgeName(e)}: ${e.example[0]} imports ${e.example[1]}`);
   }
   lines.push(
     cycles.length === 0
       ? `import cycles: none (${files.length} files)`
-      : `import cycles: ${cycles.length}, ${refused} edge(s) not allowed (${files.length} files)`,
+      : `import cycles: ${cycles.length} (${files.length} files)`,
   );
   await Deno.stdout.write(new TextEncoder().encode(lines.join("\n") + "\n"));
-  if (refused > 0) Deno.exit(1);
+  if (cycles.length > 0) Deno.exit(1);
 }

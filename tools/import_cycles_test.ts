@@ -1,11 +1,5 @@
 import assert from "node:assert/strict";
-import {
-  cyclicEdges,
-  domainFolder,
-  edgeName,
-  folderEdges,
-  parseAllowList,
-} from "./import_cycles.ts";
+import { cyclicEdges, domainFolder, edgeName, folderEdges } from "./import_cycles.ts";
 
 const MEMBERS = ["deploy", "server"];
 
@@ -41,11 +35,4 @@ Deno.test("cyclicEdges() finds the edges on cycles and leaves a one-way edge out
     ["d/x -> d/y", "d/y -> d/x"],
   ]);
   assert.deepEqual(cyclicEdges([edge("d/a", "d/b")]), []);
-});
-
-Deno.test("parseAllowList() reads one edge a line and skips comments", () => {
-  assert.deepEqual(
-    [...parseAllowList("# why\ndeploy/a -> deploy/b # until #27\n\n")],
-    ["deploy/a -> deploy/b"],
-  );
 });

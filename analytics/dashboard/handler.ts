@@ -71,7 +71,10 @@ const COMMON_HEADERS: Readonly<Record<string, string>> = {
  *
  * @example
  * ```ts
- * const handler = createDashboardHandler({ port, runQuery, includeBotsByDefault, site, clock, log });
+ * import type { DashboardDeps } from "./handler.ts";
+ *
+ * const serveDashboard = (deps: DashboardDeps) =>
+ *   Deno.serve({ hostname: "127.0.0.1", port: deps.port }, createDashboardHandler(deps));
  * ```
  */
 export function createDashboardHandler(deps: DashboardDeps): (req: Request) => Promise<Response> {

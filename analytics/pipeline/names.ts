@@ -60,8 +60,11 @@ export interface AnalyticsNames {
  *
  * @example
  * ```ts
- * analyticsNames({ env: "production", siteName: "blog", accountId: "123456789012" }, config)
- *   .stream; // "production-blog-analytics"
+ * import type { AnalyticsConfig } from "../section.ts";
+ *
+ * const streamOf = (config: AnalyticsConfig) =>
+ *   analyticsNames({ env: "production", siteName: "blog", accountId: "123456789012" }, config)
+ *     .stream; // "production-blog-analytics"
  * ```
  */
 export function analyticsNames(

@@ -19,8 +19,10 @@ export const LOCAL_TABLE = "page_views";
  *
  * @example
  * ```ts
+ * import { insertRows } from "./insert_rows.ts";
+ *
  * using source = await openLocalTable();
- * await insertRows(source, rows);
+ * await insertRows(source, []); // 0 rows written
  * ```
  */
 export async function openLocalTable(path = ":memory:"): Promise<PageViewSource> {

@@ -56,8 +56,17 @@ export interface MappingFailure {
  *
  * @example
  * ```ts
- * const out = mapCloudFrontRecord(JSON.parse(line), (day) => dailySalt(secret, day));
- * if ("row" in out) rows.push(out.row);
+ * import type { PageViewRow } from "./row.ts";
+ * import { dailySalt } from "./visitor_key.ts";
+ *
+ * function mapLines(lines: readonly string[], secret: Uint8Array): PageViewRow[] {
+ *   const rows: PageViewRow[] = [];
+ *   for (const line of lines) {
+ *     const out = mapCloudFrontRecord(JSON.parse(line), (day) => dailySalt(secret, day));
+ *     if ("row" in out) rows.push(out.row);
+ *   }
+ *   return rows;
+ * }
  * ```
  */
 export function mapCloudFrontRecord(

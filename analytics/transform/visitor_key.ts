@@ -21,7 +21,8 @@ export const SALT_SECRET_BYTES = 32;
  *
  * @example
  * ```ts
- * dailySalt(secret, "2026-11-23").length; // 32
+ * const secret = crypto.getRandomValues(new Uint8Array(32));
+ * if (dailySalt(secret, "2026-11-23").length !== 32) throw new Error("a 32-byte salt");
  * ```
  */
 export function dailySalt(secret: Uint8Array, day: string): Uint8Array {

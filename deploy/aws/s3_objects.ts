@@ -16,6 +16,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { aws, awsFailure, awsHttpStatus, isNotFound } from "./errors.ts";
 import { allItems } from "./pages.ts";
+import { type RetryOptions, withRetry } from "./retry.ts";
 
 /** A bucket and the client to reach it. */
 export interface S3Location {
@@ -46,16 +47,20 @@ const where = (at: S3Location, key: string) => `s3://${at.bucket}/${key}`;
  *
  * @param at bucket and client
  * @param key object key
+ * @param retry backoff for transient failures (default: none beyond the SDK's own)
  * @returns the body and ETag, or undefined when there is no such object (or bucket)
  * @throws {DeployError} any other S3 failure
  */
 export async function getObjectText(
   at: S3Location,
   key: string,
+  retry: RetryOptions = { attempts: 1 },
 ): Promise<{ text: string; etag: string } | undefined> {
   try {
-    const out = await at.s3.send(new GetObjectCommand({ Bucket: at.bucket, Key: key }));
-    return { text: await out.Body?.transformToString() ?? "", etag: out.ETag ?? "" };
+    return await withRetry(async () => {
+      const out = await at.s3.send(new GetObjectCommand({ Bucket: at.bucket, Key: key }));
+      return { text: await out.Body?.transformToString() ?? "", etag: out.ETag ?? "" };
+    }, retry);
   } catch (err) {
     if (isNotFound(err)) return undefined;
     throw awsFailure(err, { resource: where(at, key), action: "s3:GetObject" });
@@ -109,27 +114,32 @@ export async function putJson(at: S3Location, key: string, value: unknown): Prom
 
 /**
  * Writes a value as JSON only if `condition` holds (S3 conditional writes): the one atomic
- * step a lock needs.
+ * step a lock needs. A retry after a failure whose write took effect anyway (an answer lost
+ * on the way) finds its own object and answers 412: only the caller, reading the object back,
+ * can tell that apart from another writer's.
  *
  * @param at bucket and client
  * @param key object key
  * @param value JSON-ready value
  * @param condition `IfNoneMatch: "*"` (create) or `IfMatch: <etag>` (replace what was read)
- * @returns false when S3 answers 412 (the condition failed) or 409 (a concurrent write)
- * @throws {DeployError} any other S3 failure
+ * @param retry backoff for transient failures (default: none beyond the SDK's own)
+ * @returns the ETag written, or undefined when S3 answers 412 (the condition failed) or 409
+ *   (a concurrent write)
+ * @throws {DeployError} any other S3 failure, once retries are spent
  */
 export async function putJsonIf(
   at: S3Location,
   key: string,
   value: unknown,
   condition: PutCondition,
-): Promise<boolean> {
+  retry: RetryOptions = { attempts: 1 },
+): Promise<string | undefined> {
   try {
-    await at.s3.send(jsonPut(at, key, value, condition));
-    return true;
+    const out = await withRetry(() => at.s3.send(jsonPut(at, key, value, condition)), retry);
+    return out.ETag ?? "";
   } catch (err) {
     const status = awsHttpStatus(err);
-    if (status === 412 || status === 409) return false;
+    if (status === 412 || status === 409) return undefined;
     throw awsFailure(err, { resource: where(at, key), action: "s3:PutObject" });
   }
 }
@@ -170,18 +180,39 @@ export function listObjects(at: S3Location, prefix: string): Promise<ListedObjec
 }
 
 /**
- * Deletes an object (no error when it or the bucket is absent).
+ * Deletes an object (no error when it or the bucket is absent); with `ifMatch`, only while it
+ * is still the version with that ETag (a conditional delete: a lock released by its holder
+ * only).
  *
  * @param at bucket and client
  * @param key object key
- * @throws {DeployError} any other S3 failure
+ * @param ifMatch the ETag the object must still have
+ * @param retry backoff for transient failures (default: none beyond the SDK's own)
+ * @returns false when `ifMatch` no longer holds (S3 answers 412), else true
+ * @throws {DeployError} any other S3 failure, once retries are spent
  */
-export async function removeObject(at: S3Location, key: string): Promise<void> {
+export async function removeObject(
+  at: S3Location,
+  key: string,
+  ifMatch?: string,
+  retry: RetryOptions = { attempts: 1 },
+): Promise<boolean> {
   try {
-    await at.s3.send(new DeleteObjectCommand({ Bucket: at.bucket, Key: key }));
+    await withRetry(
+      () =>
+        at.s3.send(
+          new DeleteObjectCommand({
+            Bucket: at.bucket,
+            Key: key,
+            ...(ifMatch === undefined ? {} : { IfMatch: ifMatch }),
+          }),
+        ),
+      retry,
+    );
+    return true;
   } catch (err) {
-    if (!isNotFound(err)) {
-      throw awsFailure(err, { resource: where(at, key), action: "s3:DeleteObject" });
-    }
+    if (isNotFound(err)) return true;
+    if (ifMatch !== undefined && awsHttpStatus(err) === 412) return false;
+    throw awsFailure(err, { resource: where(at, key), action: "s3:DeleteObject" });
   }
 }

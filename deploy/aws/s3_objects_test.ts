@@ -42,10 +42,23 @@ Deno.test("s3 objects: JSON written is read back, listed and removed; absence is
 
 Deno.test("s3 objects: a conditional write succeeds once and only on the version read", async () => {
   await using t = await bucket();
-  assert.equal(await putJsonIf(t.at, "locks/p.json", { n: 1 }, { IfNoneMatch: "*" }), true);
-  assert.equal(await putJsonIf(t.at, "locks/p.json", { n: 2 }, { IfNoneMatch: "*" }), false);
-  const read = (await getObjectText(t.at, "locks/p.json"))!;
-  assert.equal(await putJsonIf(t.at, "locks/p.json", { n: 3 }, { IfMatch: read.etag }), true);
-  assert.equal(await putJsonIf(t.at, "locks/p.json", { n: 4 }, { IfMatch: read.etag }), false);
+  const created = await putJsonIf(t.at, "locks/p.json", { n: 1 }, { IfNoneMatch: "*" });
+  assert.equal(created, (await getObjectText(t.at, "locks/p.json"))!.etag);
+  assert.equal(await putJsonIf(t.at, "locks/p.json", { n: 2 }, { IfNoneMatch: "*" }), undefined);
+  const replaced = await putJsonIf(t.at, "locks/p.json", { n: 3 }, { IfMatch: created! });
+  assert.notEqual(replaced, undefined);
+  assert.equal(await putJsonIf(t.at, "locks/p.json", { n: 4 }, { IfMatch: created! }), undefined);
   assert.deepEqual(JSON.parse((await getText(t.at, "locks/p.json"))!), { n: 3 });
+});
+
+Deno.test("s3 objects: a conditional delete removes only the version named", async () => {
+  await using t = await bucket();
+  const first = (await putJsonIf(t.at, "locks/p.json", { n: 1 }, { IfNoneMatch: "*" }))!;
+  await putJsonIf(t.at, "locks/p.json", { n: 2 }, { IfMatch: first });
+  assert.equal(await removeObject(t.at, "locks/p.json", first), false);
+  assert.deepEqual(JSON.parse((await getText(t.at, "locks/p.json"))!), { n: 2 });
+  const second = (await getObjectText(t.at, "locks/p.json"))!.etag;
+  assert.equal(await removeObject(t.at, "locks/p.json", second), true);
+  assert.equal(await objectExists(t.at, "locks/p.json"), false);
+  assert.equal(await removeObject(t.at, "locks/p.json", second), true, "absent: nothing to do");
 });

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { GetObjectCommand } from "@aws-sdk/client-s3";
+import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import {
   type BuildRecord,
   type ChangedManifest,
@@ -16,7 +16,7 @@ import {
   RECORDS_PREFIX,
   sourceKey,
 } from "./record.ts";
-import { isNotFound } from "../aws/errors.ts";
+import { aws, isNotFound } from "../aws/errors.ts";
 import { getText, listObjects, objectExists, putJson, type S3Location } from "../aws/s3_objects.ts";
 import { DeployError } from "../errors.ts";
 
@@ -53,6 +53,34 @@ export async function downloadObject(
   const body = out.Body?.transformToWebStream();
   if (!body) throw new DeployError("build_source_missing", `s3://${at.bucket}/${key} is empty`);
   await body.pipeTo((await Deno.create(path)).writable);
+}
+
+/**
+ * Stores a build's source zip at `build/<id>.zip`, where `rollback` rebuilds it from (and the
+ * MicroVM builder's agent downloads it).
+ *
+ * @param at bucket and client
+ * @param id build id
+ * @param body the zip's bytes
+ * @returns the key written
+ * @throws {DeployError} an S3 failure
+ */
+export async function putSourceZip(at: S3Location, id: string, body: Uint8Array): Promise<string> {
+  const key = sourceKey(id);
+  await aws(
+    { resource: `s3://${at.bucket}/${key}`, action: "s3:PutObject" },
+    () =>
+      at.s3.send(
+        new PutObjectCommand({
+          Bucket: at.bucket,
+          Key: key,
+          Body: body,
+          ContentLength: body.byteLength,
+          ContentType: "application/zip",
+        }),
+      ),
+  );
+  return key;
 }
 
 /**

@@ -21,6 +21,13 @@ export interface Builder {
   /** `local` or `microvm`. */
   readonly name: "local" | "microvm";
   /**
+   * How long this builder lets one job's build run before stopping it (milliseconds): the
+   * deploy lock lasts this long plus the publish, so a lock whose holder died lapses with it.
+   *
+   * @param maxDurationSeconds config `microvm.maxDurationSeconds`
+   */
+  deadlineMs(maxDurationSeconds: number): number;
+  /**
    * Runs one job where this builder runs jobs.
    *
    * @throws DeployError as `runJob` does, and the builder's own (`microvm_launch_failed`, …)

@@ -2,12 +2,21 @@
  * The local builder (`--builder local`, and `plan`): runs the build-and-publish job in this
  * process, on this machine.
  *
+ * A deploy is recorded as the MicroVM builder records it: the source zip stored at
+ * `build/<id>.zip` (so `rollback <id>` can rebuild it) and a `running` record at
+ * `builds/<id>.json` before the build, which the job finishes (`done` with its counts, or
+ * `failed`). `history` lists it; its log fields are empty, since its lines were printed here
+ * rather than stored. A `--no-build` deploy is recorded with no source (nothing to rebuild), and a
+ * `plan` records nothing.
+ *
  * @module
  */
 import type { S3Client } from "@aws-sdk/client-s3";
-import type { Clock, Logger } from "@org/shared";
+import { type Clock, type Logger, systemClock } from "@org/shared";
 import type { RetryOptions } from "../aws/retry.ts";
-import { runJob } from "../job/job.ts";
+import { runningRecord } from "../build_records/record.ts";
+import { putBuildRecord, putSourceZip } from "../build_records/store.ts";
+import { buildDeadlineMs, type JobInput, type JobRecord, runJob } from "../job/job.ts";
 import type { Builder } from "./builder.ts";
 
 /** Options for {@linkcode createLocalBuilder}. */
@@ -38,12 +47,38 @@ export interface LocalBuilderOptions {
  *
  * @example
  * ```ts
- * const outcome = await createLocalBuilder({ s3, logger }).run(input);
+ * import type { JobInput } from "../job/job.ts";
+ * import type { LocalBuilderOptions } from "./local.ts";
+ *
+ * const build = (options: LocalBuilderOptions, input: JobInput) =>
+ *   createLocalBuilder(options).run(input);
  * ```
  */
 export function createLocalBuilder(options: LocalBuilderOptions): Builder {
   return {
     name: "local",
-    run: (input, hooks = {}) => runJob(input, { ...options, ...hooks }),
+    deadlineMs: (maxDurationSeconds) => options.deadlineMs ?? buildDeadlineMs(maxDurationSeconds),
+    run: async (input, hooks = {}) => {
+      const record = input.dryRun ? undefined : await startRecord(options, input);
+      return await runJob(record ? { ...input, record } : input, { ...options, ...hooks });
+    },
   };
+}
+
+/** Stores the source (when there is a zip) and the `running` record the job will finish. */
+async function startRecord(options: LocalBuilderOptions, input: JobInput): Promise<JobRecord> {
+  const at = { s3: options.s3, bucket: input.target.bucket };
+  const source = "zip" in input.source
+    ? await putSourceZip(at, input.buildId, await Deno.readFile(input.source.zip))
+    : "bucketKey" in input.source
+    ? input.source.bucketKey
+    : "";
+  const started: JobRecord = {
+    startedAt: new Date((options.clock ?? systemClock).now()).toISOString(),
+    source,
+    logGroup: "",
+    logStream: "",
+  };
+  await putBuildRecord(at, runningRecord(input.buildId, started));
+  return started;
 }

@@ -57,7 +57,12 @@ export function invalidationCallerReference(
  *
  * @example
  * ```ts
- * await createInvalidation(cf, "E123", planInvalidation(result.changedKeys, 1000), buildId);
+ * import type { CloudFrontClient } from "@aws-sdk/client-cloudfront";
+ * import type { SyncResult } from "../sync/engine.ts";
+ * import { planInvalidation } from "./plan_invalidation.ts";
+ *
+ * const invalidate = (cf: CloudFrontClient, result: SyncResult, buildId: string) =>
+ *   createInvalidation(cf, "E123", planInvalidation(result.changedKeys, 1000), buildId);
  * ```
  */
 export async function createInvalidation(

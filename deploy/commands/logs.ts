@@ -16,7 +16,8 @@ export const logsCommand: Command = {
   args: ["id"],
   help: "Prints the log lines of build <id> from the builder log group, oldest first, each\n" +
     "prefixed with its ISO 8601 time. The stream is named in the build record\n" +
-    "(builds/<id>.json). --json prints [{timestamp, message}].",
+    "(builds/<id>.json); a --builder local build stored none (a warning says so).\n" +
+    "--json prints [{timestamp, message}].",
   async run(ctx) {
     const id = ctx.args.id ?? "";
     using site = await openSite(ctx, { aws: true });
@@ -25,6 +26,14 @@ export const logsCommand: Command = {
       throw new DeployError("build_not_found", `no build ${id} is recorded for ${ctx.env}`, {
         hint: "`deploy history` lists the builds",
       });
+    }
+    if (record.logStream === "") {
+      // `--builder local`: the lines went to the terminal that ran the deploy.
+      ctx.out.warn(
+        `build ${id} ran with --builder local: its lines were printed there, not stored`,
+      );
+      if (ctx.out.mode === "json") ctx.out.data([]);
+      return;
     }
     const lines = await readLogStream(site.clients.logs, record.logGroup, record.logStream);
     const at = (ms: number) => new Date(ms).toISOString();

@@ -81,7 +81,9 @@ export interface CliDeps {
  *
  * @example
  * ```ts
- * const code = await runCli(["config", "staging", "--json"], deps);
+ * import type { CliDeps } from "./run.ts";
+ *
+ * const printConfig = (deps: CliDeps) => runCli(["config", "staging", "--json"], deps);
  * ```
  */
 export async function runCli(argv: readonly string[], deps: CliDeps): Promise<number> {

@@ -5,7 +5,7 @@
  * @module
  */
 import type { ConfigIssue } from "@org/shared";
-import type { Field, NumberField, ObjectField, StringField } from "./field.ts";
+import type { Field, MapField, NumberField, ObjectField, StringField } from "./field.ts";
 import { suggest } from "./suggest.ts";
 
 /**
@@ -40,11 +40,18 @@ export function checkField(
         ? value
         : fail(`be one of ${field.values.join(", ")}`);
     case "list": {
-      if (!Array.isArray(value)) return fail("be an array of strings");
+      if (!Array.isArray(value)) {
+        return fail(field.items.kind === "string" ? "be an array of strings" : "be an array");
+      }
+      if (field.maxItems !== undefined && value.length > field.maxItems) {
+        return fail(`have at most ${field.maxItems} items`);
+      }
       const before = issues.length;
       const out = value.map((item, i) => checkField(field.items, item, `${path}[${i}]`, issues));
       return issues.length === before ? out : undefined;
     }
+    case "map":
+      return checkMap(field, value, path, issues);
     case "object":
       return checkObject(field, value, path, issues);
     case "deferred":
@@ -104,6 +111,32 @@ export function checkObject(
   return out;
 }
 
+/** Checks a map: every key against `keys`, every value against `values`. */
+function checkMap(
+  field: MapField,
+  value: unknown,
+  path: string,
+  issues: ConfigIssue[],
+): Record<string, string> | undefined {
+  if (!isPlainObject(value)) {
+    issues.push({ path, message: `must be an object (got ${show(value)})` });
+    return undefined;
+  }
+  const before = issues.length;
+  const out: Record<string, string> = {};
+  for (const [key, raw] of Object.entries(value)) {
+    const subPath = join(path, key);
+    const keyFail = (rule: string): undefined => {
+      issues.push({ path: subPath, message: `key must ${rule}` });
+      return undefined;
+    };
+    if (checkString(field.keys, key, keyFail) === undefined) continue;
+    const resolved = checkField(field.values, raw, subPath, issues);
+    if (typeof resolved === "string") out[key] = resolved;
+  }
+  return issues.length === before ? out : undefined;
+}
+
 /**
  * The value an absent key resolves to: its default, or for a non-optional object all of its
  * fields' defaults.
@@ -112,7 +145,7 @@ function defaultOf(field: Field, path: string, issues: ConfigIssue[]): unknown {
   if (field.kind === "object") {
     return field.optional ? undefined : checkObject(field, {}, path, issues);
   }
-  if (field.kind === "deferred") return undefined;
+  if (field.kind === "deferred" || field.kind === "map") return undefined;
   if (field.kind === "list") return [...field.default];
   return field.default;
 }

@@ -63,11 +63,21 @@ export interface EnumField extends Described {
   readonly default?: string;
 }
 
-/** An array of strings; a user's array replaces the default outright. */
+/** An array of strings or of objects; a user's array replaces the default outright. */
 export interface ListField extends Described {
   readonly kind: "list";
-  readonly items: StringField;
-  readonly default: readonly string[];
+  readonly items: StringField | ObjectField;
+  readonly default: readonly unknown[];
+  /** The most items allowed. */
+  readonly maxItems?: number;
+}
+
+/** An object whose keys are chosen by the user (header names), every value one kind. */
+export interface MapField extends Described {
+  readonly kind: "map";
+  /** The rule every key follows. */
+  readonly keys: StringField;
+  readonly values: StringField;
 }
 
 /** A nested object; merged key by key with its defaults. Unknown keys are rejected. */
@@ -99,5 +109,6 @@ export type Field =
   | BooleanField
   | EnumField
   | ListField
+  | MapField
   | ObjectField
   | DeferredField;

@@ -79,6 +79,12 @@ function toJsonSchema(field: Field): JsonSchema {
     case "list":
       doc.type = "array";
       doc.items = toJsonSchema(field.items);
+      if (field.maxItems !== undefined) doc.maxItems = field.maxItems;
+      break;
+    case "map":
+      doc.type = "object";
+      doc.propertyNames = toJsonSchema(field.keys);
+      doc.additionalProperties = toJsonSchema(field.values);
       break;
     case "object":
       return objectSchema(field, doc);

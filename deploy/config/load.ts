@@ -60,8 +60,12 @@ export interface LoadSiteOptions {
  *
  * @example
  * ```ts
- * const site = await loadSite({ env: "production", repoDir: "/src/blog", cwd: "/src/blog", files: denoFiles });
- * site.names.cdnLogGroup; // "/blog/production/cloudfront"
+ * import { denoFiles } from "./files.ts";
+ *
+ * async function logGroupOf(repoDir: string) {
+ *   const site = await loadSite({ env: "production", repoDir, cwd: repoDir, files: denoFiles });
+ *   return site.names.cdnLogGroup; // "/blog/production/cloudfront"
+ * }
  * ```
  */
 export async function loadSite(options: LoadSiteOptions): Promise<LoadedSite> {

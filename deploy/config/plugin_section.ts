@@ -66,7 +66,10 @@ export interface SectionSite {
  *
  * @example
  * ```ts
- * resolvePluginSection(section, undefined, { siteName: "blog", env: "production" });
+ * import type { PluginSection } from "./plugin_section.ts";
+ *
+ * const defaults = (section: PluginSection) =>
+ *   resolvePluginSection(section, undefined, { siteName: "blog", env: "production" });
  * // { config: { …every default… } }
  * ```
  */

@@ -7,6 +7,16 @@
 import type { Field, ObjectField, Pattern, StringField } from "./field.ts";
 import { MAX_TAG_VALUE, TAG_VALUE_CHARS } from "./names.ts";
 import { FIRST_PARTY_SECTIONS } from "./plugin_section.ts";
+import {
+  HEADER_NAME_REGEX,
+  HEADER_VALUE_REGEX,
+  MAX_RULE_TEXT,
+  MAX_RULES,
+  PATH_PATTERN_REGEX,
+  PATH_PATTERN_RULE,
+  REDIRECT_STATUSES,
+  TARGET_REGEX,
+} from "./route_rules.ts";
 
 /** `siteName`: a slug used in every derived resource name. */
 export const SITE_NAME_PATTERN: Pattern = {
@@ -48,6 +58,71 @@ const repoPath = (description: string, fallback: string): StringField => ({
   nonBlank: true,
   pattern: REPO_RELATIVE_PATTERN,
 });
+
+/** One `redirects` item (also checks each `_redirects` rule). */
+export const REDIRECT_RULE_FIELD: ObjectField = {
+  kind: "object",
+  description: "One rule.",
+  required: ["from", "to"],
+  fields: {
+    from: {
+      kind: "string",
+      pattern: { regex: PATH_PATTERN_REGEX, rule: PATH_PATTERN_RULE },
+      maxLength: MAX_RULE_TEXT,
+      description: "Path matched; :name captures a segment, a trailing * the rest.",
+    },
+    to: {
+      kind: "string",
+      pattern: {
+        regex: TARGET_REGEX,
+        rule: "be a path or an http(s) URL without spaces or control characters",
+      },
+      maxLength: MAX_RULE_TEXT,
+      description: "Target path or URL; may use the :name and :splat that from captures.",
+    },
+    status: {
+      kind: "number",
+      oneOf: REDIRECT_STATUSES,
+      default: 301,
+      description: "301/302/307/308 redirect, 200 rewrite (URL unchanged), 404 not-found.",
+    },
+    force: {
+      kind: "boolean",
+      default: false,
+      description: "Apply the rule even when a file exists at from.",
+    },
+  },
+};
+
+/** One `headers` item (also checks each `_headers` rule). */
+export const HEADER_RULE_FIELD: ObjectField = {
+  kind: "object",
+  description: "Headers for one path pattern.",
+  required: ["for", "values"],
+  fields: {
+    for: {
+      kind: "string",
+      pattern: { regex: PATH_PATTERN_REGEX, rule: PATH_PATTERN_RULE },
+      maxLength: MAX_RULE_TEXT,
+      description: "Path pattern; :name matches a segment, a trailing * the rest.",
+    },
+    values: {
+      kind: "map",
+      description: "Header names to values.",
+      keys: {
+        kind: "string",
+        description: "A header name.",
+        pattern: { regex: HEADER_NAME_REGEX, rule: "be an HTTP header name (a token)" },
+      },
+      values: {
+        kind: "string",
+        description: "The header value.",
+        pattern: { regex: HEADER_VALUE_REGEX, rule: "contain no control characters" },
+        maxLength: MAX_RULE_TEXT,
+      },
+    },
+  },
+};
 
 /** The `pds` section: publishing to an AT Protocol PDS. Checked when a `pds` command runs. */
 export const PDS_SCHEMA: ObjectField = {
@@ -217,7 +292,22 @@ export const SITE_SCHEMA: ObjectField = {
       kind: "boolean",
       default: false,
       description:
-        "Single-page mode: unknown paths get /index.html with 200 (main distribution, at creation).",
+        "Single-page mode: extension-less paths get the app shell (/index.html) with 200; a missing file with an extension is a 404 (main distribution).",
+    },
+    redirects: {
+      kind: "list",
+      default: [],
+      maxItems: MAX_RULES,
+      description:
+        "Redirect and rewrite rules, first match wins; they run before _redirects' rules.",
+      items: REDIRECT_RULE_FIELD,
+    },
+    headers: {
+      kind: "list",
+      default: [],
+      maxItems: MAX_RULES,
+      description: "Response headers by path; every matching rule adds its values.",
+      items: HEADER_RULE_FIELD,
     },
     seo: {
       kind: "object",

@@ -6,9 +6,10 @@
  */
 import { basename } from "node:path";
 import type { ConfigIssue } from "@org/shared";
-import { checkField, checkObject } from "./check.ts";
+import { checkField, checkObject, isPlainObject } from "./check.ts";
 import { ACCOUNT_ID_PLACEHOLDER, bucketName, MAX_BUCKET_NAME, tagSafe } from "./names.ts";
 import { SITE_NAME_PATTERN, SITE_SCHEMA } from "./schema.ts";
+import { headerIssues, type HeaderRule, redirectIssues, type RedirectRule } from "./route_rules.ts";
 
 /** Allowed builder memory sizes, in GB. */
 export type MicrovmMemory = 0.5 | 1 | 2 | 4 | 8;
@@ -40,6 +41,8 @@ export interface SiteConfigInput {
   invalidationMaxPaths?: number;
   defaultRootObject?: string;
   spa?: boolean;
+  redirects?: { from?: string; to?: string; status?: number; force?: boolean }[];
+  headers?: { for?: string; values?: Record<string, string> }[];
   seo?: { robots?: RobotsPolicy; robotsContent?: string; sitemap?: SitemapPolicy };
   paths?: {
     app?: string;
@@ -76,6 +79,10 @@ export interface SiteConfig {
   invalidationMaxPaths: number;
   defaultRootObject: string;
   spa: boolean;
+  /** Redirect and rewrite rules, in order; `_redirects`' rules follow them at deploy time. */
+  redirects: RedirectRule[];
+  /** Header rules, in order; `_headers`' rules follow them at deploy time. */
+  headers: HeaderRule[];
   seo: { robots: RobotsPolicy; robotsContent?: string; sitemap: SitemapPolicy };
   paths: { app: string; dist: string; publicDir: string; content: string; atprotoJson: string };
   /** The raw `pds` section; checked by `resolvePdsConfig` when a `pds` command runs. */
@@ -141,6 +148,8 @@ export function resolveSiteConfig(raw: unknown, options: ResolveSiteOptions): Si
     if (Object.hasOwn(raw as object, key)) resolved[key] = (raw as Record<string, unknown>)[key];
   }
 
+  issues.push(...redirectIssues(objectItems(raw, "redirects"), (i) => `redirects[${i}]`));
+  issues.push(...headerIssues(objectItems(raw, "headers"), (i) => `headers[${i}]`));
   if (options.domainFlag !== undefined) {
     const flag = checkField(SITE_SCHEMA.fields.domain!, options.domainFlag, "--domain", issues);
     if (flag !== undefined) resolved.domain = flag;
@@ -167,4 +176,11 @@ export function resolveSiteConfig(raw: unknown, options: ResolveSiteOptions): Si
   if (issues.length > 0) return { errors: issues };
   // Every field was checked against SITE_SCHEMA, whose shape SiteConfig mirrors (tested).
   return { config: resolved as unknown as SiteConfig };
+}
+
+/** The items of a list key as written, each an object (others are the schema's to report). */
+function objectItems(raw: unknown, key: string): Record<string, unknown>[] {
+  const list = (raw as Record<string, unknown>)[key];
+  if (!Array.isArray(list)) return [];
+  return list.map((item) => isPlainObject(item) ? item : {});
 }

@@ -36,6 +36,8 @@ Deno.test("resolveSiteConfig() fills every default from the spec for a minimal f
     invalidationMaxPaths: 1000,
     defaultRootObject: "index.html",
     spa: false,
+    redirects: [],
+    headers: [],
     seo: { robots: "auto", sitemap: "auto" },
     paths: {
       app: ".",
@@ -385,4 +387,82 @@ Deno.test("resolveSiteConfig() carries pds and analytics through unchecked", () 
   const config = ok({ siteName: "blog", pds: { name: "", bogus: 1 }, analytics: { nope: true } });
   assert.deepEqual(config.pds, { name: "", bogus: 1 });
   assert.deepEqual(config.analytics, { nope: true });
+});
+
+Deno.test("resolveSiteConfig() resolves redirects with status 301 and force false by default", () => {
+  const config = ok({
+    siteName: "blog",
+    redirects: [
+      { from: "/blog/*", to: "/posts/:splat" },
+      { from: "/news/:year/:slug", to: "/:year/:slug", status: 302, force: true },
+      { from: "/app/*", to: "/app/index.html", status: 200 },
+      { from: "/docs/*", to: "/docs/404.html", status: 404 },
+      { from: "/old", to: "https://example.com/new?x=1", status: 308 },
+    ],
+    headers: [{ for: "/assets/*", values: { "Cache-Control": "public, max-age=31536000" } }],
+  });
+  assert.deepEqual(config.redirects[0], {
+    from: "/blog/*",
+    to: "/posts/:splat",
+    status: 301,
+    force: false,
+  });
+  assert.equal(config.redirects[1]!.force, true);
+  assert.deepEqual(config.headers, [
+    { for: "/assets/*", values: { "Cache-Control": "public, max-age=31536000" } },
+  ]);
+});
+
+Deno.test("resolveSiteConfig() reports every redirect and header problem at once with key paths", () => {
+  const found = errors({
+    siteName: "blog",
+    redirects: [
+      { from: "/a", to: "/b", status: 303 },
+      { from: "/a/:id", to: "/b/:slug/:splat" },
+      { from: "a/*/b", to: "/b" },
+      { from: "/p/*", to: "https://other.example/:splat", status: 200 },
+      { to: "/x" },
+    ],
+    headers: [
+      {
+        for: "/*",
+        values: {
+          "Bad Name": "x",
+          Connection: "close",
+          "X-Amz-Cf-Pop": "x",
+          "content-length": "1",
+          "X-Ok": "a\u0007b",
+        },
+      },
+    ],
+  }).map((e) => `${e.path}: ${e.message}`);
+  const expected = [
+    "redirects[0].status: must be one of 200, 301, 302, 307, 308, 404",
+    'redirects[1].to: uses :slug but "from" has no :slug segment',
+    'redirects[1].to: uses :splat but "from" has no trailing *',
+    "redirects[2].from: must be a path starting with /",
+    "redirects[3].to: must be a path for status 200",
+    "redirects[4].from: is required",
+    "headers[0].values.Bad Name: key must be an HTTP header name",
+    "headers[0].values.X-Ok: must contain no control characters",
+  ];
+  for (const line of expected) {
+    assert.ok(found.some((f) => f.startsWith(line)), `missing ${line} in\n${found.join("\n")}`);
+  }
+});
+
+Deno.test("resolveSiteConfig() rejects hop-by-hop and CloudFront-reserved header names", () => {
+  const found = errors({
+    siteName: "blog",
+    headers: [{
+      for: "/*",
+      values: { Connection: "close", "X-Amz-Cf-Pop": "x", "content-length": "1", Via: "1.1 x" },
+    }],
+  }).map((e) => `${e.path}: ${e.message}`);
+  assert.deepEqual(found, [
+    "headers[0].values.Connection: must not be a hop-by-hop header",
+    "headers[0].values.X-Amz-Cf-Pop: must not be a header CloudFront reserves",
+    "headers[0].values.content-length: must not be a header CloudFront reserves",
+    "headers[0].values.Via: must not be a header CloudFront reserves",
+  ]);
 });

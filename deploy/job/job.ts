@@ -14,6 +14,7 @@ import { type ChangedManifest, finishRecord, runningRecord } from "../build_reco
 import { downloadObject, putBuildRecord, putManifest } from "../build_records/store.ts";
 import { DeployError } from "../errors.ts";
 import { generateSeoFiles, listKeys } from "../seo/files.ts";
+import { readRuleFiles, refuseUnpublishedRules } from "../routing/site_rules.ts";
 import type { SeoSettings } from "../seo/policy.ts";
 import { type SyncProgress, type SyncResult, syncSite } from "../sync/engine.ts";
 import type { RetryOptions } from "../aws/retry.ts";
@@ -48,7 +49,7 @@ export interface JobTarget {
   readonly prefix: string;
 }
 
-/** The build record the job finishes (MicroVM builds, whose source the bucket keeps). */
+/** The build record the job finishes (started by the builder: either one, for every deploy). */
 export interface JobRecord {
   /** Launch time, ISO 8601 (the record's `startedAt`). */
   readonly startedAt: string;
@@ -175,12 +176,16 @@ export function jobFailureReason(err: unknown): string {
  * @param deps S3, logger and hooks
  * @returns the outcome
  * @throws DeployError `build_source_missing`, `build_failed`, `build_timeout`, `dist_missing`,
- *   `dist_empty`, `too_many_deletes`; an AWS error that outlived its retries
+ *   `rules_invalid`, `dist_empty`, `too_many_deletes`; an AWS error that outlived its retries
  *
  * @example
  * ```ts
- * const outcome = await runJob({ ...input, source: { zip: "/tmp/source.zip" } }, { s3, logger });
- * outcome.changedKeys; // ["index.html", …]
+ * import type { JobDeps, JobInput } from "./job.ts";
+ *
+ * async function runFromZip(input: JobInput, deps: JobDeps) {
+ *   const outcome = await runJob({ ...input, source: { zip: "/tmp/source.zip" } }, deps);
+ *   return outcome.changedKeys; // ["index.html", …]
+ * }
  * ```
  */
 export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome> {
@@ -192,6 +197,9 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
     const distDir = work === undefined
       ? await existingOutput(input)
       : await unpackAndBuild(input, deps, work.path);
+    // Checked before anything is uploaded: a bad rules file stops the deploy here.
+    const fileRules = await readRuleFiles(distDir);
+    refuseUnpublishedRules(fileRules, "the build output's _redirects/_headers");
     deps.onStage?.("seo");
     const seo = generateSeoFiles(await listKeys(distDir), input.seo, {
       isProduction: input.production,

@@ -245,3 +245,43 @@ Deno.test("job: an interrupt (Ctrl-C) stops the build's whole process group and 
     await Deno.remove(tempRoot, { recursive: true });
   }
 });
+
+Deno.test("job: valid _redirects and _headers are refused as rules_unpublished before any upload", async () => {
+  await using s3srv = await startS3([BUCKET]);
+  const s3 = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
+  const dist = await makeTree({
+    "index.html": "<h1>x</h1>",
+    _redirects: "/old /new 301!\n",
+    _headers: "/*\n  X-Frame-Options: DENY\n",
+  });
+  try {
+    await assert.rejects(
+      () =>
+        runJob({ ...input("unused"), source: { builtDir: dist } }, { s3, logger: silentLogger }),
+      (err: unknown) =>
+        err instanceof DeployError && err.code === "rules_unpublished" &&
+        err.message.includes("2 redirect/header rule(s)"),
+    );
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET }));
+    assert.deepEqual(listed.Contents?.map((o) => o.Key) ?? [], []);
+  } finally {
+    s3.destroy();
+    await Deno.remove(dist, { recursive: true });
+  }
+});
+
+Deno.test("job: a hostile _redirects (100,000 rules) is rules_invalid before any S3 call", async () => {
+  const dist = await makeTree({ "index.html": "x", _redirects: "/a /b\n".repeat(100_000) });
+  try {
+    await assert.rejects(
+      () =>
+        runJob({ ...input("unused"), source: { builtDir: dist } }, {
+          s3: noS3,
+          logger: silentLogger,
+        }),
+      (err: unknown) => err instanceof DeployError && err.code === "rules_invalid",
+    );
+  } finally {
+    await Deno.remove(dist, { recursive: true });
+  }
+});

@@ -43,7 +43,8 @@ export interface RunBuildStepsOptions {
  *
  * @example
  * ```ts
- * const dist = await runBuildSteps({ rootDir, paths: { app: ".", dist: "dist" }, deadlineMs: 1_860_000 });
+ * const build = (rootDir: string) =>
+ *   runBuildSteps({ rootDir, paths: { app: ".", dist: "dist" }, deadlineMs: 1_860_000 });
  * ```
  */
 export async function runBuildSteps(options: RunBuildStepsOptions): Promise<string> {

@@ -89,8 +89,13 @@ export function documentRecord(post: Post, publicationUri: string): DocumentReco
  *
  * @example
  * ```ts
- * const plan = planDocuments(posts, await listAll(), "at://did:plc:x/site.standard.publication/self");
- * plan.create.length; // posts with no record yet
+ * import type { Post } from "./posts.ts";
+ * import type { RemoteRecord } from "./document_plan.ts";
+ *
+ * function toCreate(posts: readonly Post[], remote: readonly RemoteRecord[]) {
+ *   const plan = planDocuments(posts, remote, "at://did:plc:x/site.standard.publication/self");
+ *   return plan.create.length; // posts with no record yet
+ * }
  * ```
  */
 export function planDocuments(

@@ -273,8 +273,12 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
  *
  * @example
  * ```ts
- * const plan = await planDeploy(input);
- * console.log(JSON.stringify(plan));
+ * import type { DeployInput } from "./deploy.ts";
+ *
+ * async function printPlan(input: DeployInput) {
+ *   const plan = await planDeploy(input);
+ *   console.log(JSON.stringify(plan));
+ * }
  * ```
  */
 export async function planDeploy(input: DeployInput): Promise<DeployPlan> {
@@ -320,7 +324,13 @@ export async function planDeploy(input: DeployInput): Promise<DeployPlan> {
  *
  * @example
  * ```ts
- * const summary = await runDeploy({ ...input, builder: createLocalBuilder({ s3, logger }) });
+ * import type { S3Client } from "@aws-sdk/client-s3";
+ * import type { Logger } from "@org/shared";
+ * import { createLocalBuilder } from "../builders/local.ts";
+ * import type { DeployInput } from "./deploy.ts";
+ *
+ * const deployLocally = (input: DeployInput, s3: S3Client, logger: Logger) =>
+ *   runDeploy({ ...input, builder: createLocalBuilder({ s3, logger }) });
  * ```
  */
 export async function runDeploy(input: DeployInput): Promise<DeploySummary> {

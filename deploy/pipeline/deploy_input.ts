@@ -16,6 +16,7 @@ import { denoCommandRunner } from "../source/revision.ts";
 import { lockKey, owedInvalidationKey, SITE_PREFIX } from "../state/bucket_layout.ts";
 import { progressBar } from "./report.ts";
 import { refusePreviewEnv } from "../config/env_name.ts";
+import { refuseUnpublishedRules } from "../routing/site_rules.ts";
 import { removeStaleWorkDirs } from "../job/work_dir.ts";
 
 /**
@@ -102,6 +103,7 @@ export async function openSiteDeploy(
       });
     }
     const config = site.config;
+    refuseUnpublishedRules(config, "the site config");
     const origin = target?.origin ?? siteOrigin(config.domain, state.distributionDomain);
     const isProduction = !target && ctx.env === "production";
     const tags = target?.tags ?? { ...site.names.tags } as Record<string, string>;

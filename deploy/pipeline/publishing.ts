@@ -13,7 +13,7 @@ import type { RetryOptions } from "../aws/retry.ts";
 import { clearOwed, recordOwed } from "../cdn/owed_invalidation.ts";
 import { INVALIDATE_ALL, planInvalidation } from "../cdn/plan_invalidation.ts";
 import { createInvalidation, type InvalidationResult } from "../cdn/send_invalidation.ts";
-import { buildDeadlineMs } from "../job/job.ts";
+import type { Builder } from "../builders/builder.ts";
 import { acquireLock, type HeldLock } from "../state/deploy_lock.ts";
 
 /** The lock a publishing run holds. */
@@ -28,8 +28,12 @@ export interface DeployLockInput {
   readonly forceUnlock?: boolean;
 }
 
-/** Beyond the build deadline, how long a lock lasts: the sync and the invalidation. */
-export const LOCK_SLACK_MS = 30 * 60_000;
+/**
+ * Beyond the builder's deadline, how long a lock lasts: the local builder's sync after its
+ * build, and the invalidation. A run without a build (`delete`, `preview destroy`) holds it
+ * this long.
+ */
+export const LOCK_SLACK_MS = 10 * 60_000;
 
 /** Where a run publishes and how it invalidates (a `DeployInput` is one). */
 export interface PublishingTarget {
@@ -43,6 +47,8 @@ export interface PublishingTarget {
   readonly defaultRootObject?: string;
   /** Config `microvm.maxDurationSeconds`: the lock outlasts the longest build. */
   readonly maxDurationSeconds: number;
+  /** The builder whose job the lock covers (its deadline); none: the run builds nothing. */
+  readonly builder?: Pick<Builder, "deadlineMs">;
   /** S3 (lock, owed record) and CloudFront. */
   readonly clients: { readonly s3: S3Client; readonly cloudfront: CloudFrontClient };
   /** Warnings (a lock taken over). */
@@ -69,7 +75,15 @@ export interface PublishingTarget {
 export async function takePublishingLock(
   target: Pick<
     PublishingTarget,
-    "bucket" | "clients" | "logger" | "lock" | "maxDurationSeconds" | "clock" | "sleep"
+    | "bucket"
+    | "clients"
+    | "logger"
+    | "lock"
+    | "maxDurationSeconds"
+    | "builder"
+    | "clock"
+    | "sleep"
+    | "retry"
   >,
 ): Promise<HeldLock | undefined> {
   if (target.lock === undefined) return undefined;
@@ -77,7 +91,7 @@ export async function takePublishingLock(
     key: target.lock.key,
     holder: target.lock.holder,
     waitMs: target.lock.waitMs,
-    ttlMs: buildDeadlineMs(target.maxDurationSeconds) + LOCK_SLACK_MS,
+    ttlMs: lockTtlMs(target),
     ...(target.lock.forceUnlock ? { forceUnlock: true } : {}),
   }, {
     s3: target.clients.s3,
@@ -85,7 +99,21 @@ export async function takePublishingLock(
     clock: target.clock ?? systemClock,
     sleep: target.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     logger: target.logger,
+    ...(target.retry ? { retry: target.retry } : {}),
   });
+}
+
+/**
+ * How long a run's lock lasts if never released (pure): the builder's own deadline, when the
+ * run builds, plus {@linkcode LOCK_SLACK_MS}.
+ *
+ * @param target the builder (none: no build) and `maxDurationSeconds`
+ * @returns milliseconds
+ */
+export function lockTtlMs(
+  target: Pick<PublishingTarget, "builder" | "maxDurationSeconds">,
+): number {
+  return (target.builder?.deadlineMs(target.maxDurationSeconds) ?? 0) + LOCK_SLACK_MS;
 }
 
 /**

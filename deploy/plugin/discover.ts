@@ -26,8 +26,10 @@ export const MAX_PLUGIN_NAME = 64;
  *
  * @example
  * ```ts
- * needsPlugins(["bootstrap"], false, COMMAND_TABLE); // false
- * needsPlugins(["analytics", "status"], false, COMMAND_TABLE); // true
+ * import { COMMAND_TABLE } from "../commands/table.ts";
+ *
+ * if (needsPlugins(["bootstrap"], false, COMMAND_TABLE)) throw new Error("a core command");
+ * if (!needsPlugins(["analytics", "status"], false, COMMAND_TABLE)) throw new Error("a plugin's");
  * ```
  */
 export function needsPlugins(

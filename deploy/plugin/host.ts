@@ -16,8 +16,13 @@ import type { PluginHost, PluginSite } from "./contract.ts";
  *
  * @example
  * ```ts
- * using site = await pluginHost(ctx).openSite();
- * site.client(FirehoseClient, "FIREHOSE", "us-east-1");
+ * import { FirehoseClient } from "@aws-sdk/client-firehose";
+ * import type { CommandContext } from "../cli/command.ts";
+ *
+ * async function firehoseOf(ctx: CommandContext) {
+ *   using site = await pluginHost(ctx).openSite();
+ *   return site.client(FirehoseClient, "FIREHOSE", "us-east-1");
+ * }
  * ```
  */
 export function pluginHost(ctx: CommandContext): PluginHost {

@@ -76,7 +76,11 @@ export async function listKeys(dir: string): Promise<string[]> {
  *
  * @example
  * ```ts
- * await writeSeoFiles("dist", { robots: "auto", sitemap: "auto" }, { isProduction: true, origin: "https://example.com" });
+ * const dist = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dist}/index.html`, "<h1>hi</h1>");
+ * const site = { isProduction: true, origin: "https://example.com" };
+ * await writeSeoFiles(dist, { robots: "auto", sitemap: "auto" }, site);
+ * await Deno.remove(dist, { recursive: true });
  * ```
  */
 export async function writeSeoFiles(

@@ -73,8 +73,12 @@ export interface AwsSite extends SiteBasics, Disposable {
  *
  * @example
  * ```ts
- * using site = await openSite(ctx, { aws: true });
- * (await site.requireState()).distributionId; // "E2ABC…"
+ * import type { CommandContext } from "../cli/command.ts";
+ *
+ * async function distributionOf(ctx: CommandContext) {
+ *   using site = await openSite(ctx, { aws: true });
+ *   return (await site.requireState()).distributionId; // "E2ABC…"
+ * }
  * ```
  */
 export async function openSite(

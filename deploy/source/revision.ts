@@ -71,7 +71,7 @@ export async function denoCommandRunner(
  *
  * @example
  * ```ts
- * const rev = await readRevision("/repo", denoCommandRunner); // { id: "3f2a1b9c8d7e-dirty", … }
+ * const rev = await readRevision(Deno.cwd(), denoCommandRunner); // { id: "3f2a1b9c8d7e-dirty", … }
  * ```
  */
 export async function readRevision(

@@ -47,7 +47,11 @@ const VCS_DIRS = new Set([".git", ".jj"]);
  *
  * @example
  * ```ts
- * const files = await listSourceFiles({ repoRoot, sourceIgnore: ["dist/"], sourceInclude: [".env.production"] });
+ * const files = await listSourceFiles({
+ *   repoRoot: Deno.cwd(),
+ *   sourceIgnore: ["dist/", "node_modules/"],
+ *   sourceInclude: [], // e.g. ".env.production", ignored by git but part of the build
+ * });
  * ```
  */
 export async function listSourceFiles(selection: SourceSelection): Promise<string[]> {

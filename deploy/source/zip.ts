@@ -47,7 +47,8 @@ const FIXED_MTIME = () => new Date(1980, 0, 1, 0, 0, 0);
  *
  * @example
  * ```ts
- * const zip = await createSourceZip({ repoRoot, sourceIgnore: [".git/", "dist/"], sourceInclude: [], outPath: "/tmp/src.zip" });
+ * const zipRepo = (repoRoot: string, outPath: string) =>
+ *   createSourceZip({ repoRoot, sourceIgnore: [".git/", "dist/"], sourceInclude: [], outPath });
  * ```
  */
 export async function createSourceZip(options: SourceZipOptions): Promise<SourceZip> {

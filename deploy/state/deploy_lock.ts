@@ -6,12 +6,19 @@
  * holder died) is taken over with `If-Match` on the lock's ETag, so two deploys that both see
  * it expired cannot both take it.
  *
+ * S3 faults do not wedge it. Every call is retried like every other S3 write. A write whose
+ * answer was lost (a 503 after the object was stored) is told apart from another holder's by
+ * reading the lock back: a lock carrying this acquisition's token is ours. Release deletes the
+ * lock only while it still has the ETag written (a conditional delete), so a holder that
+ * outlived its lock never removes its successor's.
+ *
  * @module
  */
 import type { S3Client } from "@aws-sdk/client-s3";
 import type { Clock, Logger } from "@org/shared";
 import { DeployError } from "../errors.ts";
-import { getObjectText, putJsonIf, removeObject } from "../aws/s3_objects.ts";
+import type { RetryOptions } from "../aws/retry.ts";
+import { getObjectText, type PutCondition, putJsonIf, removeObject } from "../aws/s3_objects.ts";
 
 /** What the lock object says. */
 export interface LockRecord {
@@ -19,7 +26,7 @@ export interface LockRecord {
   readonly version: 1;
   /** Who holds it, for the refusal message (`deploy production from host, pid 4242`). */
   readonly holder: string;
-  /** Random per acquisition: release deletes only the lock it took. */
+  /** Random per acquisition: whose the lock is, when an answer was lost. */
   readonly token: string;
   /** When it was taken (ISO 8601). */
   readonly acquiredAt: string;
@@ -55,12 +62,16 @@ export interface LockDeps {
   readonly logger: Logger;
   /** Milliseconds between attempts while waiting. Default 2,000. */
   readonly pollMs?: number;
+  /** Backoff for each S3 call (default: {@linkcode withRetry}'s, waiting with `sleep`). */
+  readonly retry?: RetryOptions;
 }
 
 /** A held lock; releasing it twice is harmless. */
 export interface HeldLock extends AsyncDisposable {
   /** The record written. */
   readonly record: LockRecord;
+  /** The ETag S3 gave the record written: release is conditional on it. */
+  readonly etag: string;
   /** Deletes the lock if it is still this one. */
   release(): Promise<void>;
 }
@@ -90,16 +101,26 @@ export function lockExpired(record: LockRecord | undefined, nowMs: number): bool
  *
  * @example
  * ```ts
- * await using lock = await acquireLock({ key: lockKey("production"), holder, ttlMs, waitMs: 60_000 }, deps);
+ * import { lockKey } from "./bucket_layout.ts";
+ * import type { LockDeps, LockSpec } from "./deploy_lock.ts";
+ *
+ * async function whileLocked(holder: LockSpec["holder"], ttlMs: number, deps: LockDeps) {
+ *   await using lock = await acquireLock(
+ *     { key: lockKey("production"), holder, ttlMs, waitMs: 60_000 },
+ *     deps,
+ *   );
+ *   // … deploy while `lock` is held; leaving the block releases it
+ * }
  * ```
  */
 export async function acquireLock(spec: LockSpec, deps: LockDeps): Promise<HeldLock> {
   const where = `s3://${deps.bucket}/${spec.key}`;
+  const retry: RetryOptions = { sleep: deps.sleep, ...deps.retry };
   if (spec.forceUnlock) {
-    const current = await readLock(deps, spec.key);
+    const current = await readLock(deps, spec.key, retry);
     if (current) {
       deps.logger.warn(`--force-unlock: removing the lock held by ${describe(current.record)}`);
-      await removeObject(deps, spec.key);
+      await removeObject(deps, spec.key, current.etag, retry);
     }
   }
   // The wait is counted in the sleeps asked for, so an injected sleep bounds it too.
@@ -113,15 +134,15 @@ export async function acquireLock(spec: LockSpec, deps: LockDeps): Promise<HeldL
       acquiredAt: new Date(now).toISOString(),
       expiresAt: new Date(now + spec.ttlMs).toISOString(),
     };
-    if (await putJsonIf(deps, spec.key, record, { IfNoneMatch: "*" })) {
-      return held(deps, spec.key, record);
-    }
-    const current = await readLock(deps, spec.key);
+    const created = await writeLock(deps, spec.key, record, { IfNoneMatch: "*" }, retry);
+    if ("etag" in created) return held(deps, spec.key, record, created.etag, retry);
+    const current = created.current;
     if (current === undefined) continue; // released between the two calls: try again
     if (lockExpired(current.record, now)) {
-      if (await putJsonIf(deps, spec.key, record, { IfMatch: current.etag })) {
+      const taken = await writeLock(deps, spec.key, record, { IfMatch: current.etag }, retry);
+      if ("etag" in taken) {
         deps.logger.warn(`took over an expired deploy lock held by ${describe(current.record)}`);
-        return held(deps, spec.key, record);
+        return held(deps, spec.key, record, taken.etag, retry);
       }
       continue; // another deploy took it over first
     }
@@ -141,33 +162,77 @@ export async function acquireLock(spec: LockSpec, deps: LockDeps): Promise<HeldL
   }
 }
 
+/** A lock as read: its record (undefined when unreadable) and ETag. */
+interface ReadLock {
+  readonly record: LockRecord | undefined;
+  readonly etag: string;
+}
+
+/**
+ * One conditional write of the lock, retried. A refusal or a failure is ambiguous when an
+ * earlier attempt of this same write may have taken effect with its answer lost: the lock read
+ * back settles it (this record's token: ours). Otherwise it answers the lock that is there;
+ * a failure with no lock there is S3's, and is thrown.
+ */
+async function writeLock(
+  deps: LockDeps,
+  key: string,
+  record: LockRecord,
+  condition: PutCondition,
+  retry: RetryOptions,
+): Promise<{ etag: string } | { current: ReadLock | undefined }> {
+  let failure: { err: unknown } | undefined;
+  try {
+    const etag = await putJsonIf(deps, key, record, condition, retry);
+    if (etag !== undefined) return { etag };
+  } catch (err) {
+    failure = { err };
+  }
+  let current: ReadLock | undefined;
+  try {
+    current = await readLock(deps, key, retry);
+  } catch (err) {
+    throw failure ? failure.err : err;
+  }
+  if (current?.record?.token === record.token) return { etag: current.etag };
+  if (failure && current === undefined) throw failure.err;
+  return { current };
+}
+
 function describe(record: LockRecord | undefined): string {
   return record === undefined
     ? "an unreadable lock"
     : `${record.holder}, since ${record.acquiredAt}, until ${record.expiresAt}`;
 }
 
-function held(deps: LockDeps, key: string, record: LockRecord): HeldLock {
+function held(
+  deps: LockDeps,
+  key: string,
+  record: LockRecord,
+  etag: string,
+  retry: RetryOptions,
+): HeldLock {
   let released = false;
   const release = async () => {
     if (released) return;
     released = true;
     try {
-      const current = await readLock(deps, key);
-      if (current?.record?.token === record.token) await removeObject(deps, key);
+      // 412 (someone took it over after it lapsed) leaves their lock in place.
+      await removeObject(deps, key, etag, retry);
     } catch (err) {
       // The lock lapses at its expiry anyway; a failed release must not fail the deploy.
       deps.logger.warn(`the deploy lock could not be released: ${String(err)}`);
     }
   };
-  return { record, release, [Symbol.asyncDispose]: release };
+  return { record, etag, release, [Symbol.asyncDispose]: release };
 }
 
 async function readLock(
   deps: LockDeps,
   key: string,
-): Promise<{ record: LockRecord | undefined; etag: string } | undefined> {
-  const current = await getObjectText(deps, key);
+  retry: RetryOptions,
+): Promise<ReadLock | undefined> {
+  const current = await getObjectText(deps, key, retry);
   return current && { record: parseLock(current.text), etag: current.etag };
 }
 

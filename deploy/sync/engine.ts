@@ -117,8 +117,14 @@ const DELETE_BATCH = 1000;
  *
  * @example
  * ```ts
- * const result = await syncSite({ s3, bucket, prefix: "site/", distDir: "dist", tags: { app: "x", environment: "production" } });
- * planInvalidation(result.changedKeys, 1000);
+ * import type { S3Client } from "@aws-sdk/client-s3";
+ * import { planInvalidation } from "../cdn/plan_invalidation.ts";
+ *
+ * async function syncAndPlan(s3: S3Client, bucket: string) {
+ *   const tags = { app: "x", environment: "production" };
+ *   const result = await syncSite({ s3, bucket, prefix: "site/", distDir: "dist", tags });
+ *   return planInvalidation(result.changedKeys, 1000);
+ * }
  * ```
  */
 export async function syncSite(options: SyncOptions): Promise<SyncResult> {

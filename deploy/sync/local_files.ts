@@ -7,6 +7,10 @@ import { createHash } from "node:crypto";
 import { forEachLimited } from "../aws/retry.ts";
 import type { LocalFile } from "./plan.ts";
 import { DeployError } from "../errors.ts";
+import { HEADERS_FILE, REDIRECTS_FILE } from "../routing/netlify_files.ts";
+
+/** The root files that carry redirect and header rules (Netlify's names). */
+const RULE_FILES = new Set([REDIRECTS_FILE, HEADERS_FILE]);
 
 /** Files above this size are hashed in streamed chunks rather than read whole. */
 const STREAM_ABOVE = 16 * 1024 * 1024;
@@ -33,7 +37,10 @@ export interface ScanSiteOptions {
  *
  * @example
  * ```ts
- * const files = await scanSite("/repo/dist");
+ * const dist = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dist}/index.html`, "hello");
+ * const files = await scanSite(dist); // [{ key: "index.html", size: 5, md5: "5d41…", … }]
+ * await Deno.remove(dist, { recursive: true });
  * ```
  */
 export async function scanSite(
@@ -44,7 +51,8 @@ export async function scanSite(
   const overlay = options.overlay ?? new Map<string, Uint8Array>();
   const files: LocalFile[] = [];
   await forEachLimited(found, options.concurrency ?? 8, async ({ key, path }) => {
-    if (overlay.has(key)) return;
+    // Rules for the CDN, read by the deploy (`routing/`), never served themselves.
+    if (overlay.has(key) || RULE_FILES.has(key)) return;
     const { md5, size } = await hashFile(path);
     files.push({ key, size, md5, source: { path } });
   });

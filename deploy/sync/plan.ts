@@ -68,8 +68,11 @@ export interface PlanSyncOptions {
  *
  * @example
  * ```ts
- * const plan = planSync(localFiles, remoteObjects);
- * plan.uploads.length === 0 && plan.deletes.length === 0; // identical redeploy
+ * const hello = new TextEncoder().encode("hello");
+ * const md5 = "5d41402abc4b2a76b9719d911017c592";
+ * const local = { key: "index.html", size: 5, md5, source: { bytes: hello } };
+ * const plan = planSync([local], [{ key: "index.html", size: 5, md5 }]);
+ * if (plan.uploads.length !== 0 || plan.deletes.length !== 0) throw new Error("identical redeploy");
  * ```
  */
 export function planSync(

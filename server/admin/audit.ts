@@ -19,7 +19,11 @@ import type { OperatorPrincipal } from "../auth/operator_gate.ts";
  *
  * @example
  * ```ts
- * auditOperatorAction(log, operator, "session.revoke", { user: "usr_…", session: "ses_…" });
+ * import type { Logger } from "@org/shared";
+ * import type { OperatorPrincipal } from "../auth/operator_gate.ts";
+ *
+ * const audit = (log: Logger, operator: OperatorPrincipal) =>
+ *   auditOperatorAction(log, operator, "session.revoke", { user: "usr_…", session: "ses_…" });
  * ```
  */
 export function auditOperatorAction(

@@ -1,7 +1,7 @@
 /**
  * The routes of the internal API (`/internal/…`): each parses its request (`user_input.ts`),
  * calls one admin operation (`operations.ts`) with the operator the gate named, and answers the
- * result as JSON. They sit behind the operator gate (`http/internal_handler.ts`).
+ * result as JSON. They sit behind the operator gate (`endpoints/internal_handler.ts`).
  *
  * @module
  */

@@ -52,6 +52,8 @@ export interface StatsView {
   /** `total` and one count per status (every known status, 0 when none). */
   readonly users: Readonly<Record<string, number>>;
   readonly sessions: { readonly live: number };
+  /** Provider-token revocations (Sign in with Apple) waiting in the store's queue. */
+  readonly provider_revocations: { readonly pending: number };
 }
 
 /** The users a look-up found, and whether it covered every user. */
@@ -81,8 +83,14 @@ type Claims = Readonly<Record<string, unknown>>;
  *
  * @example
  * ```ts
- * const ops = new AdminOperations({ ...deps, ids });
- * await ops.patchUser(operator, "usr_…", { status: "suspended" });
+ * import type { OperatorPrincipal } from "../auth/operator_gate.ts";
+ * import type { ServiceDeps } from "../deps.ts";
+ * import type { IdFactory } from "../store/ids.ts";
+ *
+ * async function suspend(deps: ServiceDeps, ids: IdFactory, operator: OperatorPrincipal) {
+ *   const ops = new AdminOperations({ ...deps, ids });
+ *   await ops.patchUser(operator, "usr_…", { status: "suspended" });
+ * }
  * ```
  */
 export class AdminOperations {
@@ -144,7 +152,9 @@ export class AdminOperations {
       before = u.status;
       return { ...u, ...patch };
     });
-    const revoked = user.status === "Deleted" ? await this.#revokeAll(user.id, "user_deleted") : 0;
+    const revoked = user.status === "Deleted"
+      ? await endUserAccess(this.deps, user.id, "user_deleted")
+      : 0;
     this.#audit(operator, "user.update", {
       user: user.id,
       fields: Object.keys(patch),
@@ -154,15 +164,14 @@ export class AdminOperations {
     return userView(user);
   }
 
-  /** Marks the user `Deleted` and revokes every session. */
+  /**
+   * Marks the user `Deleted`, revokes every session and queues the revocation of their
+   * provider tokens ({@linkcode deleteUserRecord}).
+   */
   async deleteUser(operator: OperatorPrincipal, id: string): Promise<UserView> {
-    let before = "";
-    const user = await this.#update(id, (u) => {
-      before = u.status;
-      return { ...u, status: "Deleted" };
-    });
-    // Status first, then sessions: a refresh racing the delete is refused on its next use.
-    const revoked = await this.#revokeAll(user.id, "user_deleted");
+    const deleted = isUserId(id) ? await deleteUserRecord(this.deps, id) : undefined;
+    if (!deleted) throw resourceNotFound("user");
+    const { user, before, revoked } = deleted;
     this.#audit(operator, "user.delete", {
       user: user.id,
       from: before,
@@ -244,7 +253,11 @@ export class AdminOperations {
     for (const s of USER_STATUSES) byStatus[s] = 0;
     for (const [s, n] of Object.entries(counts.users)) byStatus[s] = n;
     const total = Object.values(byStatus).reduce((a, b) => a + b, 0);
-    return { users: { total, ...byStatus }, sessions: { live: counts.sessions } };
+    return {
+      users: { total, ...byStatus },
+      sessions: { live: counts.sessions },
+      provider_revocations: { pending: await this.deps.store.providerTokens.pending() },
+    };
   }
 
   /** One bounded batch of the store's housekeeping; how many sessions it deleted. */
@@ -271,11 +284,6 @@ export class AdminOperations {
     return user;
   }
 
-  #revokeAll(userId: string, reason: RevocationReason): Promise<number> {
-    const messages = this.deps.webhooks.revocation(reason);
-    return this.deps.store.sessions.revokeAllOfUser(userId, this.deps.clock.now(), messages);
-  }
-
   async #update(id: string, change: (u: UserRecord) => UserRecord): Promise<UserRecord> {
     const messages = (before: UserRecord, after: UserRecord) =>
       this.deps.webhooks.userChanged(before, after);
@@ -285,6 +293,64 @@ export class AdminOperations {
     if (!user) throw resourceNotFound("user");
     return user;
   }
+}
+
+/** What {@linkcode deleteUserRecord} did. */
+export interface DeletedUser {
+  readonly user: UserRecord;
+  /** The status before. */
+  readonly before: string;
+  /** Sessions revoked. */
+  readonly revoked: number;
+}
+
+/**
+ * The deletion of a user, wherever it comes from (the internal API, the console, Apple's
+ * `account-delete` notification): status `Deleted`, every session revoked, and the user's kept
+ * provider token queued for revocation at the provider (`providers/apple_revocation.ts`). The
+ * provider is never called here: a provider that is down never blocks a deletion.
+ *
+ * @param deps store, clock and logger
+ * @param id the user's id
+ * @returns what was done, or `undefined` when no user has `id`
+ */
+export async function deleteUserRecord(
+  deps: Pick<ServiceDeps, "store" | "clock" | "log" | "webhooks">,
+  id: string,
+  reason: RevocationReason = "user_deleted",
+): Promise<DeletedUser | undefined> {
+  let before = "";
+  const user = await deps.store.users.update(id, (u) => {
+    before = u.status;
+    return { ...u, status: "Deleted" };
+  }, (b, a) => deps.webhooks.userChanged(b, a));
+  if (!user) return undefined;
+  // Status first, then sessions: a refresh racing the delete is refused on its next use.
+  const revoked = await endUserAccess(deps, user.id, reason);
+  return { user, before, revoked };
+}
+
+/** Revokes every session of a deleted user and queues their provider token's revocation. */
+async function endUserAccess(
+  deps: Pick<ServiceDeps, "store" | "clock" | "log" | "webhooks">,
+  userId: string,
+  reason: RevocationReason,
+): Promise<number> {
+  const now = deps.clock.now();
+  const revoked = await deps.store.sessions.revokeAllOfUser(
+    userId,
+    now,
+    deps.webhooks.revocation(reason),
+  );
+  try {
+    if (await deps.store.providerTokens.queue(userId, now)) {
+      deps.log.info("provider token revocation queued", { user: userId });
+    }
+  } catch (err) {
+    // The deletion stands; the token stays kept, and a later delete queues it again.
+    deps.log.error("queueing the provider token revocation failed", { user: userId, err });
+  }
+  return revoked;
 }
 
 function sessionView(f: SessionFamily): SessionView {

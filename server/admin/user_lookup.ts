@@ -39,7 +39,9 @@ export interface LookupResult {
  *
  * @example
  * ```ts
- * await lookUpUsers(store.users, { by: "email", email: "ada@example.com" });
+ * import type { Store } from "../store/store.ts";
+ *
+ * const byEmail = (store: Store) => lookUpUsers(store.users, { by: "email", email: "ada@example.com" });
  * ```
  */
 export async function lookUpUsers(

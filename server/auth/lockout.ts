@@ -55,8 +55,8 @@ function attemptsOf(state: LockoutState): number {
  *
  * @example
  * ```ts
- * const { state, granted } = takeAttempt(undefined, now, { threshold: 5, windowMs: 900_000 });
- * granted; // true: evaluate the credential, then giveBack() or afterFailure()
+ * const { state, granted } = takeAttempt(undefined, Date.now(), { threshold: 5, windowMs: 900_000 });
+ * if (!granted) throw new Error("a first attempt is granted"); // then giveBack() or afterFailure()
  * ```
  */
 export function takeAttempt(
@@ -106,9 +106,11 @@ export function giveBack(state: LockoutState | undefined, windowStart: number): 
  *
  * @example
  * ```ts
+ * const now = Date.now();
+ * const policy = { threshold: 5, windowMs: 900_000 };
  * let s = undefined;
  * for (let i = 0; i < 5; i++) s = afterFailure(takeAttempt(s, now, policy).state, now, policy);
- * lockedForMs(s, now); // 900000
+ * if (lockedForMs(s, now) !== 900_000) throw new Error("locked for the window");
  * ```
  */
 export function afterFailure(

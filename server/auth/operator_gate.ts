@@ -55,8 +55,13 @@ type Mechanism = (
  *
  * @example
  * ```ts
- * const gate = createOperatorGate(deps);
- * const principal = await gate(req, info); // throws 401 unauthorized or 429 slow_down
+ * import type { ServiceDeps } from "../deps.ts";
+ * import type { RequestInfo } from "../http/router.ts";
+ *
+ * async function operatorOf(deps: ServiceDeps, req: Request, info: RequestInfo) {
+ *   const gate = createOperatorGate(deps);
+ *   return await gate(req, info); // throws 401 unauthorized or 429 slow_down
+ * }
  * ```
  */
 export function createOperatorGate(

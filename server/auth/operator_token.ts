@@ -38,7 +38,12 @@ export interface OperatorTokenRules {
  *
  * @example
  * ```ts
- * const jwt = mintOperatorToken((c, typ) => keys.sign(c, typ), rules, "alice", 3600, epochSeconds(clock), cryptoRandom);
+ * import { type Clock, cryptoRandom, epochSeconds } from "@org/shared";
+ * import type { KeyManager } from "../keys/key_manager.ts";
+ * import type { OperatorTokenRules } from "./operator_token.ts";
+ *
+ * const mint = (keys: KeyManager, rules: OperatorTokenRules, clock: Clock) =>
+ *   mintOperatorToken((c, typ) => keys.sign(c, typ), rules, "alice", 3600, epochSeconds(clock), cryptoRandom);
  * ```
  */
 export function mintOperatorToken(

@@ -47,9 +47,11 @@ export interface VerifiedCredentials {
  *
  * @example
  * ```ts
+ * const now = Date.now();
+ * const token = "op-token";
  * const verified = createVerifiedCredentials();
  * verified.remember(token, { method: "operator_token", subject: "alice" }, now + 30_000);
- * verified.get(token, now); // { method: "operator_token", subject: "alice" }
+ * if (verified.get(token, now)?.subject !== "alice") throw new Error("remembered");
  * ```
  */
 export function createVerifiedCredentials(): VerifiedCredentials {

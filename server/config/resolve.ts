@@ -12,7 +12,7 @@ import {
 } from "./schema.ts";
 import { isAddressOrRange } from "../limits/address_set.ts";
 import { MIN_ENCRYPTION_KEY_BYTES } from "../keys/key_seal.ts";
-import { compileClaims, type CompiledClaims, NO_CLAIMS } from "../grants/claim_templates.ts";
+import { compileClaims, type CompiledClaims, NO_CLAIMS } from "./claim_templates.ts";
 
 export { isAllowedIssuerUrl } from "./url_rules.ts";
 

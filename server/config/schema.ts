@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { CompiledClaims } from "../grants/claim_templates.ts";
+import type { CompiledClaims } from "./claim_templates.ts";
 import type { WebhookEndpoint } from "../webhooks/event_types.ts";
 
 /** Which listeners a process runs; see `docs/configuration.md`. */

@@ -262,6 +262,7 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
             liveSessions: stats.sessions.live,
             issued: counts.issued,
             refreshReuse: counts.refreshReuse,
+            revocationsPending: stats.provider_revocations.pending,
           }),
           200,
         );

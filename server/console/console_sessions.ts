@@ -30,9 +30,17 @@ export interface ConsoleSession {
  *
  * @example
  * ```ts
- * const sessions = new ConsoleSessions(clock, cryptoRandom);
- * const { token } = sessions.open(principal, tokenExp);
- * sessions.get(token)?.operator.subject; // "alice"
+ * import { cryptoRandom, systemClock } from "@org/shared";
+ * import type { OperatorPrincipal } from "../auth/operator_gate.ts";
+ *
+ * const principal: OperatorPrincipal = {
+ *   method: "operator_token",
+ *   subject: "alice",
+ *   peer: "127.0.0.1",
+ * };
+ * const sessions = new ConsoleSessions(systemClock, cryptoRandom);
+ * const { token } = sessions.open(principal, Date.now() + 3_600_000); // until the token expires
+ * if (sessions.get(token)?.operator.subject !== "alice") throw new Error("open");
  * sessions.end(token);
  * ```
  */

@@ -30,8 +30,9 @@ const SAFE = new Set(["GET", "HEAD"]);
  *
  * @example
  * ```ts
- * csrfAllows("POST", true, token, session.csrf);     // true
- * csrfAllows("POST", true, undefined, session.csrf); // false
+ * const expected = "csrf-of-the-session";
+ * if (!csrfAllows("POST", true, expected, expected)) throw new Error("its own token passes");
+ * if (csrfAllows("POST", true, undefined, expected)) throw new Error("none is refused");
  * ```
  */
 export function csrfAllows(

@@ -34,6 +34,7 @@ export function escapeHtml(text: string): string {
  *
  * @example
  * ```ts
+ * const user = { email: "eve<script>@example.com" };
  * html`<td>${user.email}</td>`; // "<td>eve&#60;script&#62;…</td>" for a hostile email
  * ```
  */

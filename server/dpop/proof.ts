@@ -66,9 +66,12 @@ export interface ProofExpectations {
  *
  * @example
  * ```ts
- * const proof = await verifyDpopProof(req.headers.get("dpop")!, {
- *   method: "POST", htu: `${issuer}/token`, now: clock.now(),
- * });
+ * import type { Clock } from "@org/shared";
+ *
+ * const proofOf = (req: Request, issuer: string, clock: Clock) =>
+ *   verifyDpopProof(req.headers.get("dpop")!, {
+ *     method: "POST", htu: `${issuer}/token`, now: clock.now(),
+ *   });
  * ```
  */
 export async function verifyDpopProof(

@@ -25,7 +25,10 @@ export interface RegisteredClaims {
  *
  * @example
  * ```ts
- * accessTokenClaims(reg, { tier: "free", org: "a" }, { tier: "pro", sub: "evil" });
+ * import type { RegisteredClaims } from "./access_claims.ts";
+ *
+ * const claims = (reg: RegisteredClaims) =>
+ *   accessTokenClaims(reg, { tier: "free", org: "a" }, { tier: "pro", sub: "evil" });
  * // { tier: "pro", org: "a", ...reg }  (sub stays reg.sub)
  * ```
  */

@@ -1,6 +1,7 @@
 import { clip, invalidRequest, serverError } from "../errors.ts";
 import { IdTokenInvalid } from "../providers/id_token.ts";
 import { appleUserParam } from "../providers/apple_user.ts";
+import { keepAppleRefreshToken } from "../providers/apple_revocation.ts";
 import type { ProofBinding } from "../dpop/token_proof.ts";
 import type { GrantContext } from "./grant.ts";
 import type { TokenResponse } from "./issue_tokens.ts";
@@ -16,7 +17,8 @@ const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
  * verifies the returned ID token, completes its email and name from the provider's UserInfo
  * endpoint when the token lacks them (OpenID Core §5.4 puts them there once an access token is
  * issued), finds or creates the user under the registration policy (Apple's `user` JSON names a
- * new user, see `providers/apple_user.ts`), and starts a session.
+ * new user, see `providers/apple_user.ts`), keeps Sign in with Apple's refresh token sealed so a
+ * deletion can revoke it (`providers/apple_revocation.ts`), and starts a session.
  *
  * PKCE (RFC 7636) passes through: an app that sent a `code_challenge` to the provider presents
  * its `code_verifier` here, and it is forwarded with the code; the provider checks it.
@@ -56,5 +58,13 @@ export async function authorizationCodeGrant(
     throw err;
   }
   claims = await provider.withUserinfo(claims, tokens.access_token);
-  return await signIn(ctx, providerName, claims, "code exchanged", proof, displayName);
+  return await signIn(
+    ctx,
+    providerName,
+    claims,
+    "code exchanged",
+    proof,
+    displayName,
+    (user) => keepAppleRefreshToken(ctx, provider, user.id, tokens.refresh_token),
+  );
 }

@@ -3,7 +3,7 @@ import type { ServiceDeps } from "../deps.ts";
 import type { RefreshRecord, SessionFamily, UserRecord } from "../store/store.ts";
 import { newOpaqueToken, tokenHash } from "../sessions/opaque_token.ts";
 import { accessTokenClaims, type RegisteredClaims } from "./access_claims.ts";
-import { renderClaims } from "./claim_templates.ts";
+import { renderClaims } from "../config/claim_templates.ts";
 
 /** The token response of every grant (spec "Token response"). */
 export interface TokenResponse {

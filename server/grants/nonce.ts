@@ -20,7 +20,11 @@ export interface NonceResponse {
  *
  * @example
  * ```ts
- * const { nonce } = await mintNonce({ random, clock, nonces: store.nonces });
+ * import type { Clock, Random } from "@org/shared";
+ * import type { Store } from "../store/store.ts";
+ *
+ * const mint = (random: Random, clock: Clock, store: Store) =>
+ *   mintNonce({ random, clock, nonces: store.nonces });
  * ```
  */
 export async function mintNonce(
@@ -54,8 +58,10 @@ export async function mintNonce(
  *
  * @example
  * ```ts
- * nonceLookupHashes(nonce);                  // [sha256b64u(nonce), nonce]
- * nonceLookupHashes(sha256hex(nonce));       // [sha256b64u(hex), sha256b64u(nonce)]
+ * const nonce = "n".repeat(43); // a nonce as we mint it: 43 base64url characters
+ * nonceLookupHashes(nonce); // [sha256b64u(nonce), nonce]
+ * // Its SHA-256 in hex (what Apple's SDKs send): [sha256b64u(hex), the digest in base64url]
+ * if (nonceLookupHashes("ab".repeat(32)).length !== 2) throw new Error("two candidates");
  * ```
  */
 export function nonceLookupHashes(claim: string): string[] {

@@ -3,6 +3,7 @@ import type { IdTokenClaims } from "../providers/id_token.ts";
 import type { GrantContext } from "./grant.ts";
 import { startSession, type TokenResponse } from "./issue_tokens.ts";
 import { provisionUser } from "./provision_user.ts";
+import type { UserRecord } from "../store/store.ts";
 
 /**
  * Signs in a verified provider identity: finds or creates the user under the registration
@@ -15,6 +16,8 @@ import { provisionUser } from "./provision_user.ts";
  * @param event the log message naming how the identity arrived
  * @param proof the request's DPoP key: the session is bound to it
  * @param displayName the name for a new user from the app (Sign in with Apple's `user`)
+ * @param beforeSession run with the signed-in user before the session starts (the code
+ *   exchange keeps Apple's refresh token there)
  * @returns the full token response
  * @throws {OAuthError} 403 `access_denied` when the policy refuses
  */
@@ -25,8 +28,10 @@ export async function signIn(
   event: string,
   proof: ProofBinding | undefined,
   displayName?: string,
+  beforeSession?: (user: UserRecord) => Promise<void>,
 ): Promise<TokenResponse> {
   const user = await provisionUser(ctx, ctx.ids, provider, claims, displayName);
+  await beforeSession?.(user);
   const response = await startSession(ctx, user, ctx.ids.next("ses"), proof?.jkt);
   ctx.log.info(event, { provider, user: user.id });
   return response;

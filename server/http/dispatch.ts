@@ -45,7 +45,11 @@ export interface ListenerRoutes {
  *
  * @example
  * ```ts
- * const handler = createListenerHandler("public", deps, (d) => ({ match: createRouter(routesOf(d)) }));
+ * import type { ServiceDeps } from "../deps.ts";
+ * import { createRouter, type Route } from "./router.ts";
+ *
+ * const listen = (deps: ServiceDeps, routesOf: (d: ServiceDeps) => Route[]) =>
+ *   createListenerHandler("public", deps, (d) => ({ match: createRouter(routesOf(d)) }));
  * ```
  */
 export function createListenerHandler(

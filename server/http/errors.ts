@@ -13,7 +13,11 @@ import { jsonResponse, NO_STORE } from "./json_response.ts";
  *
  * @example
  * ```ts
- * try { return await route(req); } catch (err) { return errorResponse(err, log); }
+ * import type { Logger } from "@org/shared";
+ *
+ * async function answer(route: (req: Request) => Promise<Response>, req: Request, log: Logger) {
+ *   try { return await route(req); } catch (err) { return errorResponse(err, log); }
+ * }
  * ```
  */
 export function errorResponse(err: unknown, log: Logger): Response {

@@ -32,7 +32,9 @@ export const TOKEN_HEADERS: Readonly<Record<string, string>> = Object.freeze({
  *
  * @example
  * ```ts
- * return jsonResponse(tokens, 200, TOKEN_HEADERS);
+ * const tokens = { access_token: "eyJ…", token_type: "Bearer", expires_in: 900 };
+ * const res = jsonResponse(tokens, 200, TOKEN_HEADERS);
+ * if (res.headers.get("cache-control") !== "no-store") throw new Error("tokens are not cached");
  * ```
  */
 export function jsonResponse(

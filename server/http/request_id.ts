@@ -65,8 +65,17 @@ export interface RequestIds {
  *
  * @example
  * ```ts
- * const ids = createRequestIds(deps.log, () => idFactory.ulid());
- * const handler = ids.wrap(createRoutes({ ...deps, log: ids.log }));
+ * import type { ServiceDeps } from "../deps.ts";
+ * import type { IdFactory } from "../store/ids.ts";
+ *
+ * function withIds(
+ *   deps: ServiceDeps,
+ *   idFactory: IdFactory,
+ *   createRoutes: (deps: ServiceDeps) => (req: Request) => Promise<Response>,
+ * ) {
+ *   const ids = createRequestIds(deps.log, () => idFactory.ulid());
+ *   return ids.wrap(createRoutes({ ...deps, log: ids.log }));
+ * }
  * ```
  */
 export function createRequestIds(log: Logger, newId: () => string): RequestIds {

@@ -65,7 +65,14 @@ export interface RouteGroup {
  *
  * @example
  * ```ts
- * const api = guardedGroup("", (req, info) => gate(req, info), [
+ * import type { OperatorPrincipal } from "../auth/operator_gate.ts";
+ *
+ * const gate = () => Promise.resolve<OperatorPrincipal>({
+ *   method: "operator_token",
+ *   subject: "alice",
+ *   peer: "127.0.0.1",
+ * });
+ * const api = guardedGroup("", () => gate(), [
  *   { method: "GET", path: "/whoami", handler: (_req, _info, _p, operator) => Response.json(operator) },
  * ]);
  * ```
@@ -146,6 +153,7 @@ const NO_PARAMS: RouteParams = Object.freeze({});
  *
  * @example
  * ```ts
+ * const handler = () => Promise.resolve(new Response("user"));
  * const match = createRouter([{ method: "GET", path: "/users/{id}", handler }]);
  * const m = match(new Request("http://x/users/usr_1")); // m.params.id === "usr_1"
  * ```

@@ -52,8 +52,14 @@ export interface KeyManagerOptions {
  *
  * @example
  * ```ts
- * const keys = await loadKeyManager({ store: store.keyring, source: { kind: "store" }, clock, retireAfterMs: 960_000, log });
- * const jwt = keys.sign({ iss, sub, iat, exp });
+ * import type { Clock, Logger } from "@org/shared";
+ * import type { Store } from "../store/store.ts";
+ *
+ * async function signOne(store: Store, clock: Clock, log: Logger) {
+ *   const keys = await loadKeyManager({ store: store.keyring, source: { kind: "store" }, clock, retireAfterMs: 960_000, log });
+ *   const iat = Math.floor(clock.now() / 1000);
+ *   return keys.sign({ iss: "https://auth.example", sub: "usr_1", iat, exp: iat + 900 });
+ * }
  * ```
  */
 export class KeyManager {

@@ -52,9 +52,11 @@ export function isSealed(stored: string): boolean {
  *
  * @example
  * ```ts
- * const sealer = createKeySealer(Deno.env.get("TE_KEYS_SECRET")!);
- * const stored = sealer.seal(pkcs8, kid);
- * sealer.open(stored, kid); // pkcs8
+ * function roundTrip(pkcs8: string, kid: string) {
+ *   const sealer = createKeySealer(Deno.env.get("TE_KEYS_SECRET")!);
+ *   const stored = sealer.seal(pkcs8, kid);
+ *   return sealer.open(stored, kid); // pkcs8
+ * }
  * ```
  */
 export function createKeySealer(secret: string): KeySealer {

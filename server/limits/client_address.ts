@@ -27,6 +27,8 @@ export interface ForwardedRule {
  *
  * @example
  * ```ts
+ * import { createAddressSet } from "./address_set.ts";
+ *
  * clientAddress("10.0.0.2", new Headers({ "x-forwarded-for": "spoof, 203.0.113.9" }),
  *   { header: "x-forwarded-for", trustedProxies: createAddressSet(["10.0.0.0/24"]) });
  * // "203.0.113.9"

@@ -28,9 +28,14 @@ export const RATE_SYNC_MS = 1000;
  *
  * @example
  * ```ts
- * const rl = new RateLimiter(clock, 1000, 60_000, store.rateLimits);
- * const d = await rl.take("203.0.113.9");
- * if (!d.allowed) d.retryAfterSeconds; // seconds until the window ends
+ * import type { Clock } from "@org/shared";
+ * import type { Store } from "../store/store.ts";
+ *
+ * async function admit(clock: Clock, store: Store) {
+ *   const rl = new RateLimiter(clock, 1000, 60_000, store.rateLimits);
+ *   const d = await rl.take("203.0.113.9");
+ *   if (!d.allowed) return d.retryAfterSeconds; // seconds until the window ends
+ * }
  * ```
  */
 export class RateLimiter {

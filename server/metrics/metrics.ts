@@ -65,6 +65,8 @@ export class Metrics {
   #rateLimited = 0;
   /** Webhook delivery attempts by endpoint id and outcome, and which endpoints are failing. */
   readonly #webhooks = new Map<string, { delivered: number; failed: number; failing: boolean }>();
+  readonly #revocations = new Map<string, number>();
+  #revocationsPending = 0;
 
   /**
    * Records one answered request.
@@ -125,6 +127,16 @@ export class Metrics {
   /** Records one public request refused with 429 by the rate limit. */
   rateLimited(): void {
     this.#rateLimited++;
+  }
+
+  /** Records one provider-token revocation attempt: `revoked`, `failed` (retried), `abandoned`. */
+  providerRevocation(outcome: "revoked" | "failed" | "abandoned"): void {
+    this.#revocations.set(outcome, (this.#revocations.get(outcome) ?? 0) + 1);
+  }
+
+  /** Records the revocation queue's length, as the last run of this process saw it. */
+  providerRevocationsPending(n: number): void {
+    this.#revocationsPending = n;
   }
 
   /**
@@ -236,6 +248,22 @@ export class Metrics {
         `token_exchange_webhook_endpoint_failing{endpoint="${endpoint}"} ${w.failing ? 1 : 0}`,
       );
     }
+    out.push(
+      "# HELP token_exchange_provider_revocations_total Provider token revocations (Sign in with Apple) attempted, by outcome.",
+      "# TYPE token_exchange_provider_revocations_total counter",
+    );
+    for (const outcome of ["revoked", "failed", "abandoned"]) {
+      out.push(
+        `token_exchange_provider_revocations_total{outcome="${outcome}"} ${
+          this.#revocations.get(outcome) ?? 0
+        }`,
+      );
+    }
+    out.push(
+      "# HELP token_exchange_provider_revocations_pending Revocations waiting in the store's queue, at this instance's last run.",
+      "# TYPE token_exchange_provider_revocations_pending gauge",
+      `token_exchange_provider_revocations_pending ${this.#revocationsPending}`,
+    );
     return out.join("\n") + "\n";
   }
 }

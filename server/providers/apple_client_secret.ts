@@ -50,8 +50,13 @@ export async function importAppleKey(pem: string): Promise<CryptoKey> {
  *
  * @example
  * ```ts
- * const secret = new AppleClientSecret(settings, await importAppleKey(pem), systemClock);
- * body.set("client_secret", await secret.get());
+ * import { systemClock } from "@org/shared";
+ * import type { AppleSecretSettings } from "./apple_client_secret.ts";
+ *
+ * async function sign(settings: AppleSecretSettings, pem: string, body: URLSearchParams) {
+ *   const secret = new AppleClientSecret(settings, await importAppleKey(pem), systemClock);
+ *   body.set("client_secret", await secret.get());
+ * }
  * ```
  */
 export class AppleClientSecret {

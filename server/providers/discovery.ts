@@ -12,6 +12,8 @@ export interface ProviderMetadata {
   readonly token_endpoint_auth_methods_supported: readonly string[];
   /** The UserInfo endpoint (OpenID Core §5.3), when the provider advertises a usable one. */
   readonly userinfo_endpoint?: string;
+  /** The token revocation endpoint (RFC 7009; Sign in with Apple's `/auth/revoke`), if advertised. */
+  readonly revocation_endpoint?: string;
 }
 
 /**
@@ -53,12 +55,14 @@ export async function discoverProvider(
     : ["client_secret_basic"];
   // Optional: a provider without a (usable) UserInfo endpoint is signed in from its ID token.
   const userinfo_endpoint = usableUrl(doc.userinfo_endpoint);
+  const revocation_endpoint = usableUrl(doc.revocation_endpoint);
   return {
     issuer: doc.issuer,
     token_endpoint,
     jwks_uri,
     token_endpoint_auth_methods_supported: methods,
     ...(userinfo_endpoint === undefined ? {} : { userinfo_endpoint }),
+    ...(revocation_endpoint === undefined ? {} : { revocation_endpoint }),
   };
 }
 

@@ -19,6 +19,8 @@ import { completeFromUserinfo, lacksProfileClaims } from "./userinfo.ts";
 export interface ProviderTokens {
   readonly id_token: string;
   readonly access_token: string | undefined;
+  /** The provider's refresh token, when it issued one (Sign in with Apple does). */
+  readonly refresh_token: string | undefined;
 }
 
 /** Dependencies of a {@linkcode ProviderClient}. */
@@ -83,19 +85,7 @@ export class ProviderClient {
       redirect_uri: redirectUri,
     });
     if (codeVerifier !== undefined) body.set("code_verifier", codeVerifier);
-    const headers: Record<string, string> = {
-      "content-type": "application/x-www-form-urlencoded",
-      accept: "application/json",
-    };
-    const methods = meta.token_endpoint_auth_methods_supported;
-    const post = methods.includes("client_secret_post") && !methods.includes("client_secret_basic");
-    if (post) {
-      body.set("client_id", client_id);
-      body.set("client_secret", client_secret);
-    } else {
-      const basic = btoa(`${formEncode(client_id)}:${formEncode(client_secret)}`);
-      headers.authorization = `Basic ${basic}`;
-    }
+    const headers = clientAuth(meta, body, client_id, client_secret);
     const res = await providerFetch(this.deps.fetch, meta.token_endpoint, {
       method: "POST",
       headers,
@@ -136,7 +126,45 @@ export class ProviderClient {
     return {
       id_token: json.id_token,
       access_token: typeof json.access_token === "string" ? json.access_token : undefined,
+      refresh_token: typeof json.refresh_token === "string" ? json.refresh_token : undefined,
     };
+  }
+
+  /**
+   * Revokes a refresh token the provider issued us (RFC 7009 form; Sign in with Apple's
+   * `/auth/revoke`): `client_id`, `client_secret` (for Apple the minted JWT), `token` and
+   * `token_type_hint=refresh_token`, at the `revocation_endpoint` of the provider's discovery
+   * document, authenticated as at its token endpoint.
+   *
+   * A 400 `invalid_grant` (the token is already expired or revoked) counts as done.
+   *
+   * @param token the provider's refresh token
+   * @throws {Error} with a message naming the status (never the token) when the provider
+   *   advertises no revocation endpoint or does not answer 2xx; {OAuthError} 502/504 when it
+   *   cannot be reached
+   */
+  async revokeRefreshToken(token: string): Promise<void> {
+    const meta = await this.metadata();
+    if (meta.revocation_endpoint === undefined) {
+      throw new Error("the provider's discovery document has no revocation_endpoint");
+    }
+    const body = new URLSearchParams({ token, token_type_hint: "refresh_token" });
+    const headers = clientAuth(meta, body, this.config.client_id, await this.clientSecret());
+    const res = await providerFetch(this.deps.fetch, meta.revocation_endpoint, {
+      method: "POST",
+      headers,
+      body,
+    }, this.config.timeout);
+    const text = await res.text();
+    if (res.ok) return;
+    let error: unknown;
+    try {
+      error = (JSON.parse(text) as { error?: unknown }).error;
+    } catch { /* a body that is not JSON names no error */ }
+    // The token is already expired or revoked: nothing is left to revoke.
+    if (res.status === 400 && error === "invalid_grant") return;
+    const named = typeof error === "string" ? ` ${error.slice(0, 64)}` : "";
+    throw new Error(`the provider answered HTTP ${res.status}${named}`);
   }
 
   /**
@@ -238,6 +266,37 @@ export class ProviderClient {
 }
 
 export { IdTokenInvalid };
+
+/** The providers configured as Sign in with Apple (`[providers.<name>.apple_client_secret]`). */
+export function appleProviders(
+  providers: ReadonlyMap<string, ProviderClient>,
+): ProviderClient[] {
+  return [...providers.values()].filter((p) => p.config.client_secret.kind === "apple");
+}
+
+/**
+ * The request headers authenticating us at the provider, `client_secret_basic` unless it
+ * only advertises `client_secret_post` (then the credentials are added to `body`).
+ */
+function clientAuth(
+  meta: ProviderMetadata,
+  body: URLSearchParams,
+  clientId: string,
+  clientSecret: string,
+): Record<string, string> {
+  const headers: Record<string, string> = {
+    "content-type": "application/x-www-form-urlencoded",
+    accept: "application/json",
+  };
+  const methods = meta.token_endpoint_auth_methods_supported;
+  if (methods.includes("client_secret_post") && !methods.includes("client_secret_basic")) {
+    body.set("client_id", clientId);
+    body.set("client_secret", clientSecret);
+  } else {
+    headers.authorization = `Basic ${btoa(`${formEncode(clientId)}:${formEncode(clientSecret)}`)}`;
+  }
+  return headers;
+}
 
 /** RFC 6749 §2.3.1: client id and secret are form-encoded before Basic encoding. */
 function formEncode(s: string): string {

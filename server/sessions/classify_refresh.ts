@@ -43,7 +43,10 @@ export interface ClassifyInput {
  *
  * @example
  * ```ts
- * classifyRefresh({ snapshot, now, graceMs: 10_000, sawLive: false }); // { kind: "live" }
+ * import type { RefreshSnapshot } from "../store/store.ts";
+ *
+ * const stateOf = (snapshot: RefreshSnapshot, now: number) =>
+ *   classifyRefresh({ snapshot, now, graceMs: 10_000, sawLive: false }); // { kind: "live" }
  * ```
  */
 export function classifyRefresh(input: ClassifyInput): RefreshState {

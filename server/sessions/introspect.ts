@@ -55,7 +55,10 @@ const REFRESH_SHAPE = /^[A-Za-z0-9_-]{43}$/;
  *
  * @example
  * ```ts
- * await introspectToken(deps, accessToken, undefined);
+ * import type { ServiceDeps } from "../deps.ts";
+ *
+ * const inspect = (deps: ServiceDeps, accessToken: string) =>
+ *   introspectToken(deps, accessToken, undefined);
  * // { active: true, sub: "usr_…", sid: "ses_…", exp, iat, iss, token_type: "Bearer" }
  * ```
  */

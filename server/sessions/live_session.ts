@@ -15,7 +15,11 @@ import type { SessionFamily } from "../store/store.ts";
  *
  * @example
  * ```ts
- * isLiveSession(family, clock.now()); // false once revoked or past expires_at
+ * import type { Clock } from "@org/shared";
+ * import type { SessionFamily } from "../store/store.ts";
+ *
+ * const live = (family: SessionFamily, clock: Clock) =>
+ *   isLiveSession(family, clock.now()); // false once revoked or past expires_at
  * ```
  */
 export function isLiveSession(family: SessionFamily, now: number): boolean {

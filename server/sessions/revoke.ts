@@ -24,8 +24,12 @@ export type RevocableType = "refresh_token" | "access_token";
  *
  * @example
  * ```ts
- * await revokeToken(deps, refreshToken, "refresh_token"); // "ses_01H…"
- * await revokeToken(deps, "garbage", undefined);          // undefined
+ * import type { ServiceDeps } from "../deps.ts";
+ *
+ * async function revoke(deps: ServiceDeps, refreshToken: string) {
+ *   await revokeToken(deps, refreshToken, "refresh_token"); // "ses_01H…"
+ *   await revokeToken(deps, "garbage", undefined); // undefined
+ * }
  * ```
  */
 export async function revokeToken(

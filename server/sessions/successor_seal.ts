@@ -39,8 +39,12 @@ const EMPTY = new Uint8Array(0);
  *
  * @example
  * ```ts
+ * import { cryptoRandom } from "@org/shared";
+ * import { newOpaqueToken, tokenHash } from "./opaque_token.ts";
+ *
+ * const [old, next] = [newOpaqueToken(cryptoRandom), newOpaqueToken(cryptoRandom)];
  * const sealed = sealSuccessor(old, next);
- * openSuccessor(old, tokenHash(old), sealed); // next
+ * if (openSuccessor(old, tokenHash(old), sealed) !== next) throw new Error("opens to the successor");
  * ```
  */
 export function sealSuccessor(presented: string, successor: string): string {

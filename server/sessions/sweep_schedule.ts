@@ -29,9 +29,14 @@ export interface ScheduledSweep {
  *
  * @example
  * ```ts
- * const sweep = scheduleSessionSweep(deps, intervalScheduler);
- * // on shutdown:
- * await sweep.stop();
+ * import type { ServiceDeps } from "../deps.ts";
+ * import { intervalScheduler } from "../scheduler.ts";
+ *
+ * async function runUntilShutdown(deps: ServiceDeps, shutdown: Promise<void>) {
+ *   const sweep = scheduleSessionSweep(deps, intervalScheduler);
+ *   await shutdown;
+ *   await sweep.stop();
+ * }
  * ```
  */
 export function scheduleSessionSweep(

@@ -13,8 +13,10 @@
  *
  * @example
  * ```ts
+ * type Pending = { key: string; resolve: () => void };
+ * const commitAll = (batch: Pending[]) => Promise.resolve(batch.forEach((p) => p.resolve()));
  * const writes = new Batcher<Pending>((batch) => commitAll(batch), 25);
- * writes.push(pending); // `commitAll` settles each item's own promise
+ * await new Promise<void>((resolve) => writes.push({ key: "a", resolve })); // settled by its batch
  * ```
  */
 export class Batcher<T> {

@@ -9,6 +9,7 @@ import { KvRateLimitStore } from "./kv_rate_limits.ts";
 import { KvHousekeeping } from "./kv_housekeeping.ts";
 import { KvDpopStore } from "./kv_dpop.ts";
 import { KvOutboxStore } from "./kv_outbox.ts";
+import { KvProviderTokenStore } from "./kv_provider_tokens.ts";
 
 /**
  * The whole {@linkcode Store} on one opened Deno KV (a local file, `:memory:` or a KV Connect
@@ -20,9 +21,12 @@ import { KvOutboxStore } from "./kv_outbox.ts";
  *
  * @example
  * ```ts
+ * import { systemClock } from "@org/shared";
+ *
  * const kv = await Deno.openKv(":memory:");
  * const store = createKvStore(kv, systemClock);
  * await store.ping();
+ * kv.close();
  * ```
  */
 export function createKvStore(kv: Deno.Kv, clock: Clock): Store {
@@ -37,6 +41,7 @@ export function createKvStore(kv: Deno.Kv, clock: Clock): Store {
     housekeeping: new KvHousekeeping(kv),
     dpop: new KvDpopStore(kv, clock),
     outbox: new KvOutboxStore(kv),
+    providerTokens: new KvProviderTokenStore(kv),
     async ping() {
       await kv.get(["health"]);
     },

@@ -113,6 +113,27 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 4,
+    name: "provider tokens and their revocation queue",
+    sql: `
+      create table provider_tokens (
+        user_id text primary key,
+        provider text not null,
+        sealed text not null
+      );
+      create table provider_revocations (
+        user_id text primary key,
+        provider text not null,
+        sealed text not null,
+        attempts integer not null,
+        next_at bigint not null,
+        leased_until bigint not null,
+        last_error text
+      );
+      create index provider_revocations_due on provider_revocations (next_at);
+    `,
+  },
+  {
+    version: 5,
     name: "webhook outbox",
     sql: `
       create table webhook_outbox (

@@ -9,6 +9,7 @@ import { PgRateLimitStore } from "./pg_rate_limits.ts";
 import { PgHousekeeping } from "./pg_housekeeping.ts";
 import { PgDpopStore } from "./pg_dpop.ts";
 import { PgOutboxStore } from "./pg_outbox.ts";
+import { PgProviderTokenStore } from "./pg_provider_tokens.ts";
 
 /**
  * The whole {@linkcode Store} on a PostgreSQL pool, shared by every instance that connects to
@@ -20,9 +21,15 @@ import { PgOutboxStore } from "./pg_outbox.ts";
  *
  * @example
  * ```ts
- * const sql = openPostgres({ url, poolSize: 10 });
- * await migrate(sql);
- * const store = createPgStore(sql, systemClock);
+ * import { systemClock } from "@org/shared";
+ * import { openPostgres } from "./pg_connection.ts";
+ * import { migrate } from "./pg_migrations.ts";
+ *
+ * async function open(url: string) {
+ *   const sql = openPostgres({ url, poolSize: 10 });
+ *   await migrate(sql);
+ *   return createPgStore(sql, systemClock);
+ * }
  * ```
  */
 export function createPgStore(sql: Sql, clock: Clock): Store {
@@ -37,6 +44,7 @@ export function createPgStore(sql: Sql, clock: Clock): Store {
     housekeeping: new PgHousekeeping(sql),
     dpop: new PgDpopStore(sql, clock),
     outbox: new PgOutboxStore(sql),
+    providerTokens: new PgProviderTokenStore(sql),
     async ping() {
       await sql`select 1`;
     },

@@ -612,6 +612,72 @@ conformance(
   },
 );
 
+conformance(
+  "provider tokens: a kept token moves to the queue once; the newest sign-in's token wins",
+  async ({ store }) => {
+    const t = store.providerTokens;
+    assert.equal(await t.queue("usr_none", NOW), false, "nothing kept: nothing queued");
+    await t.keep({ user_id: "usr_a", provider: "apple", sealed: "s1" });
+    await t.keep({ user_id: "usr_a", provider: "apple", sealed: "s2" });
+    assert.equal(await t.pending(), 0);
+    assert.equal(await t.queue("usr_a", NOW), true);
+    assert.equal(await t.queue("usr_a", NOW), false, "the token left with the first queueing");
+    assert.equal(await t.pending(), 1);
+    const [job] = await t.lease(NOW, NOW + 60_000, 10);
+    assert.deepEqual(job, {
+      user_id: "usr_a",
+      provider: "apple",
+      sealed: "s2",
+      attempts: 0,
+      next_at: NOW,
+      leased_until: NOW + 60_000,
+    });
+    await t.done("usr_a");
+    assert.equal(await t.pending(), 0);
+    assert.deepEqual(await t.lease(NOW + HOUR, NOW + 2 * HOUR, 10), []);
+  },
+);
+
+conformance(
+  "provider tokens: a failed job waits for its backoff; a lease hides it until it ends",
+  async ({ store }) => {
+    const t = store.providerTokens;
+    await t.keep({ user_id: "usr_b", provider: "apple", sealed: "s" });
+    await t.queue("usr_b", NOW);
+    assert.equal((await t.lease(NOW, NOW + 60_000, 10)).length, 1);
+    assert.deepEqual(await t.lease(NOW + 1, NOW + 60_000, 10), [], "leased: not due again");
+    await t.retry("usr_b", NOW + 30_000, "HTTP 503");
+    assert.deepEqual(await t.lease(NOW + 29_999, NOW + 90_000, 10), [], "backing off");
+    const [job] = await t.lease(NOW + 30_000, NOW + 90_000, 10);
+    assert.equal(job?.attempts, 1);
+    assert.equal(job?.last_error, "HTTP 503");
+    // A lease that ended (its instance died mid-attempt) frees the job for another.
+    const [again] = await t.lease(NOW + 90_000, NOW + 150_000, 10);
+    assert.equal(again?.user_id, "usr_b");
+    assert.equal(await t.pending(), 1);
+  },
+);
+
+conformance(
+  "provider tokens: two instances leasing at once never get the same job",
+  async ({ store, another }) => {
+    const other = await another();
+    for (let i = 0; i < 6; i++) {
+      await store.providerTokens.keep({ user_id: `usr_${i}`, provider: "apple", sealed: "s" });
+      await store.providerTokens.queue(`usr_${i}`, NOW);
+    }
+    const got = await Promise.all(
+      Array.from(
+        { length: 8 },
+        (_, i) => (i % 2 ? store : other).providerTokens.lease(NOW, NOW + 60_000, 2),
+      ),
+    );
+    const ids = got.flat().map((j) => j.user_id);
+    assert.equal(ids.length, 6, `every job leased once: ${ids}`);
+    assert.equal(new Set(ids).size, 6);
+  },
+);
+
 conformance("ping answers while the store is reachable", async ({ store }) => {
   await store.ping();
 });

@@ -16,7 +16,8 @@ export interface ConfigIssue {
  *
  * @example
  * ```ts
- * throw new ConfigError([{ path: "server.port", message: "must be an integer from 0 to 65535" }]);
+ * const err = new ConfigError([{ path: "server.port", message: "must be an integer from 0 to 65535" }]);
+ * if (err.issues.length !== 1) throw new Error("one issue");
  * ```
  */
 export class ConfigError extends Error {

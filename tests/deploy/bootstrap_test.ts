@@ -12,7 +12,8 @@ import {
 } from "@aws-sdk/client-s3";
 import { logRetentionDays } from "../../deploy/infra/nodes/log_group.ts";
 import { rewriteFunctionCode } from "../../deploy/infra/nodes/rewrite_function.ts";
-import { ACCOUNT, type InfraWorld, mutatingCalls, startInfraWorld } from "./infra_world.ts";
+import { ACCOUNT, type InfraWorld, mutatingCalls, siteS3, startInfraWorld } from "./infra_world.ts";
+import { requestThroughEdge } from "../support/cloudfront_edge.ts";
 
 const BUCKET = `production-blog-${ACCOUNT}`;
 const BASE = {
@@ -289,14 +290,14 @@ Deno.test("bootstrap: with a domain, prints the validation CNAMEs and attaches t
   const [dist] = [...world.aws.cloudfront.state.distributions.values()];
   const cf = world.aws.cloudfront.state;
   assert.deepEqual(cf.configTexts(dist!.id, "Aliases/Items"), []);
-  // spa: unknown paths get /index.html with 200.
+  // spa: client routes get the shell from the rewrite function; a 404 stays a 404.
   assert.equal(
     cf.configText(dist!.id, "CustomErrorResponses/Items/CustomErrorResponse/ResponsePagePath"),
-    "/index.html",
+    "/404.html",
   );
   assert.equal(
     cf.configText(dist!.id, "CustomErrorResponses/Items/CustomErrorResponse/ResponseCode"),
-    "200",
+    "404",
   );
   assert.equal(
     world.aws.acm.state.certificates.get([...world.aws.acm.state.certificates.keys()][0]!)?.tags
@@ -316,6 +317,28 @@ Deno.test("bootstrap: with a domain, prints the validation CNAMEs and attaches t
 
   const third = await world.run(["bootstrap"]);
   assert.match(third.stdout, /No changes/);
+
+  // Through the deployed function and error pages: a client route gets the shell, a stale
+  // tab's missing chunk a 404, never the shell's HTML with 200.
+  const s3 = siteS3(world);
+  try {
+    const files: [string, string][] = [["index.html", "<app shell>"], ["assets/app.2.js", "js"]];
+    for (const [key, body] of files) {
+      await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `site/${key}`, Body: body }));
+    }
+    const visit = (path: string) => requestThroughEdge(cf, s3, `https://blog.example.com${path}`);
+    assert.deepEqual(
+      [(await visit("/dashboard/settings")).status, (await visit("/dashboard/settings")).body],
+      [200, "<app shell>"],
+    );
+    assert.equal((await visit("/")).body, "<app shell>");
+    assert.equal((await visit("/assets/app.2.js")).body, "js");
+    const stale = await visit("/assets/app.1.js");
+    assert.equal(stale.status, 404);
+    assert.notEqual(stale.body, "<app shell>");
+  } finally {
+    s3.destroy();
+  }
 });
 
 Deno.test("bootstrap: a bucket name owned by another account is a one-line bucket_name_taken error", async () => {

@@ -15,7 +15,7 @@ import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { parseAgentJob } from "../../deploy/builders/microvm/agent/job_description.ts";
 import { ACCOUNT, type InfraWorld, liveKeys, siteS3 } from "./infra_world.ts";
 import { LOOPBACK_ONLY, MICROVM_SITE_CONFIG, microvmWorld } from "./microvm_world.ts";
-import { SITE_KEYS } from "./site_repo.ts";
+import { git, SITE_KEYS } from "./site_repo.ts";
 
 const BUCKET = `production-blog-${ACCOUNT}`;
 const CONFIG = MICROVM_SITE_CONFIG;
@@ -207,3 +207,53 @@ Deno.test({
     assert.equal(callsOf(world, "RunMicrovm").length, 0);
   },
 });
+
+Deno.test({
+  name:
+    "deploy --builder local is recorded: history lists it, logs says where its lines went, and rollback restores it",
+  permissions: LOOPBACK_ONLY,
+  async fn() {
+    await using mw = await microvmWorld({ config: CONFIG });
+    const { world } = mw;
+    const first = await mw.run(["deploy", "--builder", "local", "--json"]);
+    assert.equal(first.code, 0, first.stderr + first.stdout);
+    const v1 = JSON.parse(first.stdout).revision as string;
+    const record = await bucketJson(world, `builds/${v1}.json`);
+    assert.equal(record.status, "done");
+    assert.equal(record.source, `build/${v1}.zip`);
+    assert.equal(record.uploaded, ALL_KEYS.length);
+
+    await Deno.writeTextFile(join(world.root, "src/index.html"), "<h1>home v2</h1>");
+    await git(world.root, "commit", "-q", "-am", "v2");
+    const second = await mw.run(["deploy", "--builder", "local", "--json"]);
+    assert.equal(second.code, 0, second.stderr + second.stdout);
+    const v2 = JSON.parse(second.stdout).revision as string;
+    assert.notEqual(v2, v1);
+    assert.equal(await liveText(world, "site/index.html"), "<h1>home v2</h1>");
+
+    const history = JSON.parse((await mw.run(["history", "--json"])).stdout);
+    assert.deepEqual(history.map((b: { id: string; status: string }) => [b.id, b.status]), [
+      [v2, "done"],
+      [v1, "done"],
+    ]);
+    const logs = await mw.run(["logs", v1]);
+    assert.equal(logs.code, 0, logs.stderr);
+    assert.match(logs.stderr, /ran with --builder local/);
+
+    // The rollback rebuilds v1's stored source (in a MicroVM) and publishes it.
+    const rollback = await mw.run(["rollback", v1, "--json"]);
+    assert.equal(rollback.code, 0, rollback.stderr + rollback.stdout);
+    assert.deepEqual(JSON.parse(rollback.stdout).changedKeys, ["index.html"]);
+    assert.equal(await liveText(world, "site/index.html"), "<h1>home</h1>");
+  },
+});
+
+async function liveText(world: InfraWorld, key: string): Promise<string> {
+  const s3 = siteS3(world);
+  try {
+    const out = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
+    return await out.Body!.transformToString();
+  } finally {
+    s3.destroy();
+  }
+}

@@ -6,7 +6,7 @@
  * @module
  */
 import { join } from "node:path";
-import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { type CliDeps, runCli } from "../../deploy/commands/run.ts";
 import { captureCli } from "../../deploy/commands/test_deps.ts";
 import { lookupAccountIdWithSts } from "../../deploy/aws/clients.ts";
@@ -104,6 +104,32 @@ export function siteS3(world: InfraWorld): S3Client {
     forcePathStyle: true,
     credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
   });
+}
+
+/**
+ * Serves the production site of `blog` as CloudFront would: each path from the bucket's live
+ * objects (`site/…`), with their stored type; 404 for a missing one. For tests whose peer fetches
+ * the deployed pages (the PDS publishing flows).
+ *
+ * @param s3 a client of the world's S3 ({@linkcode siteS3}; the caller destroys it)
+ * @returns a `Deno.serve` handler
+ */
+export function liveSiteHandler(s3: S3Client): (req: Request) => Promise<Response> {
+  return async (req) => {
+    try {
+      const out = await s3.send(
+        new GetObjectCommand({
+          Bucket: `production-blog-${ACCOUNT}`,
+          Key: `site${new URL(req.url).pathname}`,
+        }),
+      );
+      return new Response(await out.Body!.transformToString(), {
+        headers: { "content-type": out.ContentType ?? "application/octet-stream" },
+      });
+    } catch {
+      return new Response("<h1>Not found</h1>", { status: 404 });
+    }
+  };
 }
 
 /**

@@ -205,6 +205,15 @@ Deno.test("e2e preview: two previews side by side, each served only its own file
   assert.doesNotMatch(two.stdout, /invalidation/);
   assert.equal(world.aws.cloudfront.state.invalidations.length, 0, "previews invalidate nothing");
 
+  // Local preview deploys are recorded too: `history preview` lists both, newest first.
+  const second = two.stdout.match(/at revision ([0-9a-f]{12})$/m)![1];
+  const history = await world.run(["history", "preview", "--json"]);
+  assert.equal(history.code, 0, history.stderr);
+  assert.deepEqual(
+    JSON.parse(history.stdout).map((b: { id: string; status: string }) => [b.id, b.status]),
+    [[second, "done"], [first.revision, "done"]],
+  );
+
   // Previews lock per id: a run holding pr-1's lock stops another pr-1 deploy, not pr-2's.
   const locks = siteS3(world);
   try {

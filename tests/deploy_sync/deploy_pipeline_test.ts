@@ -148,6 +148,7 @@ Deno.test("deploy: the source zip respects .gitignore, sourceIgnore and sourceIn
   const local = createLocalBuilder({ s3: t.s3, logger: silentLogger });
   const recording: Builder = {
     name: "local",
+    deadlineMs: local.deadlineMs,
     run: async (job, hooks) => {
       const zip = "zip" in job.source ? job.source.zip : "";
       zipped = Object.keys(unzipSync(await Deno.readFile(zip))).sort();
@@ -175,6 +176,7 @@ Deno.test("deploy: a missing sourceInclude path fails before anything is uploade
   let built = false;
   const builder: Builder = {
     name: "local",
+    deadlineMs: () => 60_000,
     run: () => {
       built = true;
       return Promise.reject(new Error("must not build"));

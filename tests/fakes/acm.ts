@@ -89,8 +89,13 @@ export interface AcmFakeOptions {
  * @returns the fake; `await using` stops it
  * @example
  * ```ts
+ * import { ACMClient, RequestCertificateCommand } from "@aws-sdk/client-acm";
+ * import { testAwsConfig } from "../support/s3.ts";
+ *
  * await using acm = startAcmFake({ issueAfterDescribes: Infinity });
- * // ... the tool requests a certificate and prints its CNAMEs ...
+ * const client = new ACMClient({ ...testAwsConfig, endpoint: acm.endpoint });
+ * await client.send(new RequestCertificateCommand({ DomainName: "example.com" }));
+ * // ... the tool prints the certificate's CNAMEs; the test says the DNS answered ...
  * acm.state.issue([...acm.state.certificates.keys()][0]!);
  * ```
  */

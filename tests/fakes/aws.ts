@@ -97,6 +97,8 @@ export interface AwsFakes extends AsyncDisposable {
  * @returns the fakes; `await using` stops them all
  * @example
  * ```ts
+ * import { startS3 } from "../support/s3.ts";
+ *
  * await using s3 = await startS3();
  * await using aws = startAwsFakes({ s3Endpoint: s3.endpoint });
  * const cmd = new Deno.Command("deno", { args: ["task", "deploy", "bootstrap"], env: aws.env });

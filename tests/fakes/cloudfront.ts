@@ -165,6 +165,9 @@ export interface CloudFrontFakeOptions {
  * @returns the fake; `await using` stops it
  * @example
  * ```ts
+ * import { CloudFrontClient } from "@aws-sdk/client-cloudfront";
+ * import { testAwsConfig } from "../support/s3.ts";
+ *
  * await using cf = startCloudFrontFake({ deployAfterReads: 0 });
  * const sdk = new CloudFrontClient({ ...testAwsConfig, endpoint: cf.endpoint });
  * ```

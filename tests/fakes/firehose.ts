@@ -57,6 +57,9 @@ export const FIREHOSE_DESTINATION_ID = "destinationId-000000000001";
  * @returns the fake; `await using` stops it
  * @example
  * ```ts
+ * import { FirehoseClient } from "@aws-sdk/client-firehose";
+ * import { testAwsConfig } from "../support/s3.ts";
+ *
  * await using firehose = startFirehoseFake();
  * const client = new FirehoseClient({ ...testAwsConfig, endpoint: firehose.endpoint });
  * ```

@@ -38,6 +38,9 @@ export interface GlueFakeOptions {
  * @returns the fake; `await using` stops it
  * @example
  * ```ts
+ * import { GlueClient } from "@aws-sdk/client-glue";
+ * import { testAwsConfig } from "../support/s3.ts";
+ *
  * await using glue = startGlueFake();
  * const client = new GlueClient({ ...testAwsConfig, endpoint: glue.endpoint });
  * ```

@@ -84,6 +84,9 @@ export interface IamFakeOptions {
  * @returns the fake; `await using` stops it
  * @example
  * ```ts
+ * import { IAMClient } from "@aws-sdk/client-iam";
+ * import { testAwsConfig } from "../support/s3.ts";
+ *
  * await using iam = startIamFake();
  * const sdk = new IAMClient({ ...testAwsConfig, endpoint: iam.endpoint });
  * ```

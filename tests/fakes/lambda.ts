@@ -64,6 +64,9 @@ export interface LambdaFakeOptions {
  * @returns the fake; `await using` stops it
  * @example
  * ```ts
+ * import { LambdaClient } from "@aws-sdk/client-lambda";
+ * import { testAwsConfig } from "../support/s3.ts";
+ *
  * await using lambda = startLambdaFake();
  * const client = new LambdaClient({ ...testAwsConfig, endpoint: lambda.endpoint });
  * ```

@@ -159,6 +159,9 @@ export interface MicrovmsFakeOptions {
  * @returns the fake; `await using` stops it (after `onRun` work settles)
  * @example
  * ```ts
+ * import { startLogsFake } from "./logs.ts";
+ *
+ * await using logs = startLogsFake();
  * await using vms = startMicrovmsFake({
  *   onRun: ({ vm, logging }) => logs.state.append(logging!.logGroup!, vm.id, [`build:done:1`]),
  * });

@@ -241,6 +241,9 @@ function parseRecordSet(node: XmlNode | undefined, action: string): FakeRecordSe
  * @returns the fake; `await using` stops it
  * @example
  * ```ts
+ * import { Route53Client } from "@aws-sdk/client-route-53";
+ * import { testAwsConfig } from "../support/s3.ts";
+ *
  * await using r53 = startRoute53Fake();
  * r53.state.addZone("example.com");
  * const sdk = new Route53Client({ ...testAwsConfig, endpoint: r53.endpoint });

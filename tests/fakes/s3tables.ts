@@ -69,6 +69,9 @@ export interface S3TablesFakeOptions {
  * @returns the fake; `await using` stops it
  * @example
  * ```ts
+ * import { S3TablesClient } from "@aws-sdk/client-s3tables";
+ * import { testAwsConfig } from "../support/s3.ts";
+ *
  * await using tables = startS3TablesFake();
  * const client = new S3TablesClient({ ...testAwsConfig, endpoint: tables.endpoint });
  * ```

@@ -47,6 +47,9 @@ export interface SecretsManagerFakeOptions {
  * @returns the fake; `await using` stops it
  * @example
  * ```ts
+ * import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+ * import { testAwsConfig } from "../support/s3.ts";
+ *
  * await using sm = startSecretsManagerFake();
  * const client = new SecretsManagerClient({ ...testAwsConfig, endpoint: sm.endpoint });
  * ```

@@ -106,7 +106,11 @@ export interface FakeRuntime {
  * @returns the running fake and the runtime hooks for the service file
  * @example
  * ```ts
- * const { fake } = startFakeServer({ service: "sts", route, renderError }, state);
+ * await using fake = startFakeServer({
+ *   service: "echo",
+ *   route: () => Promise.resolve(undefined), // no operation: the scaffold answers unknown ones
+ *   renderError: (err) => Response.json({ code: err.code }, { status: err.status }),
+ * }, { calls: 0 }).fake;
  * ```
  */
 export function startFakeServer<S>(

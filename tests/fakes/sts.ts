@@ -30,6 +30,9 @@ export interface StsFakeState {
  * @returns the fake; `await using` stops it
  * @example
  * ```ts
+ * import { STSClient } from "@aws-sdk/client-sts";
+ * import { testAwsConfig } from "../support/s3.ts";
+ *
  * await using sts = startStsFake({ accountId: "111122223333" });
  * const sdk = new STSClient({ ...testAwsConfig, endpoint: sts.endpoint });
  * ```

@@ -4,10 +4,14 @@
  * and the site itself served from its bucket over HTTPS (a test CA, and a test "DNS" mapping
  * `blog.example` to it), so `login` checks the client documents a real `deploy` published.
  */
-import { GetObjectCommand } from "@aws-sdk/client-s3";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ACCOUNT, type InfraWorld, siteS3, startInfraWorld } from "../deploy/infra_world.ts";
+import {
+  type InfraWorld,
+  liveSiteHandler,
+  siteS3,
+  startInfraWorld,
+} from "../deploy/infra_world.ts";
 import { writeSiteRepo } from "../deploy/site_repo.ts";
 import { type AtprotoPeer, startAtprotoPeer } from "../support/atproto_peer.ts";
 import { createTestCa, opensslAvailable, type TestCa } from "../support/test_ca.ts";
@@ -45,21 +49,7 @@ async function startPdsWorld(): Promise<PdsWorld> {
   const s3 = siteS3(world);
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, cert: ca.certPem, key: ca.keyPem, onListen() {} },
-    async (req) => {
-      try {
-        const out = await s3.send(
-          new GetObjectCommand({
-            Bucket: `production-blog-${ACCOUNT}`,
-            Key: `site${new URL(req.url).pathname}`,
-          }),
-        );
-        return new Response(await out.Body!.transformToString(), {
-          headers: { "content-type": out.ContentType ?? "application/octet-stream" },
-        });
-      } catch {
-        return new Response("<h1>Not found</h1>", { status: 404 });
-      }
-    },
+    liveSiteHandler(s3),
   );
   const fetchMapped = ca.fetchMapped({ [DOMAIN]: `https://localhost:${server.addr.port}` });
   const peer = startAtprotoPeer(ca, { didMethod: "web", fetch: fetchMapped });

@@ -7,10 +7,11 @@
  *
  * @example
  * ```ts
- * Deno.test({ name: "page signs in", ignore: chromiumMissing(), fn: async () => {
+ * if (!chromiumMissing()) {
  *   await using browser = await launchChromium();
  *   const page = await browser.context.newPage();
- * }});
+ *   await page.setContent("<p>signed in</p>");
+ * }
  * ```
  *
  * @module

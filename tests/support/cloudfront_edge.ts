@@ -3,8 +3,10 @@
  * find the distribution whose alias matches the host, run the viewer-request function it
  * associates (the code PUBLISHED to its LIVE stage in the CloudFront fake: exactly what the
  * tool deployed), then fetch the rewritten URI from the distribution's bucket origin in S3
- * (origin path prepended). So a test checks what a visitor would get, through the deployed
- * function and the bucket keys.
+ * (origin path prepended), and on an error answer the distribution's custom error response for
+ * its status (the page fetched from the origin, with the response code configured; the origin's
+ * status when the page is missing, as CloudFront does). So a test checks what a visitor would
+ * get, through the deployed function, the bucket keys and the error pages.
  *
  * @module
  */
@@ -68,12 +70,28 @@ export async function requestThroughEdge(
   const origin = at(dist.config, "Origins/Items")?.children[0];
   const domain = textAt(origin, "DomainName") ?? "";
   const bucket = domain.slice(0, domain.indexOf(".s3."));
-  const key = `${textAt(origin, "OriginPath") ?? ""}${uri}`.replace(/^\//, "");
-  try {
-    const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-    return { status: 200, body: await got.Body?.transformToString() ?? "", key };
-  } catch (err) {
-    const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-    return { status: status ?? 500, body: "", key };
-  }
+  const fetchOrigin = async (path: string): Promise<EdgeAnswer> => {
+    const key = `${textAt(origin, "OriginPath") ?? ""}${path}`.replace(/^\//, "");
+    try {
+      const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      return { status: 200, body: await got.Body?.transformToString() ?? "", key };
+    } catch (err) {
+      const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata
+        ?.httpStatusCode;
+      return { status: status ?? 500, body: "", key };
+    }
+  };
+  const answer = await fetchOrigin(uri);
+  if (answer.status < 400) return answer;
+  const custom = (at(dist.config, "CustomErrorResponses/Items")?.children ?? [])
+    .find((r) => textAt(r, "ErrorCode") === String(answer.status));
+  const page = textAt(custom, "ResponsePagePath");
+  if (!custom || !page) return answer;
+  const shown = await fetchOrigin(page);
+  if (shown.status !== 200) return answer;
+  return {
+    ...answer,
+    status: Number(textAt(custom, "ResponseCode") ?? answer.status),
+    body: shown.body,
+  };
 }

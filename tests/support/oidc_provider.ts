@@ -80,7 +80,16 @@ async function signingKey(kid: string): Promise<JWK> {
  * @example
  * ```ts
  * await using idp = await startOidcProviderPeer();
- * const callback = await idp.signIn({ response_type: "code", client_id: "te-client", … });
+ * const callback = await idp.signIn({
+ *   response_type: "code",
+ *   client_id: PEER_CLIENT.client_id,
+ *   redirect_uri: PEER_CLIENT.redirect_uri,
+ *   scope: "openid",
+ *   state: "st",
+ *   code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+ *   code_challenge_method: "S256",
+ * });
+ * if (callback.searchParams.get("code") === null) throw new Error("signed in, so a code");
  * ```
  */
 export async function startOidcProviderPeer(

@@ -24,8 +24,10 @@ export interface S3Fixture extends AsyncDisposable {
  *
  * @example
  * ```ts
+ * import { S3Client } from "@aws-sdk/client-s3";
+ *
  * await using s3 = await startS3(["site"]);
- * const client = new S3Client({ endpoint: s3.endpoint, forcePathStyle: true, ...testCredentials });
+ * const client = new S3Client({ endpoint: s3.endpoint, forcePathStyle: true, ...testAwsConfig });
  * ```
  */
 export async function startS3(buckets: string[] = []): Promise<S3Fixture> {
@@ -120,8 +122,8 @@ interface KoaContext {
 
 /**
  * Teaches s3rver S3's conditional writes (PutObject with `If-None-Match: *` or `If-Match:
- * <etag>`, answered 412 `PreconditionFailed` when the condition fails), which s3rver 3.7.1
- * ignores. The deploy lock relies on them. The check and the write of one key run one at a
+ * <etag>`, DeleteObject with `If-Match: <etag>`, answered 412 `PreconditionFailed` when the
+ * condition fails), which s3rver 3.7.1 ignores. The deploy lock relies on them. The check and the write of one key run one at a
  * time, as S3 decides them atomically. Test peer only: production code talks to real S3.
  */
 function supportConditionalWrites(app: KoaApp): void {
@@ -129,7 +131,10 @@ function supportConditionalWrites(app: KoaApp): void {
   const conditional = async (ctx: KoaContext, next: () => Promise<void>) => {
     const noneMatch = ctx.headers["if-none-match"];
     const match = ctx.headers["if-match"];
-    if (ctx.method !== "PUT" || (noneMatch === undefined && match === undefined)) return next();
+    const deleting = ctx.method === "DELETE";
+    if (!(ctx.method === "PUT" || deleting) || (noneMatch === undefined && match === undefined)) {
+      return next();
+    }
     const [, bucket = "", ...rest] = ctx.path.split("/");
     const key = decodeURIComponent(rest.join("/"));
     const id = `${bucket}/${key}`;
@@ -142,8 +147,9 @@ function supportConditionalWrites(app: KoaApp): void {
     try {
       const exists = await app.store.existsObject(bucket, key);
       const etag = exists ? (await app.store.getMetadata(bucket, key)).etag : undefined;
+      // A conditional delete of an absent object is a plain delete (S3 answers 204 or 404).
       const failed = (noneMatch === "*" && exists) ||
-        (match !== undefined && (!exists || match !== etag));
+        (match !== undefined && (deleting ? exists && match !== etag : !exists || match !== etag));
       if (failed) {
         ctx.status = 412;
         ctx.type = "application/xml";

@@ -72,6 +72,9 @@ export function testConfig(toml = "", env: Readonly<Record<string, string>> = {}
  *
  * @example
  * ```ts
+ * import { startOidcProviderPeer } from "./oidc_provider.ts";
+ *
+ * await using idp = await startOidcProviderPeer();
  * await using te = await startTokenServer({ toml: providerToml("idp", idp.issuer) });
  * const res = await fetch(`${te.url}/keys`);
  * ```

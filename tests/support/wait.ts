@@ -22,6 +22,7 @@ export const WAIT_CAP_MS = 120_000;
  *
  * @example
  * ```ts
+ * const lines = ["starting", "listening on http://127.0.0.1:8000"];
  * const url = await waitFor(() => lines.join("\n").match(/listening on (\S+)/)?.[1], "the listener");
  * ```
  */

@@ -9,7 +9,16 @@ import {
   type KeyObject,
   SignJWT,
 } from "jose";
-import { createMemoryLogger } from "@org/shared";
+import {
+  createMemoryLogger,
+  epochSeconds,
+  FixedClock,
+  seededRandom,
+  systemClock,
+} from "@org/shared";
+import { mintOperatorToken } from "../../server/auth/operator_token.ts";
+import { REVOKE_INTERVAL_MS } from "../../server/providers/apple_revocation.ts";
+import { adminFetch, adminJson, SECRET } from "../support/internal_api.ts";
 import { type OidcFixture, startOidcProvider } from "../support/oidc.ts";
 import {
   spawnTokenServer,
@@ -32,29 +41,70 @@ interface AppleTokenRequest {
   readonly authorization: string | undefined;
 }
 
+/** What Apple's `/auth/revoke` received, per call. */
+interface AppleRevokeRequest {
+  readonly client_id: unknown;
+  readonly client_secret: unknown;
+  readonly token: unknown;
+  readonly token_type_hint: unknown;
+}
+
+/** The Apple fixture: the provider, and what its endpoints saw. */
+interface AppleFixture extends OidcFixture {
+  readonly requests: AppleTokenRequest[];
+  /** The refresh tokens its token endpoint issued, in order. */
+  readonly refreshTokens: string[];
+  readonly revocations: AppleRevokeRequest[];
+  /** Statuses the next calls of `/auth/revoke` answer (then 200, as Apple does on success). */
+  readonly revokeFailures: number[];
+}
+
 /**
  * `oauth2-mock-server` behaving as Sign in with Apple does on the wire: its discovery lists
- * only `client_secret_post`, and its ID tokens carry `email_verified` and `is_private_email`
- * as the strings "true"/"false". It records each token request's client credentials.
+ * only `client_secret_post` and `revocation_endpoint` `<issuer>/auth/revoke`, its ID tokens
+ * carry `email_verified` and `is_private_email` as the strings "true"/"false", and its code
+ * exchange returns a refresh token. It records each token request's client credentials and
+ * refresh token, and each revoke call's form; `/auth/revoke` answers 200 with an empty body
+ * (or the statuses queued in `revokeFailures`, with Apple's JSON error body).
  */
-async function startApple(
-  claims: Record<string, unknown> = {},
-): Promise<OidcFixture & { requests: AppleTokenRequest[] }> {
+async function startApple(claims: Record<string, unknown> = {}): Promise<AppleFixture> {
   const idp = await startOidcProvider("RS256");
   const requests: AppleTokenRequest[] = [];
+  const refreshTokens: string[] = [];
+  const revocations: AppleRevokeRequest[] = [];
+  const revokeFailures: number[] = [];
   idp.server.service.on("beforeWellKnownOpenIdConfiguration", (res: { body: object }) => {
-    Object.assign(res.body, { token_endpoint_auth_methods_supported: ["client_secret_post"] });
+    Object.assign(res.body, {
+      token_endpoint_auth_methods_supported: ["client_secret_post"],
+      revocation_endpoint: `${idp.issuer}/auth/revoke`,
+    });
   });
   idp.server.service.on(
     "beforeResponse",
-    (_res: unknown, req: { body: Record<string, unknown>; headers: Record<string, string> }) => {
+    (
+      res: { body: Record<string, unknown> },
+      req: { body: Record<string, unknown>; headers: Record<string, string> },
+    ) => {
       requests.push({
         client_id: req.body.client_id,
         client_secret: req.body.client_secret,
         authorization: req.headers.authorization,
       });
+      if (typeof res.body.refresh_token === "string") refreshTokens.push(res.body.refresh_token);
     },
   );
+  idp.server.service.addRoute("POST", "/auth/revoke", (req, res) => {
+    const body = req.body as Record<string, unknown>;
+    revocations.push({
+      client_id: body.client_id,
+      client_secret: body.client_secret,
+      token: body.token,
+      token_type_hint: body.token_type_hint,
+    });
+    const status = revokeFailures.shift() ?? 200;
+    res.writeHead(status, status === 200 ? {} : { "content-type": "application/json" });
+    res.end(status === 200 ? "" : JSON.stringify({ error: "temporarily_unavailable" }));
+  });
   idp.server.service.on("beforeTokenSigning", (t: { payload: Record<string, unknown> }) => {
     if (t.payload.aud === undefined) return;
     Object.assign(t.payload, {
@@ -67,7 +117,7 @@ async function startApple(
       ...claims,
     });
   });
-  return Object.assign(idp, { requests });
+  return Object.assign(idp, { requests, refreshTokens, revocations, revokeFailures });
 }
 
 function appleToml(issuer: string, key: string, extra = ""): string {
@@ -104,9 +154,9 @@ async function signIn(
   }, insecure);
 }
 
-/** Checks one recorded token request: the secret is posted, and is the JWT Apple wants. */
+/** Checks one recorded request: the secret is posted, and is the JWT Apple wants. */
 async function assertAppleSecret(
-  req: AppleTokenRequest,
+  req: { client_id: unknown; client_secret: unknown; authorization?: string | undefined },
   publicKey: CryptoKey | KeyObject,
 ): Promise<void> {
   assert.equal(req.authorization, undefined, "client_secret_post: no Basic header");
@@ -464,4 +514,247 @@ Deno.test("apple notifications: the route exists only with an Apple provider", a
   const res = await fetch(`${te.url}/apple/notifications`, { method: "POST", body: "{}" });
   assert.equal(res.status, 404);
   await res.body?.cancel();
+});
+
+/** A `keys.encryption_key` of the minimum length: Apple's refresh tokens are kept sealed. */
+const SEAL = `[keys]\nencryption_key = "${"k".repeat(32)}"\n`;
+
+/** A scheduler whose runs the test triggers, and awaits, itself. */
+function manualScheduler() {
+  const tasks = new Map<number, () => void | Promise<void>>();
+  return {
+    every(ms: number, task: () => void | Promise<void>) {
+      tasks.set(ms, task);
+      return () => tasks.delete(ms);
+    },
+    /** One run of the provider-token revocation queue, awaited. */
+    async revokeRun(): Promise<void> {
+      const task = tasks.get(REVOKE_INTERVAL_MS);
+      assert.ok(task, "serve scheduled the revocation queue");
+      await task();
+    },
+  };
+}
+
+/** The service with the Apple fixture, the internal API, an injected clock and scheduler. */
+async function startRevokingService(apple: AppleFixture, options: {
+  seal?: boolean;
+  log?: TokenServerOptions["log"];
+} = {}) {
+  const { pem, publicKey } = await teamKey();
+  const clock = new FixedClock(Date.now());
+  const scheduler = manualScheduler();
+  const te = await startTokenServer({
+    toml: appleToml(
+      apple.issuer,
+      `private_key = "\${APPLE_P8}"`,
+      `[internal_api]\nenabled = true\nauth_methods = ["operator_token", "shared_secret"]\n` +
+        `shared_secret = "${SECRET}"\n` + (options.seal === false ? "" : SEAL),
+    ),
+    env: { APPLE_P8: pem },
+    clock,
+    scheduler,
+    ...(options.log ? { log: options.log } : {}),
+  });
+  return { te, clock, scheduler, publicKey };
+}
+
+/** The metric line `name` of `/internal/metrics`, as a number. */
+async function metric(te: TokenServer, name: string): Promise<number> {
+  const res = await adminFetch(te, "GET", "/internal/metrics");
+  assert.equal(res.status, 200);
+  const line = (await res.text()).split("\n").find((l) => l.startsWith(`${name} `));
+  assert.ok(line, `metric ${name}`);
+  return Number(line.slice(name.length + 1));
+}
+
+/** Checks one recorded revoke: Apple's form, with the minted secret and the kept token. */
+async function assertRevoke(
+  req: AppleRevokeRequest,
+  token: string,
+  publicKey: CryptoKey | KeyObject,
+): Promise<void> {
+  assert.equal(req.token, token);
+  assert.equal(req.token_type_hint, "refresh_token");
+  await assertAppleSecret(req, publicKey);
+}
+
+Deno.test("apple revoke: deleting a user through the internal API revokes their Apple refresh token; a revoke failing twice is retried with backoff until it succeeds", async () => {
+  await using apple = await startApple();
+  const { te, clock, scheduler, publicKey } = await startRevokingService(apple);
+  await using _ = te;
+  const res = await signIn(te.issuer, "c1");
+  assert.equal(res.status, 200, await res.clone().text());
+  await res.body?.cancel();
+  const appleToken = apple.refreshTokens[0]!;
+  assert.equal(typeof appleToken, "string");
+  const user = (await te.server.deps.store.users.findByExternalId("apple", APPLE_SUB))!;
+
+  apple.revokeFailures.push(503, 503);
+  const deleted = await adminJson<{ status: string }>(
+    te,
+    "DELETE",
+    `/internal/users/${user.id}`,
+    200,
+  );
+  assert.equal(deleted.status, "Deleted");
+  assert.equal(apple.revocations.length, 0, "the deletion never waits for Apple");
+  const stats = await adminJson<{ provider_revocations: { pending: number } }>(
+    te,
+    "GET",
+    "/internal/stats",
+    200,
+  );
+  assert.deepEqual(stats.provider_revocations, { pending: 1 });
+
+  await scheduler.revokeRun();
+  assert.equal(apple.revocations.length, 1, "first attempt: 503");
+  assert.equal(await metric(te, 'token_exchange_provider_revocations_total{outcome="failed"}'), 1);
+  assert.equal(await metric(te, "token_exchange_provider_revocations_pending"), 1);
+  await scheduler.revokeRun();
+  assert.equal(apple.revocations.length, 1, "not again before its backoff");
+  clock.advance(30_000);
+  await scheduler.revokeRun();
+  assert.equal(apple.revocations.length, 2, "second attempt after 30 s: 503");
+  clock.advance(59_999);
+  await scheduler.revokeRun();
+  assert.equal(apple.revocations.length, 2, "the wait doubled");
+  clock.advance(1);
+  await scheduler.revokeRun();
+  assert.equal(apple.revocations.length, 3, "third attempt after 60 s more: 200");
+  for (const r of apple.revocations) await assertRevoke(r, appleToken, publicKey);
+
+  assert.equal(await metric(te, 'token_exchange_provider_revocations_total{outcome="revoked"}'), 1);
+  assert.equal(await metric(te, 'token_exchange_provider_revocations_total{outcome="failed"}'), 2);
+  assert.equal(await metric(te, "token_exchange_provider_revocations_pending"), 0);
+  clock.advance(3_600_000);
+  await scheduler.revokeRun();
+  assert.equal(apple.revocations.length, 3, "done: never sent again");
+});
+
+Deno.test("apple revoke: a deletion from the console queues the revoke, and the overview counts it until it is sent", async () => {
+  await using apple = await startApple();
+  const { te, scheduler, publicKey } = await startRevokingService(apple);
+  await using _ = te;
+  const res = await signIn(te.issuer, "c1");
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
+  const user = (await te.server.deps.store.users.findByExternalId("apple", APPLE_SUB))!;
+
+  const operator = await mintOperatorToken(
+    (c, typ) => te.server.deps.keys.sign(c, typ),
+    { issuer: te.issuer, audience: "token-exchange-internal", requiredClaim: "operator" },
+    "carol",
+    600,
+    epochSeconds(systemClock),
+    seededRandom(crypto.randomUUID()),
+  );
+  const login = await fetch(`${te.internalUrl}/admin/login`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ token: operator }),
+    redirect: "manual",
+  });
+  await login.body?.cancel();
+  assert.equal(login.status, 303);
+  const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
+  const page = await (await fetch(`${te.internalUrl}/admin/users/${user.id}/delete`, {
+    headers: { cookie },
+  })).text();
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
+  const del = await fetch(`${te.internalUrl}/admin/users/${user.id}/delete`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+    body: new URLSearchParams({ csrf }),
+    redirect: "manual",
+  });
+  await del.body?.cancel();
+  assert.equal(del.status, 303);
+  assert.equal((await te.server.deps.store.users.get(user.id))?.status, "Deleted");
+
+  const tile = async () => {
+    const html = await (await fetch(`${te.internalUrl}/admin/`, { headers: { cookie } })).text();
+    const m = /<span class="value">(\d+)<\/span><span class="label">Apple revocations pending/
+      .exec(html);
+    assert.ok(m, "the overview shows the tile");
+    return Number(m[1]);
+  };
+  assert.equal(await tile(), 1);
+  await scheduler.revokeRun();
+  assert.equal(apple.revocations.length, 1);
+  await assertRevoke(apple.revocations[0]!, apple.refreshTokens[0]!, publicKey);
+  assert.equal(await tile(), 0);
+});
+
+Deno.test("apple revoke: Apple's account-delete notification deletes through the same operation and revokes the token", async () => {
+  await using apple = await startApple();
+  const { te, scheduler, publicKey } = await startRevokingService(apple);
+  await using _ = te;
+  const res = await signIn(te.issuer, "c1");
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
+  const user = (await te.server.deps.store.users.findByExternalId("apple", APPLE_SUB))!;
+  const note = await notify(te, await appleEvent(apple, "account-delete"));
+  assert.equal(note.status, 200);
+  await note.body?.cancel();
+  assert.equal((await te.server.deps.store.users.get(user.id))?.status, "Deleted");
+  assert.equal(apple.revocations.length, 0);
+  await scheduler.revokeRun();
+  assert.equal(apple.revocations.length, 1);
+  await assertRevoke(apple.revocations[0]!, apple.refreshTokens[0]!, publicKey);
+});
+
+Deno.test("apple revoke: without keys.encryption_key no Apple token is kept (a warning says so) and a deletion sends nothing", async () => {
+  await using apple = await startApple();
+  const { log, lines } = createMemoryLogger();
+  const { te, scheduler } = await startRevokingService(apple, { seal: false, log });
+  await using _ = te;
+  assert.ok(
+    lines.some((l) =>
+      String(l.msg).startsWith("keys.encryption_key is not set: Sign in with Apple")
+    ),
+    "a startup warning names the setting",
+  );
+  const res = await signIn(te.issuer, "c1");
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
+  const user = (await te.server.deps.store.users.findByExternalId("apple", APPLE_SUB))!;
+  await adminJson(te, "DELETE", `/internal/users/${user.id}`, 200);
+  await scheduler.revokeRun();
+  assert.equal(apple.revocations.length, 0);
+  assert.equal(await te.server.deps.store.providerTokens.pending(), 0);
+});
+
+Deno.test("apple revoke: the kept token is sealed: the store never holds Apple's refresh token in plain", async () => {
+  await using apple = await startApple();
+  const { pem } = await teamKey();
+  await using te = await startTokenServer({
+    toml: appleToml(apple.issuer, `private_key = "\${APPLE_P8}"`, SEAL),
+    env: { APPLE_P8: pem },
+  });
+  const res = await signIn(te.issuer, "c1");
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
+  const token = apple.refreshTokens[0]!;
+  let kept = 0;
+  for await (const e of te.kv.list({ prefix: [] })) {
+    const text = JSON.stringify(e.value, (_k, v) => typeof v === "bigint" ? String(v) : v);
+    assert.ok(!text.includes(token), `plain token under ${String(e.key)}`);
+    if (e.key[0] === "provider_tokens") kept++;
+  }
+  assert.equal(kept, 1, "one token kept for the user");
+});
+
+Deno.test("apple revoke: PATCH status Deleted queues the revoke as DELETE does", async () => {
+  await using apple = await startApple();
+  const { te, scheduler } = await startRevokingService(apple);
+  await using _ = te;
+  const res = await signIn(te.issuer, "c1");
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
+  const user = (await te.server.deps.store.users.findByExternalId("apple", APPLE_SUB))!;
+  await adminJson(te, "PATCH", `/internal/users/${user.id}`, 200, { body: { status: "Deleted" } });
+  assert.equal(await te.server.deps.store.providerTokens.pending(), 1);
+  await scheduler.revokeRun();
+  assert.deepEqual(apple.revocations.map((r) => r.token), [apple.refreshTokens[0]]);
 });

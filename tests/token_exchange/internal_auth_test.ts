@@ -3,7 +3,7 @@ import { decodeProtectedHeader } from "jose";
 import { createMemoryLogger, epochSeconds, FixedClock, seededRandom } from "@org/shared";
 import { generateEd25519, jwtSigner } from "../../server/keys/ed25519.ts";
 import { mintOperatorToken } from "../../server/auth/operator_token.ts";
-import { createInternalHandler } from "../../server/http/internal_handler.ts";
+import { createInternalHandler } from "../../server/endpoints/internal_handler.ts";
 import { startTokenServer, type TokenServer } from "../support/token_server.ts";
 import { adminFetch, internalToml, SECRET } from "../support/internal_api.ts";
 

@@ -228,6 +228,7 @@ Deno.test("users: DELETE soft-deletes and revokes every session of that user onl
   assert.deepEqual(before, {
     users: { total: 2, active: 2, suspended: 0, Deleted: 0 },
     sessions: { live: 3 },
+    provider_revocations: { pending: 0 },
   });
   const deleted = await adminJson<User>(h.te, "DELETE", `/internal/users/${aliceId}`, 200);
   assert.equal(deleted.status, "Deleted");
@@ -244,6 +245,7 @@ Deno.test("users: DELETE soft-deletes and revokes every session of that user onl
   assert.deepEqual(await adminJson(h.te, "GET", "/internal/stats", 200), {
     users: { total: 2, active: 1, suspended: 0, Deleted: 1 },
     sessions: { live: 1 },
+    provider_revocations: { pending: 0 },
   });
 });
 

@@ -15,23 +15,18 @@ import {
   TerminateMicrovmCommand,
 } from "@aws-sdk/client-lambda-microvms";
 import type { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
-import { PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import type { S3Client } from "@aws-sdk/client-s3";
 import { type Clock, systemClock } from "@org/shared";
 import { type AgentBundle, buildAgentBundle } from "./bundle.ts";
 import { type AgentJob, MAX_PAYLOAD_BYTES, parseMarker } from "./agent/job_description.ts";
 import type { Builder, JobHooks } from "../builder.ts";
-import {
-  type BuildRecord,
-  finishRecord,
-  runningRecord,
-  sourceKey,
-} from "../../build_records/record.ts";
-import { getManifest, putBuildRecord } from "../../build_records/store.ts";
+import { type BuildRecord, finishRecord, runningRecord } from "../../build_records/record.ts";
+import { getManifest, putBuildRecord, putSourceZip } from "../../build_records/store.ts";
 import { objectExists } from "../../aws/s3_objects.ts";
 import type { MicrovmIdle } from "../../config/site_config.ts";
 import { builderImageName, builderLogGroup, buildLogStream } from "../../config/names.ts";
 import { DeployError, interruptedError } from "../../errors.ts";
-import type { JobInput, JobOutcome } from "../../job/job.ts";
+import { buildDeadlineMs, type JobInput, type JobOutcome } from "../../job/job.ts";
 import { nextPollDelay, pastDeadline, waitDeadline } from "./deadline.ts";
 import { type BuilderImageSettings, ensureBuilderImage, type ReadyImage } from "./image.ts";
 import { createKeepAlive, type KeepAlive, keepAliveIntervalMs } from "./keep_alive.ts";
@@ -133,9 +128,13 @@ export function runRequest(
  *
  * @example
  * ```ts
- * const builder = createMicrovmBuilder({ clients, env, siteName, region,
- *   microvm: config.microvm, image: requireBuilderSettings(state, env) });
- * const outcome = await builder.run(jobInput, { onOutput: (line) => console.log(line) });
+ * import type { JobInput } from "../../job/job.ts";
+ * import type { MicrovmBuilderOptions } from "./builder.ts";
+ *
+ * async function buildOnce(options: MicrovmBuilderOptions, jobInput: JobInput) {
+ *   const builder = createMicrovmBuilder(options);
+ *   return await builder.run(jobInput, { onOutput: (line) => console.log(line) });
+ * }
  * ```
  */
 export function createMicrovmBuilder(o: MicrovmBuilderOptions): Builder {
@@ -163,17 +162,7 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): Builder {
     }
     const body = await Deno.readFile(input.source.zip);
     o.onStatus?.(`uploading the source (${body.byteLength} bytes)`);
-    const key = sourceKey(input.buildId);
-    await o.clients.s3.send(
-      new PutObjectCommand({
-        Bucket: input.target.bucket,
-        Key: key,
-        Body: body,
-        ContentLength: body.byteLength,
-        ContentType: "application/zip",
-      }),
-    );
-    return key;
+    return await putSourceZip(store, input.buildId, body);
   };
 
   const run = async (input: JobInput, hooks: JobHooks = {}): Promise<JobOutcome> => {
@@ -373,7 +362,8 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): Builder {
     return { ...counts, warnings: [] };
   };
 
-  return { name: "microvm", run };
+  // The service stops the VM at maxDurationSeconds; the wait ends a minute later (waitDeadline).
+  return { name: "microvm", deadlineMs: buildDeadlineMs, run };
 }
 
 function lastLinesHint(lines: readonly string[]): string {

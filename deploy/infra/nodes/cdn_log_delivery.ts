@@ -63,7 +63,10 @@ export interface CdnLogDeliverySpec {
  *
  * @example
  * ```ts
- * cdnLogDeliverySpec(facts, "arn:aws:cloudfront::123456789012:distribution/E1").name;
+ * import type { SiteFacts } from "../resource.ts";
+ *
+ * const nameOf = (facts: SiteFacts) =>
+ *   cdnLogDeliverySpec(facts, "arn:aws:cloudfront::123456789012:distribution/E1").name;
  * // "production-blog-cdn"
  * ```
  */

@@ -2,8 +2,8 @@
  * The CloudFront distribution: origin = the bucket's `site/` prefix through the OAC, HTTPS
  * only (HTTP redirects), compressed, the default root object, the rewrite function on viewer
  * requests (pretty URLs: `/blog/` → `/blog/index.html`), the custom domain as alias with its
- * certificate once issued, and the 404 page (or, with `spa`, unknown paths answered with
- * `/index.html` and 200, set at creation).
+ * certificate once issued, and the 404 page for missing objects (with `spa` too: the rewrite
+ * function sends client routes to the shell, so a missing asset stays a 404).
  *
  * The preview stack's distribution has the same shape with what serves every preview at once:
  * alias `*.<preview domain>`, the whole bucket as origin (the router function rewrites to the
@@ -42,7 +42,7 @@ export const SITE_ORIGIN_ID = "site-bucket";
 /** AWS managed cache policy "CachingOptimized" (gzip/brotli keys, long TTLs). */
 export const CACHING_OPTIMIZED_POLICY_ID = "658327ea-f89d-4fab-a63d-7e88639e58f6";
 
-/** The page shown for unknown paths when `spa` is off. */
+/** The page shown for missing objects. */
 export const NOT_FOUND_PAGE = "/404.html";
 
 /** How long CloudFront caches an error answer, in seconds. */
@@ -66,8 +66,6 @@ export interface DistributionSpec {
   aliases: string[];
   /** The issued certificate for `aliases`. */
   certificateArn?: string;
-  /** Single-page mode. */
-  spa: boolean;
   /**
    * The published rewrite function to run on viewer requests; when absent (pure tests of other
    * settings) the function associations are left as they are.
@@ -104,7 +102,6 @@ export function distributionSpec(
     defaultRootObject: facts.config.defaultRootObject,
     aliases: issued ? [facts.config.domain!] : [],
     ...(issued ? { certificateArn: certificate!.arn } : {}),
-    spa: facts.config.spa,
     ...(rewriteFunctionArn ? { rewriteFunctionArn } : {}),
   };
 }
@@ -130,22 +127,35 @@ export function withRewriteFunction(
 }
 
 /**
- * The error pages (pure): with `spa`, a 404 becomes `/index.html` with 200; otherwise the
- * 404 page with 404.
+ * The error pages (pure): a 404 shows the 404 page with 404, with `spa` too (its client
+ * routes get the shell from the rewrite function, before S3 is asked).
  *
- * @param spa single-page mode
  * @returns the custom error responses
  */
-export function errorResponses(spa: boolean): CustomErrorResponses {
+export function errorResponses(): CustomErrorResponses {
   return {
     Quantity: 1,
     Items: [{
       ErrorCode: 404,
-      ResponsePagePath: spa ? "/index.html" : NOT_FOUND_PAGE,
-      ResponseCode: spa ? "200" : "404",
+      ResponsePagePath: NOT_FOUND_PAGE,
+      ResponseCode: "404",
       ErrorCachingMinTTL: ERROR_CACHING_SECONDS,
     }],
   };
+}
+
+/**
+ * Whether a live configuration still has the error response `spa` used to be created with
+ * (pure): every 404 answered with `/index.html` and 200, a missing asset included. It is the
+ * one error response bootstrap replaces; any other was set by someone and is kept.
+ *
+ * @param config the live configuration
+ * @returns true when the shell answers every 404
+ */
+export function hasShellErrorResponse(config: DistributionConfig): boolean {
+  return (config.CustomErrorResponses?.Items ?? []).some((r) =>
+    r.ErrorCode === 404 && r.ResponsePagePath === "/index.html" && r.ResponseCode === "200"
+  );
 }
 
 /**
@@ -156,7 +166,10 @@ export function errorResponses(spa: boolean): CustomErrorResponses {
  *
  * @example
  * ```ts
- * distributionConfig(distributionSpec(facts, "E2OAC")).ViewerCertificate;
+ * import type { SiteFacts } from "../resource.ts";
+ *
+ * const certificateOf = (facts: SiteFacts) =>
+ *   distributionConfig(distributionSpec(facts, "E2OAC")).ViewerCertificate;
  * // { CloudFrontDefaultCertificate: true } without a domain
  * ```
  */
@@ -177,7 +190,7 @@ export function distributionConfig(spec: DistributionSpec): DistributionConfig {
       Compress: true,
       CachePolicyId: CACHING_OPTIMIZED_POLICY_ID,
     },
-    CustomErrorResponses: errorResponses(spec.spa),
+    CustomErrorResponses: errorResponses(),
     HttpVersion: "http2and3",
     IsIPV6Enabled: true,
     PriceClass: "PriceClass_All",
@@ -186,7 +199,8 @@ export function distributionConfig(spec: DistributionSpec): DistributionConfig {
 
 /**
  * Sets the settings bootstrap manages on a configuration, keeping everything else (pure).
- * The error pages are not managed after creation (`spa` applies at creation).
+ * The error pages are set at creation; afterwards only the shell-for-every-404 response of
+ * earlier versions' `spa` is replaced ({@linkcode hasShellErrorResponse}).
  *
  * @param config the current configuration
  * @param spec the spec
@@ -207,6 +221,7 @@ export function applyManaged(
   }];
   return {
     ...config,
+    ...(hasShellErrorResponse(config) ? { CustomErrorResponses: errorResponses() } : {}),
     Comment: spec.comment,
     Enabled: true,
     DefaultRootObject: spec.defaultRootObject,
@@ -281,6 +296,19 @@ export function distributionDrift(config: DistributionConfig, spec: Distribution
   );
 }
 
+/**
+ * The site distribution's error-page drift (pure): only the shell answering every 404, which
+ * bootstrap replaces ({@linkcode hasShellErrorResponse}).
+ *
+ * @param config the live configuration
+ * @returns one line, or none
+ */
+export function errorPagesDrift(config: DistributionConfig): string[] {
+  return hasShellErrorResponse(config)
+    ? ["404 answered with /index.html and 200 (missing assets too), want the 404 page"]
+    : [];
+}
+
 /** AWS managed cache policy "CachingDisabled" (TTL 0: every request reaches the bucket). */
 export const CACHING_DISABLED_POLICY_ID = "4135ea2d-6df8-44a3-9df3-4b5a84be39ad";
 
@@ -318,7 +346,6 @@ export function previewDistributionSpec(input: PreviewDistributionInput): Distri
     defaultRootObject: "",
     aliases: issued ? [previewWildcard(input.domain)] : [],
     ...(issued ? { certificateArn: input.certificate!.arn } : {}),
-    spa: false,
     rewriteFunctionArn: input.routerArn,
   };
 }
@@ -495,7 +522,10 @@ export const distributionNode: ResourceNode = {
       ? ["rewrite function missing"]
       : ctx.facts.preview
       ? previewDistributionDrift(d.DistributionConfig, specFor(ctx))
-      : distributionDrift(d.DistributionConfig, specFor(ctx));
+      : [
+        ...distributionDrift(d.DistributionConfig, specFor(ctx)),
+        ...errorPagesDrift(d.DistributionConfig),
+      ];
     return { outputs: outputsOf(d), drift };
   },
   async create(ctx) {

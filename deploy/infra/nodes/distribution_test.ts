@@ -4,6 +4,7 @@ import {
   distributionConfig,
   distributionDrift,
   distributionSpec,
+  errorPagesDrift,
   withRewriteFunction,
 } from "./distribution.ts";
 import { ACCOUNT, BUCKET, facts } from "./_test_site.ts";
@@ -54,14 +55,47 @@ Deno.test("distributionSpec() leaves the alias off while the certificate is pend
   assert.equal(spec.certificateArn, undefined);
 });
 
-Deno.test("distributionConfig() with spa answers unknown paths with /index.html and 200", () => {
+Deno.test("distributionConfig() with spa keeps 404 for missing objects: the function sends routes to the shell", () => {
   const config = distributionConfig(distributionSpec(facts({ spa: true }), "EOAC"));
   assert.deepEqual(config.CustomErrorResponses!.Items, [{
     ErrorCode: 404,
-    ResponsePagePath: "/index.html",
-    ResponseCode: "200",
+    ResponsePagePath: "/404.html",
+    ResponseCode: "404",
     ErrorCachingMinTTL: 10,
   }]);
+});
+
+Deno.test("distributionDrift() reports the shell answering every 404; applyManaged() replaces only that", () => {
+  const spec = distributionSpec(facts({ spa: true }), "EOAC");
+  const shell = {
+    ...distributionConfig(spec),
+    CustomErrorResponses: {
+      Quantity: 1,
+      Items: [{
+        ErrorCode: 404,
+        ResponsePagePath: "/index.html",
+        ResponseCode: "200",
+        ErrorCachingMinTTL: 10,
+      }],
+    },
+  };
+  assert.deepEqual(errorPagesDrift(shell), [
+    "404 answered with /index.html and 200 (missing assets too), want the 404 page",
+  ]);
+  const fixed = applyManaged(shell, spec);
+  assert.deepEqual(fixed.CustomErrorResponses, distributionConfig(spec).CustomErrorResponses);
+  assert.deepEqual(errorPagesDrift(fixed), []);
+  assert.deepEqual(distributionDrift(fixed, spec), []);
+  // Someone's own error pages (a 403 page, a 404 page of their choosing) are theirs.
+  const own = {
+    ...distributionConfig(spec),
+    CustomErrorResponses: {
+      Quantity: 1,
+      Items: [{ ErrorCode: 404, ResponsePagePath: "/missing.html", ResponseCode: "404" }],
+    },
+  };
+  assert.deepEqual(applyManaged(own, spec).CustomErrorResponses, own.CustomErrorResponses);
+  assert.deepEqual(errorPagesDrift(own), []);
 });
 
 Deno.test("distributionDrift() names each managed setting that differs; applyManaged() fixes them", () => {
@@ -72,9 +106,6 @@ Deno.test("distributionDrift() names each managed setting that differs; applyMan
     "enabled false, want true",
   ]);
   assert.deepEqual(distributionDrift(applyManaged(live, spec), spec), []);
-  // spa applies at creation only: the error pages are not managed afterwards.
-  const spaSpec = distributionSpec(facts({ spa: true }), "EOAC");
-  assert.deepEqual(distributionDrift(distributionConfig(spec), spaSpec), []);
 });
 
 Deno.test("distributionConfig() runs the rewrite function on viewer requests of the default behaviour", () => {
@@ -86,11 +117,7 @@ Deno.test("distributionConfig() runs the rewrite function on viewer requests of 
       Quantity: 1,
       Items: [{ EventType: "viewer-request", FunctionARN: FN_ARN }],
     });
-    // spa keeps its error response: a client route misses in S3, then gets /index.html.
-    assert.equal(
-      config.CustomErrorResponses!.Items![0]!.ResponsePagePath,
-      spa ? "/index.html" : "/404.html",
-    );
+    assert.equal(config.CustomErrorResponses!.Items![0]!.ResponsePagePath, "/404.html");
   }
 });
 

@@ -108,8 +108,12 @@ export function cdnLogGroupSpec(facts: SiteFacts): LogGroupSpec {
  *
  * @example
  * ```ts
- * const node = logGroupNode("streamLogGroup", (f) => ({ name, region, retentionDays, tags }),
- *   (ctx) => ctx.clients.logs);
+ * const node = logGroupNode("streamLogGroup", (f) => ({
+ *   name: `/${f.config.siteName}/${f.env}/stream`,
+ *   region: f.config.region,
+ *   retentionDays: 30,
+ *   tags: f.tags,
+ * }), (ctx) => ctx.clients.logs);
  * ```
  */
 export function logGroupNode<F = SiteFacts, C = AwsClients, Id extends string = NodeId>(

@@ -13,6 +13,15 @@
  * - anything else (`/a.css`, `/v1.2/` aside, `/feed.xml`) is left alone.
  *
  * The index document is the site's `defaultRootObject`, so `/` keeps serving what it served.
+ *
+ * With `spa`, the function is where a client route gets the app shell: every URI whose last
+ * segment has no `.` (`/`, `/dashboard/settings`, `/team/`) is rewritten to `/<index>`, and
+ * anything with an extension passes through, so a missing file (a stale tab's
+ * `/assets/app.3f2a.js`) is S3's 404 and the 404 page, never HTML with 200 parsed as
+ * JavaScript. A viewer-request function cannot know which objects exist, which is why the
+ * shell is chosen by the URI's shape and the distribution keeps no error response that turns
+ * every 404 into the shell (`distribution.ts`).
+ *
  * The node creates the function, publishes it to `LIVE` (the stage distributions run), and
  * the distribution node associates it with its default cache behaviour (viewer-request).
  *
@@ -61,6 +70,8 @@ export function rewriteFunctionName(facts: SiteFacts): string {
  * with `endsWith`, so the same text runs in CloudFront and, for the tests, in Deno.
  *
  * @param indexDocument the index object appended to directory URLs (`defaultRootObject`)
+ * @param spa single-page mode: URIs without an extension get `/<indexDocument>`, the shell
+ * @param rules the redirect rules section (`routing/function_rules.ts`), run first; none: ""
  * @returns the source code
  *
  * @example
@@ -68,25 +79,45 @@ export function rewriteFunctionName(facts: SiteFacts): string {
  * rewriteFunctionCode("index.html"); // "// deploy: pretty URLs …\nfunction handler(event) {…}"
  * ```
  */
-export function rewriteFunctionCode(indexDocument: string): string {
-  return [
-    "// deploy: pretty URLs. /dir/ and /dir (no dot in the last segment) -> /dir/INDEX.",
-    // JSON.stringify leaves U+2028/U+2029 raw, which older JavaScript parsers reject.
-    `var INDEX = ${
-      JSON.stringify(indexDocument).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029")
-    };`,
-    "function handler(event) {",
-    "  var request = event.request;",
-    "  var uri = request.uri;",
-    "  if (uri.endsWith('/')) {",
-    "    request.uri = uri + INDEX;",
-    "  } else if (uri.slice(uri.lastIndexOf('/') + 1).indexOf('.') === -1) {",
-    "    request.uri = uri + '/' + INDEX;",
-    "  }",
-    "  return request;",
-    "}",
-    "",
-  ].join("\n");
+export function rewriteFunctionCode(indexDocument: string, spa = false, rules = ""): string {
+  // JSON.stringify leaves U+2028/U+2029 raw, which older JavaScript parsers reject.
+  const index = `var INDEX = ${
+    JSON.stringify(indexDocument).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029")
+  };`;
+  const ruled = rules === ""
+    ? []
+    : ["  var ruled = applyRules(request);", "  if (ruled) return ruled;"];
+  const body = spa
+    ? [
+      "// deploy: single-page app. No dot in the last segment -> /INDEX (the app shell);",
+      "// a file (/a.js) passes through, so a missing one is a 404, not the shell.",
+      index,
+      "function handler(event) {",
+      "  var request = event.request;",
+      ...ruled,
+      "  var uri = request.uri;",
+      "  if (uri.slice(uri.lastIndexOf('/') + 1).indexOf('.') === -1) {",
+      "    request.uri = '/' + INDEX;",
+      "  }",
+      "  return request;",
+      "}",
+    ]
+    : [
+      "// deploy: pretty URLs. /dir/ and /dir (no dot in the last segment) -> /dir/INDEX.",
+      index,
+      "function handler(event) {",
+      "  var request = event.request;",
+      ...ruled,
+      "  var uri = request.uri;",
+      "  if (uri.endsWith('/')) {",
+      "    request.uri = uri + INDEX;",
+      "  } else if (uri.slice(uri.lastIndexOf('/') + 1).indexOf('.') === -1) {",
+      "    request.uri = uri + '/' + INDEX;",
+      "  }",
+      "  return request;",
+      "}",
+    ];
+  return [...(rules === "" ? [] : [rules]), ...body, ""].join("\n");
 }
 
 /** What the function should be (pure). */
@@ -119,9 +150,11 @@ export function rewriteFunctionSpec(facts: SiteFacts): RewriteFunctionSpec {
   }
   return {
     name: rewriteFunctionName(facts),
-    code: rewriteFunctionCode(facts.config.defaultRootObject),
+    code: rewriteFunctionCode(facts.config.defaultRootObject, facts.config.spa),
     runtime: REWRITE_RUNTIME,
-    comment: `deploy ${facts.bucket}: directory URLs to ${facts.config.defaultRootObject}`,
+    comment: facts.config.spa
+      ? `deploy ${facts.bucket}: client routes to /${facts.config.defaultRootObject}`
+      : `deploy ${facts.bucket}: directory URLs to ${facts.config.defaultRootObject}`,
   };
 }
 

@@ -4,6 +4,11 @@ import { previewRouterCode } from "./router_function.ts";
 import { resolveSiteConfig } from "../../config/site_config.ts";
 import type { SiteFacts } from "../resource.ts";
 import {
+  isViewerResponse,
+  loadViewerRequestHandler,
+  viewerRequestEvent,
+} from "../../../tests/support/cloudfront_function.ts";
+import {
   REWRITE_RUNTIME,
   rewriteFunctionCode,
   rewriteFunctionDrift,
@@ -85,6 +90,50 @@ Deno.test("rewrite function: directory URLs get the index document, files pass t
   }
 });
 
+Deno.test("rewrite function with spa: client routes get the shell, files pass through (a missing one is a 404)", async () => {
+  // The generated text, run as CloudFront runs it, on cloudfront-js-2.0 viewer-request events.
+  const handler = await loadViewerRequestHandler(rewriteFunctionCode("index.html", true));
+  const cases: [string, string][] = [
+    ["/", "/index.html"],
+    ["/dashboard", "/index.html"],
+    ["/dashboard/settings", "/index.html"],
+    ["/team/", "/index.html"],
+    ["/v1.2/changelog", "/index.html"],
+    // A stale tab's chunk: left as asked, so S3 answers 404 instead of the shell's HTML.
+    ["/assets/app.3f2a.js", "/assets/app.3f2a.js"],
+    ["/assets/app.3f2a.css", "/assets/app.3f2a.css"],
+    ["/img/logo.png", "/img/logo.png"],
+    ["/robots.txt", "/robots.txt"],
+    ["/index.html", "/index.html"],
+    ["/404.html", "/404.html"],
+  ];
+  for (const [uri, want] of cases) {
+    const event = viewerRequestEvent(`https://d111111abcdef8.cloudfront.net${uri}?tab=2`);
+    const out = handler(event);
+    assert.ok(!isViewerResponse(out), uri);
+    assert.equal(out.uri, want, uri);
+    assert.deepEqual(out.querystring, { tab: { value: "2" } }, uri);
+  }
+  const home = await loadViewerRequestHandler(rewriteFunctionCode("home.htm", true));
+  assert.equal(
+    (home(viewerRequestEvent("https://x.example/a/b")) as { uri: string }).uri,
+    "/home.htm",
+  );
+});
+
+Deno.test("rewriteFunctionSpec() follows spa: its code sends client routes to the shell", () => {
+  const spec = rewriteFunctionSpec(facts({ spa: true }));
+  assert.equal(spec.code, rewriteFunctionCode("index.html", true));
+  assert.notEqual(spec.code, rewriteFunctionSpec(facts()).code);
+  assert.match(spec.comment, /client routes to \/index\.html/);
+  assert.deepEqual(
+    rewriteFunctionDrift({ runtime: spec.runtime, code: rewriteFunctionCode("index.html") }, spec),
+    [
+      "code differs from this version's rewrite rules",
+    ],
+  );
+});
+
 Deno.test("rewrite function: the rest of the request (method, query, headers) is untouched", async () => {
   const handler = await load(rewriteFunctionCode("index.html"));
   const before = event("/blog/");
@@ -103,10 +152,11 @@ Deno.test("rewrite function: the index document follows defaultRootObject, quote
 });
 
 Deno.test("rewrite function: the source fits CloudFront Functions' limits and needs no modules", () => {
-  const code = rewriteFunctionCode("index.html");
-  assert.ok(new TextEncoder().encode(code).length < 10_240);
-  assert.match(code, /^function handler\(event\) \{$/m);
-  assert.doesNotMatch(code, /\b(import|export|require|async|await)\b/);
+  for (const code of [rewriteFunctionCode("index.html"), rewriteFunctionCode("index.html", true)]) {
+    assert.ok(new TextEncoder().encode(code).length < 10_240);
+    assert.match(code, /^function handler\(event\) \{$/m);
+    assert.doesNotMatch(code, /\b(import|export|require|async|await)\b/);
+  }
 });
 
 Deno.test("rewriteFunctionSpec() names the function <env>-<siteName>-rewrite and pins the runtime", () => {

@@ -11,10 +11,13 @@ export interface Overview {
   readonly issued: Readonly<Record<string, number>>;
   /** Refresh-token reuses detected since this process started. */
   readonly refreshReuse: number;
+  /** Provider-token revocations (Sign in with Apple) waiting in the store's queue. */
+  readonly revocationsPending: number;
 }
 
 /**
- * The overview page: users by status, live sessions, tokens issued, refresh reuse.
+ * The overview page: users by status, live sessions, tokens issued, refresh reuse, and
+ * provider-token revocations still queued (retried with backoff after a failure).
  *
  * @param viewer the signed-in operator
  * @param o the figures
@@ -30,6 +33,7 @@ export function overviewPage(viewer: Viewer, o: Overview): Html {
       ${tile("Live sessions", o.liveSessions)}
       ${tile("Tokens issued", issuedTotal)}
       ${tile("Refresh reuse detected", o.refreshReuse)}
+      ${tile("Apple revocations pending", o.revocationsPending)}
       </section>
       <section>
         <h2>Users by status</h2>

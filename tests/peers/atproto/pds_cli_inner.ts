@@ -4,10 +4,9 @@
  * reference PLC directory. Runs only inside the namespaces `pds_test.ts` makes (a private
  * `/etc/hosts` and network): `deno test` it through that file, not directly.
  */
-import { GetObjectCommand } from "@aws-sdk/client-s3";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ACCOUNT, siteS3, startInfraWorld } from "../../deploy/infra_world.ts";
+import { liveSiteHandler, siteS3, startInfraWorld } from "../../deploy/infra_world.ts";
 import { writeSiteRepo } from "../../deploy/site_repo.ts";
 import { launchChromium } from "../../support/browser.ts";
 import { PDS_HOST, type PdsWorld, SITE_HOST, startPdsWorld } from "./pds_world.ts";
@@ -49,21 +48,7 @@ Deno.test("reference PDS: pds login through its consent page (denied, then autho
   await writeSiteRepo(world.root);
   const s3 = siteS3(world);
   // The deployed site: the bucket's live objects, under the site's public host name.
-  await using pds = await startPdsWorld(async (req) => {
-    try {
-      const out = await s3.send(
-        new GetObjectCommand({
-          Bucket: `production-blog-${ACCOUNT}`,
-          Key: `site${new URL(req.url).pathname}`,
-        }),
-      );
-      return new Response(await out.Body!.transformToString(), {
-        headers: { "content-type": out.ContentType ?? "application/octet-stream" },
-      });
-    } catch {
-      return new Response("<h1>Not found</h1>", { status: 404 });
-    }
-  });
+  await using pds = await startPdsWorld(liveSiteHandler(s3));
   try {
     const created = await pds.ca.fetch(`${pds.pdsUrl}/xrpc/com.atproto.server.createAccount`, {
       method: "POST",

@@ -71,7 +71,11 @@ export function jobInputOf(job: AgentJob): JobInput {
  *
  * @example
  * ```ts
- * const outcome = await runAgentJob(job, { s3, log: (line) => console.log(line) });
+ * import type { S3Client } from "@aws-sdk/client-s3";
+ * import type { AgentJob } from "./job_description.ts";
+ *
+ * const runLogged = (job: AgentJob, s3: S3Client) =>
+ *   runAgentJob(job, { s3, log: (line) => console.log(line) });
  * ```
  */
 export async function runAgentJob(job: AgentJob, deps: AgentDeps): Promise<AgentOutcome> {

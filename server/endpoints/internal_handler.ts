@@ -5,9 +5,9 @@ import { CONSOLE_HEADERS, consoleRoutes } from "../console/console_handler.ts";
 import { fromOwnOrigin } from "../console/csrf.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { accessDenied, notFound } from "../errors.ts";
-import { createListenerHandler } from "./dispatch.ts";
+import { createListenerHandler } from "../http/dispatch.ts";
 import { health } from "./health.ts";
-import { createRouter, guardedGroup, type RequestInfo, type RouteGroup } from "./router.ts";
+import { createRouter, guardedGroup, type RequestInfo, type RouteGroup } from "../http/router.ts";
 
 /**
  * Builds the internal (admin) listener's handler. The listener runs when `server.role` is
@@ -35,10 +35,14 @@ import { createRouter, guardedGroup, type RequestInfo, type RouteGroup } from ".
  *
  * @example
  * ```ts
- * const handler = createInternalHandler(deps);
- * const res = await handler(new Request("http://127.0.0.1/internal/stats", {
- *   headers: { authorization: `Bearer ${operatorToken}` },
- * }), { remoteAddr: { hostname: "127.0.0.1", port: 50000 } });
+ * import type { ServiceDeps } from "../deps.ts";
+ *
+ * async function stats(deps: ServiceDeps, operatorToken: string) {
+ *   const handler = createInternalHandler(deps);
+ *   return await handler(new Request("http://127.0.0.1/internal/stats", {
+ *     headers: { authorization: `Bearer ${operatorToken}` },
+ *   }), { remoteAddr: { hostname: "127.0.0.1", port: 50000 } });
+ * }
  * ```
  */
 export function createInternalHandler(

@@ -1,8 +1,8 @@
 import type { ServiceDeps } from "../deps.ts";
 import { mintNonce } from "../grants/nonce.ts";
-import { readCapped } from "./body.ts";
+import { readCapped } from "../http/body.ts";
 import { invalidRequest } from "../errors.ts";
-import { jsonResponse, TOKEN_HEADERS } from "./json_response.ts";
+import { jsonResponse, TOKEN_HEADERS } from "../http/json_response.ts";
 
 /** Largest body read before refusing: anything non-empty is refused anyway. */
 const MAX_NONCE_BODY_BYTES = 1024;

@@ -5,10 +5,10 @@ import {
   appleEventOf,
   applyAppleEvent,
   NOTIFICATION_MAX_AGE,
-} from "../providers/apple_notifications.ts";
-import type { ProviderClient } from "../providers/provider_client.ts";
-import { readCapped } from "./body.ts";
-import { emptyResponse } from "./json_response.ts";
+} from "../admin/apple_notifications.ts";
+import { appleProviders, type ProviderClient } from "../providers/provider_client.ts";
+import { readCapped } from "../http/body.ts";
+import { emptyResponse } from "../http/json_response.ts";
 
 /** Largest notification body accepted: Apple's are well under 2 kB. */
 const MAX_NOTIFICATION_BYTES = 16 * 1024;
@@ -34,7 +34,7 @@ const NOT_FROM_APPLE = "The payload is not an event signed by Apple for a config
 export function createAppleNotificationsEndpoint(
   deps: ServiceDeps,
 ): ((req: Request) => Promise<Response>) | undefined {
-  const apple = [...deps.providers.values()].filter((p) => p.config.client_secret.kind === "apple");
+  const apple = appleProviders(deps.providers);
   if (apple.length === 0) return undefined;
   return async (req) => {
     const text = await readCapped(req, MAX_NOTIFICATION_BYTES, deps.config.server.body_timeout);

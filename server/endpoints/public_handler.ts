@@ -2,12 +2,12 @@ import type { ServiceDeps } from "../deps.ts";
 import type { Grant } from "../grants/grant.ts";
 import { enabledGrants } from "../grants/registry.ts";
 import { slowDown } from "../errors.ts";
-import { createListenerHandler, type ListenerRoutes } from "./dispatch.ts";
+import { createListenerHandler, type ListenerRoutes } from "../http/dispatch.ts";
 import { health } from "./health.ts";
 import { createNonceEndpoint } from "./nonce_endpoint.ts";
 import { createRevokeEndpoint } from "./revoke_endpoint.ts";
-import { CORS_PATHS, createCors } from "./cors.ts";
-import { createRouter, type RequestInfo, type Route, type RouteMatch } from "./router.ts";
+import { CORS_PATHS, createCors } from "../http/cors.ts";
+import { createRouter, type RequestInfo, type Route, type RouteMatch } from "../http/router.ts";
 import { createAddressSet } from "../limits/address_set.ts";
 import { clientAddress, type ForwardedRule } from "../limits/client_address.ts";
 import { ConcurrencyLimiter } from "../limits/concurrency_limiter.ts";
@@ -36,8 +36,13 @@ export function jwksMaxAge(accessTokenTtl: number): number {
  *
  * @example
  * ```ts
- * const handler = createPublicHandler(deps);
- * const res = await handler(new Request("http://127.0.0.1/keys"), info);
+ * import type { ServiceDeps } from "../deps.ts";
+ * import type { RequestInfo } from "../http/router.ts";
+ *
+ * async function keys(deps: ServiceDeps, info: RequestInfo) {
+ *   const handler = createPublicHandler(deps);
+ *   return await handler(new Request("http://127.0.0.1/keys"), info);
+ * }
  * ```
  */
 export function createPublicHandler(

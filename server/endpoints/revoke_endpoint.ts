@@ -1,8 +1,8 @@
 import type { ServiceDeps } from "../deps.ts";
 import { revokeToken } from "../sessions/revoke.ts";
-import { readForm } from "./body.ts";
+import { readForm } from "../http/body.ts";
 import { invalidRequest } from "../errors.ts";
-import { emptyResponse, TOKEN_HEADERS } from "./json_response.ts";
+import { emptyResponse, TOKEN_HEADERS } from "../http/json_response.ts";
 
 /**
  * `POST /revoke` (RFC 7009): form `token` (required) and `token_type_hint` (optional, a hint

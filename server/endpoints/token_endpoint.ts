@@ -1,8 +1,8 @@
 import type { Grant, GrantContext } from "../grants/grant.ts";
 import { createTokenProofCheck } from "../dpop/token_proof.ts";
-import { readForm } from "./body.ts";
+import { readForm } from "../http/body.ts";
 import { clip, OAuthError, unsupportedGrantType } from "../errors.ts";
-import { jsonResponse, TOKEN_HEADERS } from "./json_response.ts";
+import { jsonResponse, TOKEN_HEADERS } from "../http/json_response.ts";
 
 /**
  * `POST /token`: reads the form (within `server.body_timeout`), refuses an `id_token` field unless the `id_token` grant is

@@ -1,5 +1,5 @@
 import type { ServiceDeps } from "../deps.ts";
-import { NO_STORE } from "./json_response.ts";
+import { NO_STORE } from "../http/json_response.ts";
 
 /** How long `/health` waits for the store before calling it unavailable (ms). */
 export const HEALTH_STORE_TIMEOUT_MS = 2000;

@@ -1,4 +1,5 @@
 import type { JWTPayload } from "jose";
+import { deleteUserRecord } from "./operations.ts";
 import type { ServiceDeps } from "../deps.ts";
 import type { UserRecord } from "../store/store.ts";
 
@@ -59,8 +60,8 @@ export type AppleEventDeps = Pick<ServiceDeps, "store" | "clock" | "log" | "webh
  *
  * - `consent-revoked` (the user stopped using Sign in with Apple with the app) and
  *   `account-delete` (the Apple Account is gone): every session of the user is revoked;
- *   `account-delete` also soft-deletes the user (status `Deleted`, as
- *   `DELETE /internal/users/{id}` does).
+ *   `account-delete` deletes the user by the same operation as `DELETE /internal/users/{id}`
+ *   (status `Deleted`, and the kept Apple refresh token queued for revocation).
  * - `email-disabled` / `email-enabled` (the user turned mail forwarding from their private relay
  *   address off or on): `metadata.apple_email_forwarding` becomes `"disabled"` / `"enabled"`,
  *   with `metadata.apple_email_forwarding_at` (ISO time of the event).
@@ -95,13 +96,10 @@ export async function applyAppleEvent(
       return "revoked";
     }
     case "account-delete": {
-      // Status first, then sessions, as the internal API's delete: a refresh racing it is
-      // refused on its next use.
-      await users.update(user.id, (u) => ({ ...u, status: "Deleted" }), changedMessages);
-      const revoked = await sessions.revokeAllOfUser(user.id, now, revokedMessages);
+      const deleted = await deleteUserRecord(deps, user.id, "apple_notification");
       deps.log.info("apple account deleted: user deleted, sessions revoked", {
         user: user.id,
-        revoked,
+        revoked: deleted?.revoked ?? 0,
       });
       return "deleted";
     }
