@@ -42,8 +42,14 @@ export interface SenderDeps {
  *
  * @example
  * ```ts
- * const sender = new WebhookSender({ ...deps, endpoints: config.webhooks.endpoints, owner });
- * const stop = scheduleWebhookSender(sender, intervalScheduler);
+ * import type { ServiceDeps } from "../deps.ts";
+ * import { intervalScheduler } from "../scheduler.ts";
+ *
+ * // One sender per instance; `owner` names this instance's leases.
+ * function startWebhooks(deps: ServiceDeps, owner: string): () => void {
+ *   const sender = new WebhookSender({ ...deps, endpoints: deps.config.webhooks.endpoints, owner });
+ *   return scheduleWebhookSender(sender, intervalScheduler, deps.log);
+ * }
  * ```
  */
 export class WebhookSender {
