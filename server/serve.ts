@@ -31,7 +31,7 @@ import { openPostgres, redactUrl, type Sql } from "./store/pg_connection.ts";
 import { migrate } from "./store/pg_migrations.ts";
 import { createPgStore } from "./store/pg_store.ts";
 import type { Store } from "./store/store.ts";
-import { intervalScheduler, type Scheduler } from "./scheduler.ts";
+import { intervalScheduler, type ScheduledTask, type Scheduler } from "./scheduler.ts";
 import { scheduleWebhookSender, WebhookSender } from "./webhooks/sender.ts";
 import { type ScheduledSweep, scheduleSessionSweep } from "./sessions/sweep_schedule.ts";
 import { type ScheduledRevocations, scheduleRevocations } from "./providers/apple_revocation.ts";
@@ -241,8 +241,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let internalHandler = handler;
   let stopReload: (() => void) | undefined;
   let sweep: ScheduledSweep | undefined;
-  let stopWebhooks: (() => void) | undefined;
   let webhooks: WebhookSender | undefined;
+  let webhookJob: ScheduledTask | undefined;
   let revocations: ScheduledRevocations | undefined;
   try {
     const serve = (host: string, port: number, h: () => typeof handler) =>
@@ -296,7 +296,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         endpoints: config.webhooks.endpoints,
         owner: createIdFactory(clock, random).ulid(),
       });
-      stopWebhooks = scheduleWebhookSender(webhooks, scheduler, log);
+      webhookJob = scheduleWebhookSender(webhooks, scheduler, log);
     }
     // Deleted users' Apple tokens: every instance works the shared queue (jobs are leased).
     // Only Apple tokens are kept, so without an Apple provider there is no queue to poll.
@@ -307,10 +307,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const shutdown = () =>
       stopped ??= (async () => {
         stopReload?.();
-        stopWebhooks?.();
+        // Each stop waits for its run under way, so the store never closes under it.
         await sweep?.stop();
-        // A pass under way finishes (or fails) before the store closes under it.
-        await webhooks?.settled();
+        await webhookJob?.stop();
         await revocations?.stop();
         await Promise.all(servers.map((s) => s.shutdown()));
         await opened?.close();
@@ -326,8 +325,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     };
   } catch (err) {
     stopReload?.();
-    stopWebhooks?.();
     await sweep?.stop();
+    await webhookJob?.stop();
     await revocations?.stop();
     await Promise.all(servers.map((s) => s.shutdown()));
     await opened?.close();

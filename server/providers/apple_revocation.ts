@@ -13,7 +13,7 @@
 import { Buffer } from "node:buffer";
 import type { ServiceDeps } from "../deps.ts";
 import { createKeySealer, type KeySealer } from "../keys/key_seal.ts";
-import type { Scheduler } from "../scheduler.ts";
+import { type ScheduledTask, scheduleExclusive, type Scheduler } from "../scheduler.ts";
 import type { KeptProviderToken, RevocationJob } from "../store/store.ts";
 import { appleProviders, type ProviderClient } from "./provider_client.ts";
 
@@ -181,10 +181,7 @@ async function attempt(
 }
 
 /** A scheduled queue worker. */
-export interface ScheduledRevocations {
-  /** Stops future runs and waits for a run in progress to finish. */
-  stop(): Promise<void>;
-}
+export type ScheduledRevocations = ScheduledTask;
 
 /**
  * Works the revocation queue every `intervalMs` on `scheduler` (a run never overlaps the
@@ -211,23 +208,12 @@ export function scheduleRevocations(
       { providers: apple.map((p) => p.config.name) },
     );
   }
-  let running: Promise<void> | undefined;
-  let stopped = false;
-  // Returns the run (the one in progress when called during it), for a scheduler to await.
-  const run = (): Promise<void> => {
-    if (stopped) return Promise.resolve();
-    running ??= processRevocations(deps)
-      .then(() => {})
-      .catch((err) => deps.log.warn("provider token revocation run failed", { err }))
-      .finally(() => running = undefined);
-    return running;
-  };
-  const cancel = scheduler.every(intervalMs, run);
-  return {
-    async stop() {
-      stopped = true;
-      cancel();
-      await running;
+  return scheduleExclusive(
+    scheduler,
+    intervalMs,
+    async () => {
+      await processRevocations(deps);
     },
-  };
+    (err) => deps.log.warn("provider token revocation run failed", { err }),
+  );
 }

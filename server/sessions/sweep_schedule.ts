@@ -6,16 +6,13 @@
  * @module
  */
 import type { ServiceDeps } from "../deps.ts";
-import type { Scheduler } from "../scheduler.ts";
+import { type ScheduledTask, scheduleExclusive, type Scheduler } from "../scheduler.ts";
 
 /** How often `serve` sweeps expired sessions. */
 export const SWEEP_INTERVAL_MS = 3_600_000;
 
 /** A scheduled sweep. */
-export interface ScheduledSweep {
-  /** Stops future runs and waits for a run in progress to finish. */
-  stop(): Promise<void>;
-}
+export type ScheduledSweep = ScheduledTask;
 
 /**
  * Schedules `store.housekeeping.sweepExpired` every {@linkcode SWEEP_INTERVAL_MS} (one bounded batch
@@ -44,21 +41,13 @@ export function scheduleSessionSweep(
   scheduler: Scheduler,
   intervalMs: number = SWEEP_INTERVAL_MS,
 ): ScheduledSweep {
-  let running: Promise<void> | undefined;
-  let stopped = false;
-  const run = () => {
-    if (running || stopped) return;
-    running = deps.store.housekeeping.sweepExpired(deps.clock.now())
-      .then((deleted) => deps.log.info("expired sessions swept", { deleted }))
-      .catch((err) => deps.log.warn("expired-session sweep failed", { err }))
-      .finally(() => running = undefined);
-  };
-  const cancel = scheduler.every(intervalMs, run);
-  return {
-    async stop() {
-      stopped = true;
-      cancel();
-      await running;
+  return scheduleExclusive(
+    scheduler,
+    intervalMs,
+    async () => {
+      const deleted = await deps.store.housekeeping.sweepExpired(deps.clock.now());
+      deps.log.info("expired sessions swept", { deleted });
     },
-  };
+    (err) => deps.log.warn("expired-session sweep failed", { err }),
+  );
 }

@@ -11,7 +11,7 @@
 import type { Clock, Logger, Random } from "@org/shared";
 import type { WebhookEndpoint } from "./event_types.ts";
 import type { Metrics } from "../metrics/metrics.ts";
-import type { Scheduler } from "../scheduler.ts";
+import { type ScheduledTask, scheduleExclusive, type Scheduler } from "../scheduler.ts";
 import type { PendingDelivery, Store } from "../store/store.ts";
 import { FAILING_AFTER, nextAttemptAt } from "./retry_schedule.ts";
 import { signedRequest } from "./signing.ts";
@@ -46,7 +46,7 @@ export interface SenderDeps {
  * import { intervalScheduler } from "../scheduler.ts";
  *
  * // One sender per instance; `owner` names this instance's leases.
- * function startWebhooks(deps: ServiceDeps, owner: string): () => void {
+ * function startWebhooks(deps: ServiceDeps, owner: string) {
  *   const sender = new WebhookSender({ ...deps, endpoints: deps.config.webhooks.endpoints, owner });
  *   return scheduleWebhookSender(sender, intervalScheduler, deps.log);
  * }
@@ -69,11 +69,6 @@ export class WebhookSender {
   deliverDue(): Promise<number> {
     this.#running ??= this.#pass().finally(() => this.#running = undefined);
     return this.#running;
-  }
-
-  /** Resolves once no pass is under way (shutdown waits for it before closing the store). */
-  async settled(): Promise<void> {
-    await this.#running?.catch(() => {});
   }
 
   /** True while `endpoint`'s last {@linkcode FAILING_AFTER} attempts or more all failed. */
@@ -178,15 +173,21 @@ export class WebhookSender {
  * Runs `sender` every `everyMs` on `scheduler`; a failing pass is logged and the next tick
  * tries again (nothing is lost: the messages stay in the outbox).
  *
- * @returns a function that stops it
+ * @returns a handle whose `stop()` also waits for a pass under way, so shutdown never closes
+ *   the store under it
  */
 export function scheduleWebhookSender(
   sender: WebhookSender,
   scheduler: Scheduler,
   log: Logger,
   everyMs: number = SEND_INTERVAL_MS,
-): () => void {
-  return scheduler.every(everyMs, () => {
-    sender.deliverDue().catch((err) => log.error("webhook pass failed", { err }));
-  });
+): ScheduledTask {
+  return scheduleExclusive(
+    scheduler,
+    everyMs,
+    async () => {
+      await sender.deliverDue();
+    },
+    (err) => log.error("webhook pass failed", { err }),
+  );
 }
