@@ -52,3 +52,31 @@ export function envelope(bodies: string[]): FirehoseTransformEvent {
     })),
   };
 }
+
+let logEventSeq = 0;
+
+/**
+ * A CloudWatch Logs event holding one page view (`PAGE_VIEW`) at `iso`, as the site's log group
+ * stores it: the backfill's input. Each has its own request id.
+ *
+ * @param iso when the request was served
+ * @param fields fields to change (`c-ip`, `cs-uri-stem`, …)
+ * @returns the log event
+ */
+export function pageViewLogEvent(
+  iso: string,
+  fields: Record<string, string> = {},
+): { timestamp: number; message: string } {
+  const ms = Date.parse(iso);
+  return {
+    timestamp: ms,
+    message: JSON.stringify({
+      ...PAGE_VIEW,
+      "timestamp(ms)": String(ms),
+      "date": iso.slice(0, 10),
+      "time": iso.slice(11, 19),
+      "x-edge-request-id": `req-${++logEventSeq}`,
+      ...fields,
+    }),
+  };
+}

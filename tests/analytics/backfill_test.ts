@@ -14,7 +14,11 @@ import { openLocalTable } from "../../analytics/queries/local_table.ts";
 import { runNamedQuery } from "../../analytics/queries/named_queries.ts";
 import type { PageViewSource } from "../../analytics/queries/source.ts";
 import { testRow } from "../../analytics/queries/_test_rows.ts";
-import { PAGE_VIEW, TEST_SECRET } from "../../analytics/transform/_test_records.ts";
+import {
+  PAGE_VIEW,
+  pageViewLogEvent,
+  TEST_SECRET,
+} from "../../analytics/transform/_test_records.ts";
 import { dailySalt, visitorKey } from "../../analytics/transform/visitor_key.ts";
 import { startLogsFake } from "../fakes/logs.ts";
 
@@ -22,24 +26,7 @@ const GROUP = "/blog/production/cloudfront";
 const CREATED = Date.parse("2026-02-03T15:00:00Z");
 const UA = "Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0";
 
-let seq = 0;
-function record(
-  iso: string,
-  fields: Record<string, string> = {},
-): { timestamp: number; message: string } {
-  const ms = Date.parse(iso);
-  return {
-    timestamp: ms,
-    message: JSON.stringify({
-      ...PAGE_VIEW,
-      "timestamp(ms)": String(ms),
-      "date": iso.slice(0, 10),
-      "time": iso.slice(11, 19),
-      "x-edge-request-id": `req-${++seq}`,
-      ...fields,
-    }),
-  };
-}
+const record = pageViewLogEvent;
 
 /** Events per day: 2026-01-29 (outside the window), four days inside, 2026-02-03 (after). */
 const EVENTS = [

@@ -17,8 +17,10 @@ export const WAIT_CAP_MS = 120_000;
  * @param condition checked at once, then every `everyMs`
  * @param what what is awaited, for the error
  * @param everyMs the polling interval (default 50 ms)
+ * @param capMs how long at most (default {@linkcode WAIT_CAP_MS}; longer only for a first start
+ *   that may install something)
  * @returns the condition's first truthy value
- * @throws {Error} after {@linkcode WAIT_CAP_MS} without it
+ * @throws {Error} after `capMs` without it, or what `condition` throws
  *
  * @example
  * ```ts
@@ -30,12 +32,13 @@ export async function waitFor<T>(
   condition: () => T | undefined | false | Promise<T | undefined | false>,
   what: string,
   everyMs = 50,
+  capMs = WAIT_CAP_MS,
 ): Promise<T> {
-  const cap = Date.now() + WAIT_CAP_MS;
+  const cap = Date.now() + capMs;
   for (;;) {
     const value = await condition();
     if (value !== undefined && value !== false) return value;
-    if (Date.now() > cap) throw new Error(`waited ${WAIT_CAP_MS / 1000} s for ${what}`);
+    if (Date.now() > cap) throw new Error(`waited ${capMs / 1000} s for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

@@ -17,6 +17,7 @@ import {
   startOidcProviderPeer,
 } from "../support/oidc_provider.ts";
 import { providerToml, startTokenServer, type TokenServer } from "../support/token_server.ts";
+import { waitFor } from "../support/wait.ts";
 
 const REDIRECT = PEER_CLIENT.redirect_uri;
 
@@ -238,8 +239,6 @@ Deno.test("oidc-provider: an expired code is invalid_grant", async () => {
   const code = await codeFor(s.idp, verifier);
   const exp = await s.idp.codeExpiry(code);
   // The provider reads the real clock: wait for the condition, its expiry, to hold.
-  while (Date.now() < (exp + 1) * 1000) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitFor(() => Date.now() >= (exp + 1) * 1000, "the code's expiry", 100);
   await expectError(await redeemCode(s.te, code, verifier), 400, "invalid_grant");
 });

@@ -21,7 +21,7 @@ import { runNamedQuery } from "../../../analytics/queries/named_queries.ts";
 import { utcDay } from "../../../analytics/queries/range.ts";
 import { openS3TablesSource } from "../../../analytics/queries/s3_tables_source.ts";
 import { testRow } from "../../../analytics/queries/_test_rows.ts";
-import { PAGE_VIEW } from "../../../analytics/transform/_test_records.ts";
+import { pageViewLogEvent } from "../../../analytics/transform/_test_records.ts";
 import { startDashboardProcess } from "../../analytics/dashboard_process.ts";
 import { deployTaskFlags, runDeployProcess } from "../../deploy/deploy_process.ts";
 import { startAwsFakes } from "../../fakes/aws.ts";
@@ -64,20 +64,7 @@ const TODAY_ROWS = [
 ];
 
 /** CloudFront access-log records (the log group's JSON lines) of earlier days: 3 page views. */
-function logRecord(iso: string, ip: string): { timestamp: number; message: string } {
-  const ms = Date.parse(iso);
-  return {
-    timestamp: ms,
-    message: JSON.stringify({
-      ...PAGE_VIEW,
-      "timestamp(ms)": String(ms),
-      "date": iso.slice(0, 10),
-      "time": iso.slice(11, 19),
-      "c-ip": ip,
-      "x-edge-request-id": `req-${ip}-${ms}`,
-    }),
-  };
-}
+const logRecord = (iso: string, ip: string) => pageViewLogEvent(iso, { "c-ip": ip });
 const EARLIER_EVENTS = [
   logRecord(`${TWO_DAYS_AGO}T08:00:00Z`, "203.0.113.1"),
   logRecord(`${YESTERDAY}T08:00:00Z`, "203.0.113.2"),

@@ -7,6 +7,7 @@
  */
 import { join } from "node:path";
 import { freePort } from "../../support/free_port.ts";
+import { waitFor } from "../../support/wait.ts";
 
 /** How to start one peer process. */
 export interface PeerProcessOptions {
@@ -98,22 +99,27 @@ export async function startPeerProcess(options: PeerProcessOptions): Promise<Pee
 }
 
 async function waitReady(url: string, exited: () => boolean): Promise<void> {
-  const deadline = Date.now() + READY_WITHIN_MS;
   let last = "no answer";
-  while (Date.now() < deadline) {
-    if (exited()) throw new Error("the process exited");
-    try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
-      await res.body?.cancel();
-      if (res.status === 200) return;
-      last = `HTTP ${res.status}`;
-    } catch (err) {
-      last = String(err);
-    }
-    // Poll, not a fixed wait: the next try starts as soon as this short pause ends.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`not ready within ${READY_WITHIN_MS / 1000} s (${last})`);
+  await waitFor(
+    async () => {
+      if (exited()) throw new Error("the process exited");
+      try {
+        const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+        await res.body?.cancel();
+        if (res.status === 200) return true;
+        last = `HTTP ${res.status}`;
+      } catch (err) {
+        last = String(err);
+      }
+      return false;
+    },
+    `${url} to answer 200`,
+    100,
+    READY_WITHIN_MS,
+  ).catch((err) => {
+    // The cap, or the process exiting: what the last try saw says why.
+    throw new Error(`${err instanceof Error ? err.message : err} (last: ${last})`);
+  });
 }
 
 async function outputTail(dir: string): Promise<string> {
