@@ -23,6 +23,7 @@ import { type CommandRunner, readRevision, type Revision } from "../source/revis
 import { createSourceZip } from "../source/zip.ts";
 import type { SyncProgress } from "../sync/engine.ts";
 import type { UploadReason } from "../sync/plan.ts";
+import { type KeptFile, keptUntil } from "../sync/retention.ts";
 import type { RetryOptions } from "../aws/retry.ts";
 
 /** A pipeline step, reported as it starts. */
@@ -127,10 +128,28 @@ export interface DeployInput {
    * passes its own). None: paths owed by a failed run are not kept.
    */
   readonly owedKey?: string;
+  /**
+   * Keep the files the build no longer has for open tabs: the kept list's key
+   * (`keptFilesKey(env)`) and config `retention.previousDays`. None: delete them at once (a
+   * preview).
+   */
+  readonly retention?: { readonly key: string; readonly previousDays: number };
   /** Waits while another deploy holds the lock. Default: a real timer. */
   readonly sleep?: (ms: number) => Promise<void>;
   /** Aborted on Ctrl-C/SIGTERM: the build is stopped, and the deploy stops before its next step. */
   readonly signal?: AbortSignal;
+}
+
+/** A file of an earlier build kept live for open tabs, as `plan` and `deploy` show it. */
+export interface KeptFileView {
+  /** Site-relative key. */
+  readonly key: string;
+  /** Size in bytes. */
+  readonly size: number;
+  /** When the build stopped shipping it (ISO 8601). */
+  readonly since: string;
+  /** When its grace ends (ISO 8601): the first deploy from then on deletes it. */
+  readonly until: string;
 }
 
 /** What a deploy would do (`deploy plan`, and `--json`). */
@@ -139,8 +158,12 @@ export interface DeployPlan {
   readonly revision: string;
   /** Files to upload, in order, with why. */
   readonly uploads: readonly { key: string; size: number; reason: UploadReason }[];
-  /** Keys to delete. */
+  /** Keys to delete: pages and SEO files the build dropped, and kept files past their grace. */
   readonly deletes: readonly string[];
+  /** Files of earlier builds that stay live for open tabs, by key. */
+  readonly kept: readonly KeptFileView[];
+  /** Kept files whose grace has passed, deleted finally (a part of `deletes`). */
+  readonly expired: readonly string[];
   /** Files already live. */
   readonly unchanged: number;
   /** Bytes to upload. */
@@ -159,6 +182,10 @@ export interface DeploySummary {
   readonly uploaded: number;
   /** Files deleted. */
   readonly deleted: number;
+  /** Files of earlier builds that stay live for open tabs, by key. */
+  readonly kept: readonly KeptFileView[];
+  /** Kept files whose grace had passed, deleted finally (counted in `deleted`). */
+  readonly expired: readonly string[];
   /** Files unchanged. */
   readonly unchanged: number;
   /** Bytes uploaded. */
@@ -220,6 +247,12 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
     force: input.force ?? false,
     dryRun,
     ...(input.owedKey === undefined || dryRun ? {} : { owedKey: input.owedKey }),
+    ...(input.retention === undefined ? {} : {
+      retention: {
+        ...input.retention,
+        now: new Date((input.clock ?? systemClock).now()).toISOString(),
+      },
+    }),
   });
   const hooks = {
     onStage: stage,
@@ -294,6 +327,7 @@ export async function planDeploy(input: DeployInput): Promise<DeployPlan> {
     revision: revision.id,
     uploads,
     deletes: result.plan.deletes,
+    ...keptViews(input, result),
     unchanged: result.unchanged,
     bytes: uploads.reduce((n, u) => n + u.size, 0),
     invalidation: planInvalidation(
@@ -353,6 +387,7 @@ export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
     revision: revision.id,
     uploaded: outcome.uploaded,
     deleted: outcome.deleted,
+    ...keptViews(input, outcome),
     unchanged: outcome.unchanged,
     bytesUploaded: outcome.bytesUploaded,
     changedKeys: outcome.changedKeys,
@@ -365,8 +400,21 @@ export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
     revision: summary.revision,
     uploaded: summary.uploaded,
     deleted: summary.deleted,
+    kept: summary.kept.length,
     unchanged: summary.unchanged,
     invalidated: sent?.paths.length ?? 0,
   });
   return summary;
+}
+
+/** What a job kept and finally deleted, as `plan` and `deploy` show it. */
+function keptViews(
+  input: DeployInput,
+  out: { readonly kept?: readonly KeptFile[]; readonly expired?: readonly string[] },
+): Pick<DeployPlan, "kept" | "expired"> {
+  const days = input.retention?.previousDays ?? 0;
+  return {
+    kept: (out.kept ?? []).map((f) => ({ ...f, until: keptUntil(f, days) })),
+    expired: out.expired ?? [],
+  };
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import type { BuildPaths } from "../../builder.ts";
+import type { JobRetention } from "../../../job/job.ts";
 import type { SeoSettings } from "../../../seo/policy.ts";
 
 /** Version of the job format; the agent refuses any other. */
@@ -39,6 +40,8 @@ export interface AgentJob {
   readonly refresh?: boolean;
   /** `--force`: allow a sync that deletes most of the live site. */
   readonly force?: boolean;
+  /** Keep what the build no longer has for open tabs (the kept list's key, the days, the time). */
+  readonly retention?: JobRetention;
   /** `microvm.maxDurationSeconds`: the install+build deadline inside the VM. */
   readonly maxDurationSeconds: number;
   /** Launch time, ISO 8601 (the record's `startedAt`). */
@@ -93,6 +96,14 @@ export function parseAgentJob(text: string): { job: AgentJob } | { error: string
   if (typeof j.tags !== "object" || j.tags === null) return { error: "the job has no tags" };
   for (const k of ["refresh", "force"]) {
     if (j[k] !== undefined && typeof j[k] !== "boolean") return { error: `bad ${k}` };
+  }
+  if (j.retention !== undefined) {
+    const r = j.retention as Record<string, unknown> | null;
+    if (
+      typeof r?.key !== "string" || typeof r.now !== "string" ||
+      !Number.isFinite(Date.parse(r.now)) ||
+      !Number.isInteger(r.previousDays) || (r.previousDays as number) < 0
+    ) return { error: "bad retention" };
   }
   return { job: raw as AgentJob };
 }

@@ -43,3 +43,40 @@ Deno.test("parseAgentJob() names the first missing field and accepts a wrapped p
     error: "the build id has bad characters",
   });
 });
+
+Deno.test("parseAgentJob() carries the open-tab retention and refuses a malformed one", () => {
+  const job = {
+    version: 1,
+    buildId: "abc",
+    bucket: "b",
+    region: "us-east-1",
+    sourceKey: "build/abc.zip",
+    prefix: "site/",
+    paths: { app: ".", dist: "dist" },
+    seo: { robots: "auto", sitemap: "auto" },
+    isProduction: true,
+    origin: null,
+    tags: {},
+    maxDurationSeconds: 60,
+    startedAt: "2026-05-01T00:00:00.000Z",
+    logGroup: "g",
+    logStream: "s",
+  };
+  const retention = { key: "state/production.kept.json", previousDays: 7, now: job.startedAt };
+  const parsed = parseAgentJob(JSON.stringify({ ...job, retention }));
+  assert.ok("job" in parsed);
+  assert.deepEqual(parsed.job.retention, retention);
+  for (
+    const bad of [
+      { ...retention, previousDays: -1 },
+      { ...retention, previousDays: 1.5 },
+      { ...retention, now: "yesterday" },
+      { previousDays: 7, now: job.startedAt },
+      null,
+    ]
+  ) {
+    assert.deepEqual(parseAgentJob(JSON.stringify({ ...job, retention: bad })), {
+      error: "bad retention",
+    });
+  }
+});

@@ -51,6 +51,7 @@ export function jobInputOf(job: AgentJob): JobInput {
     origin: job.origin ?? undefined,
     ...(job.refresh ? { refresh: true } : {}),
     ...(job.force ? { force: true } : {}),
+    ...(job.retention ? { retention: job.retention } : {}),
     record: {
       startedAt: job.startedAt,
       source: job.sourceKey,
@@ -95,6 +96,8 @@ export async function runAgentJob(job: AgentJob, deps: AgentDeps): Promise<Agent
     deps.log(
       `sync: ${manifest.uploaded} uploaded, ${manifest.deleted} deleted, ${manifest.unchanged} unchanged`,
     );
+    const kept = manifest.kept?.length ?? 0;
+    if (kept > 0) deps.log(`sync: ${kept} file(s) of earlier builds kept for open tabs`);
     deps.log(doneMarker(job.buildId));
     return { ok: true, manifest };
   } catch (err) {
