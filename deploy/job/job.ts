@@ -17,10 +17,10 @@ import { generateSeoFiles, listKeys } from "../seo/files.ts";
 import { readRuleFiles, refuseUnpublishedRules } from "../routing/site_rules.ts";
 import type { SeoSettings } from "../seo/policy.ts";
 import { type SyncProgress, type SyncResult, syncSite } from "../sync/engine.ts";
+import type { KeptFile } from "../sync/retention.ts";
 import type { RetryOptions } from "../aws/retry.ts";
 import { runBuildSteps } from "./run_steps.ts";
 import { recordOwed } from "../cdn/owed_invalidation.ts";
-import { readKeptFiles, writeKeptFiles } from "../state/kept_files.ts";
 import { extractZip } from "./unzip.ts";
 import { makeWorkDir } from "./work_dir.ts";
 
@@ -66,8 +66,6 @@ export interface JobRecord {
  * How a job keeps the files its build no longer has, for open tabs (`sync/retention.ts`).
  */
 export interface JobRetention {
-  /** Where the kept list is (`keptFilesKey(env)`), in the target bucket. */
-  readonly key: string;
   /** Config `retention.previousDays`. */
   readonly previousDays: number;
   /**
@@ -75,6 +73,8 @@ export interface JobRetention {
    * local and the MicroVM builder decide alike whatever the VM's clock says.
    */
   readonly now: string;
+  /** What earlier deploys kept (`state/<env>.kept.json`, read by the pipeline). */
+  readonly kept: readonly KeptFile[];
 }
 
 /** One build-and-publish job, resolved from config, state and flags. */
@@ -226,9 +226,6 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
     // A plan shows its warnings in the plan itself; a deploy also logs them.
     if (!input.dryRun) { for (const warning of seo.warnings) deps.logger.warn(warning); }
     deps.onStage?.("sync");
-    const keptAt = input.retention &&
-      { s3: deps.s3, bucket: input.target.bucket, key: input.retention.key };
-    const keptBefore = keptAt ? await readKeptFiles(keptAt) : [];
     const sync = await syncSite({
       s3: deps.s3,
       bucket: input.target.bucket,
@@ -247,7 +244,7 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
       ...(input.retention === undefined ? {} : {
         retention: {
           previousDays: input.retention.previousDays,
-          kept: keptBefore,
+          kept: input.retention.kept,
           nowMs: Date.parse(input.retention.now),
         },
       }),
@@ -269,7 +266,6 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
       warnings: seo.warnings,
       sync,
     };
-    if (keptAt && !input.dryRun) await writeKeptFiles(keptAt, keptBefore, sync.kept);
     if (input.record && !input.dryRun) await recordDone(input, deps, outcome, clock.now());
     return outcome;
   } catch (err) {

@@ -24,6 +24,7 @@ import { createSourceZip } from "../source/zip.ts";
 import type { SyncProgress } from "../sync/engine.ts";
 import type { UploadReason } from "../sync/plan.ts";
 import { type KeptFile, keptUntil } from "../sync/retention.ts";
+import { readKeptFiles, writeKeptFiles } from "../state/kept_files.ts";
 import type { RetryOptions } from "../aws/retry.ts";
 
 /** A pipeline step, reported as it starts. */
@@ -130,8 +131,8 @@ export interface DeployInput {
   readonly owedKey?: string;
   /**
    * Keep the files the build no longer has for open tabs: the kept list's key
-   * (`keptFilesKey(env)`) and config `retention.previousDays`. None: delete them at once (a
-   * preview).
+   * (`keptFilesKey(env)`, read before the job and written after it) and config
+   * `retention.previousDays`. None: delete them at once (a preview).
    */
   readonly retention?: { readonly key: string; readonly previousDays: number };
   /** Waits while another deploy holds the lock. Default: a real timer. */
@@ -208,6 +209,8 @@ interface Ran {
   readonly outcome: JobOutcome;
   /** The source zip's warnings (an ignored include). */
   readonly warnings: readonly string[];
+  /** The kept list the job started from. */
+  readonly kept: readonly KeptFile[];
 }
 
 /**
@@ -233,6 +236,11 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
     input.logger.info("revision", { revision: read.id, vcs: read.vcs });
     revision = read;
   }
+  const kept = input.retention === undefined ? [] : await readKeptFiles({
+    s3: input.clients.s3,
+    bucket: input.bucket,
+    key: input.retention.key,
+  });
   const job = (source: JobInput["source"]): JobInput => ({
     buildId: revision.id,
     source,
@@ -249,8 +257,9 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
     ...(input.owedKey === undefined || dryRun ? {} : { owedKey: input.owedKey }),
     ...(input.retention === undefined ? {} : {
       retention: {
-        ...input.retention,
+        previousDays: input.retention.previousDays,
         now: new Date((input.clock ?? systemClock).now()).toISOString(),
+        kept,
       },
     }),
   });
@@ -265,11 +274,11 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
   if ("storedBuild" in source) {
     stage("build");
     const outcome = await input.builder.run(job({ bucketKey: sourceKey(revision.id) }), hooks);
-    return { revision, warnings, outcome };
+    return { revision, warnings, outcome, kept };
   }
   if (input.noBuild) {
     const builtDir = `${input.repoRoot}/${stripPath(input.paths.dist)}`;
-    return { revision, warnings, outcome: await input.builder.run(job({ builtDir }), hooks) };
+    return { revision, warnings, outcome: await input.builder.run(job({ builtDir }), hooks), kept };
   }
   stage("zip");
   const tmp = await makeWorkDir("deploy-src-", input.tempRoot);
@@ -288,7 +297,7 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
     input.logger.info("source zipped", { files: zip.files.length, bytes: zip.bytes });
     stage("build");
     const outcome = await input.builder.run(job({ zip: zip.path }), hooks);
-    return { revision, warnings, outcome };
+    return { revision, warnings, outcome, kept };
   } finally {
     await tmp.remove();
   }
@@ -371,7 +380,12 @@ export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
   const clock = input.clock ?? systemClock;
   const started = clock.now();
   await using _lock = await takePublishingLock(input);
-  const { revision, outcome, warnings } = await runPipelineJob(input, false);
+  const { revision, outcome, warnings, kept } = await runPipelineJob(input, false);
+  // What the sync kept is the next deploy's starting point (none told: a job that predates it).
+  if (input.retention && outcome.kept) {
+    const at = { s3: input.clients.s3, bucket: input.bucket, key: input.retention.key };
+    await writeKeptFiles(at, kept, outcome.kept);
+  }
   // Past this point the site is published: the invalidation is sent even after a Ctrl-C. A
   // preview has no distribution to invalidate (its distribution does not cache).
   if (input.distributionId !== undefined) {

@@ -93,6 +93,17 @@ export function keptFilesKey(scope: string): string {
   return `${STATE_PREFIX}${scope}.kept.json`;
 }
 
+/**
+ * Where a MicroVM build reads the kept list from: `build/<id>.kept.json`, a copy the CLI puts
+ * beside the build's source, because the builder role reads `build/*` but not `state/*`.
+ *
+ * @param buildId the build id
+ * @returns the S3 key
+ */
+export function keptFilesCopyKey(buildId: string): string {
+  return `build/${buildId}.kept.json`;
+}
+
 /** The core's own `state/<scope>.<suffix>.json` files, which no plugin may take as its namespace. */
 export const CORE_STATE_SUFFIXES: readonly string[] = ["invalidation", "kept"];
 

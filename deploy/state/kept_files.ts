@@ -2,8 +2,9 @@
  * The files an environment keeps for open tabs (`retention.previousDays`): the list each deploy
  * hands to the next, in `state/<env>.kept.json` beside `state/<env>.json` (which `bootstrap`
  * rewrites whole from its resource nodes), so it survives a change of machine and of builder.
- * The deploy job reads it before its sync and writes what the sync decided; `status` counts it;
- * `delete` removes it with the site.
+ * The pipeline reads it before the job and hands it in (a MicroVM build reads a copy the CLI
+ * puts under `build/`), and writes what the job's sync decided; `status` counts it; `delete`
+ * removes it with the site.
  *
  * @module
  */
@@ -76,12 +77,12 @@ export async function readKeptFiles(at: KeptAt): Promise<KeptFile[]> {
 }
 
 /**
- * Writes the kept list a deploy decided (nothing written when it did not change; the record
- * removed when nothing is kept any more).
+ * Writes the kept list a deploy decided: nothing when it did not change, and the record removed
+ * once nothing is kept any more.
  *
  * @param at bucket and key
- * @param before the list read before the sync
- * @param after the list the sync decided
+ * @param before the list the deploy started from
+ * @param after the list its sync decided
  * @throws {DeployError} an S3 failure
  */
 export async function writeKeptFiles(

@@ -6,7 +6,6 @@
  * @module
  */
 import type { BuildPaths } from "../../builder.ts";
-import type { JobRetention } from "../../../job/job.ts";
 import type { SeoSettings } from "../../../seo/policy.ts";
 
 /** Version of the job format; the agent refuses any other. */
@@ -40,8 +39,8 @@ export interface AgentJob {
   readonly refresh?: boolean;
   /** `--force`: allow a sync that deletes most of the live site. */
   readonly force?: boolean;
-  /** Keep what the build no longer has for open tabs (the kept list's key, the days, the time). */
-  readonly retention?: JobRetention;
+  /** Keep what the build no longer has for open tabs. */
+  readonly retention?: AgentRetention;
   /** `microvm.maxDurationSeconds`: the install+build deadline inside the VM. */
   readonly maxDurationSeconds: number;
   /** Launch time, ISO 8601 (the record's `startedAt`). */
@@ -50,6 +49,19 @@ export interface AgentJob {
   readonly logGroup: string;
   /** Log stream the VM's output goes to (copied into the record). */
   readonly logStream: string;
+}
+
+/**
+ * How the agent keeps the files the build no longer has: the job's retention, with the kept
+ * list as a key to read rather than inline (it may outgrow the 16 KB payload).
+ */
+export interface AgentRetention {
+  /** Config `retention.previousDays`. */
+  readonly previousDays: number;
+  /** The deploy's time on the CLI's clock (ISO 8601). */
+  readonly now: string;
+  /** The kept list's copy, `build/<id>.kept.json`; absent when nothing is kept. */
+  readonly keptKey?: string;
 }
 
 /** The largest run hook payload the service accepts. */
@@ -100,8 +112,9 @@ export function parseAgentJob(text: string): { job: AgentJob } | { error: string
   if (j.retention !== undefined) {
     const r = j.retention as Record<string, unknown> | null;
     if (
-      typeof r?.key !== "string" || typeof r.now !== "string" ||
-      !Number.isFinite(Date.parse(r.now)) ||
+      r === null || typeof r !== "object" ||
+      (r.keptKey !== undefined && typeof r.keptKey !== "string") ||
+      typeof r.now !== "string" || !Number.isFinite(Date.parse(r.now)) ||
       !Number.isInteger(r.previousDays) || (r.previousDays as number) < 0
     ) return { error: "bad retention" };
   }

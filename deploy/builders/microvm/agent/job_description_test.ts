@@ -62,16 +62,19 @@ Deno.test("parseAgentJob() carries the open-tab retention and refuses a malforme
     logGroup: "g",
     logStream: "s",
   };
-  const retention = { key: "state/production.kept.json", previousDays: 7, now: job.startedAt };
+  const retention = { keptKey: "build/abc.kept.json", previousDays: 7, now: job.startedAt };
   const parsed = parseAgentJob(JSON.stringify({ ...job, retention }));
   assert.ok("job" in parsed);
   assert.deepEqual(parsed.job.retention, retention);
+  const { keptKey: _, ...nothingKept } = retention;
+  assert.ok("job" in parseAgentJob(JSON.stringify({ ...job, retention: nothingKept })));
   for (
     const bad of [
       { ...retention, previousDays: -1 },
       { ...retention, previousDays: 1.5 },
       { ...retention, now: "yesterday" },
-      { previousDays: 7, now: job.startedAt },
+      { ...retention, keptKey: 1 },
+      { keptKey: "k", previousDays: 7 },
       null,
     ]
   ) {
