@@ -9,6 +9,8 @@
  *
  * @module
  */
+import { keptFilesOf } from "../state/kept_files.ts";
+import type { KeptFile } from "../sync/retention.ts";
 
 /** A build's state: launched, finished well, failed, or past its deadline. */
 export type BuildStatus = "running" | "done" | "failed" | "timeout";
@@ -61,11 +63,15 @@ export interface SyncOutcome {
   readonly bytesUploaded: number;
   /** Digest of the changes (`sync/change_digest.ts`): the invalidation's caller reference. */
   readonly changeDigest?: string;
+  /** Files of earlier builds kept live for open tabs after this sync (`retention.previousDays`). */
+  readonly kept?: readonly KeptFile[];
+  /** Kept files whose grace ended: deleted by this sync. */
+  readonly expired?: readonly string[];
 }
 
 /**
- * What a finished build changed, as `builds/<id>.changed.json` holds it (`changeDigest` is
- * absent in older manifests).
+ * What a finished build changed, as `builds/<id>.changed.json` holds it (`changeDigest`,
+ * `kept` and `expired` are absent in older manifests).
  */
 export interface ChangedManifest extends SyncOutcome {
   /** Manifest format version (1). */
@@ -198,6 +204,10 @@ export function parseChangedManifest(text: string): ChangedManifest | undefined 
       unchanged: Number(m.unchanged ?? 0),
       bytesUploaded: Number(m.bytesUploaded ?? 0),
       ...(typeof m.changeDigest === "string" ? { changeDigest: m.changeDigest } : {}),
+      ...(m.kept === undefined ? {} : { kept: keptFilesOf(m.kept) }),
+      ...(Array.isArray(m.expired)
+        ? { expired: m.expired.filter((k): k is string => typeof k === "string") }
+        : {}),
     };
   } catch {
     return undefined;

@@ -10,7 +10,8 @@ import { DeployError } from "../errors.ts";
 import { INVALIDATE_ALL } from "../cdn/plan_invalidation.ts";
 import { createInvalidation } from "../cdn/send_invalidation.ts";
 import { emptyPrefix } from "../infra/nodes/bucket.ts";
-import { lockKey, SITE_PREFIX } from "../state/bucket_layout.ts";
+import { keptFilesKey, lockKey, SITE_PREFIX } from "../state/bucket_layout.ts";
+import { removeObject } from "../aws/s3_objects.ts";
 import { takePublishingLock } from "../pipeline/publishing.ts";
 import { LOCK_WAIT_MS, lockHolder } from "../pipeline/deploy_input.ts";
 import { openSite } from "../site/open_site.ts";
@@ -20,11 +21,11 @@ import { refusePreviewEnv } from "../config/env_name.ts";
 export const deleteCommand: Command = {
   name: "delete",
   summary: "empty the live site and invalidate /* (asks, or needs --yes)",
-  help:
-    "Deletes every object under s3://<bucket>/site/ and invalidates /* on the distribution, so\n" +
-    "the site answers 404. Builds, history, the state and every AWS resource stay; `deploy` or\n" +
-    "`rollback` publishes again. Needs a bootstrapped environment. Asks for the environment's\n" +
-    "name on a terminal; without one it refuses unless --yes is given.",
+  help: "Deletes every object under s3://<bucket>/site/ (files kept for open tabs included) and\n" +
+    "invalidates /* on the distribution, so the site answers 404. Builds, history, the state\n" +
+    "and every AWS resource stay; `deploy` or `rollback` publishes again. Needs a bootstrapped\n" +
+    "environment. Asks for the environment's name on a terminal; without one it refuses unless\n" +
+    "--yes is given.",
   async run(ctx) {
     refusePreviewEnv(ctx, "delete");
     await confirmDelete(ctx);
@@ -42,6 +43,8 @@ export const deleteCommand: Command = {
       lock: { key: lockKey(facts.env), holder: lockHolder(ctx), waitMs: LOCK_WAIT_MS },
     });
     const deleted = await emptyPrefix(clients.s3, facts.bucket, SITE_PREFIX);
+    // The files kept for open tabs went with the site: nothing is kept any more.
+    await removeObject({ s3: clients.s3, bucket: facts.bucket }, keptFilesKey(facts.env));
     let invalidationId: string | undefined;
     if (state.distributionId) {
       // The one invalidation path (with its backoff): the site is already emptied, so a

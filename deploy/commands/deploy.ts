@@ -46,9 +46,11 @@ export function createDeployCommand(seams: MicrovmSeams = {}): Command {
       "Zips the repository (honouring .gitignore, sourceIgnore and sourceInclude), builds it in\n" +
       "the MicroVM builder (or on this machine with --builder local), writes robots.txt and\n" +
       "sitemap.xml, uploads new and changed files (assets first, HTML after, deletions last)\n" +
-      "and invalidates only the changed paths (nothing at all when nothing changed). Needs a\n" +
-      "bootstrapped environment. --refresh re-uploads and invalidates every file; --force\n" +
-      "allows a deploy that deletes more than half of the live files; --json prints the summary.\n" +
+      "and invalidates only the changed paths (nothing at all when nothing changed). Files the\n" +
+      "build dropped stay live for retention.previousDays days for open tabs (pages, robots.txt\n" +
+      "and sitemap.xml go at once); a later deploy deletes them. Needs a bootstrapped\n" +
+      "environment. --refresh re-uploads and invalidates every file; --force allows a deploy\n" +
+      "that deletes more than half of the live files; --json prints the summary.\n" +
       "Deploys of one environment take turns: a deploy holds locks/<env>.json in the bucket,\n" +
       "another waits up to 60 s and then refuses, naming the holder; --force-unlock removes a\n" +
       "lock whose holder is gone (one past its expiry is taken over anyway). Paths a failed or\n" +

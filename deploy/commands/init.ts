@@ -53,7 +53,7 @@ export function renderInitConfig(answers: InitAnswers, schemaRef: string): strin
     "",
     "  // Defaults, shown for reference:",
     '  // "microvm": { "memory": 4, "maxDurationSeconds": 1800 },',
-    '  // "retention": { "microvmDays": 365, "cloudfrontDays": 90 },',
+    '  // "retention": { "microvmDays": 365, "cloudfrontDays": 90, "previousDays": 7 },',
     '  // "sourceIgnore": [".jj/", ".git/", "node_modules/", "dist/", ".astro/"],',
     '  // "sourceInclude": [],',
     '  // "invalidationMaxPaths": 1000,',

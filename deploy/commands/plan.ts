@@ -28,7 +28,8 @@ export const planCommand: Command = {
   },
   help: "Builds the site on this machine (a MicroVM build reports what it published, not a\n" +
     "plan), lays robots.txt and sitemap.xml over the output in memory, compares it with the\n" +
-    "live site and prints what a deploy would upload, delete and invalidate. Nothing is\n" +
+    "live site and prints what a deploy would upload, delete and invalidate, and which files\n" +
+    "of earlier builds it keeps for open tabs (retention.previousDays). Nothing is\n" +
     "uploaded, deleted or invalidated, and the output directory is left as built. --no-build\n" +
     "compares the existing paths.dist instead. Needs a bootstrapped environment (the bucket\n" +
     "and distribution come from state/<env>.json). --json prints the plan as data.",

@@ -9,7 +9,9 @@ import type { Command } from "../cli/command.ts";
 import { statusLine } from "../cli/node_lines.ts";
 import { inspect } from "../infra/reconcile.ts";
 import type { S3Client } from "@aws-sdk/client-s3";
-import { owedInvalidationKey, stateKey } from "../state/bucket_layout.ts";
+import { keptFilesKey, owedInvalidationKey, stateKey } from "../state/bucket_layout.ts";
+import { keptTotals, readKeptFiles } from "../state/kept_files.ts";
+import { formatBytes } from "../pipeline/report.ts";
 import { readOwed } from "../cdn/owed_invalidation.ts";
 import { INVALIDATE_ALL, planInvalidation } from "../cdn/plan_invalidation.ts";
 import { openSite, stateOrReason } from "../site/open_site.ts";
@@ -38,7 +40,8 @@ export const statusCommand: Command = {
     "create: present, missing, drifted (with the differences) or error (the read failed; the\n" +
     "others are still shown). The builder image is made by the first MicroVM deploy, so it is\n" +
     "missing until then. Also shows the invalidation a failed or interrupted deploy still owes\n" +
-    "(the next deploy sends it). Exit code 0 whatever the findings; --json for scripts.",
+    "(the next deploy sends it), and how many files of earlier builds stay live for open tabs\n" +
+    "(retention.previousDays). Exit code 0 whatever the findings; --json for scripts.",
   async run(ctx) {
     using aws = await openSite(ctx, { aws: true });
     const { facts } = aws;
@@ -48,6 +51,13 @@ export const statusCommand: Command = {
       maxPaths: facts.config.invalidationMaxPaths,
       defaultRootObject: facts.config.defaultRootObject,
     });
+    const kept = keptTotals(
+      state === null ? [] : await readKeptFiles({
+        s3: aws.clients.s3,
+        bucket: facts.bucket,
+        key: keptFilesKey(facts.env),
+      }),
+    );
     if (ctx.out.mode === "json") {
       ctx.out.data({
         env: facts.env,
@@ -56,6 +66,7 @@ export const statusCommand: Command = {
         ...(stateError ? { stateError } : {}),
         ok: reports.every((r) => r.status === "present" || (r.optional && r.status === "missing")),
         owedInvalidation: owed,
+        kept,
         nodes: reports,
       });
       return 0;
@@ -74,6 +85,12 @@ export const statusCommand: Command = {
             ? `${owed.slice(0, 5).join(" ")} … (${owed.length} paths)`
             : owed.join(" ")
         }`,
+    );
+    ctx.out.line(
+      kept.files === 0
+        ? `  kept      no files of earlier builds`
+        : `  kept      ${kept.files} file(s) of earlier builds (${formatBytes(kept.bytes)}) ` +
+          `live for open tabs (retention.previousDays ${facts.config.retention.previousDays})`,
     );
     for (const r of reports) {
       ctx.out.line(

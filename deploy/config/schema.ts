@@ -239,7 +239,7 @@ export const SITE_SCHEMA: ObjectField = {
     },
     retention: {
       kind: "object",
-      description: "Log retention in days.",
+      description: "Retention periods in days.",
       fields: {
         microvmDays: {
           kind: "number",
@@ -254,6 +254,15 @@ export const SITE_SCHEMA: ObjectField = {
           minimum: 1,
           default: 90,
           description: "Retention of the CDN access-log group /<siteName>/<env>/cloudfront.",
+        },
+        previousDays: {
+          kind: "number",
+          integer: true,
+          minimum: 0,
+          default: 7,
+          description:
+            "Days a file the new build no longer has stays live for open tabs (HTML pages, " +
+            "robots.txt and sitemap.xml follow the build at once); 0 deletes at once.",
         },
       },
     },

@@ -17,6 +17,7 @@ import { generateSeoFiles, listKeys } from "../seo/files.ts";
 import { readRuleFiles, refuseUnpublishedRules } from "../routing/site_rules.ts";
 import type { SeoSettings } from "../seo/policy.ts";
 import { type SyncProgress, type SyncResult, syncSite } from "../sync/engine.ts";
+import type { KeptFile } from "../sync/retention.ts";
 import type { RetryOptions } from "../aws/retry.ts";
 import { runBuildSteps } from "./run_steps.ts";
 import { recordOwed } from "../cdn/owed_invalidation.ts";
@@ -61,6 +62,21 @@ export interface JobRecord {
   readonly logStream: string;
 }
 
+/**
+ * How a job keeps the files its build no longer has, for open tabs (`sync/retention.ts`).
+ */
+export interface JobRetention {
+  /** Config `retention.previousDays`. */
+  readonly previousDays: number;
+  /**
+   * The deploy's time (ISO 8601) as the CLI's clock read it: graces count against it, so the
+   * local and the MicroVM builder decide alike whatever the VM's clock says.
+   */
+  readonly now: string;
+  /** What earlier deploys kept (`state/<env>.kept.json`, read by the pipeline). */
+  readonly kept: readonly KeptFile[];
+}
+
 /** One build-and-publish job, resolved from config, state and flags. */
 export interface JobInput {
   /** The build id (revision-based), for logs and records. */
@@ -94,6 +110,8 @@ export interface JobInput {
    * the sync changes are added there before the first upload. None: not recorded here.
    */
   readonly owedKey?: string;
+  /** Keep what the build no longer has for open tabs; none: delete it at once (previews). */
+  readonly retention?: JobRetention;
 }
 
 /** What the job did: the sync's counts and changed keys, and its warnings. */
@@ -223,6 +241,13 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
       ...(deps.concurrency ? { concurrency: deps.concurrency } : {}),
       ...(deps.onSyncProgress ? { onProgress: deps.onSyncProgress } : {}),
       ...(deps.signal ? { signal: deps.signal } : {}),
+      ...(input.retention === undefined ? {} : {
+        retention: {
+          previousDays: input.retention.previousDays,
+          kept: input.retention.kept,
+          nowMs: Date.parse(input.retention.now),
+        },
+      }),
       ...(input.owedKey === undefined ? {} : {
         beforeApply: async (keys: readonly string[]) => {
           await recordOwed({ s3: deps.s3, bucket: input.target.bucket, key: input.owedKey! }, keys);
@@ -236,6 +261,8 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
       unchanged: sync.unchanged,
       bytesUploaded: sync.bytesUploaded,
       changeDigest: sync.changeDigest,
+      kept: sync.kept,
+      expired: sync.expired,
       warnings: seo.warnings,
       sync,
     };
@@ -302,6 +329,8 @@ export function changedManifest(buildId: string, outcome: JobOutcome): ChangedMa
     unchanged: outcome.unchanged,
     bytesUploaded: outcome.bytesUploaded,
     ...(outcome.changeDigest === undefined ? {} : { changeDigest: outcome.changeDigest }),
+    ...(outcome.kept === undefined ? {} : { kept: outcome.kept }),
+    ...(outcome.expired === undefined ? {} : { expired: outcome.expired }),
   };
 }
 

@@ -23,6 +23,8 @@ import { type CommandRunner, readRevision, type Revision } from "../source/revis
 import { createSourceZip } from "../source/zip.ts";
 import type { SyncProgress } from "../sync/engine.ts";
 import type { UploadReason } from "../sync/plan.ts";
+import { type KeptFile, keptUntil } from "../sync/retention.ts";
+import { readKeptFiles, writeKeptFiles } from "../state/kept_files.ts";
 import type { RetryOptions } from "../aws/retry.ts";
 
 /** A pipeline step, reported as it starts. */
@@ -127,10 +129,28 @@ export interface DeployInput {
    * passes its own). None: paths owed by a failed run are not kept.
    */
   readonly owedKey?: string;
+  /**
+   * Keep the files the build no longer has for open tabs: the kept list's key
+   * (`keptFilesKey(env)`, read before the job and written after it) and config
+   * `retention.previousDays`. None: delete them at once (a preview).
+   */
+  readonly retention?: { readonly key: string; readonly previousDays: number };
   /** Waits while another deploy holds the lock. Default: a real timer. */
   readonly sleep?: (ms: number) => Promise<void>;
   /** Aborted on Ctrl-C/SIGTERM: the build is stopped, and the deploy stops before its next step. */
   readonly signal?: AbortSignal;
+}
+
+/** A file of an earlier build kept live for open tabs, as `plan` and `deploy` show it. */
+export interface KeptFileView {
+  /** Site-relative key. */
+  readonly key: string;
+  /** Size in bytes. */
+  readonly size: number;
+  /** When the build stopped shipping it (ISO 8601). */
+  readonly since: string;
+  /** When its grace ends (ISO 8601): the first deploy from then on deletes it. */
+  readonly until: string;
 }
 
 /** What a deploy would do (`deploy plan`, and `--json`). */
@@ -139,8 +159,12 @@ export interface DeployPlan {
   readonly revision: string;
   /** Files to upload, in order, with why. */
   readonly uploads: readonly { key: string; size: number; reason: UploadReason }[];
-  /** Keys to delete. */
+  /** Keys to delete: pages and SEO files the build dropped, and kept files past their grace. */
   readonly deletes: readonly string[];
+  /** Files of earlier builds that stay live for open tabs, by key. */
+  readonly kept: readonly KeptFileView[];
+  /** Kept files whose grace has passed, deleted finally (a part of `deletes`). */
+  readonly expired: readonly string[];
   /** Files already live. */
   readonly unchanged: number;
   /** Bytes to upload. */
@@ -159,6 +183,10 @@ export interface DeploySummary {
   readonly uploaded: number;
   /** Files deleted. */
   readonly deleted: number;
+  /** Files of earlier builds that stay live for open tabs, by key. */
+  readonly kept: readonly KeptFileView[];
+  /** Kept files whose grace had passed, deleted finally (counted in `deleted`). */
+  readonly expired: readonly string[];
   /** Files unchanged. */
   readonly unchanged: number;
   /** Bytes uploaded. */
@@ -181,6 +209,8 @@ interface Ran {
   readonly outcome: JobOutcome;
   /** The source zip's warnings (an ignored include). */
   readonly warnings: readonly string[];
+  /** The kept list the job started from. */
+  readonly kept: readonly KeptFile[];
 }
 
 /**
@@ -206,6 +236,11 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
     input.logger.info("revision", { revision: read.id, vcs: read.vcs });
     revision = read;
   }
+  const kept = input.retention === undefined ? [] : await readKeptFiles({
+    s3: input.clients.s3,
+    bucket: input.bucket,
+    key: input.retention.key,
+  });
   const job = (source: JobInput["source"]): JobInput => ({
     buildId: revision.id,
     source,
@@ -220,6 +255,13 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
     force: input.force ?? false,
     dryRun,
     ...(input.owedKey === undefined || dryRun ? {} : { owedKey: input.owedKey }),
+    ...(input.retention === undefined ? {} : {
+      retention: {
+        previousDays: input.retention.previousDays,
+        now: new Date((input.clock ?? systemClock).now()).toISOString(),
+        kept,
+      },
+    }),
   });
   const hooks = {
     onStage: stage,
@@ -232,11 +274,11 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
   if ("storedBuild" in source) {
     stage("build");
     const outcome = await input.builder.run(job({ bucketKey: sourceKey(revision.id) }), hooks);
-    return { revision, warnings, outcome };
+    return { revision, warnings, outcome, kept };
   }
   if (input.noBuild) {
     const builtDir = `${input.repoRoot}/${stripPath(input.paths.dist)}`;
-    return { revision, warnings, outcome: await input.builder.run(job({ builtDir }), hooks) };
+    return { revision, warnings, outcome: await input.builder.run(job({ builtDir }), hooks), kept };
   }
   stage("zip");
   const tmp = await makeWorkDir("deploy-src-", input.tempRoot);
@@ -255,7 +297,7 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
     input.logger.info("source zipped", { files: zip.files.length, bytes: zip.bytes });
     stage("build");
     const outcome = await input.builder.run(job({ zip: zip.path }), hooks);
-    return { revision, warnings, outcome };
+    return { revision, warnings, outcome, kept };
   } finally {
     await tmp.remove();
   }
@@ -294,6 +336,7 @@ export async function planDeploy(input: DeployInput): Promise<DeployPlan> {
     revision: revision.id,
     uploads,
     deletes: result.plan.deletes,
+    ...keptViews(input, result),
     unchanged: result.unchanged,
     bytes: uploads.reduce((n, u) => n + u.size, 0),
     invalidation: planInvalidation(
@@ -337,7 +380,12 @@ export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
   const clock = input.clock ?? systemClock;
   const started = clock.now();
   await using _lock = await takePublishingLock(input);
-  const { revision, outcome, warnings } = await runPipelineJob(input, false);
+  const { revision, outcome, warnings, kept } = await runPipelineJob(input, false);
+  // What the sync kept is the next deploy's starting point (none told: a job that predates it).
+  if (input.retention && outcome.kept) {
+    const at = { s3: input.clients.s3, bucket: input.bucket, key: input.retention.key };
+    await writeKeptFiles(at, kept, outcome.kept);
+  }
   // Past this point the site is published: the invalidation is sent even after a Ctrl-C. A
   // preview has no distribution to invalidate (its distribution does not cache).
   if (input.distributionId !== undefined) {
@@ -353,6 +401,7 @@ export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
     revision: revision.id,
     uploaded: outcome.uploaded,
     deleted: outcome.deleted,
+    ...keptViews(input, outcome),
     unchanged: outcome.unchanged,
     bytesUploaded: outcome.bytesUploaded,
     changedKeys: outcome.changedKeys,
@@ -365,8 +414,21 @@ export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
     revision: summary.revision,
     uploaded: summary.uploaded,
     deleted: summary.deleted,
+    kept: summary.kept.length,
     unchanged: summary.unchanged,
     invalidated: sent?.paths.length ?? 0,
   });
   return summary;
+}
+
+/** What a job kept and finally deleted, as `plan` and `deploy` show it. */
+function keptViews(
+  input: DeployInput,
+  out: { readonly kept?: readonly KeptFile[]; readonly expired?: readonly string[] },
+): Pick<DeployPlan, "kept" | "expired"> {
+  const days = input.retention?.previousDays ?? 0;
+  return {
+    kept: (out.kept ?? []).map((f) => ({ ...f, until: keptUntil(f, days) })),
+    expired: out.expired ?? [],
+  };
 }

@@ -13,7 +13,7 @@ import { DEPLOY_STAGES, type DeployInput, type DeployProgress } from "./deploy.t
 import { servingOrigin, siteOrigin } from "../seo/policy.ts";
 import { openSite } from "../site/open_site.ts";
 import { denoCommandRunner } from "../source/revision.ts";
-import { lockKey, owedInvalidationKey, SITE_PREFIX } from "../state/bucket_layout.ts";
+import { keptFilesKey, lockKey, owedInvalidationKey, SITE_PREFIX } from "../state/bucket_layout.ts";
 import { progressBar } from "./report.ts";
 import { refusePreviewEnv } from "../config/env_name.ts";
 import { refuseUnpublishedRules } from "../routing/site_rules.ts";
@@ -162,6 +162,13 @@ export async function openSiteDeploy(
         ...(ctx.flags["force-unlock"] === true ? { forceUnlock: true } : {}),
       },
       ...(target ? {} : { owedKey: owedInvalidationKey(ctx.env) }),
+      // A preview follows each build at once: it is short-lived, and its CDN does not cache.
+      ...(target ? {} : {
+        retention: {
+          key: keptFilesKey(ctx.env),
+          previousDays: config.retention.previousDays,
+        },
+      }),
     };
     return {
       input,

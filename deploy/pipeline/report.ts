@@ -68,9 +68,22 @@ export type PlanJson = { readonly env: string; readonly builder: string } & Depl
  * @returns the JSON shape
  */
 export function planJson(env: string, builder: string, plan: DeployPlan): PlanJson {
-  const { revision, uploads, deletes, unchanged, bytes, invalidation, warnings } = plan;
+  const { revision, uploads, deletes, kept, expired, unchanged, bytes, invalidation, warnings } =
+    plan;
   // Named, not spread: the JSON keeps this key order whatever order the plan was built in.
-  return { env, builder, revision, uploads, deletes, unchanged, bytes, invalidation, warnings };
+  return {
+    env,
+    builder,
+    revision,
+    uploads,
+    deletes,
+    kept,
+    expired,
+    unchanged,
+    bytes,
+    invalidation,
+    warnings,
+  };
 }
 
 /**
@@ -85,11 +98,19 @@ export function planLines(env: string, plan: DeployPlan): string[] {
   for (const u of plan.uploads) {
     lines.push(`  upload  ${u.key} (${u.reason}, ${formatBytes(u.size)})`);
   }
-  for (const key of plan.deletes) lines.push(`  delete  ${key}`);
+  const expired = new Set(plan.expired);
+  for (const key of plan.deletes) {
+    lines.push(`  delete  ${key}${expired.has(key) ? " (kept for open tabs, grace over)" : ""}`);
+  }
+  for (const f of plan.kept) {
+    lines.push(`  keep    ${f.key} (${formatBytes(f.size)}, for open tabs until ${f.until})`);
+  }
   lines.push(
     `${plan.uploads.length} to upload (${formatBytes(plan.bytes)}), ${plan.deletes.length} to ` +
       `delete, ${plan.unchanged} unchanged`,
   );
+  const kept = keptLine(plan, " kept");
+  if (kept) lines.push(kept);
   lines.push(
     plan.invalidation.length === 0
       ? "nothing to invalidate"
@@ -97,6 +118,22 @@ export function planLines(env: string, plan: DeployPlan): string[] {
   );
   lines.push("Nothing was changed (plan only).");
   return lines;
+}
+
+const files = (n: number) => `${n} file${n === 1 ? "" : "s"}`;
+
+/**
+ * `2 files (1.2 KB) of earlier builds<verb> for open tabs; 1 file deleted after the grace`, or
+ * undefined when nothing is kept nor expired.
+ */
+function keptLine(
+  r: { readonly kept: DeployPlan["kept"]; readonly expired: readonly string[] },
+  verb: string,
+): string | undefined {
+  if (r.kept.length === 0 && r.expired.length === 0) return undefined;
+  const bytes = r.kept.reduce((n, f) => n + f.size, 0);
+  return `${files(r.kept.length)} (${formatBytes(bytes)}) of earlier builds${verb} for open tabs` +
+    (r.expired.length > 0 ? `; ${files(r.expired.length)} deleted after the grace` : "");
 }
 
 /** `T` with every optional-by-`undefined` field as `null` instead: JSON has no `undefined`. */
@@ -128,6 +165,8 @@ export function summaryJson(env: string, builder: string, s: DeploySummary): Sum
     revision: s.revision,
     uploaded: s.uploaded,
     deleted: s.deleted,
+    kept: s.kept,
+    expired: s.expired,
     unchanged: s.unchanged,
     bytesUploaded: s.bytesUploaded,
     durationMs: s.durationMs,
@@ -148,11 +187,12 @@ export function summaryJson(env: string, builder: string, s: DeploySummary): Sum
  * @returns the lines
  */
 export function summaryLines(env: string, s: DeploySummary): string[] {
-  const files = (n: number) => `${n} file${n === 1 ? "" : "s"}`;
+  const kept = keptLine(s, ",");
   return [
     `Deployed ${env} at revision ${s.revision}`,
     `  uploaded      ${files(s.uploaded)} (${formatBytes(s.bytesUploaded)})`,
     `  deleted       ${files(s.deleted)}`,
+    ...(kept ? [`  kept          ${kept}`] : []),
     `  unchanged     ${files(s.unchanged)}`,
     `  duration      ${humanDuration(s.durationMs)}`,
     `  invalidation  ${

@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import type { DeploySummary } from "./deploy.ts";
-import { formatBytes, planLines, progressBar, summaryJson, summaryLines } from "./report.ts";
+import {
+  formatBytes,
+  planJson,
+  planLines,
+  progressBar,
+  summaryJson,
+  summaryLines,
+} from "./report.ts";
 
 Deno.test("formatBytes() counts in powers of 1024", () => {
   assert.equal(formatBytes(0), "0 B");
@@ -29,6 +36,8 @@ const SUMMARY: DeploySummary = {
   revision: "0123456789ab",
   uploaded: 0,
   deleted: 0,
+  kept: [],
+  expired: [],
   unchanged: 6,
   bytesUploaded: 0,
   durationMs: 1200,
@@ -70,6 +79,8 @@ Deno.test("planLines() says when nothing would be invalidated", () => {
     revision: "r",
     uploads: [],
     deletes: ["old.html"],
+    kept: [],
+    expired: [],
     unchanged: 2,
     bytes: 0,
     invalidation: [],
@@ -82,4 +93,80 @@ Deno.test("planLines() says when nothing would be invalidated", () => {
     "nothing to invalidate",
     "Nothing was changed (plan only).",
   ]);
+});
+
+const KEPT = {
+  key: "assets/app.1.js",
+  size: 2048,
+  since: "2026-06-01T00:00:00.000Z",
+  until: "2026-06-08T00:00:00.000Z",
+};
+
+Deno.test("planLines() lists the files kept for open tabs and marks the ones deleted after their grace", () => {
+  const lines = planLines("production", {
+    revision: "r",
+    uploads: [],
+    deletes: ["assets/app.0.js", "old.html"],
+    kept: [KEPT],
+    expired: ["assets/app.0.js"],
+    unchanged: 2,
+    bytes: 0,
+    invalidation: ["/assets/app.0.js", "/old.html"],
+    warnings: [],
+  });
+  assert.deepEqual(lines, [
+    "Plan for production at revision r:",
+    "  delete  assets/app.0.js (kept for open tabs, grace over)",
+    "  delete  old.html",
+    "  keep    assets/app.1.js (2.0 KB, for open tabs until 2026-06-08T00:00:00.000Z)",
+    "0 to upload (0 B), 2 to delete, 2 unchanged",
+    "1 file (2.0 KB) of earlier builds kept for open tabs; 1 file deleted after the grace",
+    "would invalidate 2 path(s): /assets/app.0.js /old.html",
+    "Nothing was changed (plan only).",
+  ]);
+});
+
+Deno.test("planJson() adds kept and expired after deletes, keeping every other key as it was", () => {
+  const json = planJson("production", "local", {
+    revision: "r",
+    uploads: [],
+    deletes: ["assets/app.0.js"],
+    kept: [KEPT],
+    expired: ["assets/app.0.js"],
+    unchanged: 2,
+    bytes: 0,
+    invalidation: ["/assets/app.0.js"],
+    warnings: [],
+  });
+  assert.deepEqual(Object.keys(json), [
+    "env",
+    "builder",
+    "revision",
+    "uploads",
+    "deletes",
+    "kept",
+    "expired",
+    "unchanged",
+    "bytes",
+    "invalidation",
+    "warnings",
+  ]);
+  assert.deepEqual(json.kept, [KEPT]);
+  assert.deepEqual(json.expired, ["assets/app.0.js"]);
+});
+
+Deno.test("summaryJson() and summaryLines() show the kept files and those deleted after their grace", () => {
+  const s = { ...SUMMARY, deleted: 1, kept: [KEPT, { ...KEPT, key: "a.css", size: 1024 }] };
+  const json = summaryJson("production", "local", { ...s, expired: ["assets/app.0.js"] });
+  assert.equal(json.kept.length, 2);
+  assert.deepEqual(json.expired, ["assets/app.0.js"]);
+  const lines = summaryLines("production", { ...s, expired: ["assets/app.0.js"] });
+  assert.ok(
+    lines.includes(
+      "  kept          2 files (3.0 KB) of earlier builds, for open tabs; " +
+        "1 file deleted after the grace",
+    ),
+    lines.join("\n"),
+  );
+  assert.ok(!summaryLines("production", SUMMARY).some((l) => l.startsWith("  kept")));
 });

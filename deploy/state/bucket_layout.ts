@@ -81,8 +81,31 @@ export function owedInvalidationKey(scope: string): string {
   return `${STATE_PREFIX}${scope}.invalidation.json`;
 }
 
+/**
+ * Where a scope's kept files (old files lingering for open tabs, `retention.previousDays`) are
+ * listed: `state/<scope>.kept.json`, beside `state/<env>.json` for the same reason as the owed
+ * invalidation.
+ *
+ * @param scope environment name
+ * @returns the S3 key
+ */
+export function keptFilesKey(scope: string): string {
+  return `${STATE_PREFIX}${scope}.kept.json`;
+}
+
+/**
+ * Where a MicroVM build reads the kept list from: `build/<id>.kept.json`, a copy the CLI puts
+ * beside the build's source, because the builder role reads `build/*` but not `state/*`.
+ *
+ * @param buildId the build id
+ * @returns the S3 key
+ */
+export function keptFilesCopyKey(buildId: string): string {
+  return `build/${buildId}.kept.json`;
+}
+
 /** The core's own `state/<scope>.<suffix>.json` files, which no plugin may take as its namespace. */
-export const CORE_STATE_SUFFIXES: readonly string[] = ["invalidation"];
+export const CORE_STATE_SUFFIXES: readonly string[] = ["invalidation", "kept"];
 
 /**
  * A plugin's scoped state key: `state/<env>.<namespace>.json`, beside the environment's own.

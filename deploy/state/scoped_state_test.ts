@@ -49,6 +49,7 @@ Deno.test("scopedStateNamespaces() lists the plugins with state for one environm
         "state/staging.analytics.json",
         "state/production.other.json",
         "state/production.invalidation.json",
+        "state/production.kept.json",
         "site/state/production.x.json",
       ]
     ) {

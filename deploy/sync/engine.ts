@@ -13,8 +13,16 @@ import { contentTypeFor } from "./content_type.ts";
 import { distChanged, readBuilt, scanSite } from "./local_files.ts";
 import { type DeployError, interruptedError } from "../errors.ts";
 import { aws, awsErrorCode, awsFailure } from "../aws/errors.ts";
-import { changedKeys, type LocalFile, planSync, type SyncPlan, syncRefusal } from "./plan.ts";
+import {
+  changedKeys,
+  type LocalFile,
+  planSync,
+  type RemoteObject,
+  type SyncPlan,
+  syncRefusal,
+} from "./plan.ts";
 import { MULTIPART_THRESHOLD, uploadMultipart } from "./multipart.ts";
+import { decideRetention, type KeptFile } from "./retention.ts";
 import { listSite, MD5_METADATA_KEY, normalizePrefix, type SiteLocation } from "./remote.ts";
 import { forEachLimited, type RetryOptions, withRetry } from "../aws/retry.ts";
 
@@ -46,6 +54,15 @@ export interface SyncOptions extends SiteLocation {
   readonly force?: boolean;
   /** Plan only: list and compare, change nothing. */
   readonly dryRun?: boolean;
+  /**
+   * Keep the files the build no longer has for open tabs (see `retention.ts`): the days of
+   * grace, what earlier deploys kept and this deploy's time. None: delete them at once.
+   */
+  readonly retention?: {
+    readonly previousDays: number;
+    readonly kept: readonly KeptFile[];
+    readonly nowMs: number;
+  };
   /** Uploads (and hashes) in flight at once. Default 16. */
   readonly concurrency?: number;
   /**
@@ -71,12 +88,16 @@ export interface SyncOptions extends SiteLocation {
 
 /** What a sync did (or, for a dry run, would do). */
 export interface SyncResult {
-  /** The decision it carried out. */
+  /** The decision it carried out (its `deletes`: what goes now, kept files left out). */
   readonly plan: SyncPlan;
   /** Site-relative keys uploaded, in plan order (assets, then HTML). */
   readonly uploaded: readonly string[];
   /** Site-relative keys deleted. */
   readonly deleted: readonly string[];
+  /** Files of earlier builds kept live after this sync (none without `retention`). */
+  readonly kept: readonly KeptFile[];
+  /** Kept files whose grace ended: deleted by this sync (a part of `plan.deletes`). */
+  readonly expired: readonly string[];
   /** Files already live with the same content. */
   readonly unchanged: number;
   /** Bytes uploaded. */
@@ -102,7 +123,9 @@ const DELETE_BATCH = 1000;
 /**
  * Syncs `distDir` to `s3://bucket/prefix`: scans and hashes the local files while listing the
  * live prefix, plans with {@linkcode planSync}, then uploads assets, then HTML pages, then
- * deletes what is gone, with bounded parallelism and retry on 503 SlowDown / 5xx.
+ * deletes what is gone, with bounded parallelism and retry on 503 SlowDown / 5xx. With
+ * `retention`, what is gone is deleted only as `decideRetention` says (pages and SEO files at
+ * once, other files once their grace has passed); the rest stays live and is returned as kept.
  *
  * Each upload sets `Content-Type`, `Cache-Control`, the tags, `Content-MD5` (S3 verifies the
  * bytes) and an `md5` metadata entry (so a later multipart copy can still be compared). Files
@@ -140,34 +163,67 @@ export async function syncSite(options: SyncOptions): Promise<SyncResult> {
       listMs = performance.now() - t0
     ),
   ]);
-  const plan = planSync(local, remote, { refresh: options.refresh ?? false });
+  const full = planSync(local, remote, { refresh: options.refresh ?? false });
+  const { plan, kept, expired, guarded } = retain(full, remote, options.retention);
   const t1 = performance.now();
   options.logger?.info("sync planned", {
     uploads: plan.uploads.length,
     deletes: plan.deletes.length,
+    kept: kept.length,
     unchanged: plan.unchanged,
   });
   // Generated overlay files (robots.txt) do not make an empty build a site.
   const builtFiles = local.filter((f) => "path" in f.source).length;
-  const refusal = syncRefusal(plan, builtFiles, { force: options.force ?? false });
+  const refusal = syncRefusal(guarded, builtFiles, { force: options.force ?? false });
   if (refusal?.code === "dist_empty" || (refusal && !options.dryRun)) throw refusal;
+  const done = { plan, digest: changeDigest(plan, remote), kept, expired };
   if (options.dryRun) {
-    const digest = changeDigest(plan, remote);
-    return result(plan, digest, [], [], 0, true, { scanMs, listMs, applyMs: 0 }, refusal);
+    return result(done, [], [], 0, true, { scanMs, listMs, applyMs: 0 }, refusal);
   }
   await options.beforeApply?.(changedKeys(plan));
   const { uploaded, bytes } = await applyUploads(options, plan);
   const deleted = await applyDeletes(options, plan.deletes);
-  return result(plan, changeDigest(plan, remote), uploaded, deleted, bytes, false, {
+  return result(done, uploaded, deleted, bytes, false, {
     scanMs,
     listMs,
     applyMs: performance.now() - t1,
   });
 }
 
+/**
+ * The plan with retention applied: its deletions cut to what goes now, the files kept and
+ * expired, and the plan the delete guard judges. That one leaves out the files earlier deploys
+ * kept: they left the site before, so pruning them says nothing about this build.
+ */
+function retain(
+  full: SyncPlan,
+  remote: readonly RemoteObject[],
+  retention: SyncOptions["retention"],
+) {
+  if (retention === undefined) return { plan: full, kept: [], expired: [], guarded: full };
+  const gone = new Set(full.deletes);
+  const decision = decideRetention(
+    remote.filter((o) => gone.has(o.key)),
+    retention.kept,
+    retention.nowMs,
+    retention.previousDays,
+  );
+  const earlier = new Set(retention.kept.map((k) => k.key));
+  return {
+    plan: { ...full, deletes: decision.deleteNow },
+    kept: decision.kept,
+    expired: decision.expired,
+    guarded: { ...full, deletes: full.deletes.filter((k) => !earlier.has(k)) },
+  };
+}
+
 function result(
-  plan: SyncPlan,
-  digest: string,
+  done: {
+    plan: SyncPlan;
+    digest: string;
+    kept: readonly KeptFile[];
+    expired: readonly string[];
+  },
   uploaded: string[],
   deleted: string[],
   bytesUploaded: number,
@@ -176,13 +232,15 @@ function result(
   refusal?: DeployError,
 ): SyncResult {
   return {
-    plan,
+    plan: done.plan,
     uploaded,
     deleted,
-    unchanged: plan.unchanged,
+    kept: done.kept,
+    expired: done.expired,
+    unchanged: done.plan.unchanged,
     bytesUploaded,
-    changedKeys: changedKeys(plan),
-    changeDigest: digest,
+    changedKeys: changedKeys(done.plan),
+    changeDigest: done.digest,
     dryRun,
     refusal,
     timings,

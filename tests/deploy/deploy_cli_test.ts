@@ -75,13 +75,16 @@ Deno.test("deploy: first deploy uploads every file and prints a summary; identic
     "deleted",
     "durationMs",
     "env",
+    "expired",
     "invalidation",
+    "kept",
     "revision",
     "unchanged",
     "uploaded",
     "url",
     "warnings",
   ]);
+  assert.deepEqual([summary.kept, summary.expired], [[], []]);
   assert.equal(summary.env, "production");
   assert.equal(summary.builder, "local");
   assert.equal(summary.uploaded, 0);
@@ -94,8 +97,8 @@ Deno.test("deploy: first deploy uploads every file and prints a summary; identic
   assert.equal(invalidations(world).length, 1, "no invalidation request at all");
 });
 
-Deno.test("deploy: one changed file uploads one object and invalidates its paths; a deleted file is deleted and invalidated", async () => {
-  await using world = await bootstrapped();
+Deno.test("deploy: one changed file uploads one object and invalidates its paths; with retention.previousDays 0 a deleted file is deleted and invalidated at once", async () => {
+  await using world = await bootstrapped({ ...CONFIG, retention: { previousDays: 0 } });
   assert.equal((await world.run(["deploy", "--builder", "local"])).code, 0);
 
   await Deno.writeTextFile(join(world.root, "src/blog/index.html"), "<h1>blog v2</h1>");
@@ -114,6 +117,7 @@ Deno.test("deploy: one changed file uploads one object and invalidates its paths
   );
   assert.equal(removed.uploaded, 0);
   assert.equal(removed.deleted, 1);
+  assert.deepEqual(removed.kept, []);
   assert.deepEqual(removed.changedKeys, ["img/logo.png"]);
   assert.ok(!(await liveKeys(world, BUCKET)).includes("img/logo.png"));
   assert.deepEqual(invalidations(world).at(-1)!.paths, ["/img/logo.png"]);
@@ -142,7 +146,9 @@ Deno.test("deploy plan: shows uploads, deletes and invalidation, changing nothin
     "bytes",
     "deletes",
     "env",
+    "expired",
     "invalidation",
+    "kept",
     "revision",
     "unchanged",
     "uploads",
@@ -151,12 +157,24 @@ Deno.test("deploy plan: shows uploads, deletes and invalidation, changing nothin
   assert.equal(plan.env, "production");
   assert.equal(plan.builder, "local");
   assert.deepEqual(plan.uploads, [{ key: "index.html", size: 16, reason: "changed" }]);
-  assert.deepEqual(plan.deletes, ["img/logo.png"]);
+  // The dropped image stays live for open tabs (retention.previousDays, 7 by default).
+  assert.deepEqual(plan.deletes, []);
+  assert.deepEqual(plan.kept.map((f: { key: string; size: number }) => [f.key, f.size]), [
+    ["img/logo.png", 3],
+  ]);
+  assert.equal(Date.parse(plan.kept[0].until) - Date.parse(plan.kept[0].since), 7 * 86_400_000);
+  assert.deepEqual(plan.expired, []);
   assert.equal(plan.unchanged, 4);
   assert.equal(plan.bytes, 16);
-  assert.deepEqual(plan.invalidation, ["/", "/img/logo.png", "/index.html"]);
+  assert.deepEqual(plan.invalidation, ["/", "/index.html"]);
   assert.deepEqual(plan.warnings, []);
   assert.ok((await liveKeys(world, BUCKET)).includes("img/logo.png"), "plan deleted nothing");
+  const lines = (await world.run(["plan"])).stdout;
+  assert.match(
+    lines,
+    /^ {2}keep {4}img\/logo\.png \(3 B, for open tabs until \d{4}-[\d-]+T[\d:.]+Z\)$/m,
+  );
+  assert.match(lines, /^1 file \(3 B\) of earlier builds kept for open tabs$/m);
   assert.equal(invalidations(world).length, 1);
 });
 

@@ -155,6 +155,49 @@ Deno.test({
 
 Deno.test({
   name:
+    "deploy (MicroVM default): a file the build dropped stays live for open tabs, listed in the environment's state, which the local builder then reads",
+  permissions: LOOPBACK_ONLY,
+  async fn() {
+    await using mw = await microvmWorld({ config: CONFIG });
+    const { world } = mw;
+    assert.equal((await mw.run(["deploy"])).code, 0);
+    await Deno.remove(join(world.root, "src/img/logo.png"));
+    await git(world.root, "commit", "-q", "-am", "no logo");
+
+    const second = await mw.run(["deploy", "--json"]);
+    assert.equal(second.code, 0, second.stderr + second.stdout);
+    const job = parseAgentJob(String(callsOf(world, "RunMicrovm")[1]!.input.runHookPayload));
+    assert.ok("job" in job);
+    assert.equal(job.job.retention?.previousDays, 7);
+    assert.equal(job.job.retention?.keptKey, undefined, "nothing was kept before");
+    const summary = JSON.parse(second.stdout);
+    assert.equal(summary.deleted, 0);
+    assert.deepEqual(summary.expired, []);
+    assert.deepEqual(summary.kept.map((f: { key: string }) => f.key), ["img/logo.png"]);
+    assert.equal(summary.kept[0].since, job.job.retention?.now, "graces count from the CLI's time");
+    assert.match(second.stderr, /^sync: 1 file\(s\) of earlier builds kept for open tabs$/m);
+    assert.ok((await liveKeys(world, BUCKET)).includes("img/logo.png"));
+    const record = await bucketJson(world, "state/production.kept.json");
+    assert.deepEqual(record.files, summary.kept.map(({ until: _, ...f }: { until: string }) => f));
+
+    // The next MicroVM build reads the list from a copy beside its source (the builder role may
+    // not read state/), and keeps the grace's start.
+    const third = await mw.run(["deploy", "--json"]);
+    assert.equal(third.code, 0, third.stderr + third.stdout);
+    const staged = parseAgentJob(String(callsOf(world, "RunMicrovm")[2]!.input.runHookPayload));
+    assert.ok("job" in staged);
+    assert.equal(staged.job.retention?.keptKey, `build/${staged.job.buildId}.kept.json`);
+    assert.deepEqual(JSON.parse(third.stdout).kept, summary.kept);
+
+    // Another builder (another machine) carries the same list on.
+    const fourth = await mw.run(["deploy", "--builder", "local", "--json"]);
+    assert.equal(fourth.code, 0, fourth.stderr + fourth.stdout);
+    assert.deepEqual(JSON.parse(fourth.stdout).kept, summary.kept);
+  },
+});
+
+Deno.test({
+  name:
     "deploy (MicroVM default): a failing build exits 1 with build_failed and the last log lines, terminates, invalidates nothing",
   permissions: LOOPBACK_ONLY,
   async fn() {

@@ -450,3 +450,50 @@ Deno.test("syncSite() reports a small file that changed after the scan as dist_c
     await Deno.remove(dist, { recursive: true });
   }
 });
+
+Deno.test("syncSite() with retention keeps dropped assets live, deletes dropped pages, and leaves earlier kept files out of the delete guard", async () => {
+  await using s3srv = await startS3(["site-bucket"]);
+  const s3 = s3Of(s3srv);
+  const dist = await Deno.makeTempDir();
+  const day = 86_400_000;
+  const t0 = Date.parse("2026-06-01T00:00:00.000Z");
+  const asset = (i: number) => `assets/a${String(i).padStart(2, "0")}.js`;
+  try {
+    const files: Record<string, string> = { "index.html": "<h1>1</h1>", "old.html": "old" };
+    for (let i = 0; i < 20; i++) files[asset(i)] = `a${i}`;
+    await writeSite(dist, files);
+    const site = { s3, ...SITE, distDir: dist, tags: {} };
+    const retention = (
+      kept: readonly { key: string; size: number; since: string }[],
+      at: number,
+    ) => ({ previousDays: 7, kept, nowMs: at });
+    await syncSite({ ...site, retention: retention([], t0) });
+
+    // Build 2 drops ten assets and a page: the page goes, the assets stay for open tabs.
+    for (let i = 0; i < 10; i++) await Deno.remove(`${dist}/${asset(i)}`);
+    await Deno.remove(`${dist}/old.html`);
+    const second = await syncSite({ ...site, retention: retention([], t0 + day) });
+    assert.deepEqual(second.deleted, ["old.html"]);
+    assert.deepEqual(second.changedKeys, ["old.html"]);
+    assert.equal(second.kept.length, 10);
+    assert.deepEqual(second.kept[0], { key: asset(0), size: 2, since: "2026-06-02T00:00:00.000Z" });
+    assert.equal((await listSite({ s3, ...SITE })).length, 21, "20 assets and index.html");
+
+    // Build 3 drops five more: 15 live files gone, but only 5 leave this build, so no refusal.
+    for (let i = 10; i < 15; i++) await Deno.remove(`${dist}/${asset(i)}`);
+    const third = await syncSite({ ...site, retention: retention(second.kept, t0 + 2 * day) });
+    assert.deepEqual(third.deleted, []);
+    assert.equal(third.kept.length, 15);
+    assert.equal(third.kept[0]!.since, "2026-06-02T00:00:00.000Z", "the grace is not restarted");
+
+    // Past the first ten's grace they go, the five later ones stay.
+    const fourth = await syncSite({ ...site, retention: retention(third.kept, t0 + 8 * day) });
+    assert.deepEqual(fourth.deleted, Array.from({ length: 10 }, (_, i) => asset(i)));
+    assert.deepEqual(fourth.expired, fourth.deleted);
+    assert.deepEqual(fourth.kept.map((k) => k.key), [10, 11, 12, 13, 14].map(asset));
+    assert.equal((await listSite({ s3, ...SITE })).length, 11);
+  } finally {
+    s3.destroy();
+    await Deno.remove(dist, { recursive: true });
+  }
+});

@@ -1,11 +1,12 @@
 /**
  * Serves a viewer request the way the deployed CloudFront stack would, from the fakes' state:
- * find the distribution whose alias matches the host, run the viewer-request function it
- * associates (the code PUBLISHED to its LIVE stage in the CloudFront fake: exactly what the
- * tool deployed), then fetch the rewritten URI from the distribution's bucket origin in S3
- * (origin path prepended), and on an error answer the distribution's custom error response for
- * its status (the page fetched from the origin, with the response code configured; the origin's
- * status when the page is missing, as CloudFront does). So a test checks what a visitor would
+ * find the distribution whose alias (or own `*.cloudfront.net` domain) matches the host, run
+ * the viewer-request function it associates (the code PUBLISHED to its LIVE stage in the
+ * CloudFront fake: exactly what the tool deployed), then fetch the rewritten URI from the
+ * distribution's bucket origin in S3 (origin path prepended), and on an error answer the
+ * distribution's custom error response for its status (the page fetched from the origin, with
+ * the response code configured; the origin's status when the page is missing, as CloudFront
+ * does). So a test checks what a visitor would
  * get, through the deployed function, the bucket keys and the error pages.
  *
  * @module
@@ -50,8 +51,9 @@ export async function requestThroughEdge(
   url: string,
 ): Promise<EdgeAnswer> {
   const host = new URL(url).hostname.toLowerCase();
+  // A distribution answers on its own *.cloudfront.net domain as well as on its aliases.
   const dist = [...cloudfront.distributions.values()].find((d) =>
-    textsAt(d.config, "Aliases/Items").some((a) => aliasMatches(a, host))
+    d.domainName === host || textsAt(d.config, "Aliases/Items").some((a) => aliasMatches(a, host))
   );
   if (!dist) return { status: 421, body: "no distribution serves this host" };
   let uri = new URL(url).pathname;

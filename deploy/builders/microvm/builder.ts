@@ -1,9 +1,9 @@
 /**
  * The MicroVM builder (`--builder microvm`, `rollback`): runs the build-and-publish job inside
- * a builder MicroVM. It uploads the source zip (or finds a stored one), launches the VM with
- * the job as its run hook payload, follows the log stream to the agent's marker, and reports
- * what the job changed from the manifest the job stored. The VM is always terminated
- * afterwards.
+ * a builder MicroVM. It uploads the source zip (or finds a stored one) and a copy of the kept
+ * list (`retention.previousDays`), launches the VM with the job as its run hook payload,
+ * follows the log stream to the agent's marker, and reports what the job changed (and kept)
+ * from the manifest the job stored. The VM is always terminated afterwards.
  *
  * @module
  */
@@ -18,7 +18,12 @@ import type { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { type Clock, systemClock } from "@org/shared";
 import { type AgentBundle, buildAgentBundle } from "./bundle.ts";
-import { type AgentJob, MAX_PAYLOAD_BYTES, parseMarker } from "./agent/job_description.ts";
+import {
+  type AgentJob,
+  type AgentRetention,
+  MAX_PAYLOAD_BYTES,
+  parseMarker,
+} from "./agent/job_description.ts";
 import type { Builder, JobHooks } from "../builder.ts";
 import { type BuildRecord, finishRecord, runningRecord } from "../../build_records/record.ts";
 import { getManifest, putBuildRecord, putSourceZip } from "../../build_records/store.ts";
@@ -26,7 +31,14 @@ import { objectExists } from "../../aws/s3_objects.ts";
 import type { MicrovmIdle } from "../../config/site_config.ts";
 import { builderImageName, builderLogGroup, buildLogStream } from "../../config/names.ts";
 import { DeployError, interruptedError } from "../../errors.ts";
-import { buildDeadlineMs, type JobInput, type JobOutcome } from "../../job/job.ts";
+import {
+  buildDeadlineMs,
+  type JobInput,
+  type JobOutcome,
+  type JobRetention,
+} from "../../job/job.ts";
+import { keptFilesCopyKey } from "../../state/bucket_layout.ts";
+import { writeKeptFiles } from "../../state/kept_files.ts";
 import { nextPollDelay, pastDeadline, waitDeadline } from "./deadline.ts";
 import { type BuilderImageSettings, ensureBuilderImage, type ReadyImage } from "./image.ts";
 import { createKeepAlive, type KeepAlive, keepAliveIntervalMs } from "./keep_alive.ts";
@@ -175,6 +187,8 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): Builder {
     }
     const source = await storeSource(input);
     const store = { s3: o.clients.s3, bucket: input.target.bucket };
+    const retention = input.retention &&
+      await stageKeptFiles(store, input.buildId, input.retention);
     const bundle = await (o.bundle ?? buildAgentBundle)();
     const image = await ensureBuilderImage({
       microvms: o.clients.microvms,
@@ -206,6 +220,7 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): Builder {
       tags: input.tags,
       ...(input.refresh ? { refresh: true } : {}),
       ...(input.force ? { force: true } : {}),
+      ...(retention ? { retention } : {}),
       maxDurationSeconds: input.maxDurationSeconds,
       startedAt: new Date(startedAt).toISOString(),
       logGroup,
@@ -364,6 +379,22 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): Builder {
 
   // The service stops the VM at maxDurationSeconds; the wait ends a minute later (waitDeadline).
   return { name: "microvm", deadlineMs: buildDeadlineMs, run };
+}
+
+/**
+ * The job's retention as the agent takes it: the kept list copied where the VM reads it
+ * (`build/<id>.kept.json`: the builder role reads `build/*`, not `state/*`, and the list may
+ * outgrow the run payload), or no key at all when nothing is kept.
+ */
+async function stageKeptFiles(
+  store: { s3: S3Client; bucket: string },
+  buildId: string,
+  { previousDays, now, kept }: JobRetention,
+): Promise<AgentRetention> {
+  if (kept.length === 0) return { previousDays, now };
+  const keptKey = keptFilesCopyKey(buildId);
+  await writeKeptFiles({ ...store, key: keptKey }, [], kept);
+  return { previousDays, now, keptKey };
 }
 
 function lastLinesHint(lines: readonly string[]): string {

@@ -1,7 +1,7 @@
 /**
  * The site's life cycle through the real CLI against each AWS emulator: bootstrap, deploy,
- * identical redeploy, a one-file change, status, plan, delete, destroy; each step judged by
- * the emulator's own list and describe answers.
+ * identical redeploy, a one-file change, status, plan, a dropped file kept for open tabs,
+ * delete, destroy; each step judged by the emulator's own list and describe answers.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -147,6 +147,31 @@ for (const name of EMULATORS) {
       }],
 
       [
+        "a dropped asset stays live for open tabs, listed in the state; status counts it",
+        async () => {
+          await Deno.remove(join(world.root, "src/img/logo.png"));
+          const r = await world.run(["deploy", "--builder", "local", "--json"]);
+          ok(r, "deploy without the image");
+          const summary = JSON.parse(r.stdout);
+          assert.deepEqual([summary.deleted, summary.changedKeys], [0, []]);
+          assert.deepEqual(summary.kept.map((f: { key: string }) => f.key), ["img/logo.png"]);
+          assert.deepEqual(await liveKeys(world, bucket), LIVE_KEYS, "still served");
+          const s3 = world.client(S3Client, "S3");
+          try {
+            const obj = await s3.send(
+              new GetObjectCommand({ Bucket: bucket, Key: "state/production.kept.json" }),
+            );
+            const record = JSON.parse(await obj.Body!.transformToString());
+            assert.deepEqual(record.files.map((f: { key: string }) => f.key), ["img/logo.png"]);
+          } finally {
+            s3.destroy();
+          }
+          const status = JSON.parse((await world.run(["status", "--json"])).stdout);
+          assert.deepEqual(status.kept, { files: 1, bytes: 3 });
+        },
+      ],
+
+      [
         "a changed defaultRootObject: bootstrap republishes the function, updates the distribution",
         async () => {
           await world.configure({ ...SITE, defaultRootObject: "home.html" });
@@ -173,6 +198,8 @@ for (const name of EMULATORS) {
         assert.deepEqual(await liveKeys(world, bucket), []);
         const cf = await cloudfrontState(world);
         assert.equal(cf.invalidations.length, 3);
+        const status = JSON.parse((await world.run(["status", "--json"])).stdout);
+        assert.deepEqual(status.kept, { files: 0, bytes: 0 }, "the kept list went with the site");
       }],
 
       ["destroy --yes removes every resource", async () => {

@@ -39,6 +39,8 @@ export interface AgentJob {
   readonly refresh?: boolean;
   /** `--force`: allow a sync that deletes most of the live site. */
   readonly force?: boolean;
+  /** Keep what the build no longer has for open tabs. */
+  readonly retention?: AgentRetention;
   /** `microvm.maxDurationSeconds`: the install+build deadline inside the VM. */
   readonly maxDurationSeconds: number;
   /** Launch time, ISO 8601 (the record's `startedAt`). */
@@ -47,6 +49,19 @@ export interface AgentJob {
   readonly logGroup: string;
   /** Log stream the VM's output goes to (copied into the record). */
   readonly logStream: string;
+}
+
+/**
+ * How the agent keeps the files the build no longer has: the job's retention, with the kept
+ * list as a key to read rather than inline (it may outgrow the 16 KB payload).
+ */
+export interface AgentRetention {
+  /** Config `retention.previousDays`. */
+  readonly previousDays: number;
+  /** The deploy's time on the CLI's clock (ISO 8601). */
+  readonly now: string;
+  /** The kept list's copy, `build/<id>.kept.json`; absent when nothing is kept. */
+  readonly keptKey?: string;
 }
 
 /** The largest run hook payload the service accepts. */
@@ -93,6 +108,15 @@ export function parseAgentJob(text: string): { job: AgentJob } | { error: string
   if (typeof j.tags !== "object" || j.tags === null) return { error: "the job has no tags" };
   for (const k of ["refresh", "force"]) {
     if (j[k] !== undefined && typeof j[k] !== "boolean") return { error: `bad ${k}` };
+  }
+  if (j.retention !== undefined) {
+    const r = j.retention as Record<string, unknown> | null;
+    if (
+      r === null || typeof r !== "object" ||
+      (r.keptKey !== undefined && typeof r.keptKey !== "string") ||
+      typeof r.now !== "string" || !Number.isFinite(Date.parse(r.now)) ||
+      !Number.isInteger(r.previousDays) || (r.previousDays as number) < 0
+    ) return { error: "bad retention" };
   }
   return { job: raw as AgentJob };
 }

@@ -11,6 +11,8 @@ import type { Clock, Logger } from "@org/shared";
 import type { ChangedManifest } from "../../../build_records/record.ts";
 import { changedManifest, jobFailureReason, type JobInput, runJob } from "../../../job/job.ts";
 import { type AgentJob, doneMarker, failedMarker } from "./job_description.ts";
+import { readKeptFiles } from "../../../state/kept_files.ts";
+import type { KeptFile } from "../../../sync/retention.ts";
 
 /** What the agent needs from the outside. */
 export interface AgentDeps {
@@ -36,9 +38,10 @@ export type AgentOutcome =
  * zip, and the job finishes the build record the CLI opened.
  *
  * @param job the job description
+ * @param kept the kept list read from `job.retention.keptKey` (none: nothing kept)
  * @returns the job's input
  */
-export function jobInputOf(job: AgentJob): JobInput {
+export function jobInputOf(job: AgentJob, kept: readonly KeptFile[] = []): JobInput {
   return {
     buildId: job.buildId,
     source: { bucketKey: job.sourceKey },
@@ -51,6 +54,9 @@ export function jobInputOf(job: AgentJob): JobInput {
     origin: job.origin ?? undefined,
     ...(job.refresh ? { refresh: true } : {}),
     ...(job.force ? { force: true } : {}),
+    ...(job.retention
+      ? { retention: { previousDays: job.retention.previousDays, now: job.retention.now, kept } }
+      : {}),
     record: {
       startedAt: job.startedAt,
       source: job.sourceKey,
@@ -81,7 +87,11 @@ export function jobInputOf(job: AgentJob): JobInput {
 export async function runAgentJob(job: AgentJob, deps: AgentDeps): Promise<AgentOutcome> {
   deps.log(`build:start:${job.buildId}`);
   try {
-    const outcome = await runJob(jobInputOf(job), {
+    const keptKey = job.retention?.keptKey;
+    const kept = keptKey === undefined
+      ? []
+      : await readKeptFiles({ s3: deps.s3, bucket: job.bucket, key: keptKey });
+    const outcome = await runJob(jobInputOf(job, kept), {
       s3: deps.s3,
       logger: lineLogger(deps.log),
       onUnpacked: (files) =>
@@ -95,6 +105,8 @@ export async function runAgentJob(job: AgentJob, deps: AgentDeps): Promise<Agent
     deps.log(
       `sync: ${manifest.uploaded} uploaded, ${manifest.deleted} deleted, ${manifest.unchanged} unchanged`,
     );
+    const lingering = manifest.kept?.length ?? 0;
+    if (lingering > 0) deps.log(`sync: ${lingering} file(s) of earlier builds kept for open tabs`);
     deps.log(doneMarker(job.buildId));
     return { ok: true, manifest };
   } catch (err) {
