@@ -232,6 +232,7 @@ export async function pdsRequest(
 ): Promise<Response> {
   const pair = await importKeyPair(session.dpopKey);
   const dpop = oauth.DPoP({}, pair);
+  const raw = body instanceof Blob ? new Uint8Array(await body.arrayBuffer()) : undefined;
   const send = async () => {
     const headers = new Headers({ accept: "application/json" });
     // A Blob is sent as it is (uploadBlob), under its own type; anything else as JSON.
@@ -242,7 +243,7 @@ export async function pdsRequest(
       method,
       url,
       headers,
-      body === undefined ? null : body instanceof Blob ? body : JSON.stringify(body),
+      body === undefined ? null : raw ?? JSON.stringify(body),
       { DPoP: dpop, [oauth.customFetch]: viaFetch(deps) },
     );
   };

@@ -27,6 +27,7 @@ const PATHS = {
   publicDir: "public",
   content: "src/content/blog",
   atprotoJson: "src/data/atproto.json",
+  commentsJson: "src/data/comments.json",
 };
 const post = (title: string, extra = "") =>
   `---\ntitle: ${title}\ndescription: About ${title}\npubDate: 2026-01-02\n${extra}---\nBody\n`;
@@ -56,6 +57,8 @@ async function world() {
   const log = createJsonLogger({ level: "debug", write: (l) => lines.push(l) });
   const deps = { fetch: ca.fetch, plcDirectory: peer.origin, now: () => Date.now() };
   const write = (writes: FileWrite[]) => writes.forEach((w) => repo.set(w.path, w.text));
+  /** Binary files of the repository (cover images). */
+  const binaries = new Map<string, Uint8Array>();
   return {
     peer,
     repo,
@@ -66,6 +69,17 @@ async function world() {
     log,
     deps,
     write,
+    binaries,
+    readBinary: (path: string, max: number) => {
+      const bytes = binaries.get(path);
+      return Promise.resolve(
+        bytes === undefined
+          ? null
+          : bytes.length > max
+          ? { size: bytes.length }
+          : { size: bytes.length, bytes },
+      );
+    },
     async login() {
       const shown: string[] = [];
       return await login({
@@ -223,6 +237,7 @@ Deno.test({
         files,
         paths: PATHS,
         atprotoJsonText: w.repo.get("src/data/atproto.json") ?? null,
+        readBinary: w.readBinary,
         log: w.log,
       });
     const first = await sync();
@@ -278,6 +293,7 @@ Deno.test({
         ],
         paths: PATHS,
         atprotoJsonText: w.repo.get("src/data/atproto.json")!,
+        readBinary: w.readBinary,
         log: w.log,
       }),
       (err) => {
@@ -309,6 +325,7 @@ Deno.test({
         files: [],
         paths: PATHS,
         atprotoJsonText: null,
+        readBinary: w.readBinary,
         log: w.log,
       }),
       (e) => e instanceof DeployError && e.code === "publication_missing",
