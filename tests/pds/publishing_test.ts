@@ -6,6 +6,7 @@ import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { createJsonLogger } from "@org/shared";
 import assert from "node:assert/strict";
 import { DeployError } from "../../deploy/errors.ts";
+import type { PruneOptions } from "../../deploy/pds/document_sync.ts";
 import type { ContentFile } from "../../deploy/pds/posts.ts";
 import {
   type FileWrite,
@@ -252,6 +253,7 @@ Deno.test({
       path: "/posts/hello-world/",
       description: "About Hello world",
       publishedAt: "2026-01-02T00:00:00.000Z",
+      textContent: "Body",
     });
 
     const puts = () => w.peer.requests.filter((r) => r.endsWith("putRecord")).length;
@@ -343,5 +345,207 @@ Deno.test({
       }),
       (e) => e instanceof DeployError && e.code === "publication_foreign",
     );
+  },
+});
+
+/** A sync of `files` with announcing on (the template given) and any other options. */
+async function announceSync(
+  w: Awaited<ReturnType<typeof world>>,
+  files: ContentFile[],
+  extra: { prune?: PruneOptions; noAnnounce?: true } = {},
+  template = "{title}\n\n{description}\n\n{url}",
+) {
+  return await syncPublication({
+    agent: await w.agent(),
+    files,
+    paths: PATHS,
+    atprotoJsonText: w.repo.get("src/data/atproto.json") ?? null,
+    readBinary: w.readBinary,
+    ...(!extra.noAnnounce && {
+      announce: { template, origin: w.origin, now: () => Date.now(), random10: () => 5 },
+    }),
+    ...(extra.prune && { prune: extra.prune }),
+    log: w.log,
+  });
+}
+
+Deno.test({
+  name:
+    "pds publishing: a new post is announced once: not on a re-run, not from a second machine, not after an edit",
+  ignore: !OPENSSL,
+  async fn() {
+    await using w = await world();
+    await setUp(w);
+    const files = [{ path: "hello-world.md", text: post("Hello world") }];
+    const first = await announceSync(w, files);
+    assert.deepEqual(first.announced, ["/posts/hello-world/"]);
+    const posts = w.peer.records.get("app.bsky.feed.post")!;
+    assert.equal(posts.size, 1);
+    const [announcement] = [...posts.values()];
+    const doc = w.peer.records.get("site.standard.document")!.get("7m7eb4ia7xeuo")!;
+    // The record proves the announcement: its strong ref is the post's own URI and CID.
+    assert.deepEqual(doc.value.bskyPostRef, { uri: announcement!.uri, cid: announcement!.cid });
+    const url = `${w.origin}/posts/hello-world/`;
+    assert.equal(announcement!.value.text, `Hello world\n\nAbout Hello world\n\n${url}`);
+    assert.deepEqual(announcement!.value.embed, {
+      $type: "app.bsky.embed.external",
+      external: { uri: url, title: "Hello world", description: "About Hello world" },
+    });
+
+    const again = await announceSync(w, files);
+    assert.deepEqual([again.announced, again.unchanged], [[], 1]);
+    // A second machine: its own checkout and session, nothing local shared with the first.
+    w.write(
+      (await w.keygen()).writes,
+    );
+    await w.login();
+    const elsewhere = await announceSync(w, [{
+      path: "hello-world.md",
+      text: post("Hello world"),
+    }]);
+    assert.deepEqual([elsewhere.created, elsewhere.announced], [[], []]);
+    const edited = await announceSync(w, [{ path: "hello-world.md", text: post("Hello, world!") }]);
+    assert.deepEqual([edited.updated, edited.announced], [["/posts/hello-world/"], []]);
+    assert.equal(posts.size, 1, "one announcement, whatever happened after");
+    const updated = w.peer.records.get("site.standard.document")!.get("7m7eb4ia7xeuo")!.value;
+    assert.deepEqual(updated.bskyPostRef, doc.value.bskyPostRef, "an update keeps the proof");
+    assert.equal(updated.title, "Hello, world!");
+
+    const quiet = await announceSync(w, [
+      ...files,
+      { path: "second.md", text: post("Second") },
+    ], { noAnnounce: true });
+    assert.deepEqual([quiet.created, quiet.announced], [["/posts/second/"], []]);
+    assert.equal(posts.size, 1, "--no-announce publishes without announcing");
+    assert.deepEqual(w.peer.refusals.filter((r) => !/use_dpop_nonce|RecordNotFound/.test(r)), []);
+  },
+});
+
+Deno.test({
+  name:
+    "pds publishing: a 300-grapheme template of emoji and combining marks is posted whole, the link facet on its bytes",
+  ignore: !OPENSSL,
+  async fn() {
+    await using w = await world();
+    await setUp(w);
+    const url = `${w.origin}/posts/hello-world/`;
+    const urlGraphemes = url.length;
+    // Emoji with skin tone and ZWJ sequences, and letters with combining marks, then the URL.
+    const unit = ["👍🏽", "👨‍👩‍👧", "e\u0301", "n\u0303\u0323"];
+    const fill = Array.from({ length: 299 - urlGraphemes }, (_, i) => unit[i % 4]).join("");
+    const template = `${fill} {url}`;
+    const out = await announceSync(
+      w,
+      [{ path: "hello-world.md", text: post("Hello world") }],
+      {},
+      template,
+    );
+    assert.deepEqual(out.announced, ["/posts/hello-world/"]);
+    const [announcement] = [...w.peer.records.get("app.bsky.feed.post")!.values()];
+    const text = announcement!.value.text as string;
+    assert.equal(text, `${fill} ${url}`);
+    const facet =
+      (announcement!.value.facets as { index: { byteStart: number; byteEnd: number } }[])[0]!;
+    const bytes = new TextEncoder().encode(text);
+    assert.equal(
+      new TextDecoder().decode(bytes.slice(facet.index.byteStart, facet.index.byteEnd)),
+      url,
+    );
+    assert.equal(facet.index.byteEnd, bytes.length);
+  },
+});
+
+Deno.test({
+  name:
+    "pds publishing: a cover is uploaded once as the record's coverImage and the card's thumb; one too large is a warning naming the file",
+  ignore: !OPENSSL,
+  async fn() {
+    await using w = await world();
+    await setUp(w);
+    const png = new Uint8Array(2048).fill(7);
+    png.set([0x89, 0x50, 0x4e, 0x47]);
+    w.binaries.set("src/content/blog/trip/cover.png", png);
+    w.binaries.set("public/img/huge.jpg", new Uint8Array(1_000_001));
+    const files = [
+      { path: "trip/index.md", text: post("Trip", "cover: ./cover.png\ntags: [travel]\n") },
+      { path: "huge.md", text: post("Huge", "heroImage: /img/huge.jpg\n") },
+    ];
+    const out = await announceSync(w, files);
+    assert.deepEqual(out.announced, ["/posts/huge/", "/posts/trip/"]);
+    assert.deepEqual(out.warnings, [
+      "src/content/blog/huge.md: cover public/img/huge.jpg is 1000001 bytes, over the " +
+      "1000000-byte limit of a cover image and a link card's thumbnail; the post is published without it",
+    ]);
+    const docs = w.peer.records.get("site.standard.document")!;
+    const trip = [...docs.values()].find((d) => d.value.path === "/posts/trip/")!.value;
+    const cover = trip.coverImage as { ref: { $link: string }; size: number; mimeType: string };
+    assert.deepEqual([cover.size, cover.mimeType], [2048, "image/png"]);
+    assert.deepEqual(w.peer.blobs.get(cover.ref.$link)?.bytes, png);
+    assert.deepEqual(trip.tags, ["travel"]);
+    assert.equal(trip.textContent, "Body");
+    const huge = [...docs.values()].find((d) => d.value.path === "/posts/huge/")!.value;
+    assert.equal(huge.coverImage, undefined);
+    const cards = [...w.peer.records.get("app.bsky.feed.post")!.values()].map((p) =>
+      (p.value.embed as { external: { title: string; thumb?: unknown } }).external
+    );
+    assert.deepEqual(cards.find((c) => c.title === "Trip")?.thumb, cover);
+    assert.equal(cards.find((c) => c.title === "Huge")?.thumb, undefined);
+
+    const uploads = () => w.peer.requests.filter((r) => r.endsWith("uploadBlob")).length;
+    const before = uploads();
+    const again = await announceSync(w, files);
+    assert.equal(again.unchanged, 2);
+    assert.equal(uploads(), before, "an unchanged cover is not uploaded again");
+  },
+});
+
+Deno.test({
+  name:
+    "pds publishing: --prune deletes the records of gone posts, their announcements only with --prune-announcements",
+  ignore: !OPENSSL,
+  async fn() {
+    await using w = await world();
+    await setUp(w);
+    await announceSync(w, [
+      { path: "a.md", text: post("A") },
+      { path: "b.md", text: post("B") },
+      { path: "c.md", text: post("C") },
+    ]);
+    const docs = w.peer.records.get("site.standard.document")!;
+    const posts = w.peer.records.get("app.bsky.feed.post")!;
+    assert.deepEqual([docs.size, posts.size], [3, 3]);
+    const refOf = (path: string) =>
+      ([...docs.values()].find((d) => d.value.path === path)!.value.bskyPostRef as { uri: string })
+        .uri;
+    const aPost = refOf("/posts/a/");
+    const bPost = refOf("/posts/b/");
+
+    const asked: string[][] = [];
+    const refused = await announceSync(w, [{ path: "c.md", text: post("C") }], {
+      prune: {
+        announcements: false,
+        confirm: (orphans) => {
+          asked.push(orphans.map((o) => o.path ?? "").sort());
+          return Promise.resolve(false);
+        },
+      },
+    });
+    assert.deepEqual(asked, [["/posts/a/", "/posts/b/"]]);
+    assert.deepEqual([refused.pruned, docs.size], [[], 3]);
+
+    const kept = await announceSync(w, [
+      { path: "b.md", text: post("B") },
+      { path: "c.md", text: post("C") },
+    ], { prune: { announcements: false, confirm: () => Promise.resolve(true) } });
+    assert.equal(kept.pruned.length, 1);
+    assert.equal(docs.size, 2);
+    assert.ok(posts.has(aPost.split("/").at(-1)!), "the announcement stays without the flag");
+
+    const both = await announceSync(w, [{ path: "c.md", text: post("C") }], {
+      prune: { announcements: true, confirm: () => Promise.resolve(true) },
+    });
+    assert.deepEqual(both.pruned.slice(1), [bPost]);
+    assert.deepEqual([docs.size, posts.size], [1, 2]);
+    assert.ok(!posts.has(bPost.split("/").at(-1)!));
   },
 });
