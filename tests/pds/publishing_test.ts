@@ -13,6 +13,7 @@ import {
   initPublication,
   keygen,
   login,
+  refreshComments,
   syncPublication,
 } from "../../deploy/pds/publishing.ts";
 import { secretsManagerStore } from "../../deploy/pds/secret.ts";
@@ -547,5 +548,131 @@ Deno.test({
     assert.deepEqual(both.pruned.slice(1), [bPost]);
     assert.deepEqual([docs.size, posts.size], [1, 2]);
     assert.ok(!posts.has(bPost.split("/").at(-1)!));
+  },
+});
+
+Deno.test({
+  name:
+    "pds publishing: comments are the announcement's replies as a tree, without deleted or blocked posts; an AppView timeout writes nothing",
+  ignore: !OPENSSL,
+  async fn() {
+    await using w = await world();
+    await setUp(w);
+    await announceSync(w, [
+      { path: "hello-world.md", text: post("Hello world") },
+      { path: "quiet.md", text: post("Quiet") },
+    ]);
+    const refOf = (path: string) =>
+      ([...w.peer.records.get("site.standard.document")!.values()].find((d) =>
+        d.value.path === path
+      )!.value.bskyPostRef as { uri: string }).uri;
+    const root = refOf("/posts/hello-world/");
+    const bob = {
+      did: "did:plc:bob",
+      handle: "bob.test",
+      displayName: "Bob",
+      avatar: "https://cdn.example/bob.jpg",
+    };
+    const carol = { did: "did:plc:carol", handle: "carol.test" };
+    const link = [{
+      index: { byteStart: 6, byteEnd: 17 },
+      features: [{ $type: "app.bsky.richtext.facet#link", uri: "https://x.example" }],
+    }];
+    const first = w.peer.appview.reply(root, {
+      author: bob,
+      text: "Nice! x.example",
+      facets: link,
+      likeCount: 3,
+      createdAt: "2026-01-03T10:00:00.000Z",
+    });
+    const nested = w.peer.appview.reply(first, {
+      author: carol,
+      text: "Agreed",
+      createdAt: "2026-01-03T11:00:00.000Z",
+    });
+    w.peer.appview.reply(nested, {
+      author: bob,
+      text: "Deep",
+      createdAt: "2026-01-03T12:00:00.000Z",
+    });
+    const deleted = w.peer.appview.reply(root, {
+      author: carol,
+      text: "Oops",
+      createdAt: "2026-01-03T09:00:00.000Z",
+    });
+    w.peer.appview.reply(deleted, {
+      author: bob,
+      text: "under a deleted post",
+      createdAt: "2026-01-03T09:30:00.000Z",
+    });
+    w.peer.appview.remove(deleted);
+    const blocked = w.peer.appview.reply(root, {
+      author: { did: "did:plc:troll", handle: "troll.test" },
+      text: "spam",
+      createdAt: "2026-01-03T08:00:00.000Z",
+    });
+    w.peer.appview.block(blocked);
+
+    const refresh = async (timeoutMs?: number) =>
+      await refreshComments({
+        agent: await w.agent(),
+        paths: PATHS,
+        atprotoJsonText: w.repo.get("src/data/atproto.json")!,
+        appview: {
+          appview: w.peer.origin,
+          fetch: w.deps.fetch,
+          ...(timeoutMs !== undefined && { timeoutMs }),
+        },
+      });
+    const out = await refresh();
+    assert.deepEqual([out.posts, out.comments, out.write.path], [2, 3, "src/data/comments.json"]);
+    const file = JSON.parse(out.write.text);
+    const rkey = (uri: string) => uri.split("/").at(-1);
+    assert.deepEqual(file["/posts/quiet/"], {
+      url: `https://bsky.app/profile/${w.peer.handle}/post/${rkey(refOf("/posts/quiet/"))}`,
+      replies: [],
+    });
+    assert.deepEqual(file["/posts/hello-world/"], {
+      url: `https://bsky.app/profile/${w.peer.handle}/post/${rkey(root)}`,
+      replies: [{
+        uri: first,
+        url: `https://bsky.app/profile/bob.test/post/${rkey(first)}`,
+        author: bob,
+        text: "Nice! x.example",
+        facets: link,
+        createdAt: "2026-01-03T10:00:00.000Z",
+        likeCount: 3,
+        replies: [{
+          uri: nested,
+          url: `https://bsky.app/profile/carol.test/post/${rkey(nested)}`,
+          author: carol,
+          text: "Agreed",
+          facets: [],
+          createdAt: "2026-01-03T11:00:00.000Z",
+          likeCount: 0,
+          replies: [{
+            uri: file["/posts/hello-world/"].replies[0].replies[0].replies[0].uri,
+            url: file["/posts/hello-world/"].replies[0].replies[0].replies[0].url,
+            author: bob,
+            text: "Deep",
+            facets: [],
+            createdAt: "2026-01-03T12:00:00.000Z",
+            likeCount: 0,
+            replies: [],
+          }],
+        }],
+      }],
+    });
+    assert.ok(!out.write.text.includes("spam") && !out.write.text.includes("Oops"));
+    assert.ok(!out.write.text.includes("under a deleted post"));
+
+    w.peer.appview.hang = true;
+    await assert.rejects(refresh(300), (err) => {
+      assert.ok(err instanceof DeployError);
+      assert.equal(err.code, "appview_failed");
+      assert.match(err.message, /did not answer the thread of at:\/\/.* within 300 ms/);
+      return true;
+    });
+    w.peer.appview.hang = false;
   },
 });

@@ -55,7 +55,7 @@ export interface PeerAppView {
   remove(uri: string): void;
   /** The post's author blocks the viewer (or is blocked): it shows as `blockedPost`. */
   block(uri: string): void;
-  /** While true, thread requests get no answer until the client gives up. */
+  /** While true, thread requests get no answer (set it back to false before stopping). */
   hang: boolean;
   /** How many thread requests were answered or hung. */
   readonly threadRequests: number;
@@ -193,6 +193,8 @@ export function startAtprotoPeer(ca: TestCa, options: AtprotoPeerOptions = {}): 
   const blobs = new Map<string, { mimeType: string; bytes: Uint8Array }>();
   const replies = new Map<string, StoredReply>();
   let threadRequests = 0;
+  let hang = false;
+  const hung: (() => void)[] = [];
   let nonce = random();
   let refreshes = 0;
   let origin = "";
@@ -274,7 +276,7 @@ export function startAtprotoPeer(ca: TestCa, options: AtprotoPeerOptions = {}): 
     if (req.method === "POST" && path === "/oauth/par") return await par(req);
     if (req.method === "POST" && path === "/oauth/token") return await token(req);
     if (req.method === "GET" && path === "/xrpc/app.bsky.feed.getPostThread") {
-      return await getPostThread(req, url);
+      return await getPostThread(url);
     }
     if (path.startsWith("/xrpc/com.atproto.repo.")) return await xrpc(req, url);
     return new Response("not found", { status: 404 });
@@ -658,20 +660,11 @@ export function startAtprotoPeer(ca: TestCa, options: AtprotoPeerOptions = {}): 
     };
   }
 
-  async function getPostThread(req: Request, url: URL): Promise<Response> {
+  async function getPostThread(url: URL): Promise<Response> {
     threadRequests++;
-    if (appview.hang) {
-      // Hold the request until the client gives up (its abort closes the connection).
-      await new Promise<void>((resolve) => {
-        req.signal.addEventListener("abort", () => resolve(), { once: true });
-        const stop = setInterval(() => {
-          if (!appview.hang) {
-            clearInterval(stop);
-            resolve();
-          }
-        }, 20);
-        req.signal.addEventListener("abort", () => clearInterval(stop), { once: true });
-      });
+    if (hang) {
+      // No answer until the test lets go: the client's own timeout has to give up first.
+      await new Promise<void>((resolve) => hung.push(resolve));
       return new Response(null, { status: 503 });
     }
     const uri = url.searchParams.get("uri") ?? "";
@@ -687,7 +680,13 @@ export function startAtprotoPeer(ca: TestCa, options: AtprotoPeerOptions = {}): 
   }
 
   const appview: PeerAppView = {
-    hang: false,
+    get hang() {
+      return hang;
+    },
+    set hang(value: boolean) {
+      hang = value;
+      if (!value) hung.splice(0).forEach((resolve) => resolve());
+    },
     get threadRequests() {
       return threadRequests;
     },
@@ -766,6 +765,7 @@ export function startAtprotoPeer(ca: TestCa, options: AtprotoPeerOptions = {}): 
       nonce = random();
     },
     async [Symbol.asyncDispose]() {
+      appview.hang = false; // a hung thread request would hold the shutdown
       await server.shutdown();
     },
   };
