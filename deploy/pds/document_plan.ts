@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { isDeepStrictEqual } from "node:util";
 import type { BlobRef } from "./cover.ts";
 import type { Post } from "./posts.ts";
 
@@ -126,7 +127,8 @@ export function documentRecord(
  *
  * @example
  * ```ts
- * import type { BlobRef } from "./cover.ts";
+ * import { isDeepStrictEqual } from "node:util";
+import type { BlobRef } from "./cover.ts";
 import type { Post } from "./posts.ts";
  * import type { RemoteRecord } from "./document_plan.ts";
  *
@@ -198,6 +200,7 @@ function notOwned(value: Readonly<Record<string, unknown>>): Record<string, unkn
 
 function sameOwnedFields(value: Readonly<Record<string, unknown>>, wanted: DocumentRecord) {
   const want = wanted as Readonly<Record<string, unknown>>;
-  // JSON-equal: tags are arrays and the cover an object; records hold JSON values only.
-  return OWNED_FIELDS.every((k) => JSON.stringify(value[k]) === JSON.stringify(want[k]));
+  // Deep, and blind to key order: a PDS answers records from their CBOR form, whose map keys
+  // are sorted (a blob ref comes back as ref, size, $type, mimeType).
+  return OWNED_FIELDS.every((k) => isDeepStrictEqual(value[k], want[k]));
 }

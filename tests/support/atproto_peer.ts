@@ -137,6 +137,19 @@ interface AccessToken {
   expiresAt: number;
 }
 
+/**
+ * A record as a PDS answers it: stored as DAG-CBOR, whose map keys are sorted shortest first,
+ * then bytewise, so the JSON it gives back has that key order, not the writer's.
+ */
+function cborKeyOrder(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(cborKeyOrder);
+  if (value === null || typeof value !== "object") return value;
+  const keys = Object.keys(value).sort((a, b) => a.length - b.length || (a < b ? -1 : 1));
+  return Object.fromEntries(
+    keys.map((k) => [k, cborKeyOrder((value as Record<string, unknown>)[k])]),
+  );
+}
+
 /** The reference PDS's default `uploadBlob` limit (5 MB). */
 const BLOB_UPLOAD_LIMIT = 5_000_000;
 
@@ -594,7 +607,11 @@ export function startAtprotoPeer(ca: TestCa, options: AtprotoPeerOptions = {}): 
       }
     }
     if (collection === "app.bsky.feed.post") checkPost(value);
-    return { uri: `at://${did}/${collection}/${rkey}`, cid: await recordCid(value), value };
+    return {
+      uri: `at://${did}/${collection}/${rkey}`,
+      cid: await recordCid(value),
+      value: cborKeyOrder(value) as Record<string, unknown>,
+    };
   }
 
   function checkPost(value: Record<string, unknown>): void {
