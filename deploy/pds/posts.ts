@@ -59,8 +59,8 @@ export const POST_LIMITS = {
 } as const;
 
 /** C0 and C1 control characters (a tab or line break is allowed in a description only). */
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
-const CONTROL_OR_BREAK = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROL = /(?![\t\n])\p{Cc}/u;
+const CONTROL_OR_BREAK = /\p{Cc}/u;
 
 /** What the content directory holds. */
 export interface PostsRead {

@@ -301,7 +301,10 @@ Deno.test({
       createdAt: "2026-01-03T10:00:00.000Z",
     });
     const again = ok(await w.run("deploy", "--builder", "local"), "deploy with a reply");
-    assert.match(again.stdout, /Wrote src\/data\/comments\.json: 1 comment\(s\) on 1 announced post/);
+    assert.match(
+      again.stdout,
+      /Wrote src\/data\/comments\.json: 1 comment\(s\) on 1 announced post/,
+    );
     assert.match(again.stdout, /0 created, 0 updated, 1 unchanged\./);
     assert.equal(posts.size, 1, "a second deploy does not announce again");
     const comments = await Deno.readTextFile(join(w.world.root, "src/data/comments.json"));
