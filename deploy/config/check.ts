@@ -6,6 +6,7 @@
  */
 import { type ConfigIssue, isHttpsOrLoopbackUrl } from "@org/shared";
 import type { Field, MapField, NumberField, ObjectField, StringField } from "./field.ts";
+import { graphemeCount } from "./graphemes.ts";
 import { suggest } from "./suggest.ts";
 
 /**
@@ -225,21 +226,6 @@ function isHttpsUrl(value: string, loopbackHttp: boolean): boolean {
   } catch {
     return false;
   }
-}
-
-const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
-
-/**
- * How many user-perceived characters (extended grapheme clusters) a string holds: an emoji
- * with its modifiers, or a letter with its combining marks, counts once.
- *
- * @param text the string
- * @returns the grapheme count
- */
-export function graphemeCount(text: string): number {
-  let n = 0;
-  for (const _ of graphemes.segment(text)) n++;
-  return n;
 }
 
 /** How a bad value is quoted in an error message. */

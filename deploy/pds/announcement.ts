@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { graphemeCount, graphemes } from "../config/graphemes.ts";
 import { POST_MAX_GRAPHEMES } from "../config/schema.ts";
 import type { BlobRef } from "./cover.ts";
 
@@ -32,8 +33,6 @@ export interface AnnouncementFields {
   readonly url: string;
 }
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
-const graphemes = (text: string) => Array.from(segmenter.segment(text), (s) => s.segment);
 const bytes = (text: string) => new TextEncoder().encode(text).length;
 
 /**
@@ -64,7 +63,7 @@ export function announcementText(
       description: cut(description, d),
       url: fields.url,
     });
-    return graphemes(out.text).length <= POST_MAX_GRAPHEMES && bytes(out.text) <= POST_MAX_BYTES
+    return graphemeCount(out.text) <= POST_MAX_GRAPHEMES && bytes(out.text) <= POST_MAX_BYTES
       ? out
       : undefined;
   };

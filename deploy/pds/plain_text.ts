@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { graphemes } from "../config/graphemes.ts";
 
 /** The longest `textContent` written, in UTF-8 bytes: records stay well under the PDS's limit. */
 export const MAX_TEXT_CONTENT_BYTES = 100_000;
@@ -62,9 +63,7 @@ export function truncateUtf8(text: string, maxBytes: number): string {
   if (encoder.encode(text).length <= maxBytes) return text;
   let out = "";
   let bytes = 0;
-  for (
-    const { segment } of new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text)
-  ) {
+  for (const segment of graphemes(text)) {
     const size = encoder.encode(segment).length;
     if (bytes + size > maxBytes) break;
     out += segment;

@@ -9,7 +9,7 @@
  */
 import type { ConfigIssue } from "@org/shared";
 import { parseDocument } from "yaml";
-import { graphemeCount } from "../config/check.ts";
+import { graphemeCount } from "../config/graphemes.ts";
 import { markdownToText } from "./plain_text.ts";
 import { recordKeyForPath } from "./rkey.ts";
 
