@@ -36,6 +36,8 @@ interface PdsWorld extends AsyncDisposable {
   run(...argv: string[]): Promise<Run>;
   /** Everything every run printed (for the no-secrets check). */
   printed: string[];
+  /** Runs the CLI as CI does: no terminal, nothing to answer a prompt. */
+  runOffTerminal(...argv: string[]): Promise<Run>;
   /** Writes a repository file. */
   write(path: string, text: string): Promise<void>;
   /** Configures the site (the peer's origin as handle resolver) with `pds` overrides. */
@@ -75,6 +77,17 @@ async function startPdsWorld(): Promise<PdsWorld> {
     async write(path, text) {
       await Deno.mkdir(join(world.root, path, ".."), { recursive: true });
       await Deno.writeTextFile(join(world.root, path), text);
+    },
+    async runOffTerminal(...argv) {
+      let stdout = "";
+      const r = await world.run(argv, {
+        fetch: fetchMapped,
+        stdinIsTty: false,
+        stdoutIsTty: false,
+        stdout: (t) => void (stdout += t),
+      });
+      printed.push(stdout, r.stderr);
+      return { ...r, stdout };
     },
     async run(...argv) {
       let stdout = "";
@@ -328,6 +341,8 @@ Deno.test({
     assert.equal(posts.size, 1);
 
     await Deno.remove(join(w.world.root, "content/blog/hello-world.md"));
+    const ci = await w.runOffTerminal("pds", "sync", "--prune", "--json");
+    assert.equal(JSON.parse(ci.stdout).error.code, "confirmation_required");
     const asked = await w.run("pds", "sync", "--prune", "--prune-announcements");
     assert.equal(asked.code, 1, "the prompt was not answered yes");
     assert.match(asked.stderr, /nothing was written/);
