@@ -136,6 +136,8 @@ export type DeployErrorCode =
   | "pds_request_failed"
   /** Post files under `paths.content` break the frontmatter rules (all are listed). */
   | "posts_invalid"
+  /** The AppView (`pds.appview`) did not answer a thread in time, or answered an error. */
+  | "appview_failed"
   /** `deploy pds sync` before `deploy pds init`: no publication record is known. */
   | "publication_missing"
   /** The well-known file names a publication of another account. */

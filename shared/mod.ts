@@ -6,7 +6,7 @@
  * the `Clock`/`Random` dependencies with real and fixed implementations.
  *
  * Each concept is also its own entry point (`@org/shared/logger`, `/clock`, `/random`, `/jsonc`,
- * `/toml`, `/interpolate`, `/duration`, `/issue`): code bundled on its own, such as the
+ * `/toml`, `/url`, `/interpolate`, `/duration`, `/issue`): code bundled on its own, such as the
  * analytics transform Lambda, imports only the file it needs, not the config parsers.
  *
  * @example
@@ -21,6 +21,7 @@ export * from "./config/jsonc.ts";
 export * from "./config/toml.ts";
 export * from "./config/interpolate.ts";
 export * from "./config/duration.ts";
+export * from "./config/url_rules.ts";
 export * from "./log/logger.ts";
 export * from "./time/clock.ts";
 export * from "./time/random.ts";

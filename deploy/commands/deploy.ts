@@ -10,7 +10,7 @@ import { runDeploy } from "../pipeline/deploy.ts";
 import { summaryJson, summaryLines } from "../pipeline/report.ts";
 import type { MicrovmSeams } from "../builders/create_builder.ts";
 import { openSiteDeploy } from "../pipeline/deploy_input.ts";
-import { publishAfterDeploy } from "./pds.ts";
+import { publishAfterDeploy, refreshCommentsBeforeDeploy } from "./pds.ts";
 
 /**
  * Creates the `deploy` command.
@@ -57,6 +57,8 @@ export function createDeployCommand(seams: MicrovmSeams = {}): Command {
       "interrupted deploy changed stay owed and are invalidated by the next deploy.",
     async run(ctx) {
       const builder = ctx.flags.builder === "local" ? "local" : "microvm";
+      // Before the build, so the pages this deploy publishes carry the replies read now.
+      if (ctx.env === "production") await refreshCommentsBeforeDeploy(ctx);
       using deploy = await openSiteDeploy(ctx, { builder, seams });
       let summary;
       try {

@@ -9,12 +9,15 @@
 import type { Command, CommandContext } from "../cli/command.ts";
 import { asDeployError, errorDetails } from "../cli/error_report.ts";
 import { DeployError } from "../errors.ts";
+import type { OrphanRecord } from "../pds/document_plan.ts";
+import type { PruneOptions } from "../pds/document_sync.ts";
 import { isPostFile } from "../pds/posts.ts";
 import {
   type FileWrite,
   initPublication,
   keygen,
   login,
+  refreshComments,
   syncPublication,
   type SyncReport,
 } from "../pds/publishing.ts";
@@ -133,8 +136,24 @@ export const PDS_COMMANDS: readonly Command[] = [
   {
     name: "pds sync",
     summary: "publish the posts under paths.content to the PDS (production only)",
+    flags: {
+      "no-announce": {
+        type: "boolean",
+        description: "do not announce new posts on Bluesky (pds.announce.enabled)",
+      },
+      prune: {
+        type: "boolean",
+        description: "delete the records of posts that are gone (asks; --yes off a terminal)",
+      },
+      "prune-announcements": {
+        type: "boolean",
+        description: "with --prune: also delete those records' Bluesky announcements",
+      },
+    },
     help: "Reads the .md/.mdx posts under paths.content and creates or updates their\n" +
-      "site.standard.document records; never deletes (records without a post are listed).\n" +
+      "site.standard.document records (with cover image, tags, updatedAt and textContent).\n" +
+      "With pds.announce.enabled, each new post is also announced on Bluesky, once.\n" +
+      "Records without a post are listed, and deleted only with --prune.\n" +
       "Production only: the records hold the canonical production URLs.",
     async run(ctx) {
       if (ctx.env !== "production") {
@@ -144,9 +163,40 @@ export const PDS_COMMANDS: readonly Command[] = [
           { hint: "the records point at the production URLs: run `deploy pds sync production`" },
         );
       }
+      if (ctx.flags["prune-announcements"] && !ctx.flags.prune) {
+        throw new DeployError("usage", "--prune-announcements works with --prune only", {
+          hint: "run `deploy pds sync --prune --prune-announcements`",
+        });
+      }
       using site = await openPdsSite(ctx);
-      const report = await runSync(ctx, site);
+      const report = await runSync(ctx, site, {
+        announce: ctx.flags["no-announce"] !== true,
+        ...(ctx.flags.prune === true && {
+          prune: {
+            announcements: ctx.flags["prune-announcements"] === true,
+            confirm: (orphans) => confirmPrune(ctx, orphans),
+          },
+        }),
+      });
       printSync(ctx, report);
+      return 0;
+    },
+  },
+  {
+    name: "pds comments",
+    summary: "write paths.commentsJson from the Bluesky replies to the announced posts",
+    help: "Reads the reply thread of every announced post (its record's bskyPostRef) through\n" +
+      "pds.appview (app.bsky.feed.getPostThread) and writes paths.commentsJson: per post path,\n" +
+      "the replies as a tree, without blocked or deleted posts. When a thread cannot be read\n" +
+      "(the AppView times out or fails), the previous file is kept and the command fails.",
+    async run(ctx) {
+      using site = await openPdsSite(ctx);
+      const out = await runComments(ctx, site);
+      if (ctx.out.mode === "json") {
+        ctx.out.data({ file: out.write.path, posts: out.posts, comments: out.comments });
+        return 0;
+      }
+      ctx.out.line(commentsLine(out));
       return 0;
     },
   },
@@ -209,9 +259,15 @@ export const PDS_COMMANDS: readonly Command[] = [
  *
  * @param ctx the command context
  * @param site the publishing context
+ * @param options `announce`: new posts are announced when `pds.announce.enabled` too;
+ *   `prune`: delete orphan records (never after a deploy)
  * @returns the report
  */
-export async function runSync(ctx: CommandContext, site: PdsSite): Promise<SyncReport> {
+export async function runSync(
+  ctx: CommandContext,
+  site: PdsSite,
+  options: { announce: boolean; prune?: PruneOptions },
+): Promise<SyncReport> {
   const agent = await agentFor(ctx, site);
   const names = (await site.listFiles(site.paths.content)).filter(isPostFile);
   const files = await Promise.all(names.map(async (path) => ({
@@ -223,8 +279,84 @@ export async function runSync(ctx: CommandContext, site: PdsSite): Promise<SyncR
     files,
     paths: site.paths,
     atprotoJsonText: await site.readFile(site.paths.atprotoJson),
+    readBinary: site.readBinary,
+    ...(options.announce && site.pds.announce.enabled && {
+      announce: {
+        template: site.pds.announce.template,
+        origin: site.origin,
+        now: () => ctx.clock.now(),
+        random10: () => crypto.getRandomValues(new Uint16Array(1))[0]! & 0x3ff,
+      },
+    }),
+    ...(options.prune !== undefined && { prune: options.prune }),
     log: ctx.log,
   });
+}
+
+/** Reads the comments and writes `paths.commentsJson` (only when every thread was read). */
+async function runComments(ctx: CommandContext, site: PdsSite) {
+  const out = await refreshComments({
+    agent: await agentFor(ctx, site),
+    paths: site.paths,
+    atprotoJsonText: await site.readFile(site.paths.atprotoJson),
+    appview: { appview: site.pds.appview, fetch: ctx.fetch },
+  });
+  await site.writeFile(out.write.path, out.write.text);
+  return out;
+}
+
+function commentsLine(out: { posts: number; comments: number; write: FileWrite }): string {
+  return `Wrote ${out.write.path}: ${out.comments} comment(s) on ${out.posts} announced post(s).`;
+}
+
+/**
+ * The comments step of a production deploy (`pds.comments` on, the site initialised): runs
+ * before the build, so the pages deployed show the replies read now. It never fails the
+ * deploy: any failure is a warning and the previous file stays.
+ *
+ * @param ctx the `deploy` command's context (production)
+ */
+export async function refreshCommentsBeforeDeploy(ctx: CommandContext): Promise<void> {
+  // The site is loaded once per run, with the account the deploy needs for its bucket name.
+  await ctx.accountId();
+  // Off unless asked for: a broken `pds` section is reported once, by the sync after the deploy.
+  const raw = (await ctx.site()).config.pds as { comments?: unknown } | undefined;
+  if (raw?.comments !== true) return;
+  try {
+    using site = await openPdsSite(ctx);
+    if (await site.readFile(site.paths.atprotoJson) === null) return;
+    ctx.out.line(commentsLine(await runComments(ctx, site)));
+  } catch (err) {
+    const e = asDeployError(err);
+    ctx.out.warn(
+      `refreshing the comments failed (the deploy goes on with the previous file): ${e.message} [${e.code}]`,
+    );
+    for (const line of errorDetails(e, ctx.out.paint)) ctx.out.warn(line);
+    ctx.log.warn("pds comments before deploy failed", { code: e.code });
+  }
+}
+
+/**
+ * `--prune` deletes records: `--yes`, or on a terminal a "yes" typed back after the list;
+ * anything else refuses before anything is written.
+ */
+async function confirmPrune(ctx: CommandContext, orphans: readonly OrphanRecord[]) {
+  if (ctx.global.yes) return true;
+  const what = `\`deploy pds sync --prune\` deletes ${orphans.length} record(s) of posts that ` +
+    `are gone${ctx.flags["prune-announcements"] ? ", and their Bluesky announcements" : ""}`;
+  if (!ctx.interactive) {
+    throw new DeployError("confirmation_required", what, {
+      hint: "run `deploy pds sync --prune --yes` to confirm",
+    });
+  }
+  for (const orphan of orphans) ctx.out.line(`  - ${orphan.uri} ${orphan.path ?? ""}`);
+  const answer = await ctx.prompt(`${what}. Type "yes" to confirm:`);
+  if (answer?.trim() !== "yes") {
+    throw new DeployError("aborted", 'nothing was written: the answer was not "yes"', {
+      hint: "run `deploy pds sync --prune` again, or pass --yes",
+    });
+  }
+  return true;
 }
 
 /**
@@ -235,7 +367,7 @@ export async function runSync(ctx: CommandContext, site: PdsSite): Promise<SyncR
  * @param report what the sync did
  */
 export function printSync(ctx: CommandContext, report: SyncReport): void {
-  for (const orphan of report.orphans) ctx.out.warn(orphanWarning(orphan));
+  warnSync(ctx, report);
   if (ctx.out.mode === "json") {
     ctx.out.data(report);
     return;
@@ -243,17 +375,28 @@ export function printSync(ctx: CommandContext, report: SyncReport): void {
   ctx.out.line(syncLine(report));
   for (const path of report.created) ctx.out.line(`  + ${path}`);
   for (const path of report.updated) ctx.out.line(`  ~ ${path}`);
+  for (const uri of report.pruned) ctx.out.line(`  - ${uri}`);
+}
+
+function warnSync(ctx: CommandContext, report: SyncReport): void {
+  for (const warning of report.warnings) ctx.out.warn(warning);
+  const pruned = new Set(report.pruned);
+  for (const orphan of report.orphans) {
+    if (!pruned.has(orphan.uri)) ctx.out.warn(orphanWarning(orphan));
+  }
 }
 
 function syncLine(report: SyncReport): string {
   return `Published to ${report.publicationUri}: ${report.created.length} created, ` +
     `${report.updated.length} updated, ${report.unchanged} unchanged` +
+    (report.announced.length > 0 ? `, ${report.announced.length} announced` : "") +
+    (report.pruned.length > 0 ? `, ${report.pruned.length} deleted` : "") +
     (report.drafts.length > 0 ? `, ${report.drafts.length} draft(s) skipped` : "") + ".";
 }
 
 function orphanWarning(orphan: SyncReport["orphans"][number]): string {
   return `record ${orphan.uri} has no local post${orphan.path ? ` (${orphan.path})` : ""}; ` +
-    "it was kept (delete it in your PDS if the post is gone for good)";
+    "it was kept (`deploy pds sync --prune` deletes it)";
 }
 
 /** The logged-in PDS of the site's stored session. */
@@ -284,8 +427,8 @@ export async function publishAfterDeploy(ctx: CommandContext): Promise<void> {
       ctx.out.step(`pds: ${site.paths.atprotoJson} not found; run \`deploy pds init\` to publish`);
       return;
     }
-    const report = await runSync(ctx, site);
-    for (const orphan of report.orphans) ctx.out.warn(orphanWarning(orphan));
+    const report = await runSync(ctx, site, { announce: true });
+    warnSync(ctx, report);
     ctx.out.line(syncLine(report));
   } catch (err) {
     const e = asDeployError(err);

@@ -316,6 +316,9 @@ Deno.test("runCli() config: valid pds and analytics are printed resolved, names 
       name: "My blog",
       handleResolver: "https://public.api.bsky.app",
       secretName: "custom/atproto",
+      announce: { enabled: false, template: "{title}\n\n{description}\n\n{url}" },
+      comments: false,
+      appview: "https://public.api.bsky.app",
     });
     assert.deepEqual(report.analytics, {
       tableBucket: "production-blog-analytics",

@@ -4,8 +4,9 @@
  *
  * @module
  */
-import type { ConfigIssue } from "@org/shared";
+import { type ConfigIssue, isHttpsOrLoopbackUrl } from "@org/shared";
 import type { Field, MapField, NumberField, ObjectField, StringField } from "./field.ts";
+import { graphemeCount } from "./graphemes.ts";
 import { suggest } from "./suggest.ts";
 
 /**
@@ -162,13 +163,22 @@ function checkString(
   if (field.maxLength !== undefined && value.length > field.maxLength) {
     return fail(`be at most ${field.maxLength} characters`);
   }
+  if (field.maxGraphemes !== undefined && graphemeCount(value) > field.maxGraphemes) {
+    return fail(`be at most ${field.maxGraphemes} characters (graphemes)`);
+  }
   if (field.pattern && !new RegExp(field.pattern.regex, "u").test(value)) {
     return fail(field.pattern.rule);
   }
   if (field.notPattern && new RegExp(field.notPattern.regex, "u").test(value)) {
     return fail(field.notPattern.rule);
   }
-  if (field.httpsUrl && !isHttpsUrl(value)) return fail("be a valid https: URL");
+  if (field.httpsUrl && !isHttpsUrl(value, field.loopbackHttp === true)) {
+    return fail(
+      field.loopbackHttp
+        ? "be a valid https: URL (plain http only on a loopback host)"
+        : "be a valid https: URL",
+    );
+  }
   return value;
 }
 
@@ -209,9 +219,10 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function isHttpsUrl(value: string): boolean {
+function isHttpsUrl(value: string, loopbackHttp: boolean): boolean {
   try {
-    return new URL(value).protocol === "https:";
+    const url = new URL(value);
+    return loopbackHttp ? isHttpsOrLoopbackUrl(url) : url.protocol === "https:";
   } catch {
     return false;
   }

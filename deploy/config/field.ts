@@ -35,6 +35,10 @@ export interface StringField extends Described {
   readonly notPattern?: Pattern;
   /** Must parse as a URL with the `https:` scheme. */
   readonly httpsUrl?: boolean;
+  /** With `httpsUrl`: plain `http:` is also accepted on a loopback host (tests, development). */
+  readonly loopbackHttp?: boolean;
+  /** The most user-perceived characters (extended grapheme clusters, `Intl.Segmenter`). */
+  readonly maxGraphemes?: number;
   readonly minLength?: number;
   readonly maxLength?: number;
 }

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { HTTPS_OR_LOOPBACK_PATTERN } from "@org/shared";
 import type { Field, ObjectField } from "./field.ts";
 import { SITE_SCHEMA } from "./schema.ts";
 
@@ -60,7 +61,12 @@ function toJsonSchema(field: Field): JsonSchema {
       if (field.maxLength !== undefined) doc.maxLength = field.maxLength;
       if (field.pattern) doc.pattern = field.pattern.regex;
       if (field.notPattern) doc.not = { pattern: field.notPattern.regex };
-      if (field.httpsUrl) Object.assign(doc, { format: "uri", pattern: "^https://" });
+      if (field.httpsUrl) {
+        Object.assign(doc, {
+          format: "uri",
+          pattern: field.loopbackHttp ? HTTPS_OR_LOOPBACK_PATTERN : "^https://",
+        });
+      }
       break;
     case "number":
       if (field.oneOf) doc.enum = [...field.oneOf];

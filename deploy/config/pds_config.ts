@@ -18,6 +18,16 @@ export interface PdsConfig {
   handleResolver: string;
   /** Secret holding the OAuth client key and session; default `<siteName>/atproto`. */
   secretName: string;
+  /** Announcing new posts on Bluesky. */
+  announce: {
+    enabled: boolean;
+    /** Post text with `{title}`, `{description}`, `{url}`; at most 300 graphemes. */
+    template: string;
+  };
+  /** Whether production deploys refresh `paths.commentsJson`. */
+  comments: boolean;
+  /** https: (or loopback http:) URL of the AppView read for comments. */
+  appview: string;
 }
 
 /**

@@ -51,6 +51,15 @@ export const SECRET_NAME_PATTERN: Pattern = {
 /** Default `pds.handleResolver`: a public resolver that answers `resolveHandle`. */
 export const DEFAULT_HANDLE_RESOLVER = "https://public.api.bsky.app";
 
+/** Default `pds.appview`: Bluesky's public AppView, which answers `getPostThread`. */
+export const DEFAULT_APPVIEW = "https://public.api.bsky.app";
+
+/** Default `pds.announce.template`. */
+export const DEFAULT_ANNOUNCE_TEMPLATE = "{title}\n\n{description}\n\n{url}";
+
+/** Bluesky's limit on a post's text (`app.bsky.feed.post` `text.maxGraphemes`). */
+export const POST_MAX_GRAPHEMES = 300;
+
 const repoPath = (description: string, fallback: string): StringField => ({
   kind: "string",
   description,
@@ -145,6 +154,43 @@ export const PDS_SCHEMA: ObjectField = {
       pattern: SECRET_NAME_PATTERN,
       derivedDefault: "<siteName>/atproto",
       description: "Name of the secret holding the OAuth client key and session.",
+    },
+    announce: {
+      kind: "object",
+      description: "Announcing each new post on Bluesky when sync creates its record.",
+      fields: {
+        enabled: {
+          kind: "boolean",
+          default: false,
+          description: "Create an app.bsky.feed.post with a link card for each new post.",
+        },
+        template: {
+          kind: "string",
+          default: DEFAULT_ANNOUNCE_TEMPLATE,
+          nonBlank: true,
+          maxGraphemes: POST_MAX_GRAPHEMES,
+          notPattern: {
+            regex: "\\{(?!(?:title|description|url)\\})[^}]*\\}",
+            rule: "use only the placeholders {title}, {description} and {url}",
+          },
+          description:
+            "Post text; {title}, {description} and {url} are replaced, then the text is cut to 300 graphemes (description first, never the URL).",
+        },
+      },
+    },
+    comments: {
+      kind: "boolean",
+      default: false,
+      description:
+        "Production deploys also refresh paths.commentsJson from the announcements' Bluesky replies (warnings only).",
+    },
+    appview: {
+      kind: "string",
+      default: DEFAULT_APPVIEW,
+      httpsUrl: true,
+      loopbackHttp: true,
+      description:
+        "https: URL of the AppView that answers app.bsky.feed.getPostThread (plain http only on loopback).",
     },
   },
 };
@@ -358,6 +404,10 @@ export const SITE_SCHEMA: ObjectField = {
         atprotoJson: repoPath(
           "JSON file the site imports to render document link tags.",
           "src/data/atproto.json",
+        ),
+        commentsJson: repoPath(
+          "JSON file `deploy pds comments` writes: each announced post's Bluesky replies.",
+          "src/data/comments.json",
         ),
       },
     },

@@ -50,6 +50,7 @@ export interface SiteConfigInput {
     publicDir?: string;
     content?: string;
     atprotoJson?: string;
+    commentsJson?: string;
   };
   pds?: unknown;
   /** A plugin's section (`analytics`), carried unchecked; its plugin checks it. */
@@ -84,7 +85,14 @@ export interface SiteConfig {
   /** Header rules, in order; `_headers`' rules follow them at deploy time. */
   headers: HeaderRule[];
   seo: { robots: RobotsPolicy; robotsContent?: string; sitemap: SitemapPolicy };
-  paths: { app: string; dist: string; publicDir: string; content: string; atprotoJson: string };
+  paths: {
+    app: string;
+    dist: string;
+    publicDir: string;
+    content: string;
+    atprotoJson: string;
+    commentsJson: string;
+  };
   /** The raw `pds` section; checked by `resolvePdsConfig` when a `pds` command runs. */
   pds?: unknown;
   /** A plugin's raw section (`analytics`); checked with its schema when its commands run. */

@@ -45,6 +45,7 @@ Deno.test("resolveSiteConfig() fills every default from the spec for a minimal f
       publicDir: "public",
       content: "src/content/blog",
       atprotoJson: "src/data/atproto.json",
+      commentsJson: "src/data/comments.json",
     },
   };
   assert.deepEqual(ok({ siteName: "blog" }), expected);

@@ -5,6 +5,8 @@
  *
  * @module
  */
+import { isDeepStrictEqual } from "node:util";
+import type { BlobRef } from "./cover.ts";
 import type { Post } from "./posts.ts";
 
 /** The record collection of a post. */
@@ -20,7 +22,31 @@ export type DocumentRecord = {
   readonly path: string;
   readonly description: string;
   readonly publishedAt: string;
+  readonly updatedAt?: string;
+  /** Absent when the post has none. */
+  readonly tags?: readonly string[];
+  /** The post's text without markup. */
+  readonly textContent?: string;
+  readonly coverImage?: BlobRef;
 };
+
+/**
+ * The fields sync owns: written from the post, and removed on update when the post no longer
+ * has them (its tags or cover were taken out). Every other field, `bskyPostRef` included, is
+ * the record's own and kept.
+ */
+export const OWNED_FIELDS: readonly string[] = [
+  "$type",
+  "site",
+  "title",
+  "path",
+  "description",
+  "publishedAt",
+  "updatedAt",
+  "tags",
+  "textContent",
+  "coverImage",
+];
 
 /** A record as `com.atproto.repo.listRecords` returns it. */
 export interface RemoteRecord {
@@ -48,6 +74,8 @@ export interface OrphanRecord {
   readonly uri: string;
   /** The record's `path`, when it has one. */
   readonly path?: string;
+  /** The AT-URI of its announcement (`bskyPostRef.uri`), when it has one. */
+  readonly announcement?: string;
 }
 
 /** The changes one sync makes. */
@@ -64,9 +92,14 @@ export interface DocumentPlan {
  *
  * @param post the post
  * @param publicationUri AT-URI of the publication record
+ * @param cover the post's cover as a blob, when it has a usable one
  * @returns the record's sync-owned fields
  */
-export function documentRecord(post: Post, publicationUri: string): DocumentRecord {
+export function documentRecord(
+  post: Post,
+  publicationUri: string,
+  cover?: BlobRef,
+): DocumentRecord {
   return {
     $type: DOCUMENT_COLLECTION,
     site: publicationUri,
@@ -74,6 +107,10 @@ export function documentRecord(post: Post, publicationUri: string): DocumentReco
     path: post.path,
     description: post.description,
     publishedAt: post.publishedAt,
+    ...(post.updatedAt !== undefined && { updatedAt: post.updatedAt }),
+    ...(post.tags.length > 0 && { tags: post.tags }),
+    ...(post.textContent !== "" && { textContent: post.textContent }),
+    ...(cover !== undefined && { coverImage: cover }),
   };
 }
 
@@ -85,11 +122,14 @@ export function documentRecord(post: Post, publicationUri: string): DocumentReco
  * @param posts the local posts
  * @param remote every `site.standard.document` record in the repository
  * @param publicationUri AT-URI of this site's publication record
+ * @param covers the usable cover of each post that has one, by record key
  * @returns the plan
  *
  * @example
  * ```ts
- * import type { Post } from "./posts.ts";
+ * import { isDeepStrictEqual } from "node:util";
+import type { BlobRef } from "./cover.ts";
+import type { Post } from "./posts.ts";
  * import type { RemoteRecord } from "./document_plan.ts";
  *
  * function toCreate(posts: readonly Post[], remote: readonly RemoteRecord[]) {
@@ -102,20 +142,21 @@ export function planDocuments(
   posts: readonly Post[],
   remote: readonly RemoteRecord[],
   publicationUri: string,
+  covers: ReadonlyMap<string, BlobRef> = new Map(),
 ): DocumentPlan {
   const byKey = new Map(remote.map((r) => [rkeyOf(r.uri), r]));
   const plan: DocumentPlan = { create: [], update: [], unchanged: [], orphans: [] };
   const local = new Set<string>();
   for (const post of posts) {
     local.add(post.rkey);
-    const wanted = documentRecord(post, publicationUri);
+    const wanted = documentRecord(post, publicationUri, covers.get(post.rkey));
     const existing = byKey.get(post.rkey);
     if (!existing) plan.create.push({ rkey: post.rkey, record: wanted, post });
     else if (sameOwnedFields(existing.value, wanted)) plan.unchanged.push(post.rkey);
     else {
       plan.update.push({
         rkey: post.rkey,
-        record: { ...existing.value, ...wanted },
+        record: { ...notOwned(existing.value), ...wanted },
         post,
         swapCid: existing.cid,
       });
@@ -124,10 +165,14 @@ export function planDocuments(
   for (const record of remote) {
     const rkey = rkeyOf(record.uri);
     if (local.has(rkey) || record.value.site !== publicationUri) continue;
-    const path = record.value.path;
-    plan.orphans.push(
-      typeof path === "string" ? { rkey, uri: record.uri, path } : { rkey, uri: record.uri },
-    );
+    const { path } = record.value;
+    const announcement = announcementOf(record.value);
+    plan.orphans.push({
+      rkey,
+      uri: record.uri,
+      ...(typeof path === "string" && { path }),
+      ...(announcement !== undefined && { announcement }),
+    });
   }
   plan.orphans.sort((a, b) => a.rkey.localeCompare(b.rkey));
   return plan;
@@ -138,6 +183,24 @@ export function rkeyOf(uri: string): string {
   return uri.slice(uri.lastIndexOf("/") + 1);
 }
 
+/**
+ * The AT-URI of a record's announcement (`bskyPostRef.uri`), when it has one.
+ *
+ * @param value a document record's value
+ * @returns the URI
+ */
+export function announcementOf(value: Readonly<Record<string, unknown>>): string | undefined {
+  const ref = value.bskyPostRef as { uri?: unknown } | undefined;
+  return typeof ref?.uri === "string" ? ref.uri : undefined;
+}
+
+function notOwned(value: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).filter(([k]) => !OWNED_FIELDS.includes(k)));
+}
+
 function sameOwnedFields(value: Readonly<Record<string, unknown>>, wanted: DocumentRecord) {
-  return (Object.keys(wanted) as (keyof DocumentRecord)[]).every((k) => value[k] === wanted[k]);
+  const want = wanted as Readonly<Record<string, unknown>>;
+  // Deep, and blind to key order: a PDS answers records from their CBOR form, whose map keys
+  // are sorted (a blob ref comes back as ref, size, $type, mimeType).
+  return OWNED_FIELDS.every((k) => isDeepStrictEqual(value[k], want[k]));
 }

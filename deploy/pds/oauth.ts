@@ -219,7 +219,7 @@ export async function refreshSession(
  * @param session the session
  * @param method HTTP method
  * @param url the PDS URL
- * @param body JSON body, for POST
+ * @param body for POST: a JSON value, or a `Blob` sent as it is under its own type
  * @param deps fetch
  * @returns the response (any status; 401 `invalid_token` is thrown as `login_required`-able)
  */
@@ -232,15 +232,18 @@ export async function pdsRequest(
 ): Promise<Response> {
   const pair = await importKeyPair(session.dpopKey);
   const dpop = oauth.DPoP({}, pair);
+  const raw = body instanceof Blob ? new Uint8Array(await body.arrayBuffer()) : undefined;
   const send = async () => {
     const headers = new Headers({ accept: "application/json" });
-    if (body !== undefined) headers.set("content-type", "application/json");
+    // A Blob is sent as it is (uploadBlob), under its own type; anything else as JSON.
+    if (body instanceof Blob) headers.set("content-type", body.type);
+    else if (body !== undefined) headers.set("content-type", "application/json");
     return await oauth.protectedResourceRequest(
       session.accessToken,
       method,
       url,
       headers,
-      body === undefined ? null : JSON.stringify(body),
+      body === undefined ? null : raw ?? JSON.stringify(body),
       { DPoP: dpop, [oauth.customFetch]: viaFetch(deps) },
     );
   };

@@ -9,6 +9,8 @@
  */
 import type { ConfigIssue } from "@org/shared";
 import { parseDocument } from "yaml";
+import { graphemeCount } from "../config/graphemes.ts";
+import { markdownToText } from "./plain_text.ts";
 import { recordKeyForPath } from "./rkey.ts";
 
 /** A content file as read from disk: its path relative to `paths.content`, and its text. */
@@ -31,7 +33,34 @@ export interface Post {
   readonly description: string;
   /** `pubDate` as an ISO 8601 UTC datetime, the record's `publishedAt`. */
   readonly publishedAt: string;
+  /** `updatedDate` as an ISO 8601 UTC datetime, the record's `updatedAt`. */
+  readonly updatedAt?: string;
+  /** `tags`, trimmed, in the order written (empty when none). */
+  readonly tags: readonly string[];
+  /**
+   * The cover image as the frontmatter names it (`cover`, or Astro's `heroImage`): a path
+   * under `paths.publicDir` when it starts with `/`, else relative to the post's file.
+   * Absent for remote (`https:`) images, which are not uploaded.
+   */
+  readonly cover?: string;
+  /** The body without markup (the record's `textContent`). */
+  readonly textContent: string;
 }
+
+/**
+ * Limits of the `site.standard.document` lexicon on what a post carries (strings in
+ * graphemes and UTF-8 bytes), and ours on the number of tags (the lexicon sets none).
+ */
+export const POST_LIMITS = {
+  title: { graphemes: 500, bytes: 5000 },
+  description: { graphemes: 3000, bytes: 30000 },
+  tag: { graphemes: 128, bytes: 1280 },
+  tags: 64,
+} as const;
+
+/** C0 and C1 control characters (a tab or line break is allowed in a description only). */
+const CONTROL = /(?![\t\n])\p{Cc}/u;
+const CONTROL_OR_BREAK = /\p{Cc}/u;
 
 /** What the content directory holds. */
 export interface PostsRead {
@@ -97,12 +126,24 @@ export function readPosts(files: readonly ContentFile[], contentDir: string): Po
 export function parsePost(
   file: ContentFile,
 ): { post: Post } | { draft: true } | { problems: string[] } {
-  const front = frontmatterOf(file.text);
-  if (typeof front === "string") return { problems: [front] };
+  const parsed = frontmatterOf(file.text);
+  if (typeof parsed === "string") return { problems: [parsed] };
+  const { front, body } = parsed;
   const problems: string[] = [];
-  const title = requiredText(front, "title", problems);
-  const description = requiredText(front, "description", problems);
-  const publishedAt = pubDateOf(front.pubDate, problems);
+  const title = requiredText(front, "title", problems, POST_LIMITS.title, CONTROL_OR_BREAK);
+  const description = requiredText(
+    front,
+    "description",
+    problems,
+    POST_LIMITS.description,
+    CONTROL,
+  );
+  const publishedAt = pubDateOf(front.pubDate, problems, "pubDate");
+  const updatedAt = front.updatedDate === undefined
+    ? undefined
+    : pubDateOf(front.updatedDate, problems, "updatedDate");
+  const tags = tagsOf(front.tags, problems);
+  const cover = coverOf(front, problems);
   if (front.draft !== undefined && typeof front.draft !== "boolean") {
     problems.push(`draft must be true or false (got ${show(front.draft)})`);
   }
@@ -114,12 +155,80 @@ export function parsePost(
     description === undefined || publishedAt === undefined
   ) return { problems };
   return {
-    post: { file: file.path, path, rkey: recordKeyForPath(path), title, description, publishedAt },
+    post: {
+      file: file.path,
+      path,
+      rkey: recordKeyForPath(path),
+      title,
+      description,
+      publishedAt,
+      ...(updatedAt !== undefined && { updatedAt }),
+      tags,
+      ...(cover !== undefined && { cover }),
+      textContent: markdownToText(body),
+    },
   };
 }
 
-/** The frontmatter mapping, or the problem with it. */
-function frontmatterOf(text: string): Record<string, unknown> | string {
+/** `tags`: a list of short strings without control characters, at most `POST_LIMITS.tags`. */
+function tagsOf(value: unknown, problems: string[]): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) {
+    problems.push(`tags must be a list of strings (got ${show(value)})`);
+    return [];
+  }
+  if (value.length > POST_LIMITS.tags) {
+    problems.push(`tags must hold at most ${POST_LIMITS.tags} tags (got ${value.length})`);
+    return [];
+  }
+  const tags: string[] = [];
+  value.forEach((tag, i) => {
+    const problem = typeof tag !== "string" || tag.trim() === ""
+      ? "must be a non-empty string"
+      : textProblem(tag.trim(), POST_LIMITS.tag, CONTROL_OR_BREAK);
+    if (problem) problems.push(`tags[${i}] ${problem} (got ${show(tag)})`);
+    else tags.push((tag as string).trim());
+  });
+  return tags;
+}
+
+/** `cover` (or Astro's `heroImage`): a local image path; remote URLs are left out. */
+function coverOf(front: Record<string, unknown>, problems: string[]): string | undefined {
+  const key = front.cover !== undefined ? "cover" : "heroImage";
+  const value = front[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string" || value.trim() === "" || CONTROL_OR_BREAK.test(value)) {
+    problems.push(`${key} must be an image path (got ${show(value)})`);
+    return undefined;
+  }
+  if (/^[a-z][a-z0-9+.-]*:/i.test(value)) return undefined;
+  if (/(^|\/)\.\.(\/|$)/.test(value.replace(/^\.\//, ""))) {
+    // A post names its own image; climbing out of its folder could reach any file to upload.
+    problems.push(`${key} must not climb out of the post's folder with ".." (got ${show(value)})`);
+    return undefined;
+  }
+  return value;
+}
+
+/** Why a string breaks a length limit or holds a control character; undefined when fine. */
+function textProblem(
+  text: string,
+  limit: { graphemes: number; bytes: number },
+  control: RegExp,
+): string | undefined {
+  if (control.test(text)) return "must not contain control characters";
+  if (
+    graphemeCount(text) > limit.graphemes || new TextEncoder().encode(text).length > limit.bytes
+  ) {
+    return `must be at most ${limit.graphemes} characters (and ${limit.bytes} bytes)`;
+  }
+  return undefined;
+}
+
+/** The frontmatter mapping and the body after it, or the problem with the frontmatter. */
+function frontmatterOf(
+  text: string,
+): { front: Record<string, unknown>; body: string } | string {
   const match = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n?---[ \t]*(?:\r?\n|$)/.exec(text);
   if (!match) return "has no YAML frontmatter (a `---` block at the top of the file)";
   const yaml = match[1] ?? "";
@@ -133,33 +242,39 @@ function frontmatterOf(text: string): Record<string, unknown> | string {
   const value: unknown = doc.toJS();
   if (value === null || value === undefined) return "frontmatter is empty";
   if (typeof value !== "object" || Array.isArray(value)) return "frontmatter must be a mapping";
-  return value as Record<string, unknown>;
+  return { front: value as Record<string, unknown>, body: text.slice(match[0].length) };
 }
 
 function requiredText(
   front: Record<string, unknown>,
   key: string,
   problems: string[],
+  limit: { graphemes: number; bytes: number },
+  control: RegExp,
 ): string | undefined {
   const value = front[key];
   if (value === undefined || value === null) problems.push(`${key} is required`);
   else if (typeof value !== "string" || value.trim() === "") {
     problems.push(`${key} must be a non-empty string (got ${show(value)})`);
-  } else return value.trim();
+  } else {
+    const problem = textProblem(value.trim(), limit, control);
+    if (!problem) return value.trim();
+    problems.push(`${key} ${problem}`);
+  }
   return undefined;
 }
 
-/** `pubDate`: a YAML date or a date string; returned as an ISO UTC datetime. */
-function pubDateOf(value: unknown, problems: string[]): string | undefined {
+/** `pubDate` (or `updatedDate`): a YAML date or a date string; an ISO UTC datetime. */
+function pubDateOf(value: unknown, problems: string[], key: string): string | undefined {
   if (value === undefined || value === null) {
-    problems.push("pubDate is required");
+    problems.push(`${key} is required`);
     return undefined;
   }
   // A bare YAML date (2026-01-02) is a string under the YAML 1.2 core schema; a full datetime
   // may be quoted or not. Either way Date parses the ISO forms Astro sites write.
   const date = value instanceof Date ? value : typeof value === "string" ? new Date(value) : null;
   if (date === null || Number.isNaN(date.getTime())) {
-    problems.push(`pubDate must be a date such as 2026-01-02 (got ${show(value)})`);
+    problems.push(`${key} must be a date such as 2026-01-02 (got ${show(value)})`);
     return undefined;
   }
   return date.toISOString();
@@ -214,6 +329,9 @@ function clashes(posts: Post[], key: "path" | "rkey", name: (f: string) => strin
   return issues;
 }
 
+/** A value quoted in a problem: JSON (control characters escaped), at most 80 characters. */
 function show(value: unknown): string {
-  return JSON.stringify(value instanceof Date ? value.toISOString() : value) ?? String(value);
+  const text = JSON.stringify(value instanceof Date ? value.toISOString() : value) ??
+    String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

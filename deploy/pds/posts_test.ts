@@ -15,10 +15,73 @@ Deno.test("readPosts() publishes a post at /posts/<file name>/ with its record k
       title: "Hello world",
       description: "First post",
       publishedAt: "2026-01-02T00:00:00.000Z",
+      tags: [],
+      textContent: "Body.",
     }],
     drafts: [],
     issues: [],
   });
+});
+
+Deno.test("parsePost() reads tags, updatedDate, the cover (or heroImage) and the plain text", () => {
+  const out = parsePost({
+    path: "2026/trip/index.md",
+    text: post(
+      "title: T\ndescription: D\npubDate: 2026-01-02\nupdatedDate: 2026-02-03T10:00:00Z\n" +
+        "tags: [travel, ' maps ']\ncover: ./cover.jpg",
+      "## Day one\n\nWe **walked**.\n",
+    ),
+  });
+  assert.ok("post" in out);
+  assert.equal(out.post.updatedAt, "2026-02-03T10:00:00.000Z");
+  assert.deepEqual(out.post.tags, ["travel", "maps"]);
+  assert.equal(out.post.cover, "./cover.jpg");
+  assert.equal(out.post.textContent, "Day one\n\nWe walked.");
+  const astro = parsePost({
+    path: "a.md",
+    text: post("title: T\ndescription: D\npubDate: 2026-01-02\nheroImage: /img/a.png"),
+  });
+  assert.ok("post" in astro);
+  assert.equal(astro.post.cover, "/img/a.png");
+  const remote = parsePost({
+    path: "a.md",
+    text: post("title: T\ndescription: D\npubDate: 2026-01-02\ncover: https://cdn.example/a.png"),
+  });
+  assert.ok("post" in remote);
+  assert.equal(remote.post.cover, undefined, "a remote image is not uploaded");
+});
+
+Deno.test("readPosts() refuses hostile frontmatter, naming the file: a huge tag list, control characters, a cover outside the post", () => {
+  const tags = Array.from({ length: 10_000 }, (_, i) => `t${i}`).join(", ");
+  const read = readPosts([
+    {
+      path: "many-tags.md",
+      text: post(`title: T\ndescription: D\npubDate: 2026-01-02\ntags: [${tags}]`),
+    },
+    {
+      path: "control.md",
+      text: post(
+        'title: "Bell\\u0007"\ndescription: "Null\\u0000"\npubDate: 2026-01-02\ntags: ["a\\u001bb"]',
+      ),
+    },
+    {
+      path: "escape.md",
+      text: post("title: T\ndescription: D\npubDate: 2026-01-02\ncover: ../../../etc/passwd"),
+    },
+    {
+      path: "long.md",
+      text: post(`title: ${"x".repeat(501)}\ndescription: D\npubDate: 2026-01-02`),
+    },
+  ], DIR);
+  assert.deepEqual(read.posts, []);
+  assert.deepEqual(read.issues.map((i) => `${i.path}: ${i.message}`), [
+    `${DIR}/control.md: title must not contain control characters`,
+    `${DIR}/control.md: description must not contain control characters`,
+    `${DIR}/control.md: tags[0] must not contain control characters (got "a\\u001bb")`,
+    `${DIR}/escape.md: cover must not climb out of the post's folder with ".." (got "../../../etc/passwd")`,
+    `${DIR}/long.md: title must be at most 500 characters (and 5000 bytes)`,
+    `${DIR}/many-tags.md: tags must hold at most 64 tags (got 10000)`,
+  ]);
 });
 
 Deno.test("parsePost() takes slug and path from the frontmatter", () => {

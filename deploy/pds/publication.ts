@@ -7,7 +7,7 @@
  * @module
  */
 import { DeployError } from "../errors.ts";
-import { encodeTid } from "./rkey.ts";
+import { tidFromClock } from "./rkey.ts";
 
 /** The record collection of a publication. */
 export const PUBLICATION_COLLECTION = "site.standard.publication";
@@ -72,7 +72,7 @@ export function publicationKey(
     }
     return uri.rkey;
   }
-  return encodeTid((BigInt(now) * 1000n << 10n) | BigInt(random10 & 0x3ff));
+  return tidFromClock(now, random10);
 }
 
 /** What the config says about the publication. */

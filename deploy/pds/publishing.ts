@@ -11,9 +11,15 @@ import { DeployError } from "../errors.ts";
 import { generateClientKey } from "./client_key.ts";
 import { CLIENT_PATHS, clientJwks, clientMetadata, clientUrls } from "./client_metadata.ts";
 import { checkDeployedDocuments } from "./deployed_documents.ts";
-import { type DocumentSyncResult, syncDocuments } from "./document_sync.ts";
+import { coverPath, loadCover, type LocalBlob, type ReadBinary } from "./cover.ts";
+import {
+  type AnnounceOptions,
+  type DocumentSyncResult,
+  type PruneOptions,
+  syncDocuments,
+} from "./document_sync.ts";
 import { finishLogin, type OAuthDeps, startLogin } from "./oauth.ts";
-import { type ContentFile, readPosts } from "./posts.ts";
+import { type ContentFile, type Post, readPosts } from "./posts.ts";
 import {
   atprotoJson,
   parseAtprotoJson,
@@ -22,7 +28,9 @@ import {
   publicationRecord,
   WELL_KNOWN_PATH,
 } from "./publication.ts";
-import { getRecord, putRecord } from "./repo.ts";
+import { type Comment, type CommentsDeps, commentsJson, readComments } from "./comments.ts";
+import { DOCUMENT_COLLECTION } from "./document_plan.ts";
+import { getRecord, listRecords, putRecord } from "./repo.ts";
 import type { SecretStore } from "./secret.ts";
 import type { PdsAgent } from "./session.ts";
 
@@ -37,6 +45,7 @@ export interface PublishingPaths {
   readonly publicDir: string;
   readonly content: string;
   readonly atprotoJson: string;
+  readonly commentsJson: string;
 }
 
 const json = (value: unknown) => JSON.stringify(value, null, 2) + "\n";
@@ -188,10 +197,12 @@ export function initialised(text: string | null, path: string): {
 }
 
 /**
- * `pds sync`: publishes the posts to the initialised publication.
+ * `pds sync`: publishes the posts to the initialised publication, with their covers, announcing
+ * new posts when asked and deleting the records of posts that are gone when asked.
  *
- * @param input the logged-in PDS, the post files, `paths.content`, `paths.atprotoJson` text
- * @returns the report
+ * @param input the logged-in PDS, the post files, the paths, `paths.atprotoJson` text, how to
+ *   read a cover, and the announce and prune options
+ * @returns the report (a cover that cannot be used is a warning naming the post's file)
  * @throws {DeployError} posts_invalid (every bad file listed), publication_missing,
  *   publication_foreign (logged in as another account than the one initialised)
  */
@@ -200,7 +211,11 @@ export async function syncPublication(input: {
   files: readonly ContentFile[];
   paths: PublishingPaths;
   atprotoJsonText: string | null;
+  /** Reads a cover image (size first: an oversized one is never read whole). */
+  readBinary: ReadBinary;
   dryRun?: boolean;
+  announce?: AnnounceOptions;
+  prune?: PruneOptions;
   log: Logger;
 }): Promise<SyncReport> {
   const { did, publicationUri } = initialised(input.atprotoJsonText, input.paths.atprotoJson);
@@ -221,12 +236,75 @@ export async function syncPublication(input: {
       { issues: read.issues, hint: "fix the files listed above; nothing was published" },
     );
   }
-  const result = await syncDocuments(input.agent, read.posts, publicationUri, input.dryRun);
+  const { covers, warnings } = await readCovers(read.posts, input.paths, input.readBinary);
+  const result = await syncDocuments(input.agent, read.posts, publicationUri, {
+    covers,
+    ...(input.dryRun !== undefined && { dryRun: input.dryRun }),
+    ...(input.announce !== undefined && { announce: input.announce }),
+    ...(input.prune !== undefined && { prune: input.prune }),
+  });
   input.log.info("pds sync", {
     created: result.created.length,
     updated: result.updated.length,
     unchanged: result.unchanged,
+    announced: result.announced.length,
     orphans: result.orphans.length,
+    pruned: result.pruned.length,
   });
-  return { ...result, publicationUri, drafts: read.drafts };
+  return {
+    ...result,
+    warnings: [...warnings, ...result.warnings],
+    publicationUri,
+    drafts: read.drafts,
+  };
+}
+
+/**
+ * `pds comments`: reads the replies to every announced post through the AppView and returns
+ * `paths.commentsJson` to write. Nothing is returned to write when any thread fails: the
+ * previous file stays.
+ *
+ * @param input the logged-in PDS (for the document records), the paths, the
+ *   `paths.atprotoJson` text, and the AppView
+ * @returns the file to write and how many posts and comments it holds
+ * @throws {DeployError} publication_missing, appview_failed, pds_request_failed
+ */
+export async function refreshComments(input: {
+  agent: PdsAgent;
+  paths: PublishingPaths;
+  atprotoJsonText: string | null;
+  appview: CommentsDeps;
+}): Promise<{ posts: number; comments: number; write: FileWrite }> {
+  const { publicationUri } = initialised(input.atprotoJsonText, input.paths.atprotoJson);
+  const documents = await listRecords(input.agent, DOCUMENT_COLLECTION);
+  const file = await readComments(documents, publicationUri, input.appview);
+  const count = (replies: readonly Comment[]): number =>
+    replies.reduce((n, c) => n + 1 + count(c.replies), 0);
+  return {
+    posts: Object.keys(file).length,
+    comments: Object.values(file).reduce((n, p) => n + count(p.replies), 0),
+    write: { path: input.paths.commentsJson, text: commentsJson(file) },
+  };
+}
+
+/** Every post's usable cover by record key; each unusable one is a warning naming its file. */
+async function readCovers(
+  posts: readonly Post[],
+  paths: PublishingPaths,
+  read: ReadBinary,
+): Promise<{ covers: Map<string, LocalBlob>; warnings: string[] }> {
+  const covers = new Map<string, LocalBlob>();
+  const warnings: string[] = [];
+  for (const post of posts) {
+    const path = coverPath(post, paths);
+    if (path === undefined) continue;
+    const out = await loadCover(path, read);
+    if ("blob" in out) covers.set(post.rkey, out.blob);
+    else {
+      warnings.push(
+        `${join(paths.content, post.file)}: ${out.problem}; the post is published without it`,
+      );
+    }
+  }
+  return { covers, warnings };
 }

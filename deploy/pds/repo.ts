@@ -1,9 +1,11 @@
 /**
  * The repository records `init` and `sync` read and write, through
- * `com.atproto.repo.getRecord`, `listRecords` and `putRecord` on the account's PDS.
+ * `com.atproto.repo.getRecord`, `listRecords`, `putRecord`, `applyWrites` and `uploadBlob` on
+ * the account's PDS.
  *
  * @module
  */
+import type { BlobRef } from "./cover.ts";
 import type { RemoteRecord } from "./document_plan.ts";
 import { type PdsAgent, XrpcError } from "./session.ts";
 
@@ -88,4 +90,55 @@ export async function putRecord(
       ...(swapCid !== undefined && { swapRecord: swapCid }),
     },
   }) as { uri: string; cid: string };
+}
+
+/** One write of an atomic {@linkcode applyWrites} batch. */
+export type RepoWrite =
+  | {
+    readonly action: "create" | "update";
+    readonly collection: string;
+    readonly rkey: string;
+    readonly value: Readonly<Record<string, unknown>>;
+  }
+  | { readonly action: "delete"; readonly collection: string; readonly rkey: string };
+
+/**
+ * Applies several writes as one repository commit: all of them or none. An announcement and
+ * the document naming it are written so, hence a crash can never leave a post announced with
+ * no record of it (which would announce it again).
+ *
+ * @param agent the logged-in PDS
+ * @param writes the writes, in order
+ */
+export async function applyWrites(agent: PdsAgent, writes: readonly RepoWrite[]): Promise<void> {
+  const $type = {
+    create: "com.atproto.repo.applyWrites#create",
+    update: "com.atproto.repo.applyWrites#update",
+    delete: "com.atproto.repo.applyWrites#delete",
+  } as const;
+  await agent.call("com.atproto.repo.applyWrites", {
+    body: {
+      repo: agent.did,
+      writes: writes.map(({ action, ...w }) => ({ $type: $type[action], ...w })),
+    },
+  });
+}
+
+/**
+ * Uploads a blob; the PDS keeps it once a record references it.
+ *
+ * @param agent the logged-in PDS
+ * @param bytes the content
+ * @param mimeType its type
+ * @returns the blob reference the PDS answers
+ */
+export async function uploadBlob(
+  agent: PdsAgent,
+  bytes: Uint8Array,
+  mimeType: string,
+): Promise<BlobRef> {
+  const out = await agent.call("com.atproto.repo.uploadBlob", {
+    body: new Blob([bytes as Uint8Array<ArrayBuffer>], { type: mimeType }),
+  }) as { blob: BlobRef };
+  return out.blob;
 }

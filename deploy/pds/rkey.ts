@@ -48,6 +48,18 @@ export function recordKeyForPath(path: string): string {
 }
 
 /**
+ * A new TID from the clock: microseconds since the epoch, and ten random bits as the clock id
+ * (what `init` names a publication, and an announcement post's key).
+ *
+ * @param nowMs milliseconds since the epoch
+ * @param random10 ten random bits (0–1023)
+ * @returns the 13-character TID
+ */
+export function tidFromClock(nowMs: number, random10: number): string {
+  return encodeTid((BigInt(Math.trunc(nowMs)) * 1000n << 10n) | BigInt(random10 & 0x3ff));
+}
+
+/**
  * Encodes a 63-bit integer as a TID: 13 sortable base32 characters, most significant first.
  *
  * @param value a non-negative integer below 2^63

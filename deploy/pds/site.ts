@@ -7,6 +7,7 @@
  */
 import type { PdsConfig } from "../config/pds_config.ts";
 import { DeployError } from "../errors.ts";
+import type { ReadBinary } from "./cover.ts";
 import type { OAuthDeps } from "./oauth.ts";
 import type { PublishingPaths } from "./publishing.ts";
 import type { SecretStore } from "./secret.ts";
@@ -18,7 +19,7 @@ export interface PdsSite {
   readonly origin: string;
   /** The checked `pds` section. */
   readonly pds: PdsConfig;
-  /** `paths.publicDir`, `paths.content`, `paths.atprotoJson`, repository-relative. */
+  /** `paths.publicDir`, `content`, `atprotoJson`, `commentsJson`, repository-relative. */
   readonly paths: PublishingPaths;
   /** The `pds.secretName` secret. */
   readonly store: SecretStore;
@@ -26,6 +27,8 @@ export interface PdsSite {
   readonly oauth: OAuthDeps;
   /** A repository file's text; null when it does not exist. */
   readFile(path: string): Promise<string | null>;
+  /** A repository file's size, and its bytes when at most `maxBytes`; null when missing. */
+  readonly readBinary: ReadBinary;
   /** Writes (creating or replacing) a repository file, creating its directory. */
   writeFile(path: string, text: string): Promise<void>;
   /** Every file under a repository directory, relative to it; empty when it does not exist. */

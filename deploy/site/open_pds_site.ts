@@ -31,12 +31,12 @@ export async function openPdsSite(ctx: CommandContext): Promise<OpenedPdsSite> {
   const settings = publishingSettings(await ctx.pds(), site.config.domain, site.site.file);
   const clients = createAwsClients(ctx.environ, site.config.region);
   const abs = (path: string) => `${ctx.repoDir}/${path}`;
-  const { publicDir, content, atprotoJson } = site.config.paths;
+  const { publicDir, content, atprotoJson, commentsJson } = site.config.paths;
   return {
     env: site.env,
     origin: siteOrigin(settings.domain, undefined)!,
     pds: settings.pds,
-    paths: { publicDir, content, atprotoJson },
+    paths: { publicDir, content, atprotoJson, commentsJson },
     store: secretsManagerStore(
       clients.client(SecretsManagerClient, "SECRETS_MANAGER"),
       settings.pds.secretName,
@@ -45,6 +45,17 @@ export async function openPdsSite(ctx: CommandContext): Promise<OpenedPdsSite> {
     oauth: { fetch: ctx.fetch, now: () => ctx.clock.now() },
     async readFile(path) {
       return await ctx.files.exists(abs(path)) ? await ctx.files.readTextFile(abs(path)) : null;
+    },
+    async readBinary(path, maxBytes) {
+      // Covers only (the file seam is for text): the size first, so a huge file is never read.
+      let size: number;
+      try {
+        size = (await Deno.stat(abs(path))).size;
+      } catch (err) {
+        if (err instanceof Deno.errors.NotFound) return null;
+        throw err;
+      }
+      return size > maxBytes ? { size } : { size, bytes: await Deno.readFile(abs(path)) };
     },
     async writeFile(path, text) {
       const full = abs(path);

@@ -4,14 +4,12 @@
  *
  * @module
  */
+import { isHttpsOrLoopbackUrl } from "@org/shared/url";
 
 /**
  * True when `url` may be used as an issuer (or a webhook endpoint): `https`, or plain `http`
  * on a loopback host (development and tests only).
  */
 export function isAllowedIssuerUrl(url: URL): boolean {
-  if (url.protocol === "https:") return true;
-  if (url.protocol !== "http:") return false;
-  return url.hostname === "localhost" || url.hostname === "[::1]" ||
-    /^127\.\d+\.\d+\.\d+$/.test(url.hostname);
+  return isHttpsOrLoopbackUrl(url);
 }

@@ -14,6 +14,7 @@ import {
 } from "../deploy/infra_world.ts";
 import { writeSiteRepo } from "../deploy/site_repo.ts";
 import { type AtprotoPeer, startAtprotoPeer } from "../support/atproto_peer.ts";
+import { freePort } from "../support/free_port.ts";
 import { createTestCa, opensslAvailable, type TestCa } from "../support/test_ca.ts";
 
 const OPENSSL = await opensslAvailable("pds CLI tests");
@@ -35,6 +36,8 @@ interface PdsWorld extends AsyncDisposable {
   run(...argv: string[]): Promise<Run>;
   /** Everything every run printed (for the no-secrets check). */
   printed: string[];
+  /** Runs the CLI as CI does: no terminal, nothing to answer a prompt. */
+  runOffTerminal(...argv: string[]): Promise<Run>;
   /** Writes a repository file. */
   write(path: string, text: string): Promise<void>;
   /** Configures the site (the peer's origin as handle resolver) with `pds` overrides. */
@@ -74,6 +77,17 @@ async function startPdsWorld(): Promise<PdsWorld> {
     async write(path, text) {
       await Deno.mkdir(join(world.root, path, ".."), { recursive: true });
       await Deno.writeTextFile(join(world.root, path), text);
+    },
+    async runOffTerminal(...argv) {
+      let stdout = "";
+      const r = await world.run(argv, {
+        fetch: fetchMapped,
+        stdinIsTty: false,
+        stdoutIsTty: false,
+        stdout: (t) => void (stdout += t),
+      });
+      printed.push(stdout, r.stderr);
+      return { ...r, stdout };
     },
     async run(...argv) {
       let stdout = "";
@@ -272,5 +286,72 @@ Deno.test({
     assert.ok(!w.world.aws.secretsManager.state.secrets.has("blog/atproto"));
     const status = ok(await w.run("pds", "secret", "status"), "status");
     assert.match(status.stdout, /does not exist: run `deploy pds keygen`/);
+  },
+});
+
+Deno.test({
+  name:
+    "pds CLI: a deploy announces a new post once, refreshes the comments before its build, and keeps them when the AppView fails; prune asks",
+  ignore: !OPENSSL,
+  async fn() {
+    await using w = await startPdsWorld();
+    await setUp(w);
+    await w.configure({ announce: { enabled: true }, comments: true, appview: w.peer.origin });
+    await w.write("content/blog/hello-world.md", post("Hello world"));
+    const publish = ok(await w.run("deploy", "--builder", "local"), "deploy with a post");
+    assert.match(publish.stdout, /1 created, 0 updated, 0 unchanged, 1 announced/);
+    const posts = w.peer.records.get("app.bsky.feed.post")!;
+    assert.equal(posts.size, 1);
+    const [announcement] = [...posts.values()];
+    assert.equal(
+      (announcement!.value.embed as { external: { uri: string } }).external.uri,
+      `https://${DOMAIN}/posts/hello-world/`,
+    );
+
+    w.peer.appview.reply(announcement!.uri, {
+      author: { did: "did:plc:bob", handle: "bob.test" },
+      text: "Welcome!",
+      createdAt: "2026-01-03T10:00:00.000Z",
+    });
+    const again = ok(await w.run("deploy", "--builder", "local"), "deploy with a reply");
+    assert.match(
+      again.stdout,
+      /Wrote src\/data\/comments\.json: 1 comment\(s\) on 1 announced post/,
+    );
+    assert.match(again.stdout, /0 created, 0 updated, 1 unchanged\./);
+    assert.equal(posts.size, 1, "a second deploy does not announce again");
+    const comments = await Deno.readTextFile(join(w.world.root, "src/data/comments.json"));
+    assert.equal(JSON.parse(comments)["/posts/hello-world/"].replies[0].text, "Welcome!");
+
+    // The AppView is gone (plain http on loopback, nobody listening): a warning, the file kept.
+    await w.configure({
+      announce: { enabled: true },
+      comments: true,
+      appview: `http://127.0.0.1:${freePort()}`,
+    });
+    const down = ok(await w.run("deploy", "--builder", "local"), "deploy without an AppView");
+    assert.match(down.stderr, /refreshing the comments failed .*\[appview_failed\]/);
+    assert.equal(await Deno.readTextFile(join(w.world.root, "src/data/comments.json")), comments);
+    const command = await w.run("pds", "comments", "--json");
+    assert.equal(JSON.parse(command.stdout).error.code, "appview_failed");
+
+    await w.write("content/blog/second.md", post("Second"));
+    const quiet = ok(await w.run("pds", "sync", "--no-announce"), "sync --no-announce");
+    assert.match(quiet.stdout, /1 created, 0 updated, 1 unchanged\./);
+    assert.equal(posts.size, 1);
+
+    await Deno.remove(join(w.world.root, "content/blog/hello-world.md"));
+    const ci = await w.runOffTerminal("pds", "sync", "--prune", "--json");
+    assert.equal(JSON.parse(ci.stdout).error.code, "confirmation_required");
+    const asked = await w.run("pds", "sync", "--prune", "--prune-announcements");
+    assert.equal(asked.code, 1, "the prompt was not answered yes");
+    assert.match(asked.stderr, /nothing was written/);
+    assert.equal(posts.size, 1);
+    const pruned = ok(
+      await w.run("pds", "sync", "--prune", "--prune-announcements", "--yes"),
+      "prune --yes",
+    );
+    assert.match(pruned.stdout, /2 deleted/);
+    assert.deepEqual([posts.size, w.peer.records.get("site.standard.document")!.size], [0, 1]);
   },
 });

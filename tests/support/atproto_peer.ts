@@ -24,6 +24,7 @@ import {
   jwtVerify,
 } from "jose";
 import { createHash } from "node:crypto";
+import { blobCid, recordCid } from "../../deploy/pds/cid.ts";
 import type { TestCa } from "./test_ca.ts";
 
 /** A record held by the peer's repository. */
@@ -31,6 +32,33 @@ export interface PeerRecord {
   readonly uri: string;
   readonly cid: string;
   readonly value: Record<string, unknown>;
+}
+
+/** A reply on the peer's AppView (someone else's post in the thread of an announcement). */
+export interface PeerReply {
+  readonly author: { did: string; handle: string; displayName?: string; avatar?: string };
+  readonly text: string;
+  readonly facets?: unknown[];
+  readonly likeCount?: number;
+  /** ISO 8601; default now. */
+  readonly createdAt?: string;
+}
+
+/**
+ * The peer's AppView (`app.bsky.feed.getPostThread`, unauthenticated, as the public AppView):
+ * the account's `app.bsky.feed.post` records are thread roots; replies are added by the test.
+ */
+export interface PeerAppView {
+  /** Adds a reply to a post (an announcement or another reply); returns its AT-URI. */
+  reply(parent: string, reply: PeerReply): string;
+  /** The post was deleted: it shows as `notFoundPost` in its thread. */
+  remove(uri: string): void;
+  /** The post's author blocks the viewer (or is blocked): it shows as `blockedPost`. */
+  block(uri: string): void;
+  /** While true, thread requests get no answer (set it back to false before stopping). */
+  hang: boolean;
+  /** How many thread requests were answered or hung. */
+  readonly threadRequests: number;
 }
 
 /** Options of {@linkcode startAtprotoPeer}. */
@@ -72,6 +100,9 @@ export interface AtprotoPeer extends AsyncDisposable {
   rotateNonce(): void;
   /** How many refresh grants succeeded. */
   readonly refreshes: number;
+  /** Uploaded blobs by CID. */
+  readonly blobs: Map<string, { mimeType: string; bytes: Uint8Array }>;
+  readonly appview: PeerAppView;
 }
 
 interface ParRequest {
@@ -104,6 +135,37 @@ interface Session {
 interface AccessToken {
   session: Session;
   expiresAt: number;
+}
+
+/**
+ * A record as a PDS answers it: stored as DAG-CBOR, whose map keys are sorted shortest first,
+ * then bytewise, so the JSON it gives back has that key order, not the writer's.
+ */
+function cborKeyOrder(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(cborKeyOrder);
+  if (value === null || typeof value !== "object") return value;
+  const keys = Object.keys(value).sort((a, b) => a.length - b.length || (a < b ? -1 : 1));
+  return Object.fromEntries(
+    keys.map((k) => [k, cborKeyOrder((value as Record<string, unknown>)[k])]),
+  );
+}
+
+/** The reference PDS's default `uploadBlob` limit (5 MB). */
+const BLOB_UPLOAD_LIMIT = 5_000_000;
+
+interface BlobRef {
+  ref: { $link: string };
+  mimeType: string;
+  size: number;
+}
+
+interface StoredReply extends PeerReply {
+  readonly uri: string;
+  readonly cid: string;
+  readonly parent: string;
+  readonly createdAt: string;
+  readonly likeCount: number;
+  state: "ok" | "deleted" | "blocked";
 }
 
 class Refused extends Error {
@@ -141,6 +203,11 @@ export function startAtprotoPeer(ca: TestCa, options: AtprotoPeerOptions = {}): 
   const spentRefresh = new Map<string, Session>();
   const accessTokens = new Map<string, AccessToken>();
   const seenJti = new Set<string>();
+  const blobs = new Map<string, { mimeType: string; bytes: Uint8Array }>();
+  const replies = new Map<string, StoredReply>();
+  let threadRequests = 0;
+  let hang = false;
+  const hung: (() => void)[] = [];
   let nonce = random();
   let refreshes = 0;
   let origin = "";
@@ -221,6 +288,9 @@ export function startAtprotoPeer(ca: TestCa, options: AtprotoPeerOptions = {}): 
     }
     if (req.method === "POST" && path === "/oauth/par") return await par(req);
     if (req.method === "POST" && path === "/oauth/token") return await token(req);
+    if (req.method === "GET" && path === "/xrpc/app.bsky.feed.getPostThread") {
+      return await getPostThread(url);
+    }
     if (path.startsWith("/xrpc/com.atproto.repo.")) return await xrpc(req, url);
     return new Response("not found", { status: 404 });
   }
@@ -426,6 +496,18 @@ export function startAtprotoPeer(ca: TestCa, options: AtprotoPeerOptions = {}): 
       });
     }
     const method = url.pathname.slice("/xrpc/".length);
+    if (method === "com.atproto.repo.uploadBlob" && req.method === "POST") {
+      const bytes = new Uint8Array(await req.arrayBuffer());
+      const mimeType = req.headers.get("content-type") ?? "application/octet-stream";
+      if (bytes.length > BLOB_UPLOAD_LIMIT) {
+        throw new Refused(400, "BlobTooLarge", "This file is too large");
+      }
+      const cid = await blobCid(bytes);
+      blobs.set(cid, { mimeType, bytes });
+      return Response.json({
+        blob: { $type: "blob", ref: { $link: cid }, mimeType, size: bytes.length },
+      }, { headers: { "dpop-nonce": nonce } });
+    }
     const input: Record<string, unknown> = req.method === "POST"
       ? await req.json()
       : Object.fromEntries(url.searchParams);
@@ -456,22 +538,197 @@ export function startAtprotoPeer(ca: TestCa, options: AtprotoPeerOptions = {}): 
       if (input.swapRecord !== undefined && existing?.cid !== input.swapRecord) {
         throw new Refused(400, "InvalidSwap", "Record was at another version");
       }
-      const value = input.record as Record<string, unknown>;
-      if (value?.$type !== collection) {
-        throw new Refused(400, "InvalidRecord", "record $type must equal the collection");
-      }
-      const record = {
-        uri: `at://${did}/${collection}/${rkey}`,
-        cid: `bafyrei${
-          createHash("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 40)
-        }`,
-        value,
-      };
+      const record = await prepare(collection, rkey, input.record);
       store.set(rkey, record);
       return Response.json({ uri: record.uri, cid: record.cid }, { headers });
     }
+    if (method === "com.atproto.repo.applyWrites" && req.method === "POST") {
+      // All or nothing: every write is checked against the repository before any is applied.
+      const writes = (input.writes ?? []) as Record<string, unknown>[];
+      const applied: { collection: string; rkey: string; record?: PeerRecord }[] = [];
+      const results = [];
+      for (const write of writes) {
+        const c = String(write.collection);
+        const rkey = String(write.rkey);
+        const exists = records.get(c)?.has(rkey) ||
+          applied.some((a) => a.collection === c && a.rkey === rkey && a.record);
+        const kind = String(write.$type).split("#")[1];
+        if (kind === "create" && exists) {
+          throw new Refused(400, "InvalidRequest", `Record already exists at ${c}/${rkey}`);
+        }
+        if ((kind === "update" || kind === "delete") && !exists) {
+          throw new Refused(400, "InvalidRequest", `Could not find record ${c}/${rkey}`);
+        }
+        if (kind === "delete") {
+          applied.push({ collection: c, rkey });
+          results.push({ $type: "com.atproto.repo.applyWrites#deleteResult" });
+        } else if (kind === "create" || kind === "update") {
+          const record = await prepare(c, rkey, write.value);
+          applied.push({ collection: c, rkey, record });
+          results.push({
+            $type: `com.atproto.repo.applyWrites#${kind}Result`,
+            uri: record.uri,
+            cid: record.cid,
+          });
+        } else throw new Refused(400, "InvalidRequest", `unknown write ${String(write.$type)}`);
+      }
+      for (const a of applied) {
+        const target = records.get(a.collection) ?? new Map<string, PeerRecord>();
+        records.set(a.collection, target);
+        if (a.record) target.set(a.rkey, a.record);
+        else target.delete(a.rkey);
+      }
+      return Response.json({ results }, { headers });
+    }
     throw new Refused(400, "MethodNotImplemented", `${method} is not served`);
   }
+
+  /**
+   * A record as the PDS stores it, refused as the reference PDS refuses: `$type` must be the
+   * collection, blobs must have been uploaded and fit the lexicon, and an `app.bsky.feed.post`
+   * must respect its text limits and facet ranges.
+   */
+  async function prepare(collection: string, rkey: string, raw: unknown): Promise<PeerRecord> {
+    const value = raw as Record<string, unknown>;
+    if (value?.$type !== collection) {
+      throw new Refused(400, "InvalidRecord", "record $type must equal the collection");
+    }
+    const thumbs = collection === "app.bsky.feed.post"
+      ? [(value.embed as { external?: { thumb?: unknown } })?.external?.thumb]
+      : [value.coverImage];
+    for (const blob of thumbs.filter((b) => b !== undefined) as BlobRef[]) {
+      const held = blobs.get(blob?.ref?.$link);
+      if (!held) throw new Refused(400, "InvalidRequest", "Could not find blob");
+      if (blob.size !== held.bytes.length || blob.mimeType !== held.mimeType) {
+        throw new Refused(400, "InvalidRecord", "blob ref does not match the upload");
+      }
+      if (blob.size > 1_000_000 || !blob.mimeType.startsWith("image/")) {
+        throw new Refused(400, "InvalidRecord", "blob too big or not an image");
+      }
+    }
+    if (collection === "app.bsky.feed.post") checkPost(value);
+    return {
+      uri: `at://${did}/${collection}/${rkey}`,
+      cid: await recordCid(value),
+      value: cborKeyOrder(value) as Record<string, unknown>,
+    };
+  }
+
+  function checkPost(value: Record<string, unknown>): void {
+    const text = value.text;
+    const size = typeof text === "string" ? new TextEncoder().encode(text).length : -1;
+    const graphemes = typeof text === "string"
+      ? [...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text)].length
+      : -1;
+    if (size < 0 || size > 3000 || graphemes > 300) {
+      throw new Refused(400, "InvalidRecord", "Record/text must not be longer than 300 graphemes");
+    }
+    if (Number.isNaN(Date.parse(String(value.createdAt)))) {
+      throw new Refused(400, "InvalidRecord", "Record/createdAt must be an valid atproto datetime");
+    }
+    for (
+      const facet of (value.facets ?? []) as { index: { byteStart: number; byteEnd: number } }[]
+    ) {
+      const { byteStart, byteEnd } = facet.index;
+      if (!(0 <= byteStart && byteStart < byteEnd && byteEnd <= size)) {
+        throw new Refused(400, "InvalidRecord", "facet index outside the text");
+      }
+    }
+  }
+
+  function threadOf(uri: string): Record<string, unknown> {
+    const reply = replies.get(uri);
+    if (reply?.state === "deleted") {
+      return { $type: "app.bsky.feed.defs#notFoundPost", uri, notFound: true };
+    }
+    if (reply?.state === "blocked") {
+      return {
+        $type: "app.bsky.feed.defs#blockedPost",
+        uri,
+        blocked: true,
+        author: { did: reply.author.did, viewer: { blockedBy: true } },
+      };
+    }
+    const own = records.get("app.bsky.feed.post")?.get(uri.slice(uri.lastIndexOf("/") + 1));
+    const record = reply
+      ? {
+        $type: "app.bsky.feed.post",
+        text: reply.text,
+        ...(reply.facets && { facets: reply.facets }),
+        createdAt: reply.createdAt,
+      }
+      : own!.value;
+    const children = [...replies.values()].filter((r) => r.parent === uri);
+    return {
+      $type: "app.bsky.feed.defs#threadViewPost",
+      post: {
+        uri,
+        cid: reply?.cid ?? own!.cid,
+        author: reply?.author ?? { did, handle },
+        record,
+        replyCount: children.length,
+        repostCount: 0,
+        likeCount: reply?.likeCount ?? 0,
+        quoteCount: 0,
+        indexedAt: reply?.createdAt ?? new Date().toISOString(),
+        labels: [],
+      },
+      replies: children.map((c) => threadOf(c.uri)),
+    };
+  }
+
+  async function getPostThread(url: URL): Promise<Response> {
+    threadRequests++;
+    if (hang) {
+      // No answer until the test lets go: the client's own timeout has to give up first.
+      await new Promise<void>((resolve) => hung.push(resolve));
+      return new Response(null, { status: 503 });
+    }
+    const uri = url.searchParams.get("uri") ?? "";
+    const own = uri.startsWith(`at://${did}/app.bsky.feed.post/`) &&
+      records.get("app.bsky.feed.post")?.has(uri.slice(uri.lastIndexOf("/") + 1));
+    const reply = replies.get(uri);
+    if ((!own && !reply) || reply?.state === "deleted") {
+      return Response.json({ error: "NotFound", message: `Post not found: ${uri}` }, {
+        status: 400,
+      });
+    }
+    return Response.json({ thread: threadOf(uri) });
+  }
+
+  const appview: PeerAppView = {
+    get hang() {
+      return hang;
+    },
+    set hang(value: boolean) {
+      hang = value;
+      if (!value) hung.splice(0).forEach((resolve) => resolve());
+    },
+    get threadRequests() {
+      return threadRequests;
+    },
+    reply(parent, reply) {
+      const uri = `at://${reply.author.did}/app.bsky.feed.post/${random().slice(0, 13)}`;
+      replies.set(uri, {
+        ...reply,
+        uri,
+        cid: `bafyrei${createHash("sha256").update(uri).digest("hex").slice(0, 52)}`,
+        parent,
+        createdAt: reply.createdAt ?? new Date().toISOString(),
+        likeCount: reply.likeCount ?? 0,
+        state: "ok",
+      });
+      return uri;
+    },
+    remove(uri) {
+      const reply = replies.get(uri);
+      if (reply) reply.state = "deleted";
+      else records.get("app.bsky.feed.post")?.delete(uri.slice(uri.lastIndexOf("/") + 1));
+    },
+    block(uri) {
+      replies.get(uri)!.state = "blocked";
+    },
+  };
 
   return {
     origin,
@@ -480,6 +737,8 @@ export function startAtprotoPeer(ca: TestCa, options: AtprotoPeerOptions = {}): 
     records,
     requests,
     refusals,
+    blobs,
+    appview,
     get refreshes() {
       return refreshes;
     },
@@ -523,6 +782,7 @@ export function startAtprotoPeer(ca: TestCa, options: AtprotoPeerOptions = {}): 
       nonce = random();
     },
     async [Symbol.asyncDispose]() {
+      appview.hang = false; // a hung thread request would hold the shutdown
       await server.shutdown();
     },
   };

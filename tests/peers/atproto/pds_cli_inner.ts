@@ -40,7 +40,11 @@ async function pdsRecords(pds: PdsWorld, did: string, collection: string) {
   url.searchParams.set("collection", collection);
   const res = await pds.ca.fetch(url);
   assert.equal(res.status, 200, await res.clone().text());
-  return (await res.json()).records as { uri: string; value: Record<string, unknown> }[];
+  return (await res.json()).records as {
+    uri: string;
+    cid: string;
+    value: Record<string, unknown>;
+  }[];
 }
 
 Deno.test("reference PDS: pds login through its consent page (denied, then authorized), init, sync and a token refresh write real records", async () => {
@@ -170,6 +174,75 @@ Deno.test("reference PDS: pds login through its consent page (denied, then autho
     assert.notEqual(after.refreshToken, before.refreshToken);
     assert.notEqual(after.accessToken, before.accessToken);
     assert.deepEqual(await titles(), ["Hello, world!", "Second, refreshed"]);
+
+    // Announcing: the PDS validates app.bsky.feed.post (text, facets, the thumb blob against
+    // the lexicon) and computes the post's CID itself; the document's bskyPostRef must name it.
+    await world.configure({
+      siteName: "blog",
+      region: "eu-west-1",
+      app: "blog",
+      domain: SITE_HOST,
+      paths: { publicDir: "src", content: "content/blog", atprotoJson: "data/atproto.json" },
+      pds: {
+        name: "Peer blog",
+        handleResolver: pds.pdsUrl,
+        announce: { enabled: true, template: "👨‍👩‍👧 e\u0301 {title}: {description} {url}" },
+      },
+    });
+    const png = Uint8Array.from(
+      atob(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==",
+      ),
+      (c) => c.charCodeAt(0),
+    );
+    await Deno.mkdir(join(world.root, "content/blog/trip"), { recursive: true });
+    await Deno.writeFile(join(world.root, "content/blog/trip/cover.png"), png);
+    await Deno.writeFile(join(world.root, "src/huge.png"), new Uint8Array(1_000_001));
+    await write(
+      "content/blog/trip/index.md",
+      post("Trip").replace("---\nBody", "cover: ./cover.png\ntags: [travel, maps]\n---\nBody"),
+    );
+    await write(
+      "content/blog/huge.md",
+      post("Huge").replace("---\nBody", "cover: /huge.png\n---\nBody"),
+    );
+    const announced = await attempt("pds", "sync");
+    assert.equal(announced.code, 0, announced.stderr);
+    assert.match(announced.stdout, /2 created, 0 updated, 2 unchanged, 2 announced/);
+    assert.match(
+      announced.stderr,
+      /content\/blog\/huge\.md: cover src\/huge\.png is 1000001 bytes/,
+    );
+    const bsky = await pdsRecords(pds, did, "app.bsky.feed.post");
+    assert.equal(bsky.length, 2);
+    const docs = await pdsRecords(pds, did, "site.standard.document");
+    const trip = docs.find((d) => d.value.path === "/posts/trip/")!;
+    const tripPost = bsky.find((p) => p.uri === (trip.value.bskyPostRef as { uri: string }).uri)!;
+    assert.deepEqual(trip.value.bskyPostRef, { uri: tripPost.uri, cid: tripPost.cid });
+    assert.deepEqual(trip.value.tags, ["travel", "maps"]);
+    const card = (tripPost.value.embed as { external: { thumb: { ref: { $link: string } } } })
+      .external;
+    assert.equal(
+      card.thumb.ref.$link,
+      (trip.value.coverImage as { ref: { $link: string } }).ref.$link,
+    );
+    assert.match(tripPost.value.text as string, /^👨‍👩‍👧 e\u0301 Trip: About Trip https:\/\//u);
+    assert.match(await run("pds", "sync"), /0 created, 0 updated, 4 unchanged\./);
+    assert.equal((await pdsRecords(pds, did, "app.bsky.feed.post")).length, 2, "never twice");
+
+    await Deno.remove(join(world.root, "content/blog/trip"), { recursive: true });
+    await Deno.remove(join(world.root, "content/blog/huge.md"));
+    assert.match(await run("pds", "sync", "--prune", "--yes"), /2 deleted/);
+    assert.equal((await pdsRecords(pds, did, "app.bsky.feed.post")).length, 2);
+    await write("content/blog/gone.md", post("Gone"));
+    await run("pds", "sync");
+    await Deno.remove(join(world.root, "content/blog/gone.md"));
+    assert.match(
+      await run("pds", "sync", "--prune", "--prune-announcements", "--yes"),
+      /2 deleted/,
+    );
+    assert.equal((await pdsRecords(pds, did, "app.bsky.feed.post")).length, 2);
+    assert.deepEqual((await titles()).length, 2);
   } catch (err) {
     throw new Error(`${err}\n--- PDS output ---\n${pds.pdsLog().slice(-4000)}`, { cause: err });
   } finally {
