@@ -30,7 +30,12 @@ import type {
 } from "../store/store.ts";
 import { operatorActor } from "../audit/audit_trail.ts";
 import { type AuditView, auditView } from "../audit/audit_view.ts";
-import { type DeliveryView, deliveryView, parseDeliveryId } from "../webhooks/delivery_view.ts";
+import {
+  deliveryId,
+  type DeliveryView,
+  deliveryView,
+  parseDeliveryId,
+} from "../webhooks/delivery_view.ts";
 import { auditOperatorAction } from "./audit.ts";
 import {
   checkClaimsSize,
@@ -137,7 +142,7 @@ export class AdminOperations {
     };
     const record = this.#record(operator, "user.create", user.id, { provider: user.provider });
     const events = this.deps.webhooks.userCreated(user, "admin", operatorActor(operator));
-    if (!(await this.deps.store.users.create(user, [...events, record])).ok) {
+    if (!(await this.deps.store.users.create(user, [record, ...events])).ok) {
       throw conflict(
         `A user with provider "${input.provider}" and this external_id already exists`,
       );
@@ -168,10 +173,9 @@ export class AdminOperations {
   async listDeliveries(query: DeliveryQuery, limit: number): Promise<DeliveryPage> {
     const page = pageOf(await this.deps.store.outbox.deliveries(query, limit + 1), limit);
     const urls = this.#endpointUrls();
-    const deliveries = page.shown.map((d) => deliveryView(d, urls));
     return {
-      deliveries,
-      next_cursor: page.last && encodeCursor(deliveries[deliveries.length - 1]!.id, "d1"),
+      deliveries: page.shown.map((d) => deliveryView(d, urls)),
+      next_cursor: page.last && encodeCursor(deliveryId(page.last.id, page.last.endpoint), "d1"),
     };
   }
 
@@ -328,7 +332,7 @@ export class AdminOperations {
     const record = this.#record(operator, "session.revoke", userId, { session: sid });
     const revoked = this.deps.webhooks.revocation("admin", operatorActor(operator));
     if (
-      !await sessions.revokeFamily(sid, this.deps.clock.now(), (f) => [...revoked(f), record])
+      !await sessions.revokeFamily(sid, this.deps.clock.now(), (f) => [record, ...revoked(f)])
     ) {
       throw resourceNotFound("session");
     }
@@ -414,7 +418,7 @@ export class AdminOperations {
     let record: AuditRecord | undefined;
     const records = (before: UserRecord, after: UserRecord) => {
       record = this.#record(operator, action, before.id, details(before));
-      return [...this.deps.webhooks.userChanged(before, after, operatorActor(operator)), record];
+      return [record, ...this.deps.webhooks.userChanged(before, after, operatorActor(operator))];
     };
     const user = isUserId(id) ? await this.deps.store.users.update(id, change, records) : undefined;
     if (!user) throw resourceNotFound("user");
@@ -455,7 +459,7 @@ export async function deleteUserRecord(
   const user = await deps.store.users.update(id, (u) => {
     before = u.status;
     return { ...u, status: "Deleted" };
-  }, (b, a) => [...deps.webhooks.userChanged(b, a, actor), ...also(b)]);
+  }, (b, a) => [...also(b), ...deps.webhooks.userChanged(b, a, actor)]);
   if (!user) return undefined;
   // Status first, then sessions: a refresh racing the delete is refused on its next use.
   const revoked = await endUserAccess(deps, user.id, reason, actor);
