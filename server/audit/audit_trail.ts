@@ -8,15 +8,17 @@
  * @module
  */
 import type { Clock, Random } from "@org/shared";
-import type { OperatorPrincipal } from "../auth/operator_gate.ts";
 import { createIdFactory, type IdFactory } from "../store/ids.ts";
 import type { Actor, AuditRecord } from "../store/store.ts";
 
 /** The service itself, the actor of what it decides on its own (reuse detection). */
 export const SERVICE_ACTOR: Actor = { type: "service", id: "token-exchange" };
 
-/** The actor of what `operator` does. */
-export function operatorActor(operator: OperatorPrincipal): Actor {
+/**
+ * The actor of what `operator` (an `OperatorPrincipal`, typed by shape so the audit trail
+ * depends on nothing of the gate's) does.
+ */
+export function operatorActor(operator: { readonly subject: string }): Actor {
   return { type: "operator", id: operator.subject };
 }
 

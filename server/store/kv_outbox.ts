@@ -13,7 +13,7 @@ import type {
 import { isAuditRecord } from "./store.ts";
 import { expireIn, K } from "./kv_keys.ts";
 import { queueAudit } from "./kv_audit.ts";
-import { requeued, settledRecord } from "./delivery_records.ts";
+import { queued, requeued, settledRecord } from "./delivery_records.ts";
 
 /**
  * Adds `records` to the atomic operation `op`, so they commit with the change it makes (or
@@ -29,13 +29,7 @@ export function queueOutbox(
       queueAudit(op, r);
       continue;
     }
-    const pending: PendingDelivery = { ...r, attempts: 0, next_attempt_at: r.created_at };
-    const delivery: DeliveryRecord = {
-      ...r,
-      state: "pending",
-      attempts: [],
-      next_attempt_at: r.created_at,
-    };
+    const [delivery, pending] = queued(r);
     op.check({ key: K.outbox(r.endpoint, r.id), versionstamp: null })
       .set(K.outbox(r.endpoint, r.id), pending)
       .check({ key: K.delivery(r.id, r.endpoint), versionstamp: null })

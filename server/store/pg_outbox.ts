@@ -13,7 +13,7 @@ import type {
 import { isAuditRecord } from "./store.ts";
 import { json, type Sql } from "./pg_connection.ts";
 import { insertAudit } from "./pg_audit.ts";
-import { requeued, settledRecord } from "./delivery_records.ts";
+import { queued, requeued, settledRecord } from "./delivery_records.ts";
 
 /**
  * Inserts `records` inside the transaction `tx`, so they commit with the change it makes (or
@@ -29,11 +29,11 @@ export async function insertOutbox(
       await insertAudit(tx, r);
       continue;
     }
-    const pending: PendingDelivery = { ...r, attempts: 0, next_attempt_at: r.created_at };
+    const [delivery, pending] = queued(r);
     await tx`
       insert into webhook_outbox (endpoint, id, record)
       values (${r.endpoint}, ${r.id}, ${json(tx, pending)})`;
-    await putDelivery(tx, { ...r, state: "pending", attempts: [], next_attempt_at: r.created_at });
+    await putDelivery(tx, delivery);
   }
 }
 
