@@ -304,5 +304,5 @@ Deno.test("admin console: the audit and webhooks pages refuse a bad filter with 
     headers: { cookie },
   });
   assert.equal(ok.status, 200);
-  assert.match(await ok.text(), /<code>console\.login<\/code>/);
+  assert.match(await ok.text(), /<code class="nowrap">console\.login<\/code>/);
 });
