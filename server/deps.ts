@@ -5,6 +5,7 @@ import type { Metrics } from "./metrics/metrics.ts";
 import type { ProviderClient } from "./providers/provider_client.ts";
 import type { Store } from "./store/store.ts";
 import type { WebhookEvents } from "./webhooks/events.ts";
+import type { AuditTrail } from "./audit/audit_trail.ts";
 
 /**
  * Everything request handling depends on, built once per process by `buildService` and
@@ -23,6 +24,11 @@ export interface ServiceDeps {
   readonly log: Logger;
   /** This process's counters and histograms (`GET /internal/metrics`). */
   readonly metrics: Metrics;
-  /** Builds the webhook messages a write commits to the outbox (none when none is configured). */
+  /**
+   * Builds what a security event commits: its webhook messages (none when no endpoint
+   * subscribed) and its audit record.
+   */
   readonly webhooks: WebhookEvents;
+  /** Builds the audit records of operator actions (`audit.retention`). */
+  readonly audit: AuditTrail;
 }

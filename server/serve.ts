@@ -294,6 +294,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       webhooks = new WebhookSender({
         ...deps,
         endpoints: config.webhooks.endpoints,
+        retentionMs: config.webhooks.retention * 1000,
         owner: createIdFactory(clock, random).ulid(),
       });
       webhookJob = scheduleWebhookSender(webhooks, scheduler, log);

@@ -8,6 +8,7 @@ import type { Fetch } from "./providers/provider_fetch.ts";
 import type { Store } from "./store/store.ts";
 import { Metrics } from "./metrics/metrics.ts";
 import { WebhookEvents } from "./webhooks/events.ts";
+import { AuditTrail } from "./audit/audit_trail.ts";
 
 /** What the process provides to the service: the opened store and the outside world. */
 export interface Runtime {
@@ -95,6 +96,7 @@ export async function buildService(
   const { store } = runtime;
   const keys = await loadKeyManager(await keyManagerOptions(config, runtime));
   const providers = await createProviderClients(config.providers, runtime);
+  const audit = new AuditTrail(config.audit.retention, runtime.clock, runtime.random);
   return {
     config: { ...config, server: { ...config.server, issuer } },
     store,
@@ -104,6 +106,7 @@ export async function buildService(
     random: runtime.random,
     log: runtime.log,
     metrics: new Metrics(),
-    webhooks: new WebhookEvents(config.webhooks.endpoints, runtime.clock, runtime.random),
+    webhooks: new WebhookEvents(config.webhooks.endpoints, runtime.clock, runtime.random, audit),
+    audit,
   };
 }

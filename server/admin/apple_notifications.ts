@@ -1,7 +1,7 @@
 import type { JWTPayload } from "jose";
 import { deleteUserRecord } from "./operations.ts";
 import type { ServiceDeps } from "../deps.ts";
-import type { UserRecord } from "../store/store.ts";
+import type { Actor, UserRecord } from "../store/store.ts";
 
 /**
  * Oldest `iat` (seconds) accepted on a notification: Apple delivers within seconds and retries
@@ -86,9 +86,10 @@ export async function applyAppleEvent(
     return "unknown_user";
   }
   const now = deps.clock.now();
-  const revokedMessages = deps.webhooks.revocation("apple_notification");
+  const apple: Actor = { type: "provider", id: provider };
+  const revokedMessages = deps.webhooks.revocation("apple_notification", apple);
   const changedMessages = (before: UserRecord, after: UserRecord) =>
-    deps.webhooks.userChanged(before, after);
+    deps.webhooks.userChanged(before, after, apple);
   switch (event.type as AppleEventType) {
     case "consent-revoked": {
       const revoked = await sessions.revokeAllOfUser(user.id, now, revokedMessages);
@@ -96,7 +97,7 @@ export async function applyAppleEvent(
       return "revoked";
     }
     case "account-delete": {
-      const deleted = await deleteUserRecord(deps, user.id, "apple_notification");
+      const deleted = await deleteUserRecord(deps, user.id, apple, "apple_notification");
       deps.log.info("apple account deleted: user deleted, sessions revoked", {
         user: user.id,
         revoked: deleted?.revoked ?? 0,

@@ -13,6 +13,7 @@ import { jsonResponse, NO_STORE, TOKEN_HEADERS } from "../http/json_response.ts"
 import type { Route } from "../http/router.ts";
 import { introspectToken } from "../sessions/introspect.ts";
 import type { AdminOperations } from "./operations.ts";
+import { parseAuditQuery, parseDeliveryQuery } from "./list_queries.ts";
 import {
   parseClaims,
   parseJsonObject,
@@ -43,6 +44,11 @@ const json = (body: unknown, status = 200) => Response.json(body, { status, head
  * - users and claims: `/internal/users`, `/internal/users/{id}`, `…/{id}/claims`;
  * - sessions: `GET /internal/users/{id}/sessions` (`{sessions: [SessionView…]}`, live ones,
  *   oldest first) and `DELETE /internal/users/{id}/sessions/{sid}` (`{id, revoked: true}`);
+ * - `GET /internal/audit` (`{records, next_cursor}`, newest first, filtered by `actor`,
+ *   `action`, `user`, `from`, `to`);
+ * - `GET /internal/webhooks/deliveries` (`{deliveries, next_cursor}`, newest first, filtered
+ *   by `endpoint`, `type`, `state`) and `POST /internal/webhooks/deliveries/{id}/redeliver`
+ *   (202 with the delivery, queued again; idempotent while it is pending);
  * - `GET /internal/stats`, `POST /internal/sessions/cleanup` (one bounded batch of the sweep
  *   `serve` also runs hourly: `{deleted: N}`), `GET /internal/metrics` (Prometheus text);
  * - `POST /internal/introspect` (RFC 7662): the form-encoded `token` (required; an empty one
@@ -107,6 +113,19 @@ export function internalRoutes(
       await ops.revokeSession(operator, p.id!, p.sid!);
       return json({ id: p.sid!, revoked: true });
     }],
+    ["GET", "/internal/audit", async (req) => {
+      const { query, limit } = parseAuditQuery(new URL(req.url).searchParams);
+      return json(await ops.listAudit(query, limit));
+    }],
+    ["GET", "/internal/webhooks/deliveries", async (req) => {
+      const { query, limit } = parseDeliveryQuery(new URL(req.url).searchParams);
+      return json(await ops.listDeliveries(query, limit));
+    }],
+    [
+      "POST",
+      "/internal/webhooks/deliveries/{id}/redeliver",
+      async (_req, _info, p, { operator }) => json(await ops.redeliver(operator, p.id!), 202),
+    ],
     ["GET", "/internal/stats", async () => json(await ops.stats())],
     [
       "POST",

@@ -3,6 +3,7 @@
  * admin work on the store. The internal API's routes (`internal_routes.ts`) parse a request,
  * call one of these and answer its result as JSON; the console's pages call them and render
  * the result. Every change is made on behalf of an authenticated operator and writes its
+ * audit record (in the store, in the same commit as the change where there is one) and its
  * audit line here, so both front ends audit alike.
  *
  * Inputs are already validated (`user_input.ts`); what needs the stored state to decide (an
@@ -17,7 +18,24 @@ import { conflict, resourceNotFound } from "../errors.ts";
 import { accessTokenPayload } from "../grants/issue_tokens.ts";
 import { isLiveSession } from "../sessions/live_session.ts";
 import { type IdFactory, isSessionId, isUserId } from "../store/ids.ts";
-import type { SessionFamily, StoredKey, UserRecord } from "../store/store.ts";
+import type {
+  Actor,
+  AuditQuery,
+  AuditRecord,
+  DeliveryQuery,
+  SessionFamily,
+  SideRecord,
+  StoredKey,
+  UserRecord,
+} from "../store/store.ts";
+import { operatorActor } from "../audit/audit_trail.ts";
+import { type AuditView, auditView } from "../audit/audit_view.ts";
+import {
+  deliveryId,
+  type DeliveryView,
+  deliveryView,
+  parseDeliveryId,
+} from "../webhooks/delivery_view.ts";
 import { auditOperatorAction } from "./audit.ts";
 import {
   checkClaimsSize,
@@ -47,6 +65,18 @@ export interface UserPage {
   readonly next_cursor: string | null;
 }
 
+/** One page of the audit trail, newest first (`GET /internal/audit`). */
+export interface AuditPage {
+  readonly records: AuditView[];
+  readonly next_cursor: string | null;
+}
+
+/** One page of webhook deliveries, newest message first (`GET /internal/webhooks/deliveries`). */
+export interface DeliveryPage {
+  readonly deliveries: DeliveryView[];
+  readonly next_cursor: string | null;
+}
+
 /** What {@linkcode AdminOperations.stats} counts (`GET /internal/stats`). */
 export interface StatsView {
   /** `total` and one count per status (every known status, 0 when none). */
@@ -71,7 +101,10 @@ export interface SigningKeys {
 
 /** What the operations depend on. */
 export type AdminDeps =
-  & Pick<ServiceDeps, "store" | "clock" | "log" | "config" | "keys" | "random" | "webhooks">
+  & Pick<
+    ServiceDeps,
+    "store" | "clock" | "log" | "config" | "keys" | "random" | "webhooks" | "audit"
+  >
   & { readonly ids: IdFactory };
 
 type Claims = Readonly<Record<string, unknown>>;
@@ -107,27 +140,64 @@ export class AdminOperations {
       created_at: now,
       updated_at: now,
     };
-    if (
-      !(await this.deps.store.users.create(user, this.deps.webhooks.userCreated(user, "admin"))).ok
-    ) {
+    const record = this.#record(operator, "user.create", user.id, { provider: user.provider });
+    const events = this.deps.webhooks.userCreated(user, "admin", operatorActor(operator));
+    if (!(await this.deps.store.users.create(user, [record, ...events])).ok) {
       throw conflict(
         `A user with provider "${input.provider}" and this external_id already exists`,
       );
     }
-    this.#audit(operator, "user.create", { user: user.id, provider: user.provider });
+    this.#log(operator, record);
     return userView(user);
   }
 
   /** Users after the user `after` (an id, from the cursor), at most `limit`. */
   async listUsers(after: string | undefined, limit: number): Promise<UserPage> {
-    // One extra row says whether another page exists, without counting the rest.
-    const page = await this.deps.store.users.list(after, limit + 1);
-    const more = page.length > limit;
-    const shown = more ? page.slice(0, limit) : page;
+    const page = pageOf(await this.deps.store.users.list(after, limit + 1), limit);
     return {
-      users: shown.map(userView),
-      next_cursor: more ? encodeCursor(shown[shown.length - 1]!.id) : null,
+      users: page.shown.map(userView),
+      next_cursor: page.last && encodeCursor(page.last.id),
     };
+  }
+
+  /** The audit records matching `query`, newest first, at most `limit`. */
+  async listAudit(query: AuditQuery, limit: number): Promise<AuditPage> {
+    const page = pageOf(await this.deps.store.audit.list(query, limit + 1), limit);
+    return {
+      records: page.shown.map(auditView),
+      next_cursor: page.last && encodeCursor(page.last.id, "a1"),
+    };
+  }
+
+  /** The webhook deliveries matching `query`, newest message first, at most `limit`. */
+  async listDeliveries(query: DeliveryQuery, limit: number): Promise<DeliveryPage> {
+    const page = pageOf(await this.deps.store.outbox.deliveries(query, limit + 1), limit);
+    const urls = this.#endpointUrls();
+    return {
+      deliveries: page.shown.map((d) => deliveryView(d, urls)),
+      next_cursor: page.last && encodeCursor(deliveryId(page.last.id, page.last.endpoint), "d1"),
+    };
+  }
+
+  /**
+   * Queues the delivery `id` again, due now, with a fresh 24-hour retry window (its attempts so
+   * far kept); a delivery still pending is left as it is, so asking twice queues it once.
+   * 404 `not_found` for an id that names no delivery.
+   */
+  async redeliver(operator: OperatorPrincipal, id: string): Promise<DeliveryView> {
+    const named = parseDeliveryId(id);
+    if (named === undefined) throw resourceNotFound("delivery");
+    const [message, endpoint] = named;
+    const record = this.#record(operator, "webhook.redeliver", undefined, {
+      delivery: id,
+      message,
+      endpoint,
+    });
+    const now = this.deps.clock.now();
+    const done = await this.deps.store.outbox.redeliver(endpoint, message, now, [record]);
+    if (done === undefined) throw resourceNotFound("delivery");
+    if (done.requeued) this.#log(operator, record);
+    return deliveryView(done.record, this.#endpointUrls());
   }
 
   /** Users found by id, provider and external id, or email (see `user_lookup.ts`). */
@@ -147,20 +217,20 @@ export class AdminOperations {
    * used meanwhile work again after reactivation.
    */
   async patchUser(operator: OperatorPrincipal, id: string, patch: UserPatch): Promise<UserView> {
-    let before = "";
-    const user = await this.#update(id, (u) => {
-      before = u.status;
-      return { ...u, ...patch };
-    });
+    const { user, record } = await this.#update(
+      operator,
+      id,
+      (u) => ({ ...u, ...patch }),
+      "user.update",
+      (before) => ({
+        fields: Object.keys(patch),
+        ...(patch.status === undefined ? {} : { status: patch.status, from: before.status }),
+      }),
+    );
     const revoked = user.status === "Deleted"
-      ? await endUserAccess(this.deps, user.id, "user_deleted")
+      ? await endUserAccess(this.deps, user.id, "user_deleted", operatorActor(operator))
       : 0;
-    this.#audit(operator, "user.update", {
-      user: user.id,
-      fields: Object.keys(patch),
-      ...(patch.status === undefined ? {} : { status: patch.status, from: before }),
-      ...(revoked > 0 ? { revoked_sessions: revoked } : {}),
-    });
+    this.#log(operator, record, revoked > 0 ? { revoked_sessions: revoked } : {});
     return userView(user);
   }
 
@@ -169,15 +239,17 @@ export class AdminOperations {
    * provider tokens ({@linkcode deleteUserRecord}).
    */
   async deleteUser(operator: OperatorPrincipal, id: string): Promise<UserView> {
-    const deleted = isUserId(id) ? await deleteUserRecord(this.deps, id) : undefined;
+    let record: AuditRecord | undefined;
+    const audited = (before: UserRecord) => {
+      record = this.#record(operator, "user.delete", before.id, { from: before.status });
+      return [record];
+    };
+    const deleted = isUserId(id)
+      ? await deleteUserRecord(this.deps, id, operatorActor(operator), "user_deleted", audited)
+      : undefined;
     if (!deleted) throw resourceNotFound("user");
-    const { user, before, revoked } = deleted;
-    this.#audit(operator, "user.delete", {
-      user: user.id,
-      from: before,
-      revoked_sessions: revoked,
-    });
-    return userView(user);
+    this.#log(operator, record!, { revoked_sessions: deleted.revoked });
+    return userView(deleted.user);
   }
 
   /** The user's private claims. */
@@ -187,26 +259,44 @@ export class AdminOperations {
 
   /** Replaces the user's claims; the new claims. */
   async replaceClaims(operator: OperatorPrincipal, id: string, claims: Claims): Promise<Claims> {
-    const user = await this.#update(id, (u) => ({ ...u, claims }));
-    this.#audit(operator, "claims.replace", { user: user.id, claims: Object.keys(claims) });
+    const { user, record } = await this.#update(
+      operator,
+      id,
+      (u) => ({ ...u, claims }),
+      "claims.replace",
+      () => ({ claims: Object.keys(claims) }),
+    );
+    this.#log(operator, record);
     return user.claims;
   }
 
   /** Merges `patch` into the claims (`null` deletes one); 400 when the result is too large. */
   async mergeClaims(operator: OperatorPrincipal, id: string, patch: Claims): Promise<Claims> {
-    const user = await this.#update(id, (u) => {
-      const claims = mergeClaims(u.claims, patch);
-      checkClaimsSize(claims);
-      return { ...u, claims };
-    });
-    this.#audit(operator, "claims.merge", { user: user.id, claims: Object.keys(patch) });
+    const { user, record } = await this.#update(
+      operator,
+      id,
+      (u) => {
+        const claims = mergeClaims(u.claims, patch);
+        checkClaimsSize(claims);
+        return { ...u, claims };
+      },
+      "claims.merge",
+      () => ({ claims: Object.keys(patch) }),
+    );
+    this.#log(operator, record);
     return user.claims;
   }
 
   /** Removes every claim; the (empty) claims. */
   async clearClaims(operator: OperatorPrincipal, id: string): Promise<Claims> {
-    const user = await this.#update(id, (u) => ({ ...u, claims: {} }));
-    this.#audit(operator, "claims.clear", { user: user.id });
+    const { user, record } = await this.#update(
+      operator,
+      id,
+      (u) => ({ ...u, claims: {} }),
+      "claims.clear",
+      () => ({}),
+    );
+    this.#log(operator, record);
     return user.claims;
   }
 
@@ -239,11 +329,14 @@ export class AdminOperations {
     if (!family || family.user_id !== userId || !isLiveSession(family, this.deps.clock.now())) {
       throw resourceNotFound("session");
     }
-    const messages = this.deps.webhooks.revocation("admin");
-    if (!await sessions.revokeFamily(sid, this.deps.clock.now(), messages)) {
+    const record = this.#record(operator, "session.revoke", userId, { session: sid });
+    const revoked = this.deps.webhooks.revocation("admin", operatorActor(operator));
+    if (
+      !await sessions.revokeFamily(sid, this.deps.clock.now(), (f) => [record, ...revoked(f)])
+    ) {
       throw resourceNotFound("session");
     }
-    this.#audit(operator, "session.revoke", { user: userId, session: sid });
+    this.#log(operator, record);
   }
 
   /** Users per status and live sessions, from counters (no scan). */
@@ -263,7 +356,10 @@ export class AdminOperations {
   /** One bounded batch of the store's housekeeping; how many sessions it deleted. */
   async sweepExpired(operator: OperatorPrincipal): Promise<number> {
     const deleted = await this.deps.store.housekeeping.sweepExpired(this.deps.clock.now());
-    this.#audit(operator, "sessions.cleanup", { deleted });
+    // The sweep is many commits of its own: its record follows them.
+    const record = this.#record(operator, "sessions.cleanup", undefined, { deleted });
+    await this.deps.store.audit.append([record]);
+    this.#log(operator, record);
     return deleted;
   }
 
@@ -273,8 +369,31 @@ export class AdminOperations {
     return { keys: ring?.keys ?? [], activeKid: this.deps.keys.activeKid };
   }
 
-  #audit(operator: OperatorPrincipal, action: string, fields: Readonly<Record<string, unknown>>) {
-    auditOperatorAction(this.deps.log, operator, action, fields);
+  /** The audit record of `action` by `operator`, to commit with the change. */
+  #record(
+    operator: OperatorPrincipal,
+    action: string,
+    user: string | undefined,
+    details: Readonly<Record<string, unknown>>,
+  ): AuditRecord {
+    return this.deps.audit.record(operatorActor(operator), action, user, details);
+  }
+
+  /** The audit line of a committed `record` (with `extra` known only after the commit). */
+  #log(
+    operator: OperatorPrincipal,
+    record: AuditRecord,
+    extra: Readonly<Record<string, unknown>> = {},
+  ): void {
+    auditOperatorAction(this.deps.log, operator, record.action, {
+      ...(record.user === undefined ? {} : { user: record.user }),
+      ...record.details,
+      ...extra,
+    });
+  }
+
+  #endpointUrls(): Map<string, string> {
+    return new Map(this.deps.config.webhooks.endpoints.map((e) => [e.id, e.url]));
   }
 
   async #get(id: string): Promise<UserRecord> {
@@ -284,14 +403,26 @@ export class AdminOperations {
     return user;
   }
 
-  async #update(id: string, change: (u: UserRecord) => UserRecord): Promise<UserRecord> {
-    const messages = (before: UserRecord, after: UserRecord) =>
-      this.deps.webhooks.userChanged(before, after);
-    const user = isUserId(id)
-      ? await this.deps.store.users.update(id, change, messages)
-      : undefined;
+  /**
+   * Applies `change` to the user, committing its events and the audit record of `action` (with
+   * `details` of the user as it was) in the same commit.
+   */
+  async #update(
+    operator: OperatorPrincipal,
+    id: string,
+    change: (u: UserRecord) => UserRecord,
+    action: string,
+    details: (before: UserRecord) => Readonly<Record<string, unknown>>,
+  ): Promise<{ user: UserRecord; record: AuditRecord }> {
+    // The store may run this again after a lost race: the record committed is the last one.
+    let record: AuditRecord | undefined;
+    const records = (before: UserRecord, after: UserRecord) => {
+      record = this.#record(operator, action, before.id, details(before));
+      return [record, ...this.deps.webhooks.userChanged(before, after, operatorActor(operator))];
+    };
+    const user = isUserId(id) ? await this.deps.store.users.update(id, change, records) : undefined;
     if (!user) throw resourceNotFound("user");
-    return user;
+    return { user, record: record! };
   }
 }
 
@@ -312,21 +443,26 @@ export interface DeletedUser {
  *
  * @param deps store, clock and logger
  * @param id the user's id
+ * @param actor who deletes (its audit records name them)
+ * @param reason the revoked sessions' reason
+ * @param also records to commit with the status change (an operator action's audit record)
  * @returns what was done, or `undefined` when no user has `id`
  */
 export async function deleteUserRecord(
   deps: Pick<ServiceDeps, "store" | "clock" | "log" | "webhooks">,
   id: string,
+  actor: Actor,
   reason: RevocationReason = "user_deleted",
+  also: (before: UserRecord) => readonly SideRecord[] = () => [],
 ): Promise<DeletedUser | undefined> {
   let before = "";
   const user = await deps.store.users.update(id, (u) => {
     before = u.status;
     return { ...u, status: "Deleted" };
-  }, (b, a) => deps.webhooks.userChanged(b, a));
+  }, (b, a) => [...also(b), ...deps.webhooks.userChanged(b, a, actor)]);
   if (!user) return undefined;
   // Status first, then sessions: a refresh racing the delete is refused on its next use.
-  const revoked = await endUserAccess(deps, user.id, reason);
+  const revoked = await endUserAccess(deps, user.id, reason, actor);
   return { user, before, revoked };
 }
 
@@ -335,12 +471,13 @@ async function endUserAccess(
   deps: Pick<ServiceDeps, "store" | "clock" | "log" | "webhooks">,
   userId: string,
   reason: RevocationReason,
+  actor: Actor,
 ): Promise<number> {
   const now = deps.clock.now();
   const revoked = await deps.store.sessions.revokeAllOfUser(
     userId,
     now,
-    deps.webhooks.revocation(reason),
+    deps.webhooks.revocation(reason, actor),
   );
   try {
     if (await deps.store.providerTokens.queue(userId, now)) {
@@ -351,6 +488,16 @@ async function endUserAccess(
     deps.log.error("queueing the provider token revocation failed", { user: userId, err });
   }
   return revoked;
+}
+
+/**
+ * The first `limit` of `rows` (read with one extra row, which says whether another page exists
+ * without counting the rest), and the last row shown when there is a next page.
+ */
+function pageOf<T>(rows: readonly T[], limit: number): { shown: T[]; last: T | null } {
+  const more = rows.length > limit;
+  const shown = more ? rows.slice(0, limit) : [...rows];
+  return { shown, last: more ? shown[shown.length - 1]! : null };
 }
 
 function sessionView(f: SessionFamily): SessionView {

@@ -179,14 +179,22 @@ export function mergeClaims(current: Readonly<Json>, patch: Readonly<Json>): Jso
 }
 
 /**
- * Reads `cursor` and `limit` of `GET /internal/users`: `limit` a positive integer (default 50,
- * larger values clamped to 200), `cursor` an opaque value from a previous `next_cursor`.
+ * What a cursor continues: `u1` the users list, `a1` the audit trail, `d1` the webhook
+ * deliveries. A cursor of one list is refused by another.
+ */
+export type CursorKind = "u1" | "a1" | "d1";
+
+/**
+ * Reads `cursor` and `limit` of a list (`GET /internal/users`, `/internal/audit`,
+ * `/internal/webhooks/deliveries`): `limit` a positive integer (default 50, larger values
+ * clamped to 200), `cursor` an opaque value from a previous `next_cursor` of the same list.
  *
  * @returns the id to continue after (if any) and the page size
  * @throws {OAuthError} 400 `invalid_request` naming `limit` or `cursor`
  */
 export function parseListQuery(
   query: URLSearchParams,
+  kind: CursorKind = "u1",
 ): { after: string | undefined; limit: number } {
   const rawLimit = query.get("limit");
   let limit: number = LIST_LIMIT.default;
@@ -197,16 +205,16 @@ export function parseListQuery(
     limit = Math.min(LIST_LIMIT.max, Number(rawLimit));
   }
   const cursor = query.get("cursor");
-  const after = cursor === null || cursor === "" ? undefined : decodeCursor(cursor);
+  const after = cursor === null || cursor === "" ? undefined : decodeCursor(cursor, kind);
   return { after, limit };
 }
 
-/** The opaque `next_cursor` continuing after user `id`. */
-export function encodeCursor(id: string): string {
-  return btoa(`u1:${id}`).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+/** The opaque `next_cursor` continuing after `id` in the list `kind` (default: users). */
+export function encodeCursor(id: string, kind: CursorKind = "u1"): string {
+  return btoa(`${kind}:${id}`).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
 }
 
-function decodeCursor(cursor: string): string {
+function decodeCursor(cursor: string, kind: CursorKind): string {
   const invalid = () => invalidRequest('Query parameter "cursor" is not a cursor this API issued');
   if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) throw invalid();
   let text: string;
@@ -215,7 +223,7 @@ function decodeCursor(cursor: string): string {
   } catch {
     throw invalid();
   }
-  if (!text.startsWith("u1:") || text.length === 3 || !isStorableText(text)) throw invalid();
+  if (!text.startsWith(`${kind}:`) || text.length === 3 || !isStorableText(text)) throw invalid();
   return text.slice(3);
 }
 

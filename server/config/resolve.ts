@@ -49,6 +49,8 @@ export const DEFAULTS = {
   /** Seconds a request body may take to arrive: any real client sends it in well under one. */
   bodyTimeout: 10,
   bodyTimeoutMax: 300,
+  /** Seconds the audit trail keeps a record: 90 days. */
+  auditRetention: 90 * 86400,
 } as const;
 
 const AUTH_METHODS: readonly InternalAuthMethod[] = ["operator_token", "mtls", "shared_secret"];
@@ -63,6 +65,7 @@ const SECTIONS = [
   "internal_api",
   "rate_limit",
   "webhooks",
+  "audit",
 ];
 
 /**
@@ -248,6 +251,10 @@ export function resolveConfig(
 
   const webhooks = readWebhooks(root.table("webhooks"), raw.webhooks);
 
+  const au = root.table("audit");
+  const audit = { retention: au.duration("retention", DEFAULTS.auditRetention, 1) };
+  au.done();
+
   if (issues.length > 0) return { errors: issues };
   return {
     config: {
@@ -269,6 +276,7 @@ export function resolveConfig(
       internal_api,
       rate_limit,
       webhooks,
+      audit,
     },
   };
 }

@@ -296,3 +296,15 @@ Deno.test("resolveConfig() server.cors_origins refuses wildcards, null, paths an
     assert.ok(r.errors[0]!.message.includes(bad), r.errors[0]!.message);
   }
 });
+
+Deno.test("resolveConfig() keeps audit records 90 days and deliveries 30 days unless told", () => {
+  assert.equal(ok({}).audit.retention, 90 * 86400);
+  assert.equal(ok({}).webhooks.retention, 30 * 86400);
+  const c = ok({ audit: { retention: "180d" }, webhooks: { retention: "12h" } });
+  assert.equal(c.audit.retention, 180 * 86400);
+  assert.equal(c.webhooks.retention, 12 * 3600);
+  assert.equal(ok({}, { TOKEN_EXCHANGE__AUDIT__RETENTION: "7d" }).audit.retention, 7 * 86400);
+  const r = resolveConfig({ audit: { retention: "forever", keep: 1 } }, {});
+  assert.ok("errors" in r);
+  assert.deepEqual(r.errors.map((e) => e.path).sort(), ["audit.keep", "audit.retention"]);
+});

@@ -68,6 +68,8 @@ export type WebhookEndpointConfig = WebhookEndpoint;
 /** `[webhooks]`. */
 export interface WebhooksConfig {
   readonly endpoints: readonly WebhookEndpointConfig[];
+  /** Seconds delivered and failed deliveries are kept with their attempts. */
+  readonly retention: number;
 }
 
 /** The whole resolved configuration. */
@@ -161,6 +163,10 @@ export interface Config {
     readonly trusted_proxies: readonly string[];
   };
   readonly webhooks: WebhooksConfig;
+  readonly audit: {
+    /** Seconds each audit record is kept. */
+    readonly retention: number;
+  };
 }
 
 /** JWT claim names no configuration or per-user claim may set. */

@@ -10,6 +10,9 @@ import type { WebhookEndpointConfig, WebhooksConfig } from "./schema.ts";
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../webhooks/event_types.ts";
 import { isAllowedIssuerUrl } from "./url_rules.ts";
 
+/** How long delivered and failed deliveries are kept with their attempts (s): 30 days. */
+export const DEFAULT_DELIVERY_RETENTION = 30 * 86400;
+
 /** Fewest secret bytes an endpoint's HMAC key may have (Standard Webhooks: 24 to 64). */
 export const MIN_WEBHOOK_SECRET_BYTES = 24;
 
@@ -22,11 +25,12 @@ export const MIN_WEBHOOK_SECRET_BYTES = 24;
  */
 export function readWebhooks(wh: TableReader, raw: unknown): WebhooksConfig {
   const list = wh.raw("endpoints");
+  const retention = wh.duration("retention", DEFAULT_DELIVERY_RETENTION, 1);
   wh.done();
-  if (list === undefined) return { endpoints: [] };
+  if (list === undefined) return { endpoints: [], retention };
   if (!Array.isArray(list)) {
     wh.issue("endpoints", "must be a list of tables ([[webhooks.endpoints]])");
-    return { endpoints: [] };
+    return { endpoints: [], retention };
   }
   const rawList = isTable(raw) && Array.isArray(raw.endpoints) ? raw.endpoints : [];
   const endpoints: WebhookEndpointConfig[] = [];
@@ -47,7 +51,7 @@ export function readWebhooks(wh: TableReader, raw: unknown): WebhooksConfig {
     seen.add(url);
     endpoints.push({ id: endpointId(url), url, secret, events });
   });
-  return { endpoints };
+  return { endpoints, retention };
 }
 
 /** The stable id of the endpoint at `url`: the outbox's queue name, kept across restarts. */

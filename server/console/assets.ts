@@ -60,7 +60,10 @@ dl.fields dt{color:var(--muted)}dl.fields dd{margin:0;overflow-wrap:anywhere}
 button+a{margin-left:.75rem}
 .actions{display:flex;gap:.75rem;flex-wrap:wrap;margin-top:1rem}
 .status{padding:.05rem .45rem;border-radius:999px;border:1px solid var(--line);font-size:.85rem}
-.status.active{border-color:var(--ok);color:var(--ok)}.status.suspended,.status.Deleted{border-color:var(--danger);color:var(--danger)}
+.status.active,.status.delivered{border-color:var(--ok);color:var(--ok)}.status.suspended,.status.Deleted,.status.failed{border-color:var(--danger);color:var(--danger)}
+ol.attempts{margin:0;padding-left:1.2rem}.actor{color:var(--muted);font-size:.85rem}
+td .nowrap,td code.nowrap{white-space:nowrap;overflow-wrap:normal}ul.details{margin:0;padding:0;list-style:none;min-width:14rem}td a.id{overflow-wrap:anywhere}
+ul.details li{overflow-wrap:anywhere}ul.details .k{color:var(--muted)}
 pre.json{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:.75rem;overflow-x:auto;font-size:.9rem}
 #claims-msg.error{color:var(--danger)}
 @media (max-width:40rem){main{padding:.75rem}dl.fields{grid-template-columns:1fr}dl.fields dd{margin-bottom:.4rem}.logout{margin-left:0}}

@@ -32,6 +32,10 @@ import { layout, type Notice, type Viewer } from "./pages/layout.ts";
 import { loginPage } from "./pages/login_page.ts";
 import { overviewPage } from "./pages/overview_page.ts";
 import { keysPage } from "./pages/keys_page.ts";
+import { auditPage } from "./pages/audit_page.ts";
+import { deliveriesPage } from "./pages/deliveries_page.ts";
+import { parseAuditQuery, parseDeliveryQuery } from "../admin/list_queries.ts";
+import { operatorActor } from "../audit/audit_trail.ts";
 import { usersPage } from "./pages/users_page.ts";
 import { confirmDeletePage, userPage } from "./pages/user_page.ts";
 import {
@@ -93,6 +97,7 @@ const DONE: Readonly<Record<string, string>> = {
   active: "User reactivated.",
   deleted: "User deleted: every session ended.",
   revoked: "Session revoked.",
+  redelivered: "Delivery queued again; the sender sends it within a few seconds.",
 };
 
 /**
@@ -225,6 +230,12 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
         ? (decodeJwt(token).exp ?? 0) * 1000
         : now + MAX_SESSION_MS;
       const opened = sessions.open(operator, until);
+      await service.store.audit.append([
+        service.audit.record(operatorActor(operator), "console.login", undefined, {
+          auth: operator.method,
+          peer: operator.peer,
+        }),
+      ]);
       service.log.info("console login", {
         operator: operator.subject,
         auth: operator.method,
@@ -238,16 +249,21 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
     [
       "POST",
       "/admin/logout",
-      authed((c) => {
+      authed(async (c) => {
         sessions.end(readSessionCookie(c.req.headers.get("cookie")));
+        const { operator } = c.session;
+        await service.store.audit.append([
+          service.audit.record(operatorActor(operator), "console.logout", undefined, {
+            auth: operator.method,
+            peer: operator.peer,
+          }),
+        ]);
         service.log.info("console logout", {
-          operator: c.session.operator.subject,
-          auth: c.session.operator.method,
-          peer: c.session.operator.peer,
+          operator: operator.subject,
+          auth: operator.method,
+          peer: operator.peer,
         });
-        return Promise.resolve(
-          redirect("/admin/login", { "set-cookie": clearedSessionCookie(secure) }),
-        );
+        return redirect("/admin/login", { "set-cookie": clearedSessionCookie(secure) });
       }),
     ],
     [
@@ -363,6 +379,45 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
     ],
     [
       "GET",
+      "/admin/audit",
+      authed(async (c) => {
+        const q = new URL(c.req.url).searchParams;
+        const { query, limit } = parseAuditQuery(q);
+        const page = await ops.listAudit(query, limit);
+        const filters = pick(q, ["actor", "action", "user", "from", "to"]);
+        return htmlResponse(auditPage(c.viewer, page.records, filters, page.next_cursor), 200);
+      }),
+    ],
+    [
+      "GET",
+      "/admin/webhooks",
+      authed(async (c) => {
+        const q = new URL(c.req.url).searchParams;
+        const { query, limit } = parseDeliveryQuery(q);
+        const page = await ops.listDeliveries(query, limit);
+        return htmlResponse(
+          deliveriesPage(
+            c.viewer,
+            service.config.webhooks.endpoints,
+            page.deliveries,
+            pick(q, ["endpoint", "type", "state"]),
+            page.next_cursor,
+            doneNotice(c),
+          ),
+          200,
+        );
+      }),
+    ],
+    [
+      "POST",
+      "/admin/webhooks/deliveries/{id}/redeliver",
+      authed(async (c) => {
+        await ops.redeliver(c.session.operator, c.params.id!);
+        return redirect("/admin/webhooks?done=redelivered");
+      }),
+    ],
+    [
+      "GET",
       "/admin/keys",
       authed(async (c) => {
         const { keys, activeKid } = await ops.signingKeys();
@@ -371,6 +426,19 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
     ],
   ];
   return routes.map(([method, path, handler]) => ({ method, path, handler }));
+}
+
+/** The query's values of `names` that are given and not empty. */
+function pick<K extends string>(
+  q: URLSearchParams,
+  names: readonly K[],
+): Partial<Record<K, string>> {
+  const out: Partial<Record<K, string>> = {};
+  for (const n of names) {
+    const v = q.get(n);
+    if (v) out[n] = v;
+  }
+  return out;
 }
 
 /** The look-up the users page's query asks for, if any (the first field filled decides). */

@@ -63,7 +63,12 @@ export async function provisionUser(
       updated_at: now,
     };
     // A concurrent first sign-in of the same identity may win; then use its user.
-    if ((await deps.store.users.create(user, deps.webhooks.userCreated(user, "sign_in"))).ok) {
+    if (
+      (await deps.store.users.create(
+        user,
+        deps.webhooks.userCreated(user, "sign_in", { type: "user", id: user.id }),
+      )).ok
+    ) {
       deps.log.info("user registered", { provider, user: user.id });
       return user;
     }

@@ -7,6 +7,7 @@ import { tokenHash } from "../sessions/opaque_token.ts";
 import type { GrantContext } from "./grant.ts";
 import { mintAccessToken, newRefreshToken, type TokenResponse } from "./issue_tokens.ts";
 import { requireParam } from "./params.ts";
+import { SERVICE_ACTOR } from "../audit/audit_trail.ts";
 
 /** The shape of every refresh token we issue: 256 bits, base64url, no padding. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
@@ -90,7 +91,11 @@ export async function refreshTokenGrant(
         const { record, user, family } = snapshot!;
         if (user === undefined || user.status !== "active") {
           const reason = user?.status === "suspended" ? "user_suspended" : "user_deleted";
-          await sessions.revokeFamily(record.family_id, now, ctx.webhooks.revocation(reason));
+          await sessions.revokeFamily(
+            record.family_id,
+            now,
+            ctx.webhooks.revocation(reason, SERVICE_ACTOR),
+          );
           ctx.log.info("refresh refused: user not active; session revoked", {
             user: record.user_id,
             family: record.family_id,

@@ -1,10 +1,10 @@
 import type { Clock, Random } from "@org/shared";
-import { monotonicFactory } from "ulid";
+import { encodeTime, monotonicFactory } from "ulid";
 
 /** Makes prefixed ULIDs (`usr_…`, `ses_…`) from the injected clock and randomness. */
 export interface IdFactory {
   /** A new id: `prefix` + `_` + ULID. */
-  next(prefix: "usr" | "ses" | "msg"): string;
+  next(prefix: "usr" | "ses" | "msg" | "aud"): string;
   /** A bare ULID, for ids nothing stores (`X-Request-Id`). */
   ulid(): string;
 }
@@ -47,4 +47,15 @@ export function isUserId(id: string): boolean {
 /** True when `id` has the shape of a session id (`ses_` and a ULID); see {@linkcode isUserId}. */
 export function isSessionId(id: string): boolean {
   return /^ses_[0-9A-HJKMNP-TV-Z]{26}$/.test(id);
+}
+
+/** Latest time a ULID can hold (ms). */
+const ULID_TIME_MAX = 2 ** 48 - 1;
+
+/**
+ * The smallest id with `prefix` made at `ms` or later: ids made before `ms` sort below it, the
+ * others at or above, so a time range is a key range.
+ */
+export function firstIdAt(prefix: "aud", ms: number): string {
+  return `${prefix}_${encodeTime(Math.min(ULID_TIME_MAX, Math.max(0, Math.floor(ms))), 10)}`;
 }

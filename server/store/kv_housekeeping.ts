@@ -1,12 +1,15 @@
 import type { Housekeeping, RefreshRecord, SessionFamily } from "./store.ts";
 import { SWEEP_LIMIT } from "./store.ts";
 import { K, MINUS_ONE } from "./kv_keys.ts";
+import { sweepAudit } from "./kv_audit.ts";
+import { sweepDeliveries } from "./kv_outbox.ts";
 
 /** Refresh-record deletions per atomic commit in the sweep (KV allows 100 checks per commit). */
 const SWEEP_BATCH = 100;
 
 /**
- * {@linkcode Housekeeping} on Deno KV. Nonces, used-ID-token markers, rate-limit windows and
+ * {@linkcode Housekeeping} on Deno KV. Audit records and settled webhook deliveries go at their
+ * `expires_at` (`kv_audit.ts`, `kv_outbox.ts`). Nonces, used-ID-token markers, rate-limit windows and
  * lockout records carry `expireIn` and go by themselves; session families are kept past their
  * end (`FAMILY_RETENTION_MS` in `kv_sessions.ts`) so the sweep sees them end and keeps the
  * live-session counter exact, and refresh records are deleted here as well to hurry along what
@@ -49,6 +52,10 @@ export class KvHousekeeping implements Housekeeping {
       }
     }
     if (size > 0) await batch.commit();
+    // Audit records and settled deliveries also carry `expireIn`; this keeps their retention
+    // exact to the sweep rather than to KV's own, lazier expiry.
+    await sweepAudit(this.kv, now, limit);
+    await sweepDeliveries(this.kv, now, limit);
     return deleted;
   }
 }

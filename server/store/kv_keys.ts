@@ -3,6 +3,9 @@
  *
  * @module
  */
+/** The audit trail's indexes on Deno KV. */
+export type AuditIndex = "actor" | "action" | "user";
+
 export const K = {
   user: (id: string): Deno.KvKey => ["users", id],
   usersPrefix: ["users"] as Deno.KvKey,
@@ -28,6 +31,17 @@ export const K = {
   liveSessions: ["counters", "sessions"] as Deno.KvKey,
   outbox: (endpoint: string, id: string): Deno.KvKey => ["outbox", endpoint, id],
   outboxOf: (endpoint: string): Deno.KvKey => ["outbox", endpoint],
+  delivery: (id: string, endpoint: string): Deno.KvKey => ["webhook_deliveries", id, endpoint],
+  deliveriesPrefix: ["webhook_deliveries"] as Deno.KvKey,
+  audit: (id: string): Deno.KvKey => ["audit", id],
+  auditPrefix: ["audit"] as Deno.KvKey,
+  /** An index of the audit trail by actor id, action or user: the record again, by that value. */
+  auditBy: (index: AuditIndex, value: string, id: string): Deno.KvKey => [
+    `audit_by_${index}`,
+    value,
+    id,
+  ],
+  auditByPrefix: (index: AuditIndex, value: string): Deno.KvKey => [`audit_by_${index}`, value],
 } as const;
 
 /** Adds 1 to a KvU64 counter inside an atomic operation. */

@@ -9,6 +9,7 @@ import { KvRateLimitStore } from "./kv_rate_limits.ts";
 import { KvHousekeeping } from "./kv_housekeeping.ts";
 import { KvDpopStore } from "./kv_dpop.ts";
 import { KvOutboxStore } from "./kv_outbox.ts";
+import { KvAuditStore } from "./kv_audit.ts";
 import { KvProviderTokenStore } from "./kv_provider_tokens.ts";
 
 /**
@@ -40,7 +41,8 @@ export function createKvStore(kv: Deno.Kv, clock: Clock): Store {
     rateLimits: new KvRateLimitStore(kv, clock),
     housekeeping: new KvHousekeeping(kv),
     dpop: new KvDpopStore(kv, clock),
-    outbox: new KvOutboxStore(kv),
+    outbox: new KvOutboxStore(kv, clock),
+    audit: new KvAuditStore(kv),
     providerTokens: new KvProviderTokenStore(kv),
     async ping() {
       await kv.get(["health"]);

@@ -5,9 +5,10 @@ import type { Sql } from "./pg_connection.ts";
 /**
  * {@linkcode Housekeeping} on PostgreSQL. Nothing in PostgreSQL expires by itself, so the
  * sweep deletes every kind of record that ends: session families and refresh tokens past their
- * end, expired nonces, used-ID-token markers and used DPoP proof marks, past rate-limit windows and forgotten lockout
- * records (at most `limit` of each). Rows are claimed with `skip locked`: several instances
- * sweeping at once share the work.
+ * end, expired nonces, used-ID-token markers and used DPoP proof marks, past rate-limit
+ * windows, forgotten lockout records, and audit records and settled webhook deliveries past
+ * their `expires_at` (at most `limit` of each). Rows are claimed with `skip locked`: several
+ * instances sweeping at once share the work.
  */
 export class PgHousekeeping implements Housekeeping {
   /** @param sql the pool */
@@ -41,6 +42,13 @@ export class PgHousekeeping implements Housekeeping {
     await this.sql`
       delete from operator_lockouts where peer in (
         select peer from operator_lockouts where forget_at <= ${now}
+        limit ${limit} for update skip locked)`;
+    await this.sql`
+      delete from audit_log where id in (
+        select id from audit_log where expires_at <= ${now} limit ${limit} for update skip locked)`;
+    await this.sql`
+      delete from webhook_deliveries where (id, endpoint) in (
+        select id, endpoint from webhook_deliveries where expires_at <= ${now}
         limit ${limit} for update skip locked)`;
     return families.length;
   }

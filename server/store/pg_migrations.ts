@@ -144,6 +144,37 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: "webhook deliveries and the audit trail",
+    sql: `
+      create table webhook_deliveries (
+        id text not null,
+        endpoint text not null,
+        type text not null,
+        state text not null,
+        expires_at bigint,
+        record jsonb not null,
+        primary key (id, endpoint)
+      );
+      create index webhook_deliveries_endpoint on webhook_deliveries (endpoint, id);
+      create index webhook_deliveries_expiry on webhook_deliveries (expires_at)
+        where expires_at is not null;
+      create table audit_log (
+        id text primary key,
+        at bigint not null,
+        actor text not null,
+        action text not null,
+        user_id text,
+        expires_at bigint not null,
+        record jsonb not null
+      );
+      create index audit_log_actor on audit_log (actor, id);
+      create index audit_log_action on audit_log (action, id);
+      create index audit_log_user on audit_log (user_id, id);
+      create index audit_log_expiry on audit_log (expires_at);
+    `,
+  },
 ];
 
 /** The advisory lock every instance takes to migrate: one migrates, the others wait. */

@@ -143,10 +143,15 @@ export interface OutboxMessage {
 
 /** An outbox message not yet delivered, with its delivery state. */
 export interface PendingDelivery extends OutboxMessage {
-  /** Attempts made so far. */
+  /** Attempts made so far (since the last redelivery). */
   readonly attempts: number;
   /** No attempt before this time (ms). */
   readonly next_attempt_at: number;
+  /**
+   * Start of the retry window (ms): `created_at`, or the time an operator asked for a
+   * redelivery (absent: `created_at`).
+   */
+  readonly queued_at?: number;
   /** The claim of the instance sending it now: no other instance takes it before `lease_until`. */
   readonly lease_until?: number;
   readonly lease_owner?: string;
@@ -154,11 +159,118 @@ export interface PendingDelivery extends OutboxMessage {
   readonly last_error?: string;
 }
 
+/** One attempt to deliver a message to an endpoint, as operators see it. */
+export interface DeliveryAttempt {
+  /** When it started (ms). */
+  readonly at: number;
+  /** The endpoint's HTTP status; absent when no answer came (connection failed, timeout). */
+  readonly status?: number;
+  /** Why it failed (`HTTP 503`, `no answer within 10s`, …); absent when delivered. */
+  readonly error?: string;
+  /** How long it took (ms). */
+  readonly duration_ms: number;
+}
+
+/** Where one message stands for one endpoint. */
+export type DeliveryState = "pending" | "delivered" | "failed";
+
 /**
- * Messages a write also commits: built from the record(s) the write changed, so the caller
+ * The record of one message for one endpoint (`GET /internal/webhooks/deliveries`): written
+ * with the outbox message, updated at every attempt, kept once delivered or given up (`failed`)
+ * until `expires_at` (`webhooks.retention`).
+ */
+export interface DeliveryRecord extends OutboxMessage {
+  readonly state: DeliveryState;
+  /** Every attempt, oldest first, across redeliveries. */
+  readonly attempts: readonly DeliveryAttempt[];
+  /** While pending: no attempt before this time (ms). */
+  readonly next_attempt_at?: number;
+  /** Once delivered or failed: kept until this time (ms), then the sweep removes it. */
+  readonly expires_at?: number;
+}
+
+/** How a claimed message's attempt ended, for {@linkcode OutboxStore.settle}. */
+export type Settlement =
+  /** Failed; tried again at `retry_at` (ms). */
+  | { readonly retry_at: number }
+  /** Delivered (a 2xx), or given up (`failed`); the record is kept until `keep_until` (ms). */
+  | { readonly state: "delivered" | "failed"; readonly keep_until: number };
+
+/** What {@linkcode OutboxStore.redeliver} did. */
+export interface Redelivery {
+  readonly record: DeliveryRecord;
+  /** False when the message was still pending (nothing changed). */
+  readonly requeued: boolean;
+}
+
+/** Which deliveries a listing wants; every field given must match. */
+export interface DeliveryQuery {
+  /** Only deliveries before this one in the listing's order (its `[message id, endpoint]`). */
+  readonly before?: readonly [id: string, endpoint: string];
+  readonly endpoint?: string;
+  readonly type?: string;
+  readonly state?: DeliveryState;
+}
+
+/** Who did something the audit trail records. */
+export interface Actor {
+  /**
+   * `operator` (the principal's subject), `user` (a user id: sign-in, logout), `peer` (an
+   * address: failed operator authentication), `provider` (its config name: Apple's
+   * notifications) or `service` (the service's own decisions, e.g. reuse detection).
+   */
+  readonly type: "operator" | "user" | "peer" | "provider" | "service";
+  readonly id: string;
+}
+
+/**
+ * One entry of the audit trail: an operator action or a security event, written in the same
+ * commit as the change where the store allows (`audit/audit_trail.ts` builds them). Ids, field
+ * names and states only: never a token, a secret, a claim value or metadata.
+ */
+export interface AuditRecord {
+  /** `aud_` followed by a ULID (its time is `at`): the listing's order. */
+  readonly id: string;
+  /** When it happened (ms). */
+  readonly at: number;
+  readonly actor: Actor;
+  /** An operator action (`user.update`) or a webhook event type (`session.revoked`). */
+  readonly action: string;
+  /** The user concerned, when there is one. */
+  readonly user?: string;
+  /** What else is worth knowing (ids, field names, reasons). */
+  readonly details: Readonly<Record<string, unknown>>;
+  /** Kept until this time (ms): `at` plus `audit.retention`. */
+  readonly expires_at: number;
+}
+
+/** Which audit records a listing wants; every field given must match. */
+export interface AuditQuery {
+  /** Only records with a smaller id (the previous page's last one). */
+  readonly before?: string;
+  /** The actor's id. */
+  readonly actor?: string;
+  readonly action?: string;
+  readonly user?: string;
+  /** `at` at or after this time (ms). */
+  readonly from?: number;
+  /** `at` before this time (ms). */
+  readonly to?: number;
+}
+
+/** What a write commits beside its change: webhook messages and audit records. */
+export type SideRecord = OutboxMessage | AuditRecord;
+
+/** True when `r` is an audit record (else it is an outbox message). */
+export function isAuditRecord(r: SideRecord): r is AuditRecord {
+  return "action" in r;
+}
+
+/**
+ * Records a write also commits: built from the record(s) the write changed, so the caller
  * can name what actually changed (a revocation that did not happen reports nothing).
  */
-export type OutboxFor<T extends unknown[]> = (...changed: T) => readonly OutboxMessage[];
+export type OutboxFor<T extends unknown[]> = (...changed: T) => readonly SideRecord[];
 
 /** The webhook outbox: one queue per endpoint, sent in message id (creation) order. */
 export interface OutboxStore {
@@ -177,14 +289,42 @@ export interface OutboxStore {
     leaseUntil: number,
   ): Promise<PendingDelivery | undefined>;
   /**
-   * Settles `claimed` (as {@linkcode OutboxStore.claim} returned it): with `retry`, keeps it
-   * with one more attempt, no attempt before `retry.at` and the claim released; without,
-   * removes it (delivered, or given up). Only the claim's holder settles: false when the claim
-   * was lost meanwhile (nothing written).
+   * Settles `claimed` (as {@linkcode OutboxStore.claim} returned it) after `attempt`, and adds
+   * the attempt to its delivery record: with `retry_at`, keeps it queued with one more attempt
+   * and the claim released; else removes it from the queue and keeps its record as delivered
+   * or failed. Only the claim's holder settles: false when the claim was lost meanwhile
+   * (nothing written).
    */
-  settle(claimed: PendingDelivery, retry?: { at: number; error: string }): Promise<boolean>;
+  settle(
+    claimed: PendingDelivery,
+    attempt: DeliveryAttempt,
+    settlement: Settlement,
+  ): Promise<boolean>;
   /** Undelivered messages of `endpoint` in send order, at most `limit` (tests, operators). */
   pending(endpoint: string, limit: number): Promise<PendingDelivery[]>;
+  /** Delivery records matching `query`, newest message first (then endpoint), at most `limit`. */
+  deliveries(query: DeliveryQuery, limit: number): Promise<DeliveryRecord[]>;
+  /**
+   * Queues a delivered or failed message for `endpoint` again, due at `now`, in one atomic step
+   * with `audit`; a message still pending is left as it is (nothing written, `audit` neither).
+   *
+   * @returns its delivery record after the call and whether it was queued now, or `undefined`
+   *   when there is none
+   */
+  redeliver(
+    endpoint: string,
+    id: string,
+    now: number,
+    audit?: readonly AuditRecord[],
+  ): Promise<Redelivery | undefined>;
+}
+
+/** The audit trail (the operator actions and security events written with their changes). */
+export interface AuditStore {
+  /** Writes `records` on their own (for actions whose change has no commit of its own). */
+  append(records: readonly AuditRecord[]): Promise<void>;
+  /** Records matching `query`, newest first, at most `limit`. */
+  list(query: AuditQuery, limit: number): Promise<AuditRecord[]>;
 }
 
 /** Outcome of a create that must be unique. */
@@ -200,7 +340,7 @@ export interface UserStore {
    * Creates `user` unless its id or (provider, external_id) is taken; `outbox` (the
    * `user.created` messages) is committed with it, and only if it is created.
    */
-  create(user: UserRecord, outbox?: readonly OutboxMessage[]): Promise<CreateResult>;
+  create(user: UserRecord, outbox?: readonly SideRecord[]): Promise<CreateResult>;
   /**
    * Applies `change` to the current record atomically (retried on a concurrent write).
    * Returns the new record, or `undefined` when the user does not exist. `outbox(before,
@@ -270,7 +410,8 @@ export interface Housekeeping {
    * (revoked or not) with their user-index entries, lowers the live-session counter for those
    * not already revoked, deletes refresh records past their own end, and whatever else of the
    * store has ended and does not expire by itself (nonces, used-ID-token markers, rate-limit
-   * windows, lockout records). Bounded: at most `limit` records of each kind per call (default
+   * windows, lockout records, audit records and settled webhook deliveries past their
+   * `expires_at`). Bounded: at most `limit` records of each kind per call (default
    * {@linkcode SWEEP_LIMIT}); call again for more.
    *
    * @returns how many session families were deleted
@@ -464,6 +605,7 @@ export interface Store {
   readonly housekeeping: Housekeeping;
   readonly dpop: DpopStore;
   readonly outbox: OutboxStore;
+  readonly audit: AuditStore;
   readonly providerTokens: ProviderTokenStore;
   /** Resolves when the store answers a read; rejects otherwise (used by `/health`). */
   ping(): Promise<void>;

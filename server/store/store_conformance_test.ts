@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { FixedClock } from "@org/shared";
+import { cryptoRandom, FixedClock } from "@org/shared";
+import { AuditTrail } from "../audit/audit_trail.ts";
 import { takeAttempt } from "../auth/lockout.ts";
 import { startTestPostgres, type TestPostgres } from "../../tests/support/postgres.ts";
 import { isStorableText } from "../users/storable_text.ts";
@@ -14,6 +15,8 @@ import { openPostgres, type Sql } from "./pg_connection.ts";
 import { migrate } from "./pg_migrations.ts";
 import { createPgStore } from "./pg_store.ts";
 import type {
+  AuditRecord,
+  DeliveryAttempt,
   LockoutState,
   OutboxMessage,
   RefreshRecord,
@@ -499,6 +502,9 @@ function message(n: number, endpoint = "whe_a", over: Partial<OutboxMessage> = {
 }
 
 const ids = (ms: readonly OutboxMessage[]) => ms.map((m) => m.id);
+const failed = (at: number, error: string): DeliveryAttempt => ({ at, error, duration_ms: 3 });
+const delivered = (at: number): DeliveryAttempt => ({ at, status: 204, duration_ms: 2 });
+const kept = { state: "delivered", keep_until: NOW + HOUR } as const;
 
 conformance(
   "outbox: messages commit with the user they report, and not with a refused create",
@@ -568,7 +574,7 @@ conformance(
     assert.equal((await other.outbox.claim("whe_b", "i2", NOW, NOW + 30_000))?.id, message(4).id);
     // A failed attempt releases it with a later time: the queue waits for it.
     assert.equal(
-      await store.outbox.settle(first!, { at: NOW + 5_000, error: "503" }),
+      await store.outbox.settle(first!, failed(NOW, "503"), { retry_at: NOW + 5_000 }),
       true,
     );
     assert.equal(await other.outbox.claim("whe_a", "i2", NOW + 4_999, NOW + 30_000), undefined);
@@ -577,8 +583,8 @@ conformance(
     assert.equal(again?.attempts, 1);
     assert.equal(again?.last_error, "503");
     // The first claim was lost to the second: its owner can no longer settle it.
-    assert.equal(await store.outbox.settle(first!), false);
-    assert.equal(await other.outbox.settle(again!), true);
+    assert.equal(await store.outbox.settle(first!, delivered(NOW), kept), false);
+    assert.equal(await other.outbox.settle(again!, delivered(NOW + 5_000), kept), true);
     assert.deepEqual(ids(await store.outbox.pending("whe_a", 10)), [message(2).id, message(3).id]);
   },
 );
@@ -609,6 +615,183 @@ conformance(
       ),
     );
     assert.equal(got.filter((g) => g !== undefined).length, 1);
+  },
+);
+
+const operator = { type: "operator", id: "alice" } as const;
+
+conformance(
+  "audit: records commit with the change they report, and not with a refused create",
+  async ({ store }, clock) => {
+    const trail = new AuditTrail(3600, clock, cryptoRandom);
+    const created = trail.record(operator, "user.create", user(1).id, {});
+    assert.deepEqual(await store.users.create(user(1), [created, message(1)]), { ok: true });
+    const refused = trail.record(operator, "user.create", user(1).id, { again: true });
+    assert.equal((await store.users.create(user(1), [refused])).ok, false);
+    const [f1, r1] = session(1, user(1).id);
+    await store.sessions.create(f1, r1);
+    await store.sessions.revokeFamily(
+      f1.id,
+      NOW,
+      (f) => [trail.record(operator, "session.revoke", f.user_id, { session: f.id })],
+    );
+    await store.lockouts.update(
+      "10.0.0.9",
+      () => ({ failures: 5, window_start: NOW, locked_until: NOW + HOUR }),
+      () => NOW + HOUR,
+      () => [trail.record({ type: "peer", id: "10.0.0.9" }, "operator.lockout", undefined, {})],
+    );
+    const got = await store.audit.list({}, 10);
+    assert.deepEqual(got.map((r) => r.action), [
+      "operator.lockout",
+      "session.revoke",
+      "user.create",
+    ]);
+    assert.deepEqual(got[2], created);
+    assert.deepEqual(got[1]!.details, { session: f1.id });
+  },
+);
+
+conformance(
+  "audit: pages newest first, filtered by actor, action, user and time range",
+  async ({ store }, clock) => {
+    const trail = new AuditTrail(3600, clock, cryptoRandom);
+    const written = [];
+    for (let i = 0; i < 6; i++) {
+      const actor = i % 2 ? operator : { type: "user", id: user(i).id } as const;
+      written.push(trail.record(actor, i < 3 ? "user.update" : "session.revoked", user(i % 3).id, {
+        i,
+      }));
+      clock.advance(1000);
+    }
+    await store.audit.append(written.slice(0, 3));
+    await store.audit.append(written.slice(3));
+    const i = (rs: readonly AuditRecord[]) => rs.map((r) => r.details.i);
+    assert.deepEqual(i(await store.audit.list({}, 4)), [5, 4, 3, 2]);
+    assert.deepEqual(i(await store.audit.list({ before: written[2]!.id }, 4)), [1, 0]);
+    assert.deepEqual(i(await store.audit.list({ actor: "alice" }, 10)), [5, 3, 1]);
+    assert.deepEqual(i(await store.audit.list({ action: "user.update" }, 10)), [2, 1, 0]);
+    assert.deepEqual(i(await store.audit.list({ user: user(1).id }, 10)), [4, 1]);
+    assert.deepEqual(i(await store.audit.list({ from: NOW + 2000, to: NOW + 4000 }, 10)), [3, 2]);
+    assert.deepEqual(i(await store.audit.list({ from: NOW + 4500 }, 10)), [5]);
+    assert.deepEqual(i(await store.audit.list({ to: NOW + 1000 }, 10)), [0]);
+    assert.deepEqual(
+      i(await store.audit.list({ actor: "alice", action: "session.revoked", user: user(2).id }, 9)),
+      [5],
+    );
+    assert.deepEqual(i(await store.audit.list({ actor: "alice", before: written[3]!.id }, 9)), [1]);
+  },
+);
+
+conformance(
+  "audit: the sweep deletes records past their retention and keeps the rest",
+  async ({ store }, clock) => {
+    const short = new AuditTrail(60, clock, cryptoRandom);
+    await store.audit.append([short.record(operator, "a", "usr_x", {})]);
+    clock.advance(1000);
+    await store.audit.append([short.record(operator, "b", "usr_x", {})]);
+    await store.housekeeping.sweepExpired(NOW + 60_000);
+    assert.deepEqual((await store.audit.list({}, 10)).map((r) => r.action), ["b"]);
+    assert.deepEqual((await store.audit.list({ user: "usr_x" }, 10)).map((r) => r.action), ["b"]);
+    assert.deepEqual((await store.audit.list({ actor: "alice" }, 10)).map((r) => r.action), ["b"]);
+    await store.housekeeping.sweepExpired(NOW + 61_000);
+    assert.deepEqual(await store.audit.list({ action: "b" }, 10), []);
+  },
+);
+
+conformance(
+  "deliveries: each message has a record with its attempts, kept once delivered or failed",
+  async ({ store }) => {
+    await store.users.create(user(1), [message(1), message(1, "whe_b")]);
+    await store.users.create(user(2), [message(2, "whe_a", { type: "user.deleted" })]);
+    const pending = await store.outbox.deliveries({}, 10);
+    assert.deepEqual(pending.map((d) => [d.id, d.endpoint, d.state]), [
+      [message(2).id, "whe_a", "pending"],
+      [message(1).id, "whe_b", "pending"],
+      [message(1).id, "whe_a", "pending"],
+    ]);
+    assert.deepEqual(pending[2]!.attempts, []);
+    assert.deepEqual(pending[2]!.data, { n: 1 });
+    const c1 = await store.outbox.claim("whe_a", "i1", NOW, NOW + 30_000);
+    await store.outbox.settle(c1!, failed(NOW, "HTTP 503"), { retry_at: NOW + 5_000 });
+    const c2 = await store.outbox.claim("whe_a", "i1", NOW + 5_000, NOW + 35_000);
+    await store.outbox.settle(c2!, delivered(NOW + 5_000), kept);
+    const c3 = await store.outbox.claim("whe_b", "i1", NOW, NOW + 30_000);
+    await store.outbox.settle(c3!, failed(NOW, "connection failed"), {
+      state: "failed",
+      keep_until: NOW + HOUR,
+    });
+    const [d1] = await store.outbox.deliveries({ endpoint: "whe_a", type: "user.created" }, 10);
+    assert.equal(d1?.state, "delivered");
+    assert.equal(d1?.expires_at, NOW + HOUR);
+    assert.deepEqual(d1?.attempts, [failed(NOW, "HTTP 503"), delivered(NOW + 5_000)]);
+    assert.deepEqual(
+      (await store.outbox.deliveries({ state: "failed" }, 10)).map((d) => d.endpoint),
+      ["whe_b"],
+    );
+    assert.deepEqual(
+      (await store.outbox.deliveries({ state: "pending" }, 10)).map((d) => d.type),
+      ["user.deleted"],
+    );
+    // Pages continue after the last one shown, across endpoints of one message.
+    const first = await store.outbox.deliveries({}, 2);
+    const last = first[first.length - 1]!;
+    const rest = await store.outbox.deliveries({ before: [last.id, last.endpoint] }, 2);
+    assert.deepEqual(rest.map((d) => [d.id, d.endpoint]), [[message(1).id, "whe_a"]]);
+  },
+);
+
+conformance(
+  "deliveries: a redelivery queues a settled message once, with its audit record",
+  async ({ store }, clock) => {
+    const trail = new AuditTrail(3600, clock, cryptoRandom);
+    await store.users.create(user(1), [message(1), message(2)]);
+    const c1 = await store.outbox.claim("whe_a", "i1", NOW, NOW + 30_000);
+    await store.outbox.settle(c1!, delivered(NOW), kept);
+    assert.equal(await store.outbox.redeliver("whe_a", message(9).id, NOW), undefined);
+    assert.equal(await store.outbox.redeliver("whe_b", message(1).id, NOW), undefined);
+    const still = await store.outbox.redeliver("whe_a", message(2).id, NOW, [
+      trail.record(operator, "webhook.redeliver", undefined, { n: 2 }),
+    ]);
+    assert.equal(still?.requeued, false, "a pending message is left as it is");
+    const again = await store.outbox.redeliver("whe_a", message(1).id, NOW + 10, [
+      trail.record(operator, "webhook.redeliver", undefined, { n: 1 }),
+    ]);
+    assert.equal(again?.requeued, true);
+    assert.equal(again?.record.state, "pending");
+    assert.deepEqual(again?.record.attempts, [delivered(NOW)]);
+    const twice = await store.outbox.redeliver("whe_a", message(1).id, NOW + 20, [
+      trail.record(operator, "webhook.redeliver", undefined, { n: 3 }),
+    ]);
+    assert.equal(twice?.requeued, false, "asking twice queues it once");
+    assert.deepEqual(
+      (await store.audit.list({ action: "webhook.redeliver" }, 10)).map((r) => r.details.n),
+      [1],
+    );
+    // Queued again at the head (creation order), due now, with a new retry window.
+    const head = await store.outbox.claim("whe_a", "i2", NOW + 10, NOW + 30_000);
+    assert.equal(head?.id, message(1).id);
+    assert.equal(head?.attempts, 0);
+    assert.equal(head?.queued_at, NOW + 10);
+    await store.outbox.settle(head!, delivered(NOW + 10), kept);
+    const [record] = await store.outbox.deliveries({ state: "delivered" }, 1);
+    assert.deepEqual(record?.attempts, [delivered(NOW), delivered(NOW + 10)]);
+  },
+);
+
+conformance(
+  "deliveries: the sweep deletes settled records past their retention, never pending ones",
+  async ({ store }) => {
+    await store.users.create(user(1), [message(1), message(2), message(3, "whe_b")]);
+    const c1 = await store.outbox.claim("whe_a", "i1", NOW, NOW + 30_000);
+    await store.outbox.settle(c1!, delivered(NOW), { state: "delivered", keep_until: NOW + 10 });
+    const c2 = await store.outbox.claim("whe_a", "i1", NOW, NOW + 30_000);
+    await store.outbox.settle(c2!, delivered(NOW), { state: "delivered", keep_until: NOW + HOUR });
+    const left = async () => (await store.outbox.deliveries({}, 10)).map((d) => [d.id, d.state]);
+    await store.housekeeping.sweepExpired(NOW + 20);
+    assert.deepEqual(await left(), [[message(3).id, "pending"], [message(2).id, "delivered"]]);
+    await store.housekeeping.sweepExpired(NOW + 400 * 24 * HOUR);
+    assert.deepEqual(await left(), [[message(3).id, "pending"]]);
   },
 );
 

@@ -1,7 +1,8 @@
 /**
  * The webhook sender: on every tick of the injected {@linkcode Scheduler} it claims the due head
  * of each endpoint's outbox queue, sends it signed, and settles it: removed once the endpoint
- * answered 2xx, else kept for a later attempt (`retry_schedule.ts`). Delivery is at least once:
+ * answered 2xx, else kept for a later attempt (`retry_schedule.ts`); every attempt is added to the
+ * message's delivery record (`GET /internal/webhooks/deliveries`). Delivery is at least once:
  * a message is removed only after its 2xx, so a crash between the send and the settle sends it
  * again (same `webhook-id`, so receivers can deduplicate). Messages of one endpoint go out one
  * at a time in creation order; endpoints do not wait for each other.
@@ -12,7 +13,7 @@ import type { Clock, Logger, Random } from "@org/shared";
 import type { WebhookEndpoint } from "./event_types.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { type ScheduledTask, scheduleExclusive, type Scheduler } from "../scheduler.ts";
-import type { PendingDelivery, Store } from "../store/store.ts";
+import type { DeliveryAttempt, PendingDelivery, Store } from "../store/store.ts";
 import { FAILING_AFTER, nextAttemptAt } from "./retry_schedule.ts";
 import { signedRequest } from "./signing.ts";
 
@@ -29,6 +30,8 @@ export interface SenderDeps {
   readonly log: Logger;
   readonly metrics: Metrics;
   readonly endpoints: readonly WebhookEndpoint[];
+  /** How long delivered and failed records are kept (ms; `webhooks.retention`). */
+  readonly retentionMs: number;
   /** This instance's name in the claims it takes (any unique string). */
   readonly owner: string;
   /** Defaults to the global `fetch`. */
@@ -47,7 +50,8 @@ export interface SenderDeps {
  *
  * // One sender per instance; `owner` names this instance's leases.
  * function startWebhooks(deps: ServiceDeps, owner: string) {
- *   const sender = new WebhookSender({ ...deps, endpoints: deps.config.webhooks.endpoints, owner });
+ *   const { endpoints, retention } = deps.config.webhooks;
+ *   const sender = new WebhookSender({ ...deps, endpoints, retentionMs: retention * 1000, owner });
  *   return scheduleWebhookSender(sender, intervalScheduler, deps.log);
  * }
  * ```
@@ -95,15 +99,21 @@ export class WebhookSender {
         now + 3 * timeout,
       );
       if (claimed === undefined) return delivered;
-      const error = await this.#attempt(endpoint, claimed, timeout);
+      const attempt = await this.#attempt(endpoint, claimed, timeout);
+      const { error } = attempt;
+      const keep_until = clock.now() + this.deps.retentionMs;
       if (error === undefined) {
-        await store.outbox.settle(claimed);
+        await store.outbox.settle(claimed, attempt, { state: "delivered", keep_until });
         this.#record(endpoint, true);
         delivered++;
         continue;
       }
       this.#record(endpoint, false);
-      const at = nextAttemptAt(claimed, clock.now(), this.#jitter());
+      const at = nextAttemptAt(
+        { created_at: claimed.queued_at ?? claimed.created_at, attempts: claimed.attempts },
+        clock.now(),
+        this.#jitter(),
+      );
       if (at === undefined) {
         this.deps.log.error("webhook given up after 24 hours of failed attempts", {
           endpoint: endpoint.id,
@@ -112,21 +122,34 @@ export class WebhookSender {
           attempts: claimed.attempts + 1,
           error,
         });
-        await store.outbox.settle(claimed);
+        await store.outbox.settle(claimed, attempt, { state: "failed", keep_until });
         continue;
       }
-      await store.outbox.settle(claimed, { at, error });
+      await store.outbox.settle(claimed, attempt, { retry_at: at });
       return delivered;
     }
   }
 
-  /** Sends one attempt; `undefined` on a 2xx, else what went wrong (for operators). */
+  /** Sends one attempt; what it saw (`error` absent on a 2xx). */
   async #attempt(
     endpoint: WebhookEndpoint,
     message: PendingDelivery,
     timeout: number,
-  ): Promise<string | undefined> {
-    const { body, headers } = signedRequest(message, endpoint.secret, this.deps.clock.now());
+  ): Promise<DeliveryAttempt> {
+    const at = this.deps.clock.now();
+    // Durations by the monotonic timer: the injected clock may stand still in tests.
+    const started = performance.now();
+    const seen = await this.#send(endpoint, message, at, timeout);
+    return { at, ...seen, duration_ms: Math.round(performance.now() - started) };
+  }
+
+  async #send(
+    endpoint: WebhookEndpoint,
+    message: PendingDelivery,
+    at: number,
+    timeout: number,
+  ): Promise<{ status?: number; error?: string }> {
+    const { body, headers } = signedRequest(message, endpoint.secret, at);
     try {
       const res = await (this.deps.fetch ?? fetch)(endpoint.url, {
         method: "POST",
@@ -136,11 +159,13 @@ export class WebhookSender {
         signal: AbortSignal.timeout(timeout),
       });
       await res.body?.cancel();
-      return res.ok ? undefined : `HTTP ${res.status}`;
+      return res.ok ? { status: res.status } : { status: res.status, error: `HTTP ${res.status}` };
     } catch (err) {
-      return err instanceof Error && err.name === "TimeoutError"
-        ? `no answer within ${timeout / 1000}s`
-        : "connection failed";
+      return {
+        error: err instanceof Error && err.name === "TimeoutError"
+          ? `no answer within ${timeout / 1000}s`
+          : "connection failed",
+      };
     }
   }
 

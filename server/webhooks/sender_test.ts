@@ -12,6 +12,7 @@ import type { Store, UserRecord } from "../store/store.ts";
 import type { WebhookEndpoint } from "./event_types.ts";
 import { WebhookEvents } from "./events.ts";
 import { WebhookSender } from "./sender.ts";
+import { AuditTrail, SERVICE_ACTOR } from "../audit/audit_trail.ts";
 
 const KEY = crypto.getRandomValues(new Uint8Array(32));
 const WHSEC = "whsec_" + btoa(String.fromCharCode(...KEY));
@@ -49,6 +50,7 @@ function sender(
     log: createMemoryLogger().log,
     metrics: new Metrics(),
     endpoints: [endpoint],
+    retentionMs: 86_400_000,
     owner,
     attemptTimeoutMs,
   });
@@ -68,10 +70,15 @@ Deno.test({
       const clock = new FixedClock();
       const [a, b] = pools.map((p) => createPgStore(p, clock)) as [Store, Store];
       const endpoint = endpointAt(receiver.url);
-      const events = new WebhookEvents([endpoint], clock, cryptoRandom);
+      const events = new WebhookEvents(
+        [endpoint],
+        clock,
+        cryptoRandom,
+        new AuditTrail(86400, clock, cryptoRandom),
+      );
       for (let n = 0; n < 300; n++) {
         const u = user(n, clock.now());
-        await a.users.create(u, events.userCreated(u, "admin"));
+        await a.users.create(u, events.userCreated(u, "admin", SERVICE_ACTOR));
       }
       const senders = [sender(a, clock, endpoint, "a"), sender(b, clock, endpoint, "b")];
       for (let pass = 0; (await a.outbox.pending(endpoint.id, 1)).length > 0; pass++) {
@@ -104,9 +111,14 @@ Deno.test("sender: an endpoint that does not answer within the attempt timeout i
     const clock = new FixedClock();
     const store = createKvStore(kv, clock);
     const endpoint = endpointAt(`http://127.0.0.1:${server.addr.port}/`);
-    const events = new WebhookEvents([endpoint], clock, cryptoRandom);
+    const events = new WebhookEvents(
+      [endpoint],
+      clock,
+      cryptoRandom,
+      new AuditTrail(86400, clock, cryptoRandom),
+    );
     const u = user(1, clock.now());
-    await store.users.create(u, events.userCreated(u, "sign_in"));
+    await store.users.create(u, events.userCreated(u, "sign_in", SERVICE_ACTOR));
     assert.equal(await sender(store, clock, endpoint, "a", 200).deliverDue(), 0);
     const [pending] = await store.outbox.pending(endpoint.id, 1);
     assert.equal(pending?.attempts, 1);

@@ -26,7 +26,10 @@ export interface TokenServerOptions {
   readonly toml?: string;
   /** Environment for `${VAR}` and `TOKEN_EXCHANGE__*` overrides. */
   readonly env?: Readonly<Record<string, string>>;
-  /** Use this KV (for restarts on one store); default a fresh `:memory:` KV closed at the end. */
+  /**
+   * Use this KV (for restarts on one store); default a fresh `:memory:` KV closed at the end,
+   * or, when the TOML sets `storage.url`, that PostgreSQL store.
+   */
   readonly kv?: Deno.Kv;
   readonly clock?: Clock;
   readonly random?: Random;
@@ -81,13 +84,15 @@ export function testConfig(toml = "", env: Readonly<Record<string, string>> = {}
  */
 export async function startTokenServer(options: TokenServerOptions = {}): Promise<TokenServer> {
   const config = testConfig(options.toml, options.env);
+  // With `storage.url` the service opens its PostgreSQL store itself; `kv` is then unused.
   const ownKv = options.kv === undefined;
   const kv = options.kv ?? await Deno.openKv(":memory:");
+  const onPostgres = options.kv === undefined && config.storage.url !== undefined;
   let server: RunningServer;
   try {
     server = await startServer({
       config,
-      kv,
+      ...(onPostgres ? {} : { kv }),
       log: options.log ?? silentLogger,
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.random ? { random: options.random } : {}),

@@ -24,6 +24,8 @@ export interface WebhookReceiver extends AsyncDisposable {
   readonly received: ReceivedWebhook[];
   /** The status to answer a verified request with next (default 204). */
   answer: number;
+  /** How long to wait before answering (ms; default 0): longer than a sender's timeout, a hang. */
+  delayMs: number;
 }
 
 /**
@@ -36,6 +38,7 @@ export function startWebhookReceiver(secret: string): WebhookReceiver {
     url: "",
     received,
     answer: 204,
+    delayMs: 0,
     [Symbol.asyncDispose]: async () => {
       await server.shutdown();
     },
@@ -50,6 +53,7 @@ export function startWebhookReceiver(secret: string): WebhookReceiver {
     }
     const parsed = JSON.parse(body) as { type: string; data: Record<string, unknown> };
     const status = verified ? receiver.answer : 400;
+    const delay = receiver.delayMs;
     received.push({
       id: req.headers.get("webhook-id") ?? "",
       verified,
@@ -58,6 +62,7 @@ export function startWebhookReceiver(secret: string): WebhookReceiver {
       data: parsed.data,
       body,
     });
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
     return new Response(null, { status });
   });
   receiver.url = `http://127.0.0.1:${server.addr.port}/hook`;

@@ -8,8 +8,12 @@ import { createMemoryLogger, epochSeconds, seededRandom, systemClock } from "@or
 import { mintOperatorToken } from "../../server/auth/operator_token.ts";
 import { adminJson, internalToml, SECRET } from "../support/internal_api.ts";
 import { startTokenServer, type TokenServer } from "../support/token_server.ts";
+import { startWebhookReceiver } from "../support/webhook_receiver.ts";
+import { SERVICE_ACTOR } from "../../server/audit/audit_trail.ts";
+import { deliveryId } from "../../server/webhooks/delivery_view.ts";
 
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
+const WHSEC = "whsec_" + btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
 
 function login(te: TokenServer, token: string, headers: Record<string, string> = {}) {
   return fetch(`${te.internalUrl}/admin/login`, {
@@ -193,9 +197,9 @@ Deno.test("admin console: the users page pages with the API's cursor", async () 
   assert.match(second, /u50@example.com/);
 });
 
-async function createUser(te: TokenServer, n: number): Promise<void> {
+async function createUser(te: TokenServer, n: number, events = false): Promise<void> {
   const now = Date.now();
-  const { ok } = await te.server.deps.store.users.create({
+  const user = {
     id: `usr_01J${String(n).padStart(23, "0")}`,
     provider: "idp",
     external_id: `e${n}`,
@@ -206,7 +210,12 @@ async function createUser(te: TokenServer, n: number): Promise<void> {
     claims: {},
     created_at: now,
     updated_at: now,
-  });
+  };
+  const { webhooks } = te.server.deps;
+  const { ok } = await te.server.deps.store.users.create(
+    user,
+    events ? webhooks.userCreated(user, "admin", SERVICE_ACTOR) : undefined,
+  );
   assert.ok(ok);
 }
 
@@ -221,4 +230,79 @@ Deno.test("admin console: the cookie is Secure when the issuer is https, and las
   assert.match(cookie, /; HttpOnly; SameSite=Strict; Secure$/);
   const maxAge = Number(/Max-Age=(\d+)/.exec(cookie)![1]);
   assert.ok(maxAge > 590 && maxAge <= 600, `Max-Age ${maxAge} within the token's 600 s`);
+});
+
+Deno.test("admin console: a redelivery needs the CSRF token; sign-in, redelivery and logout are audited", async () => {
+  await using receiver = startWebhookReceiver(WHSEC);
+  await using te = await startTokenServer({
+    scheduler: { every: () => () => {} },
+    env: { W: WHSEC },
+    toml: `[internal_api]\nenabled = true\nauth_methods = ["operator_token"]\n` +
+      `[[webhooks.endpoints]]\nurl = "${receiver.url}"\nsecret = "\${W}"\n`,
+  });
+  await createUser(te, 1, true);
+  assert.equal(await te.server.webhooks!.deliverDue(), 1);
+  const [delivery] = await te.server.deps.store.outbox.deliveries({}, 1);
+  const id = deliveryId(delivery!.id, delivery!.endpoint);
+  const res = await login(te, operatorToken(te, "dora"));
+  await res.body?.cancel();
+  const cookie = res.headers.get("set-cookie")!.split(";")[0]!;
+  const page = await (await fetch(`${te.internalUrl}/admin/webhooks`, { headers: { cookie } }))
+    .text();
+  assert.match(page, new RegExp(`action="/admin/webhooks/deliveries/${id}/redeliver"`));
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
+  const redeliver = (body: Record<string, string>) =>
+    fetch(`${te.internalUrl}/admin/webhooks/deliveries/${id}/redeliver`, {
+      method: "POST",
+      headers: { ...FORM, cookie },
+      body: new URLSearchParams(body),
+      redirect: "manual",
+    });
+  const refused = await redeliver({});
+  await refused.body?.cancel();
+  assert.equal(refused.status, 403);
+  assert.equal(await te.server.webhooks!.deliverDue(), 0, "nothing queued without the token");
+  const done = await redeliver({ csrf });
+  await done.body?.cancel();
+  assert.equal(done.status, 303);
+  assert.equal(done.headers.get("location"), "/admin/webhooks?done=redelivered");
+  assert.equal(await te.server.webhooks!.deliverDue(), 1);
+  const logout = await fetch(`${te.internalUrl}/admin/logout`, {
+    method: "POST",
+    headers: { ...FORM, cookie },
+    body: new URLSearchParams({ csrf }),
+    redirect: "manual",
+  });
+  await logout.body?.cancel();
+  const trail = await te.server.deps.store.audit.list({ actor: "dora" }, 10);
+  assert.deepEqual(trail.map((r) => r.action).reverse(), [
+    "console.login",
+    "webhook.redeliver",
+    "console.logout",
+  ]);
+  assert.deepEqual(trail[2]!.details, { auth: "operator_token", peer: "127.0.0.1" });
+});
+
+Deno.test("admin console: the audit and webhooks pages refuse a bad filter with the API's message", async () => {
+  await using te = await startTokenServer({
+    toml: `[internal_api]\nenabled = true\nauth_methods = ["operator_token"]\n`,
+  });
+  const res = await login(te, operatorToken(te));
+  await res.body?.cancel();
+  const cookie = res.headers.get("set-cookie")!.split(";")[0]!;
+  for (
+    const [path, message] of [
+      ["/admin/audit?from=soon", /must be an ISO 8601 time/],
+      ["/admin/webhooks?state=lost", /must be one of pending, delivered, failed/],
+    ] as const
+  ) {
+    const page = await fetch(`${te.internalUrl}${path}`, { headers: { cookie } });
+    assert.equal(page.status, 400, path);
+    assert.match(await page.text(), message);
+  }
+  const ok = await fetch(`${te.internalUrl}/admin/audit?action=console.login`, {
+    headers: { cookie },
+  });
+  assert.equal(ok.status, 200);
+  assert.match(await ok.text(), /<code class="nowrap">console\.login<\/code>/);
 });

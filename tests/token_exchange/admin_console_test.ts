@@ -14,9 +14,11 @@ import { mintOperatorToken } from "../../server/auth/operator_token.ts";
 import { generateEd25519, jwtSigner } from "../../server/keys/ed25519.ts";
 import { chromiumMissing, launchChromium } from "../support/browser.ts";
 import { signInHarness } from "../support/internal_api.ts";
+import { startWebhookReceiver } from "../support/webhook_receiver.ts";
 import type { TokenServer } from "../support/token_server.ts";
 
 const RULES = { audience: "token-exchange-internal", requiredClaim: "operator" };
+const WHSEC = "whsec_" + btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
 
 function operatorToken(
   te: TokenServer,
@@ -72,10 +74,15 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async (t) => {
+    await using receiver = startWebhookReceiver(WHSEC);
     await using h = await signInHarness({
+      // Webhooks are sent when a step says so (`deliverDue`), not on a timer.
+      scheduler: { every: () => () => {} },
+      env: { W: WHSEC },
       toml: `[internal_api]\nenabled = true\nauth_methods = ["operator_token"]\n` +
         `[internal_api.lockout]\nthreshold = 100\n` +
-        `[token]\ncustom_claims = { tier = "free", contact = "{{ user.email }}" }\n`,
+        `[token]\ncustom_claims = { tier = "free", contact = "{{ user.email }}" }\n` +
+        `[[webhooks.endpoints]]\nurl = "${receiver.url}"\nsecret = "\${W}"\n`,
     });
     const te = h.te;
     const base = te.internalUrl!;
@@ -285,6 +292,45 @@ Deno.test({
       await page.getByRole("link", { name: "Signing keys" }).click();
       await page.getByText(te.server.deps.keys.activeKid).waitFor();
       await shot(page, "keys");
+    });
+
+    await t.step(
+      "webhooks: each delivery with its attempts; a delivered one redelivered",
+      async () => {
+        await te.server.webhooks!.deliverDue();
+        await page.getByRole("link", { name: "Webhooks" }).click();
+        await page.getByRole("heading", { name: "Webhook deliveries" }).waitFor();
+        const created = page.locator("tbody tr").filter({ hasText: "user.created" });
+        assert.equal(await created.count(), 2, "ada's and bob's registrations");
+        const oldest = created.last();
+        await oldest.getByText("delivered").waitFor();
+        assert.equal(await oldest.locator("ol.attempts li").count(), 1);
+        await shot(page, "webhooks");
+        const sent = receiver.received.length;
+        await oldest.getByRole("button", { name: /^Redeliver user\.created/ }).click();
+        await page.getByText(/Delivery queued again/).waitFor();
+        await oldest.getByText("pending").waitFor();
+        assert.equal(await te.server.webhooks!.deliverDue(), 1);
+        assert.equal(receiver.received.length, sent + 1);
+        assert.equal(receiver.received[sent]!.id, receiver.received[0]!.id, "the same webhook-id");
+        await page.reload();
+        await oldest.getByText("delivered").waitFor();
+        assert.equal(await oldest.locator("ol.attempts li").count(), 2);
+      },
+    );
+
+    await t.step("audit: the trail, filtered by action, names the operator", async () => {
+      await page.getByRole("link", { name: "Audit", exact: true }).click();
+      await page.getByRole("heading", { name: "Audit trail" }).waitFor();
+      await page.getByLabel("Action").fill("webhook.redeliver");
+      await page.getByRole("button", { name: "Filter" }).click();
+      await page.waitForURL(/action=webhook\.redeliver/);
+      const rows = page.locator("tbody tr");
+      assert.equal(await rows.count(), 1);
+      assert.match(await rows.first().textContent() ?? "", /operator alice/);
+      await page.getByRole("link", { name: "Clear" }).click();
+      await page.getByText("session.revoke", { exact: true }).waitFor();
+      await shot(page, "audit");
     });
 
     await t.step("readable on a phone", async () => {

@@ -504,6 +504,20 @@ Deno.test("apple notifications: signed events revoke, delete and update; forged 
   await del.body?.cancel();
   assert.equal(await refreshes(token), false);
   assert.equal((await users.get(user.id))?.status, "Deleted");
+  // Apple is the actor of what its notifications did, in the audit trail.
+  const trail = await te.server.deps.store.audit.list({ user: user.id }, 100);
+  const notified = trail.filter((r) => r.action !== "user.created");
+  assert.ok(notified.every((r) => r.actor.type === "provider"), "each by the provider");
+  assert.deepEqual([...new Set(notified.map((r) => r.action))].sort(), [
+    "session.revoked",
+    "user.deleted",
+    "user.updated", // mail forwarding
+  ]);
+  assert.equal(notified[0]!.action, "session.revoked", "the deletion's sessions last");
+  assert.ok(
+    notified.filter((r) => r.action === "session.revoked")
+      .every((r) => r.details.reason === "apple_notification"),
+  );
 });
 
 Deno.test("apple notifications: the route exists only with an Apple provider", async () => {

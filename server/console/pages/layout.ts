@@ -55,6 +55,8 @@ export function layout(
             <a href="/admin/">Overview</a>
             <a href="/admin/users">Users</a>
             <a href="/admin/keys">Signing keys</a>
+            <a href="/admin/webhooks">Webhooks</a>
+            <a href="/admin/audit">Audit</a>
           </nav>
           <form method="post" action="/admin/logout" class="logout">
             <input type="hidden" name="${CSRF_FIELD}" value="${viewer.csrf}">
