@@ -6,20 +6,17 @@
  * table is that commit (the fake has no data files; the peer suite reads older rows back).
  */
 import assert from "node:assert/strict";
-import {
-  CreateNamespaceCommand,
-  CreateTableBucketCommand,
-  CreateTableCommand,
-} from "@aws-sdk/client-s3tables";
-import { tableMetadata } from "../../analytics/pipeline/nodes/table.ts";
 import { ROW_COLUMNS } from "../../analytics/transform/row.ts";
 import { mutatingCalls, startInfraWorld } from "../deploy/infra_world.ts";
+import {
+  ADDED_COLUMNS,
+  createFirstReleaseTable,
+  FIRST_RELEASE_COLUMNS,
+} from "./first_release_table.ts";
 import { pipelineClients } from "./pipeline_world.ts";
 
 const SITE = { siteName: "blog", region: "eu-west-1", app: "blog" };
-const BUCKET_ARN = "arn:aws:s3tables:us-east-1:123456789012:bucket/production-blog-analytics";
-/** The columns of the first release's table. */
-const OLD_COLUMNS = 20;
+const OLD_COLUMNS = FIRST_RELEASE_COLUMNS.length;
 
 Deno.test("analytics e2e: bootstrap evolves an older table's schema, status shows its version", async () => {
   await using world = await startInfraWorld(SITE);
@@ -28,25 +25,9 @@ Deno.test("analytics e2e: bootstrap evolves an older table's schema, status show
 
   // The table as the first release made it.
   using clients = pipelineClients(world);
-  await clients.s3tables.send(new CreateTableBucketCommand({ name: "production-blog-analytics" }));
-  await clients.s3tables.send(
-    new CreateNamespaceCommand({ tableBucketARN: BUCKET_ARN, namespace: ["web"] }),
-  );
-  const meta = tableMetadata();
-  await clients.s3tables.send(
-    new CreateTableCommand({
-      tableBucketARN: BUCKET_ARN,
-      namespace: "web",
-      name: "page_views",
-      format: "ICEBERG",
-      metadata: {
-        iceberg: { ...meta, schema: { fields: meta.schema!.fields!.slice(0, OLD_COLUMNS) } },
-      },
-    }),
-  );
+  const bucketArn = await createFirstReleaseTable(clients.s3tables);
   const table = () =>
-    world.aws.s3tables.state.buckets.get(BUCKET_ARN)!.namespaces.get("web")!.get("page_views")!;
-  const newColumns = ROW_COLUMNS.slice(OLD_COLUMNS).map((c) => c.name);
+    world.aws.s3tables.state.buckets.get(bucketArn)!.namespaces.get("web")!.get("page_views")!;
 
   const before = JSON.parse((await world.run(["analytics", "status", "--json"])).stdout);
   assert.deepEqual(before.schema, { id: 0, current: false });
@@ -54,7 +35,7 @@ Deno.test("analytics e2e: bootstrap evolves an older table's schema, status show
   assert.equal(tableNode.status, "drifted");
   assert.ok(
     tableNode.drift.includes(
-      `schema 0 lacks 10 column(s): ${newColumns.join(", ")} (bootstrap adds them; no data is ` +
+      `schema 0 lacks 10 column(s): ${ADDED_COLUMNS.join(", ")} (bootstrap adds them; no data is ` +
         "rewritten)",
     ),
     JSON.stringify(tableNode.drift),

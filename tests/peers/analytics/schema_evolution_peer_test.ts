@@ -8,34 +8,19 @@
  * fakes, as in `analytics_peer_test.ts`.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import {
-  CreateNamespaceCommand,
-  CreateTableBucketCommand,
-  CreateTableCommand,
-  S3TablesClient,
-} from "@aws-sdk/client-s3tables";
-import { tableMetadata } from "../../../analytics/pipeline/nodes/table.ts";
-import { duckdbEndpoints } from "../../../analytics/queries/endpoints.ts";
+import { S3TablesClient } from "@aws-sdk/client-s3tables";
 import { insertRows } from "../../../analytics/queries/insert_rows.ts";
-import { openS3TablesSource } from "../../../analytics/queries/s3_tables_source.ts";
 import { quoteIdentifier } from "../../../analytics/queries/source.ts";
 import { testRow } from "../../../analytics/queries/_test_rows.ts";
-import { ROW_COLUMNS } from "../../../analytics/transform/row.ts";
-import { deployTaskFlags, runDeployProcess } from "../../deploy/deploy_process.ts";
+import {
+  ADDED_COLUMNS,
+  createFirstReleaseTable,
+  FIRST_RELEASE_COLUMNS,
+} from "../../analytics/first_release_table.ts";
 import { startAwsFakes } from "../../fakes/aws.ts";
-import { type AwsEmulator, startMinistack } from "../support/aws_emulator.ts";
+import { startMinistack } from "../support/aws_emulator.ts";
 import { duckdbExtensions } from "../support/duckdb_extensions.ts";
-import { FAKE_ROUTES, type FakeRoute } from "../aws/peer_world.ts";
-
-const WORKSPACE = new URL("../../../", import.meta.url).pathname;
-const ROUTES: readonly FakeRoute[] = [
-  ...FAKE_ROUTES.ministack,
-  { service: "GLUE", why: "ministack 1.5.33 has no Glue GetCatalog or CreateCatalog" },
-];
-/** The columns of the first release's table. */
-const OLD_COLUMNS = ROW_COLUMNS.slice(0, 20);
-const NEW_COLUMNS = ROW_COLUMNS.slice(20).map((c) => c.name);
+import { makeSiteRoot, peerCli, withTable } from "./analytics_peer_world.ts";
 
 Deno.test({
   name: "analytics peer: bootstrap adds columns to a table with rows; older rows read null",
@@ -45,39 +30,24 @@ Deno.test({
     const extensions = await duckdbExtensions();
     await using ministack = await startMinistack();
     await using fakes = startAwsFakes({ accountId: ministack.accountId, region: ministack.region });
-    const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "analytics-schema-" }));
+    const root = await makeSiteRoot("analytics-schema-");
     try {
-      await Deno.mkdir(join(root, ".git"));
-      await Deno.mkdir(join(root, "config"));
-      await Deno.writeTextFile(
-        join(root, "config", "production.jsonc"),
-        JSON.stringify({ siteName: "blog", region: "us-east-1", app: "blog" }),
-      );
-      const flags = [
-        ...(await deployTaskFlags(extensions.home)).map((f) =>
-          f.startsWith("--allow-read=") ? `${f},${WORKSPACE}` : f
-        ),
-        `--allow-ffi=${WORKSPACE}node_modules`,
-      ];
-      const env = {
-        ...ministack.env,
-        ...Object.fromEntries(ROUTES.map((r) => {
-          const name = `AWS_ENDPOINT_URL_${r.service}`;
-          return [name, fakes.endpointEnv[name]!];
-        })),
-        HOME: extensions.home,
-      };
-      const cli = (...args: string[]) => runDeployProcess({ flags, args, cwd: root, env });
+      const { cli } = await peerCli(ministack, fakes, extensions.home, root);
       assert.equal((await cli("bootstrap")).code, 0);
       assert.equal((await cli("plugin", "add", "analytics")).code, 0);
 
       // The first release's table, and two rows in it.
-      const tableBucketArn = await createOldTable(ministack);
+      const tables = new S3TablesClient({
+        region: "us-east-1",
+        endpoint: ministack.endpoint,
+        credentials: { accessKeyId: "test", secretAccessKey: "test" },
+      });
+      const tableBucketArn = await createFirstReleaseTable(tables).finally(() => tables.destroy());
       await withTable(ministack, extensions.dir, tableBucketArn, async (source) => {
-        const names = OLD_COLUMNS.map((c) => quoteIdentifier(c.name)).join(", ");
+        const names = FIRST_RELEASE_COLUMNS.map((c) => quoteIdentifier(c.name)).join(", ");
         for (const [i, uri] of ["/old-1", "/old-2"].entries()) {
           const row = testRow(`2026-01-0${i + 1}T10:00:00.000Z`, { uri });
-          const values = OLD_COLUMNS.map((c) => sqlValue(c.type, row[c.name]));
+          const values = FIRST_RELEASE_COLUMNS.map((c) => sqlValue(c.type, row[c.name]));
           await source.connection.run(
             `INSERT INTO ${source.relation} (${names}) VALUES (${values.join(", ")})`,
           );
@@ -96,12 +66,12 @@ Deno.test({
       await withTable(ministack, extensions.dir, tableBucketArn, async (source) => {
         const read = async () =>
           (await source.connection.runAndReadAll(
-            `SELECT uri, ${NEW_COLUMNS.join(", ")} FROM ${source.relation} ORDER BY uri`,
+            `SELECT uri, ${ADDED_COLUMNS.join(", ")} FROM ${source.relation} ORDER BY uri`,
           )).getRowObjectsJS();
         const old = await read();
         assert.deepEqual(old.map((r) => r.uri), ["/old-1", "/old-2"]);
         for (const r of old) {
-          for (const c of NEW_COLUMNS) assert.equal(r[c], null, `${r.uri} ${c}`);
+          for (const c of ADDED_COLUMNS) assert.equal(r[c], null, `${r.uri} ${c}`);
         }
         const fresh = testRow("2026-01-03T10:00:00.000Z", {
           uri: "/new",
@@ -130,54 +100,6 @@ Deno.test({
     }
   },
 });
-
-/** Creates the table bucket, namespace and the 20-column table in ministack; its ARN. */
-async function createOldTable(ministack: AwsEmulator): Promise<string> {
-  const client = new S3TablesClient({
-    region: "us-east-1",
-    endpoint: ministack.endpoint,
-    credentials: { accessKeyId: "test", secretAccessKey: "test" },
-  });
-  try {
-    const { arn } = await client.send(
-      new CreateTableBucketCommand({ name: "production-blog-analytics" }),
-    );
-    await client.send(new CreateNamespaceCommand({ tableBucketARN: arn, namespace: ["web"] }));
-    const meta = tableMetadata();
-    await client.send(
-      new CreateTableCommand({
-        tableBucketARN: arn,
-        namespace: "web",
-        name: "page_views",
-        format: "ICEBERG",
-        metadata: {
-          iceberg: {
-            ...meta,
-            schema: { fields: meta.schema!.fields!.slice(0, OLD_COLUMNS.length) },
-          },
-        },
-      }),
-    );
-    return arn!;
-  } finally {
-    client.destroy();
-  }
-}
-
-/** Opens the table the product's way (endpoint override, the wheels' extensions). */
-async function withTable(
-  ministack: AwsEmulator,
-  extensionDirectory: string,
-  tableBucketArn: string,
-  fn: (source: Awaited<ReturnType<typeof openS3TablesSource>>) => Promise<void>,
-) {
-  using source = await openS3TablesSource(
-    { tableBucketArn, region: "us-east-1", namespace: "web", table: "page_views" },
-    { accessKeyId: "test", secretAccessKey: "test" },
-    { download: false, extensionDirectory, endpoints: duckdbEndpoints(ministack.env) },
-  );
-  await fn(source);
-}
 
 /** A SQL literal of a test row's value. */
 function sqlValue(type: string, value: unknown): string {
