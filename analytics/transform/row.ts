@@ -56,12 +56,15 @@ export interface PageViewRow {
   browser: string | null;
   browser_version: number | null;
   os: string | null;
-  device: DeviceClass | null;
+  /** `desktop`, `mobile`, `tablet` or `bot` ({@linkcode DeviceClass}). */
+  device: string | null;
   utm_source: string | null;
   utm_medium: string | null;
   utm_campaign: string | null;
-  channel: Channel | null;
-  bot_category: BotCategory | null;
+  /** `search`, `social`, `ai`, `email`, `direct` or `other` ({@linkcode Channel}). */
+  channel: string | null;
+  /** `search`, `ai`, `monitor` or `other` ({@linkcode BotCategory}). */
+  bot_category: string | null;
   bot_name: string | null;
 }
 
