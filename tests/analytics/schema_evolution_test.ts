@@ -80,3 +80,25 @@ Deno.test("analytics e2e: a new table is created with every column, at schema 0"
   const status = JSON.parse((await world.run(["analytics", "status", "--json"])).stdout);
   assert.deepEqual(status.schema, { id: 0, current: true });
 });
+
+Deno.test("analytics e2e: backfill refuses a table that lacks columns, naming bootstrap", async () => {
+  await using world = await startInfraWorld(SITE);
+  assert.equal((await world.run(["bootstrap"])).code, 0);
+  assert.equal((await world.run(["plugin", "add", "analytics"])).code, 0);
+  assert.equal((await world.run(["analytics", "bootstrap"])).code, 0);
+  // The table as an older release left it: its schema without the added columns.
+  const table = world.aws.s3tables.state.buckets.get(
+    "arn:aws:s3tables:us-east-1:123456789012:bucket/production-blog-analytics",
+  )!.namespaces.get("web")!.get("page_views")!;
+  const [schema] = table.iceberg.schemas;
+  schema!.fields = schema!.fields.slice(0, FIRST_RELEASE_COLUMNS.length);
+  const r = await world.run(["analytics", "backfill", "--json"]);
+  assert.equal(r.code, 1);
+  const error = JSON.parse(r.stdout).error;
+  assert.equal(error.code, "state_missing");
+  assert.match(error.message, new RegExp(`lacks the column\\(s\\) ${ADDED_COLUMNS.join(", ")}`));
+  assert.equal(
+    error.hint,
+    "run `deploy analytics bootstrap production` first: it adds them, rewriting no data",
+  );
+});

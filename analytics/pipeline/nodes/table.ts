@@ -67,11 +67,21 @@ async function getTable(ctx: AnalyticsContext) {
   );
 }
 
-function catalog(ctx: AnalyticsContext) {
+function catalog(ctx: Pick<AnalyticsContext, "clients" | "facts">) {
   return s3TablesCatalog(ctx.clients.s3tables, ctx.facts.names.tableBucketArn);
 }
 
-async function loadMetadata(ctx: AnalyticsContext): Promise<IcebergTableMetadata> {
+/**
+ * Loads the table's Iceberg metadata through the S3 Tables catalog (its schemas, the current
+ * schema id), for the node and for commands that must know the schema before writing.
+ *
+ * @param ctx the pipeline's clients and facts
+ * @returns the metadata
+ * @throws {DeployError} mapped like every AWS call (`aws_access_denied`, …)
+ */
+export async function loadTableMetadata(
+  ctx: Pick<AnalyticsContext, "clients" | "facts">,
+): Promise<IcebergTableMetadata> {
   const { names } = ctx.facts;
   return await aws(
     at(ctx.facts, "s3tables:GetTableMetadataLocation"),
@@ -118,7 +128,7 @@ async function putTags(ctx: AnalyticsContext, arn: string): Promise<void> {
  */
 async function evolveSchema(ctx: AnalyticsContext): Promise<IcebergTableMetadata> {
   const { names } = ctx.facts;
-  const metadata = await loadMetadata(ctx);
+  const metadata = await loadTableMetadata(ctx);
   const commit = addColumnsCommit(metadata);
   if (commit === null) return metadata;
   const after = await aws(
@@ -153,7 +163,7 @@ export const tableNode: AnalyticsNode = {
       );
       return { outputs: { name: ctx.facts.names.table, arn }, drift };
     }
-    const metadata = await loadMetadata(ctx);
+    const metadata = await loadTableMetadata(ctx);
     drift.unshift(...schemaDrift(metadata));
     return { outputs: outputs(ctx.facts, arn, metadata), drift };
   },
