@@ -14,8 +14,10 @@ import { backfillProgress } from "../backfill/progress.ts";
 import { runBackfill } from "../backfill/run.ts";
 import { readSaltSecret } from "../backfill/salt_secret.ts";
 import { ANALYTICS_REGION } from "../pipeline/names.ts";
+import { loadTableMetadata } from "../pipeline/nodes/table.ts";
 import { pipelineRunFor } from "../pipeline/open.ts";
 import { readPipelineState } from "../pipeline/run.ts";
+import { schemaStatus } from "../pipeline/table_schema.ts";
 import { openSiteSource } from "../queries/site_source.ts";
 import type { AnalyticsConfig } from "../section.ts";
 
@@ -40,6 +42,19 @@ export const backfillCommand: PluginCommand<AnalyticsConfig> = {
         `the analytics pipeline of ${site.env} has no log delivery yet, so there is nothing ` +
           "to backfill before",
         { hint: `run \`deploy analytics bootstrap ${site.env}\` first` },
+      );
+    }
+    // The backfill writes every column: a table an older release made must be evolved first.
+    const { missing } = schemaStatus(await loadTableMetadata(run));
+    if (missing.length > 0) {
+      throw new DeployError(
+        "state_missing",
+        `the table ${run.facts.names.namespace}.${run.facts.names.table} lacks the column(s) ` +
+          `${missing.join(", ")} that this release writes`,
+        {
+          hint:
+            `run \`deploy analytics bootstrap ${site.env}\` first: it adds them, rewriting no data`,
+        },
       );
     }
     // The delivery's record is written when bootstrap creates it: the pipeline's first day.

@@ -8,6 +8,8 @@ import type { PageViewRow } from "../transform/row.ts";
 
 /**
  * One row with sensible defaults (a human's successful GET of `/` from Germany, a cache hit).
+ * The columns schema evolution added (`browser` … `bot_name`) default to null, as in a row
+ * written before them; pass them in `fields` to test what uses them.
  *
  * @param time the event time, ISO 8601 UTC
  * @param fields the fields that differ
@@ -35,6 +37,16 @@ export function testRow(time: string, fields: Partial<PageViewRow> = {}): PageVi
     request_id: crypto.randomUUID(),
     visitor_key: "v1",
     is_bot: false,
+    browser: null,
+    browser_version: null,
+    os: null,
+    device: null,
+    utm_source: null,
+    utm_medium: null,
+    utm_campaign: null,
+    channel: null,
+    bot_category: null,
+    bot_name: null,
     ...fields,
   };
 }

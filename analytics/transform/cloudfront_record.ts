@@ -5,12 +5,17 @@
  *
  * CloudFront writes `-` for an empty field and may write numbers as strings; both are read
  * here. `cs(Cookie)` and `x-forwarded-for` are never read (the delivery does not select them
- * either), and `c-ip` only enters the visitor key.
+ * either), and `c-ip` only enters the visitor key. The user agent enters the visitor key and
+ * is parsed into browser, OS, device and bot columns; the query string gives only its campaign
+ * keys; neither is stored.
  *
  * @module
  */
-import { isBotAgent } from "./bots.ts";
+import { identifyBot } from "./bots.ts";
+import { campaignFields } from "./campaign.ts";
+import { referrerChannel } from "./channel.ts";
 import type { PageViewRow } from "./row.ts";
+import { parseUserAgent } from "./user_agent.ts";
 import { visitorKey } from "./visitor_key.ts";
 
 /**
@@ -91,17 +96,21 @@ export function mapCloudFrontRecord(
   if (requestId === null) return { reason: "no x-edge-request-id" };
   const userAgent = decoded(text(r["cs(User-Agent)"]));
   const day = time.toISOString().slice(0, 10);
+  const host = text(r["x-host-header"]) ?? text(r["cs(Host)"]);
+  const referrer = decoded(text(r["cs(Referer)"]));
+  const bot = identifyBot(userAgent);
+  const campaign = campaignFields(text(r["cs-uri-query"]));
   return {
     row: {
       event_time: time.toISOString(),
       day,
-      host: text(r["x-host-header"]) ?? text(r["cs(Host)"]),
+      host,
       uri,
-      query: text(r["cs-uri-query"]),
+      query: null,
       method,
       status,
-      referrer: decoded(text(r["cs(Referer)"])),
-      user_agent: userAgent,
+      referrer,
+      user_agent: null,
       country: text(r["c-country"]),
       asn: integer(r["asn"]),
       edge_location: text(r["x-edge-location"]),
@@ -112,7 +121,12 @@ export function mapCloudFrontRecord(
       protocol: text(r["cs-protocol"]),
       request_id: requestId,
       visitor_key: visitorKey(saltFor(day), ip, userAgent ?? ""),
-      is_bot: isBotAgent(userAgent),
+      is_bot: bot !== null,
+      ...parseUserAgent(userAgent, bot !== null),
+      ...campaign,
+      channel: referrerChannel(referrer, host, campaign.utm_medium),
+      bot_category: bot?.category ?? null,
+      bot_name: bot?.name ?? null,
     },
   };
 }

@@ -19,11 +19,11 @@ Deno.test("mapCloudFrontRecord() maps every column from a CloudFront record", ()
     day: "2026-11-23",
     host: "blog.example.com",
     uri: "/posts/hello/",
-    query: "utm_source=feed",
+    query: null,
     method: "GET",
     status: 200,
     referrer: "https://news.example.org/",
-    user_agent: UA,
+    user_agent: null,
     country: "DE",
     asn: 3320,
     edge_location: "FRA56-P1",
@@ -35,7 +35,71 @@ Deno.test("mapCloudFrontRecord() maps every column from a CloudFront record", ()
     request_id: "abcDEF123==",
     visitor_key: visitorKey(saltFor("2026-11-23"), "203.0.113.9", UA),
     is_bot: false,
+    browser: "Firefox",
+    browser_version: 140,
+    os: "Linux",
+    device: "desktop",
+    utm_source: "feed",
+    utm_medium: null,
+    utm_campaign: null,
+    channel: "other",
+    bot_category: null,
+    bot_name: null,
   });
+});
+
+Deno.test("mapCloudFrontRecord() stores neither the user agent nor the query string", () => {
+  const out = row({
+    ...PAGE_VIEW,
+    "cs-uri-query": "utm_campaign=Spring&token=s3cr3t&email=a%40mail.test",
+  });
+  assert.equal(out.user_agent, null);
+  assert.equal(out.query, null);
+  assert.equal(out.utm_campaign, "spring");
+  const text = JSON.stringify(out);
+  for (const secret of ["s3cr3t", "mail.test", "Gecko", "rv:140"]) {
+    assert.ok(!text.includes(secret), secret);
+  }
+});
+
+Deno.test("mapCloudFrontRecord() names a bot and gives it no browser", () => {
+  const out = row({
+    ...PAGE_VIEW,
+    "cs(User-Agent)":
+      "Mozilla/5.0%20AppleWebKit/537.36%20(KHTML,%20like%20Gecko;%20compatible;%20ClaudeBot/1.0;%20+claudebot@anthropic.com)",
+  });
+  assert.deepEqual(
+    [out.is_bot, out.device, out.bot_category, out.bot_name, out.browser, out.os],
+    [true, "bot", "ai", "ClaudeBot", null, null],
+  );
+});
+
+Deno.test("mapCloudFrontRecord() counts a referrer on the site's own host as direct", () => {
+  const own = row({ ...PAGE_VIEW, "cs(Referer)": "https://www.blog.example.com/posts/" });
+  assert.equal(own.channel, "direct");
+  assert.equal(own.referrer, "https://www.blog.example.com/posts/");
+  assert.equal(row({ ...PAGE_VIEW, "cs(Referer)": "https://chatgpt.com/" }).channel, "ai");
+  assert.equal(row({ ...PAGE_VIEW, "cs(Referer)": "-" }).channel, "direct");
+});
+
+Deno.test("mapCloudFrontRecord() maps hostile user agents, queries and referrers to bounded rows", () => {
+  const hostile = [
+    { "cs(User-Agent)": "x".repeat(10_000) },
+    { "cs(User-Agent)": "Mozilla/5.0%00%1B[31m%0A(Windows NT 10.0) Chrome/131.0" },
+    { "cs(User-Agent)": "%" },
+    { "cs-uri-query": `utm_source=${"a".repeat(10_000)}&${"k=v&".repeat(2_000)}` },
+    { "cs-uri-query": "utm_source=%E0%A4%A&&&==&utm_medium" },
+    { "cs(Referer)": "http://[::1" },
+    { "cs(Referer)": "javascript:alert(1)" },
+  ];
+  for (const fields of hostile) {
+    const out = row({ ...PAGE_VIEW, ...fields });
+    assert.deepEqual(Object.keys(out), ROW_COLUMNS.map((c) => c.name));
+    for (const col of ["browser", "os", "utm_source", "utm_medium", "bot_name"] as const) {
+      const v = out[col];
+      assert.ok(v === null || (v.length <= 100 && !/\p{Cc}/u.test(v)), `${col}: ${v}`);
+    }
+  }
 });
 
 Deno.test("mapCloudFrontRecord() emits exactly the table's columns, and no IP or cookie", () => {
@@ -66,7 +130,7 @@ Deno.test("mapCloudFrontRecord() reads `-` as absent and numbers written as numb
     "sc-status": 404,
     "sc-bytes": 17,
   });
-  assert.equal(out.query, null);
+  assert.equal(out.utm_source, null);
   assert.equal(out.referrer, null);
   assert.equal(out.host, "d111111abcdef8.cloudfront.net");
   assert.equal(out.asn, null);
@@ -75,10 +139,19 @@ Deno.test("mapCloudFrontRecord() reads `-` as absent and numbers written as numb
 });
 
 Deno.test("mapCloudFrontRecord() flags bots and a missing user agent", () => {
-  assert.equal(row({ ...PAGE_VIEW, "cs(User-Agent)": "Googlebot/2.1" }).is_bot, true);
+  const google = row({ ...PAGE_VIEW, "cs(User-Agent)": "Googlebot/2.1" });
+  assert.deepEqual([google.is_bot, google.bot_category, google.bot_name], [
+    true,
+    "search",
+    "Googlebot",
+  ]);
   const none = row({ ...PAGE_VIEW, "cs(User-Agent)": "-" });
   assert.equal(none.is_bot, true);
-  assert.equal(none.user_agent, null);
+  assert.deepEqual([none.device, none.bot_category, none.bot_name], [
+    "bot",
+    "other",
+    "(no user agent)",
+  ]);
   assert.equal(none.visitor_key, visitorKey(saltFor("2026-11-23"), "203.0.113.9", ""));
 });
 

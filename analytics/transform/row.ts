@@ -6,6 +6,10 @@
  * @module
  */
 
+import type { BotCategory } from "./bots.ts";
+import type { Channel } from "./channel.ts";
+import type { DeviceClass } from "./user_agent.ts";
+
 /** An Iceberg primitive type the table uses. */
 export type IcebergType = "timestamptz" | "date" | "string" | "int" | "long" | "double" | "boolean";
 
@@ -24,7 +28,9 @@ export interface RowColumn {
 /**
  * A page-view row as the transform emits it. Timestamps and dates are ISO-8601 strings, the
  * form Firehose converts into Iceberg `timestamptz` and `date`. There is no IP column: the
- * client address only ever enters the `visitor_key` digest.
+ * client address only ever enters the `visitor_key` digest. `query` and `user_agent` are no
+ * longer filled (always null; the columns stay so older rows still read): the user agent only
+ * enters the visitor key and the parsed columns, the query string only its campaign keys.
  */
 export interface PageViewRow {
   event_time: string;
@@ -47,6 +53,19 @@ export interface PageViewRow {
   request_id: string;
   visitor_key: string;
   is_bot: boolean;
+  browser: string | null;
+  browser_version: number | null;
+  os: string | null;
+  /** `desktop`, `mobile`, `tablet` or `bot` ({@linkcode DeviceClass}). */
+  device: string | null;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  /** `search`, `social`, `ai`, `email`, `direct` or `other` ({@linkcode Channel}). */
+  channel: string | null;
+  /** `search`, `ai`, `monitor` or `other` ({@linkcode BotCategory}). */
+  bot_category: string | null;
+  bot_name: string | null;
 }
 
 /** The table's columns, in order. */
@@ -55,11 +74,21 @@ export const ROW_COLUMNS: readonly RowColumn[] = [
   { name: "day", type: "date", required: true, doc: "UTC day of event_time; the partition" },
   { name: "host", type: "string", required: false, doc: "the host the viewer asked for" },
   { name: "uri", type: "string", required: true, doc: "the path, without the query" },
-  { name: "query", type: "string", required: false, doc: "the query string, without `?`" },
+  {
+    name: "query",
+    type: "string",
+    required: false,
+    doc: "no longer filled (null); older rows: the query string",
+  },
   { name: "method", type: "string", required: true, doc: "the HTTP method" },
   { name: "status", type: "int", required: true, doc: "the HTTP status sent" },
   { name: "referrer", type: "string", required: false, doc: "the Referer header" },
-  { name: "user_agent", type: "string", required: false, doc: "the User-Agent header" },
+  {
+    name: "user_agent",
+    type: "string",
+    required: false,
+    doc: "no longer filled (null); older rows: the User-Agent header",
+  },
   { name: "country", type: "string", required: false, doc: "ISO country of the viewer" },
   { name: "asn", type: "long", required: false, doc: "autonomous system of the viewer" },
   { name: "edge_location", type: "string", required: false, doc: "the edge that served it" },
@@ -76,6 +105,23 @@ export const ROW_COLUMNS: readonly RowColumn[] = [
     doc: "SHA-256 of IP, user agent and the day's salt",
   },
   { name: "is_bot", type: "boolean", required: true, doc: "user agent matches a bot pattern" },
+  // Added by schema evolution (`analytics bootstrap` adds them to an older table, where the
+  // rows written before read as null): new columns only ever go at the end.
+  { name: "browser", type: "string", required: false, doc: "browser family (ua-parser-js)" },
+  { name: "browser_version", type: "int", required: false, doc: "browser major version" },
+  { name: "os", type: "string", required: false, doc: "operating system family" },
+  { name: "device", type: "string", required: false, doc: "desktop, mobile, tablet or bot" },
+  { name: "utm_source", type: "string", required: false, doc: "utm_source, lowercased" },
+  { name: "utm_medium", type: "string", required: false, doc: "utm_medium, lowercased" },
+  { name: "utm_campaign", type: "string", required: false, doc: "utm_campaign, lowercased" },
+  {
+    name: "channel",
+    type: "string",
+    required: false,
+    doc: "search, social, ai, email, direct or other",
+  },
+  { name: "bot_category", type: "string", required: false, doc: "search, ai, monitor or other" },
+  { name: "bot_name", type: "string", required: false, doc: "the bot's name" },
 ];
 
 /** The column the table is partitioned by (identity: one partition per UTC day). */

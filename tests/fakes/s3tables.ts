@@ -9,6 +9,17 @@
  * /tables/{tableBucketARN}/{namespace}`, `GET /get-table?tableBucketARN=&namespace=&name=`,
  * `DELETE /tables/{tableBucketARN}/{namespace}/{name}`, `GET|POST /tag/{resourceArn}`.
  *
+ * The Iceberg REST catalog S3 Tables serves beside its API (`/iceberg/v1/{prefix}/…`, the
+ * prefix being the URL-encoded table bucket ARN; calls are recorded under the REST spec's
+ * operation names `LoadTable` and `UpdateTable`): `GET …/namespaces/{ns}/tables/{name}` loads a
+ * table's metadata (made from the schema given at creation), `POST` there commits the schema
+ * updates `add-schema` and `set-current-schema` under the requirements `assert-table-uuid`,
+ * `assert-current-schema-id` and `assert-last-assigned-field-id`, as the REST spec defines them:
+ * a failed requirement is `409 CommitFailedException`, anything else this fake does not
+ * implement is `400 BadRequestException`, an unknown table `404 NoSuchTableException`, all in
+ * the catalog's `{"error": {message, type, code}}` form. There are no data files: what rows
+ * read is for the peer suite's catalog.
+ *
  * @module
  */
 import { type AwsFake, FakeAwsError, startFakeServer } from "./server.ts";
@@ -28,8 +39,30 @@ export interface FakeTable {
   tags: Record<string, string>;
   /** The version token. */
   versionToken: string;
+  /** The table's Iceberg metadata as the catalog serves it (schemas, current schema). */
+  iceberg: FakeIcebergMetadata;
   /** Creation time. */
   createdAt: Date;
+}
+
+/** One field of an Iceberg schema. */
+export interface FakeIcebergField {
+  id: number;
+  name: string;
+  type: string;
+  required: boolean;
+  doc?: string;
+}
+
+/** The Iceberg table metadata the fake's catalog keeps (the members schema evolution uses). */
+export interface FakeIcebergMetadata {
+  "format-version": 2;
+  "table-uuid": string;
+  location: string;
+  "last-updated-ms": number;
+  "last-column-id": number;
+  "current-schema-id": number;
+  schemas: { type: "struct"; "schema-id": number; fields: FakeIcebergField[] }[];
 }
 
 /** A table bucket held by the fake. */
@@ -108,6 +141,20 @@ export function startS3TablesFake(options: S3TablesFakeOptions = {}): AwsFake<S3
     const t = tables.get(str(input, "name"));
     if (!t) throw notFound("The specified table");
     return { bucket, tables, table: t };
+  };
+  const icebergTableOf = (input: Record<string, unknown>) => {
+    try {
+      return tableOf({ ...input, tableBucketARN: input.prefix }).table;
+    } catch (err) {
+      if (err instanceof FakeAwsError && err.status === 404) {
+        throw new FakeAwsError(
+          "NoSuchTableException",
+          404,
+          `Table does not exist: ${input.namespace}.${input.name}`,
+        );
+      }
+      throw err;
+    }
   };
   const taggable = (arn: string): { tags: Record<string, string> } => {
     const b = buckets.get(arn);
@@ -242,6 +289,7 @@ export function startS3TablesFake(options: S3TablesFakeOptions = {}): AwsFake<S3
           metadata: input.metadata,
           tags: { ...(input.tags ?? {}) as Record<string, string> },
           versionToken: `v${id}`,
+          iceberg: initialIcebergMetadata(input.metadata, `s3://${id}--table-s3`),
           createdAt: new Date(),
         };
         tables.set(name, table);
@@ -283,6 +331,24 @@ export function startS3TablesFake(options: S3TablesFakeOptions = {}): AwsFake<S3
       },
     },
     {
+      operation: "LoadTable",
+      method: "GET",
+      path: "/iceberg/v1/{prefix}/namespaces/{namespace}/tables/{name}",
+      run: (input) => icebergCall(() => loadResult(icebergTableOf(input))),
+    },
+    {
+      operation: "UpdateTable",
+      method: "POST",
+      path: "/iceberg/v1/{prefix}/namespaces/{namespace}/tables/{name}",
+      run: (input) =>
+        icebergCall(() => {
+          const table = icebergTableOf(input);
+          table.iceberg = commitIceberg(table.iceberg, input);
+          table.versionToken = `${table.versionToken.split(".")[0]}.${Date.now()}`;
+          return loadResult(table);
+        }),
+    },
+    {
       operation: "ListTagsForResource",
       method: "GET",
       path: "/tag/{resourceArn}",
@@ -300,4 +366,123 @@ export function startS3TablesFake(options: S3TablesFakeOptions = {}): AwsFake<S3
     },
   ]);
   return startFakeServer(definition, { buckets, bucketArn }).fake;
+}
+
+/** The metadata a table created through the S3 Tables API starts with: its schema as id 0. */
+function initialIcebergMetadata(metadata: unknown, location: string): FakeIcebergMetadata {
+  const given = (metadata as { iceberg?: { schema?: { fields?: unknown } } } | undefined)?.iceberg
+    ?.schema?.fields;
+  if (!Array.isArray(given) || given.length === 0) {
+    throw new FakeAwsError(
+      "BadRequestException",
+      400,
+      "metadata.iceberg.schema.fields is required",
+    );
+  }
+  const fields = given.map((f: Record<string, unknown>, i) => ({
+    id: typeof f.id === "number" ? f.id : i + 1,
+    name: String(f.name),
+    type: String(f.type),
+    required: f.required === true,
+  }));
+  return {
+    "format-version": 2,
+    "table-uuid": crypto.randomUUID(),
+    location,
+    "last-updated-ms": Date.now(),
+    "last-column-id": Math.max(...fields.map((f) => f.id)),
+    "current-schema-id": 0,
+    schemas: [{ type: "struct", "schema-id": 0, fields }],
+  };
+}
+
+/** The catalog's LoadTableResult. */
+function loadResult(table: FakeTable): Response {
+  return Response.json({
+    "metadata-location": `${table.iceberg.location}/metadata/${table.versionToken}.metadata.json`,
+    metadata: table.iceberg,
+  });
+}
+
+/** Runs a catalog operation, answering errors in the Iceberg REST form. */
+function icebergCall(run: () => Response): Response {
+  try {
+    return run();
+  } catch (err) {
+    const e = err instanceof FakeAwsError
+      ? err
+      : new FakeAwsError("BadRequestException", 400, String(err));
+    return Response.json(
+      { error: { message: e.message, type: e.code, code: e.status } },
+      { status: e.status },
+    );
+  }
+}
+
+/**
+ * Applies a CommitTableRequest to a copy of the metadata: every requirement checked first, then
+ * every update, so a refused commit changes nothing.
+ */
+function commitIceberg(
+  base: FakeIcebergMetadata,
+  input: Record<string, unknown>,
+): FakeIcebergMetadata {
+  const bad = (why: string) => new FakeAwsError("BadRequestException", 400, why);
+  const failed = (why: string) =>
+    new FakeAwsError("CommitFailedException", 409, `Requirement failed: ${why}`);
+  const requirements = (input.requirements ?? []) as Record<string, unknown>[];
+  const updates = (input.updates ?? []) as Record<string, unknown>[];
+  if (!Array.isArray(requirements) || !Array.isArray(updates)) {
+    throw bad("requirements and updates must be lists");
+  }
+  for (const r of requirements) {
+    if (r.type === "assert-table-uuid") {
+      if (r.uuid !== base["table-uuid"]) throw failed("UUID does not match");
+    } else if (r.type === "assert-current-schema-id") {
+      if (r["current-schema-id"] !== base["current-schema-id"]) {
+        throw failed(`current schema changed: expected id ${r["current-schema-id"]}`);
+      }
+    } else if (r.type === "assert-last-assigned-field-id") {
+      if (r["last-assigned-field-id"] !== base["last-column-id"]) {
+        throw failed(`last assigned field id changed: expected ${r["last-assigned-field-id"]}`);
+      }
+    } else {
+      throw bad(`this fake does not implement the requirement ${String(r.type)}`);
+    }
+  }
+  const next = structuredClone(base);
+  let added: number | undefined;
+  for (const u of updates) {
+    if (u.action === "add-schema") {
+      const schema = u.schema as FakeIcebergMetadata["schemas"][number];
+      if (!Array.isArray(schema?.fields) || typeof schema["schema-id"] !== "number") {
+        throw bad("add-schema needs a schema with a schema-id and fields");
+      }
+      if (next.schemas.some((s) => s["schema-id"] === schema["schema-id"])) {
+        throw bad(`schema ${schema["schema-id"]} already exists`);
+      }
+      const known = new Map(next.schemas.flatMap((s) => s.fields).map((f) => [f.id, f.name]));
+      for (const f of schema.fields) {
+        if (known.has(f.id) && known.get(f.id) !== f.name) {
+          throw bad(`field id ${f.id} is ${known.get(f.id)}, not ${f.name}`);
+        }
+        if (!known.has(f.id) && f.id <= base["last-column-id"]) {
+          throw bad(`new field ${f.name} reuses an assigned id ${f.id}`);
+        }
+      }
+      next.schemas.push(structuredClone(schema));
+      next["last-column-id"] = Math.max(next["last-column-id"], ...schema.fields.map((f) => f.id));
+      added = schema["schema-id"];
+    } else if (u.action === "set-current-schema") {
+      const id = u["schema-id"] === -1 ? added : u["schema-id"];
+      if (typeof id !== "number" || !next.schemas.some((s) => s["schema-id"] === id)) {
+        throw bad(`no schema ${String(u["schema-id"])} to make current`);
+      }
+      next["current-schema-id"] = id;
+    } else {
+      throw bad(`this fake does not implement the update ${String(u.action)}`);
+    }
+  }
+  next["last-updated-ms"] = Date.now();
+  return next;
 }

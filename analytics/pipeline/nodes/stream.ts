@@ -62,6 +62,10 @@ export function streamDestination(
   return {
     RoleARN: inputs.roleArn,
     CatalogConfiguration: { CatalogARN: names.catalogArn },
+    // No column list: Firehose maps each top-level key of the transform's JSON rows to the
+    // table column of that name, so a column lands once the table has it. Schema evolution
+    // stays with bootstrap (the table node, before the transform is updated), not with
+    // Firehose's SchemaEvolutionConfiguration, which would type columns from the JSON it sees.
     DestinationTableConfigurationList: [{
       DestinationDatabaseName: names.namespace,
       DestinationTableName: names.table,

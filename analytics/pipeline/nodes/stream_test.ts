@@ -44,3 +44,13 @@ Deno.test("streamDrift() names each differing setting; none for its own descript
     ],
   );
 });
+
+Deno.test("streamDestination() lists no columns and leaves schema evolution to bootstrap", () => {
+  const d = streamDestination(FACTS, INPUTS);
+  assert.equal(d.SchemaEvolutionConfiguration, undefined);
+  assert.equal(d.TableCreationConfiguration, undefined);
+  assert.deepEqual(Object.keys(d.DestinationTableConfigurationList![0]!).sort(), [
+    "DestinationDatabaseName",
+    "DestinationTableName",
+  ]);
+});

@@ -1,8 +1,10 @@
 /**
  * The Iceberg page-view table (`analytics.table`, us-east-1): the columns of
- * `transform/row.ts`, partitioned by the UTC day. Its schema is set at creation; the live read
- * checks the format and tags (S3 Tables does not return the schema, which lives in the table's
- * Iceberg metadata).
+ * `transform/row.ts`, partitioned by the UTC day. Its schema is set at creation and evolved
+ * after: the live read loads the Iceberg metadata through the S3 Tables Iceberg REST catalog
+ * (the S3 Tables API does not return the schema) and reports the columns a table made by an
+ * older release lacks; bootstrap adds them with one schema commit (no data rewritten, older
+ * rows read them as null). Its outputs carry the schema id (the table's schema version).
  *
  * @module
  */
@@ -17,7 +19,9 @@ import {
 import { aws, awsErrorCode, awsMaybe, type NodeOutputs, tagDrift } from "@org/deploy/plugin";
 import { PARTITION_COLUMN, ROW_COLUMNS } from "../../transform/row.ts";
 import type { AnalyticsContext, AnalyticsFacts, AnalyticsNode } from "../facts.ts";
+import { type IcebergTableMetadata, s3TablesCatalog } from "../iceberg_catalog.ts";
 import { ANALYTICS_REGION } from "../names.ts";
+import { addColumnsCommit, schemaStatus } from "../table_schema.ts";
 
 /** The table format. */
 export const TABLE_FORMAT = "ICEBERG";
@@ -63,8 +67,49 @@ async function getTable(ctx: AnalyticsContext) {
   );
 }
 
-function outputs(facts: AnalyticsFacts, arn: string): NodeOutputs {
-  return { name: facts.names.table, arn };
+function catalog(ctx: Pick<AnalyticsContext, "clients" | "facts">) {
+  return s3TablesCatalog(ctx.clients.s3tables, ctx.facts.names.tableBucketArn);
+}
+
+/**
+ * Loads the table's Iceberg metadata through the S3 Tables catalog (its schemas, the current
+ * schema id), for the node and for commands that must know the schema before writing.
+ *
+ * @param ctx the pipeline's clients and facts
+ * @returns the metadata
+ * @throws {DeployError} mapped like every AWS call (`aws_access_denied`, …)
+ */
+export async function loadTableMetadata(
+  ctx: Pick<AnalyticsContext, "clients" | "facts">,
+): Promise<IcebergTableMetadata> {
+  const { names } = ctx.facts;
+  return await aws(
+    at(ctx.facts, "s3tables:GetTableMetadataLocation"),
+    () => catalog(ctx).loadTable(names.namespace, names.table),
+  );
+}
+
+/**
+ * The node's outputs: name, ARN, and the schema version (`schemaId`, Iceberg's
+ * `current-schema-id`) with whether it holds every column the transform writes.
+ */
+function outputs(facts: AnalyticsFacts, arn: string, metadata: IcebergTableMetadata): NodeOutputs {
+  const schema = schemaStatus(metadata);
+  return {
+    name: facts.names.table,
+    arn,
+    schemaId: schema.id,
+    schemaCurrent: schema.missing.length === 0,
+  };
+}
+
+/** The drift line for missing columns (pure). */
+function schemaDrift(metadata: IcebergTableMetadata): string[] {
+  const { id, missing } = schemaStatus(metadata);
+  return missing.length === 0 ? [] : [
+    `schema ${id} lacks ${missing.length} column(s): ${missing.join(", ")} (bootstrap adds ` +
+    "them; no data is rewritten)",
+  ];
 }
 
 async function putTags(ctx: AnalyticsContext, arn: string): Promise<void> {
@@ -75,6 +120,26 @@ async function putTags(ctx: AnalyticsContext, arn: string): Promise<void> {
         new TagResourceCommand({ resourceArn: arn, tags: { ...ctx.facts.tags } }),
       ),
   );
+}
+
+/**
+ * Adds the columns the table lacks, in one Iceberg commit guarded by the schema it read; a
+ * table that has them all is left alone.
+ */
+async function evolveSchema(ctx: AnalyticsContext): Promise<IcebergTableMetadata> {
+  const { names } = ctx.facts;
+  const metadata = await loadTableMetadata(ctx);
+  const commit = addColumnsCommit(metadata);
+  if (commit === null) return metadata;
+  const after = await aws(
+    at(ctx.facts, "s3tables:UpdateTableMetadataLocation"),
+    () => catalog(ctx).commitTable(names.namespace, names.table, commit),
+  );
+  ctx.note(
+    `${label(ctx.facts)}: schema ${metadata["current-schema-id"]} → ` +
+      `${after["current-schema-id"]}, added ${schemaStatus(metadata).missing.join(", ")}`,
+  );
+  return after;
 }
 
 /** The table node. */
@@ -96,8 +161,11 @@ export const tableNode: AnalyticsNode = {
       drift.unshift(
         `format ${table.format}, want ${TABLE_FORMAT} (delete the table to recreate it)`,
       );
+      return { outputs: { name: ctx.facts.names.table, arn }, drift };
     }
-    return { outputs: outputs(ctx.facts, arn), drift };
+    const metadata = await loadTableMetadata(ctx);
+    drift.unshift(...schemaDrift(metadata));
+    return { outputs: outputs(ctx.facts, arn, metadata), drift };
   },
   async create(ctx) {
     const { names } = ctx.facts;
@@ -122,11 +190,13 @@ export const tableNode: AnalyticsNode = {
         if (arn) await putTags(ctx, arn);
       }
     });
-    return outputs(ctx.facts, arn ?? "");
+    // An adopted table may be an older release's: evolve it as update would.
+    return outputs(ctx.facts, arn ?? "", await evolveSchema(ctx));
   },
   async update(ctx, live) {
-    await putTags(ctx, String(live.outputs.arn));
-    return live.outputs;
+    const arn = String(live.outputs.arn);
+    await putTags(ctx, arn);
+    return outputs(ctx.facts, arn, await evolveSchema(ctx));
   },
   async delete(ctx) {
     const { names } = ctx.facts;

@@ -9,39 +9,28 @@
  * what a user sees (the CLI's output, the page in headless Chromium).
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import {
   CloudWatchLogsClient,
   CreateLogStreamCommand,
   PutLogEventsCommand,
 } from "@aws-sdk/client-cloudwatch-logs";
-import { duckdbEndpoints } from "../../../analytics/queries/endpoints.ts";
 import { insertRows } from "../../../analytics/queries/insert_rows.ts";
 import { runNamedQuery } from "../../../analytics/queries/named_queries.ts";
 import { utcDay } from "../../../analytics/queries/range.ts";
-import { openS3TablesSource } from "../../../analytics/queries/s3_tables_source.ts";
 import { testRow } from "../../../analytics/queries/_test_rows.ts";
 import { pageViewLogEvent } from "../../../analytics/transform/_test_records.ts";
 import { startDashboardProcess } from "../../analytics/dashboard_process.ts";
-import { deployTaskFlags, runDeployProcess } from "../../deploy/deploy_process.ts";
 import { startAwsFakes } from "../../fakes/aws.ts";
 import { chromiumMissing, launchChromium } from "../../support/browser.ts";
 import { freePort } from "../../support/free_port.ts";
-import { type AwsEmulator, startMinistack } from "../support/aws_emulator.ts";
+import { startMinistack } from "../support/aws_emulator.ts";
 import { duckdbExtensions } from "../support/duckdb_extensions.ts";
-import { FAKE_ROUTES, type FakeRoute } from "../aws/peer_world.ts";
-
-const WORKSPACE = new URL("../../../", import.meta.url).pathname;
-
-/** What ministack cannot serve for this flow runs on our fakes: the site flows' routes, and Glue. */
-const ROUTES: readonly FakeRoute[] = [
-  ...FAKE_ROUTES.ministack,
-  {
-    service: "GLUE",
-    why: "ministack 1.5.33 has no Glue GetCatalog or CreateCatalog (InvalidAction: Unknown Glue " +
-      "action: GetCatalog), so the s3tablescatalog federation cannot be made there",
-  },
-];
+import {
+  ANALYTICS_PEER_ROUTES as ROUTES,
+  makeSiteRoot,
+  peerCli,
+  withTable,
+} from "./analytics_peer_world.ts";
 const NOW = Date.now();
 const TODAY = utcDay(NOW);
 const YESTERDAY = utcDay(NOW, -1);
@@ -88,37 +77,10 @@ Deno.test({
       // deno-lint-ignore no-console -- the one line that says a service ran on our fake
       console.log(`ministack: ${r.service} runs on our fake: ${r.why}`);
     }
-    const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "analytics-peer-" }));
+    const port = freePort();
+    const root = await makeSiteRoot("analytics-peer-", { analytics: { dashboard: { port } } });
     try {
-      const port = freePort();
-      await Deno.mkdir(join(root, ".git"));
-      await Deno.mkdir(join(root, "config"));
-      await Deno.writeTextFile(
-        join(root, "config", "production.jsonc"),
-        JSON.stringify({
-          siteName: "blog",
-          region: "us-east-1",
-          app: "blog",
-          analytics: { dashboard: { port } },
-        }),
-      );
-      // The task's flags, plus the packages (a site's come from Deno's cache) and DuckDB's
-      // addon; HOME holds the extensions where DuckDB looks (~/.duckdb/extensions).
-      const flags = [
-        ...(await deployTaskFlags(extensions.home)).map((f) =>
-          f.startsWith("--allow-read=") ? `${f},${WORKSPACE}` : f
-        ),
-        `--allow-ffi=${WORKSPACE}node_modules`,
-      ];
-      const env = {
-        ...ministack.env,
-        ...Object.fromEntries(ROUTES.map((r) => {
-          const name = `AWS_ENDPOINT_URL_${r.service}`;
-          return [name, fakes.endpointEnv[name]!];
-        })),
-        HOME: extensions.home,
-      };
-      const cli = (...args: string[]) => runDeployProcess({ flags, args, cwd: root, env });
+      const { flags, env, cli } = await peerCli(ministack, fakes, extensions.home, root);
 
       const site = await cli("bootstrap");
       assert.equal(site.code, 0, site.stdout + site.stderr);
@@ -211,21 +173,6 @@ Deno.test({
     console.log(`analytics peer: ${Math.round((performance.now() - started) / 1000)} s`);
   },
 });
-
-/** Opens the table the product's way (endpoint override, the wheels' extensions). */
-async function withTable(
-  ministack: AwsEmulator,
-  extensionDirectory: string,
-  tableBucketArn: string,
-  fn: (source: Awaited<ReturnType<typeof openS3TablesSource>>) => Promise<void>,
-) {
-  using source = await openS3TablesSource(
-    { tableBucketArn, region: "us-east-1", namespace: "web", table: "page_views" },
-    { accessKeyId: "test", secretAccessKey: "test" },
-    { download: false, extensionDirectory, endpoints: duckdbEndpoints(ministack.env) },
-  );
-  await fn(source);
-}
 
 /** The page's totals for the default range (the last 7 days), as Chromium shows them. */
 async function showsTotals(
