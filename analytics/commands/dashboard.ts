@@ -36,6 +36,7 @@ export const dashboardCommand: PluginCommand<AnalyticsConfig> = {
         const source = await openSiteSource(opened, config, ctx.environ);
         return {
           connection: source.connection,
+          use: source.use,
           relation: source.relation,
           [Symbol.dispose]() {
             source[Symbol.dispose]();

@@ -35,6 +35,16 @@ export function testRow(time: string, fields: Partial<PageViewRow> = {}): PageVi
     request_id: crypto.randomUUID(),
     visitor_key: "v1",
     is_bot: false,
+    browser: "Firefox",
+    browser_version: 140,
+    os: "Linux",
+    device: "desktop",
+    utm_source: null,
+    utm_medium: null,
+    utm_campaign: null,
+    channel: "direct",
+    bot_category: null,
+    bot_name: null,
     ...fields,
   };
 }

@@ -113,6 +113,17 @@ export function mapCloudFrontRecord(
       request_id: requestId,
       visitor_key: visitorKey(saltFor(day), ip, userAgent ?? ""),
       is_bot: isBotAgent(userAgent),
+      // Placeholders until the transform derives them (issue 32, branch analytics-columns).
+      browser: null,
+      browser_version: null,
+      os: null,
+      device: null,
+      utm_source: null,
+      utm_medium: null,
+      utm_campaign: null,
+      channel: null,
+      bot_category: null,
+      bot_name: null,
     },
   };
 }

@@ -35,6 +35,16 @@ Deno.test("mapCloudFrontRecord() maps every column from a CloudFront record", ()
     request_id: "abcDEF123==",
     visitor_key: visitorKey(saltFor("2026-11-23"), "203.0.113.9", UA),
     is_bot: false,
+    browser: null,
+    browser_version: null,
+    os: null,
+    device: null,
+    utm_source: null,
+    utm_medium: null,
+    utm_campaign: null,
+    channel: null,
+    bot_category: null,
+    bot_name: null,
   });
 });
 

@@ -47,6 +47,16 @@ export interface PageViewRow {
   request_id: string;
   visitor_key: string;
   is_bot: boolean;
+  browser: string | null;
+  browser_version: number | null;
+  os: string | null;
+  device: string | null;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  channel: string | null;
+  bot_category: string | null;
+  bot_name: string | null;
 }
 
 /** The table's columns, in order. */
@@ -76,6 +86,21 @@ export const ROW_COLUMNS: readonly RowColumn[] = [
     doc: "SHA-256 of IP, user agent and the day's salt",
   },
   { name: "is_bot", type: "boolean", required: true, doc: "user agent matches a bot pattern" },
+  { name: "browser", type: "string", required: false, doc: "browser family" },
+  { name: "browser_version", type: "int", required: false, doc: "browser major version" },
+  { name: "os", type: "string", required: false, doc: "operating system" },
+  { name: "device", type: "string", required: false, doc: "desktop, mobile, tablet or bot" },
+  { name: "utm_source", type: "string", required: false, doc: "utm_source of the query" },
+  { name: "utm_medium", type: "string", required: false, doc: "utm_medium of the query" },
+  { name: "utm_campaign", type: "string", required: false, doc: "utm_campaign of the query" },
+  {
+    name: "channel",
+    type: "string",
+    required: false,
+    doc: "search, social, ai, email, direct, other",
+  },
+  { name: "bot_category", type: "string", required: false, doc: "search, ai, monitor or other" },
+  { name: "bot_name", type: "string", required: false, doc: "the bot's name" },
 ];
 
 /** The column the table is partitioned by (identity: one partition per UTC day). */
