@@ -9,7 +9,7 @@ import { serveDashboard } from "../../analytics/dashboard/serve.ts";
 import { insertRows } from "../../analytics/queries/insert_rows.ts";
 import { openLocalTable } from "../../analytics/queries/local_table.ts";
 import { runNamedQuery } from "../../analytics/queries/named_queries.ts";
-import { KNOWN_ROWS, testRow } from "../../analytics/queries/_test_rows.ts";
+import { KNOWN_ROWS, PANEL_ROWS, testRow } from "../../analytics/queries/_test_rows.ts";
 import { chromiumMissing, launchChromium } from "../support/browser.ts";
 
 /** Four more human page views on a day inside the last 30 days but not the last 7. */
@@ -111,5 +111,114 @@ Deno.test({
     assert.deepEqual(outside, []);
     assert.deepEqual(logs, []);
     assert.ok(firstLoadMs < 10_000, `first load took ${firstLoadMs} ms`);
+  },
+});
+
+Deno.test({
+  name: "dashboard page: the new panels, the totals' changes against the previous week, CSV export",
+  ignore: chromiumMissing(),
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    using source = await openLocalTable();
+    await insertRows(source, PANEL_ROWS);
+    await using server = serveDashboard(0, (port) =>
+      createDashboardHandler({
+        port,
+        runQuery: (name, range) => runNamedQuery(source, name, range),
+        includeBotsByDefault: false,
+        site: { siteName: "blog", env: "production" },
+        // Today is 7 March: the last 7 days are 1 to 7 March, compared with 22 to 28 February.
+        clock: { now: () => Date.parse("2026-03-07T18:00:00Z") },
+        log: createJsonLogger({ write: () => {} }),
+      }));
+    await using browser = await launchChromium();
+    const page = await browser.context.newPage();
+    const problems: string[] = [];
+    const outside: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error" || m.type() === "warning") problems.push(`${m.type()}: ${m.text()}`);
+    });
+    page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+    page.on("request", (r) => {
+      if (!r.url().startsWith(server.url) && !r.url().startsWith("data:")) outside.push(r.url());
+    });
+    const text = async (selector: string) => (await page.textContent(selector))?.trim();
+    const rows = (name: string) => page.locator(`#panel-${name} tbody tr`).allInnerTexts();
+
+    await page.goto(server.url);
+    await page.waitForSelector("body[data-state=ready]");
+
+    // The totals and their changes: 7 views against 2, 6 visitors against 2.
+    assert.equal(await text("#total-views"), "7");
+    assert.match(
+      (await text("#delta-views")) ?? "",
+      /^\+250\s?% vs 2026-02-22 to 2026-02-28 \(2\)$/,
+    );
+    assert.equal(await page.getAttribute("#delta-views", "data-change"), "up");
+    assert.match((await text("#delta-visitors")) ?? "", /^\+200\s?% vs 2026-02-22/);
+
+    assert.deepEqual(await rows("entry_pages"), ["/\t3", "/about\t1", "/blog/\t1"]);
+    assert.match((await text("#panel-entry_pages .panel-total")) ?? "", /^Total 5 \+150\s?% vs/);
+    assert.deepEqual(await rows("devices"), [
+      "desktop\t3",
+      "tablet\t2",
+      "mobile\t1",
+      "unknown\t1",
+    ]);
+    assert.deepEqual((await rows("browsers"))[0], "Safari\t3");
+    assert.deepEqual((await rows("os"))[0], "Linux\t2");
+    assert.deepEqual((await rows("channels"))[0], "email\t2");
+    assert.deepEqual(await rows("campaigns"), [
+      "newsletter\temail\tmarch\t2",
+      "google\t–\t–\t1",
+      "mastodon\tsocial\tlaunch\t1",
+    ]);
+    // Nothing to compare with: said, not shown as a change.
+    assert.match(
+      (await text("#panel-campaigns .panel-total")) ?? "",
+      /^Total 4 none in the previous range \(2026-02-22 to 2026-02-28\)$/,
+    );
+    assert.equal(
+      await page.getAttribute("#panel-campaigns .panel-total .delta", "data-change"),
+      "none",
+    );
+    assert.deepEqual(await rows("not_found"), [
+      "/missing\thttps://example.com/about\t2",
+      "/old.css\t–\t1",
+    ]);
+    assert.equal(
+      await text("#panel-bots .state"),
+      "Bots are excluded: tick “Include bots” to list them.",
+    );
+
+    // Bots included: the bots panel lists them, and the export links follow the toggle.
+    await page.check("#bots");
+    await page.locator("#total-views").filter({ hasText: /^10$/ }).waitFor();
+    await page.waitForSelector("body[data-state=ready]");
+    assert.deepEqual(await rows("bots"), [
+      "ai\tGPTBot\t2",
+      "search\tGooglebot\t1",
+      "unknown\tunknown\t1",
+    ]);
+    const link = page.locator("#panel-entry_pages a.export");
+    assert.equal(
+      await link.getAttribute("href"),
+      "/api/queries/entry_pages.csv?from=2026-03-01&to=2026-03-07&bots=include",
+    );
+    assert.equal(
+      await page.locator(".panel a.export").count(),
+      await page.locator(".panel").count(),
+    );
+    const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
+    assert.equal(download.suggestedFilename(), "entry_pages_2026-03-01_2026-03-07.csv");
+    const saved = await download.path();
+    assert.equal(
+      await Deno.readTextFile(saved),
+      '"path","entries"\r\n"/",5\r\n"/about",1\r\n"/blog/",1\r\n',
+    );
+
+    assert.deepEqual(problems, []);
+    assert.deepEqual(outside, []);
   },
 });
