@@ -68,11 +68,11 @@ export const KNOWN_ROWS: readonly PageViewRow[] = [
     content_type: "text/css",
   }),
   testRow("2026-01-31T13:00:00.000Z", {
+    ...bot("search", "Googlebot"),
     visitor_key: "v3",
     country: "US",
     result_type: "Miss",
     user_agent: "Googlebot/2.1",
-    is_bot: true,
   }),
   testRow("2026-02-01T09:00:00.000Z", { referrer: "https://www.google.com/" }),
   testRow("2026-02-01T09:30:00.000Z", {
@@ -91,10 +91,10 @@ export const KNOWN_ROWS: readonly PageViewRow[] = [
     result_type: "RefreshHit",
   }),
   testRow("2026-02-01T23:59:59.000Z", {
+    ...bot("search", "bingbot"),
     visitor_key: "v5",
     country: "US",
     user_agent: "bingbot/2.0",
-    is_bot: true,
   }),
   testRow("2026-02-01T11:00:00.000Z", {
     uri: "/api",
