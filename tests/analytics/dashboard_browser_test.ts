@@ -3,6 +3,7 @@
  * and uPlot served by the CLI, the named queries on a local DuckDB table of generated rows.
  */
 import assert from "node:assert/strict";
+import type { Page } from "playwright-core";
 import { createJsonLogger } from "@org/shared";
 import { createDashboardHandler } from "../../analytics/dashboard/handler.ts";
 import { serveDashboard } from "../../analytics/dashboard/serve.ts";
@@ -10,6 +11,7 @@ import { insertRows } from "../../analytics/queries/insert_rows.ts";
 import { openLocalTable } from "../../analytics/queries/local_table.ts";
 import { runNamedQuery } from "../../analytics/queries/named_queries.ts";
 import { KNOWN_ROWS, PANEL_ROWS, testRow } from "../../analytics/queries/_test_rows.ts";
+import type { PageViewRow } from "../../analytics/transform/row.ts";
 import { chromiumMissing, launchChromium } from "../support/browser.ts";
 
 /** Four more human page views on a day inside the last 30 days but not the last 7. */
@@ -17,25 +19,37 @@ const EARLIER = [0, 1, 2, 3].map((i) =>
   testRow(`2026-01-10T0${i}:00:00.000Z`, { uri: "/older", visitor_key: `e${i}` })
 );
 
-Deno.test({
-  name: "dashboard page: charts the generated rows; range, bots and custom range change them",
-  ignore: chromiumMissing(),
-  sanitizeResources: false,
-  sanitizeOps: false,
-  async fn() {
-    using source = await openLocalTable();
-    await insertRows(source, [...KNOWN_ROWS, ...EARLIER]);
+/** The dashboard on a local table of `rows`, "now" at `now`, and a page in Chromium watching it. */
+interface DashboardPage extends AsyncDisposable {
+  readonly page: Page;
+  readonly url: string;
+  /** Console errors and warnings, page errors. */
+  readonly problems: string[];
+  /** Requests to anything but the dashboard's own origin. */
+  readonly outside: string[];
+  /** What the server logged. */
+  readonly logs: string[];
+}
+
+async function openDashboardPage(
+  rows: readonly PageViewRow[],
+  now: string,
+): Promise<DashboardPage> {
+  const stack = new AsyncDisposableStack();
+  try {
+    const source = stack.use(await openLocalTable());
+    await insertRows(source, rows);
     const logs: string[] = [];
-    await using server = serveDashboard(0, (port) =>
+    const server = stack.use(serveDashboard(0, (port) =>
       createDashboardHandler({
         port,
         runQuery: (name, range) => runNamedQuery(source, name, range),
         includeBotsByDefault: false,
         site: { siteName: "blog", env: "production" },
-        clock: { now: () => Date.parse("2026-02-02T08:00:00Z") },
+        clock: { now: () => Date.parse(now) },
         log: createJsonLogger({ write: (line) => logs.push(line) }),
-      }));
-    await using browser = await launchChromium();
+      })));
+    const browser = stack.use(await launchChromium());
     const page = await browser.context.newPage();
     const problems: string[] = [];
     const outside: string[] = [];
@@ -46,13 +60,39 @@ Deno.test({
     page.on("request", (r) => {
       if (!r.url().startsWith(server.url) && !r.url().startsWith("data:")) outside.push(r.url());
     });
+    const moved = stack.move();
+    return {
+      page,
+      url: server.url,
+      problems,
+      outside,
+      logs,
+      [Symbol.asyncDispose]: () => moved.disposeAsync(),
+    };
+  } catch (err) {
+    await stack.disposeAsync();
+    throw err;
+  }
+}
+
+Deno.test({
+  name: "dashboard page: charts the generated rows; range, bots and custom range change them",
+  ignore: chromiumMissing(),
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await using dashboard = await openDashboardPage(
+      [...KNOWN_ROWS, ...EARLIER],
+      "2026-02-02T08:00:00Z",
+    );
+    const { page, problems, outside, logs } = dashboard;
     const ready = () => page.waitForSelector("body[data-state=ready]");
     const totalViews = (value: string) =>
       page.locator("#total-views").filter({ hasText: new RegExp(`^${value}$`) }).waitFor();
     const text = async (selector: string) => (await page.textContent(selector))?.trim();
 
     const started = performance.now();
-    await page.goto(server.url);
+    await page.goto(dashboard.url);
     await ready();
     const firstLoadMs = performance.now() - started;
 
@@ -120,33 +160,13 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    using source = await openLocalTable();
-    await insertRows(source, PANEL_ROWS);
-    await using server = serveDashboard(0, (port) =>
-      createDashboardHandler({
-        port,
-        runQuery: (name, range) => runNamedQuery(source, name, range),
-        includeBotsByDefault: false,
-        site: { siteName: "blog", env: "production" },
-        // Today is 7 March: the last 7 days are 1 to 7 March, compared with 22 to 28 February.
-        clock: { now: () => Date.parse("2026-03-07T18:00:00Z") },
-        log: createJsonLogger({ write: () => {} }),
-      }));
-    await using browser = await launchChromium();
-    const page = await browser.context.newPage();
-    const problems: string[] = [];
-    const outside: string[] = [];
-    page.on("console", (m) => {
-      if (m.type() === "error" || m.type() === "warning") problems.push(`${m.type()}: ${m.text()}`);
-    });
-    page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
-    page.on("request", (r) => {
-      if (!r.url().startsWith(server.url) && !r.url().startsWith("data:")) outside.push(r.url());
-    });
+    // Today is 7 March: the last 7 days are 1 to 7 March, compared with 22 to 28 February.
+    await using dashboard = await openDashboardPage(PANEL_ROWS, "2026-03-07T18:00:00Z");
+    const { page, problems, outside } = dashboard;
     const text = async (selector: string) => (await page.textContent(selector))?.trim();
     const rows = (name: string) => page.locator(`#panel-${name} tbody tr`).allInnerTexts();
 
-    await page.goto(server.url);
+    await page.goto(dashboard.url);
     await page.waitForSelector("body[data-state=ready]");
 
     // The totals and their changes: 7 views against 2, 6 visitors against 2.
