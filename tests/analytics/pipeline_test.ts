@@ -47,7 +47,7 @@ Deno.test("analytics pipeline: bootstrap creates every node in us-east-1, adopts
   )!.namespaces.get("web")!.get("page_views")!;
   const fields = (table.metadata as { iceberg: { schema: { fields: { name: string }[] } } })
     .iceberg.schema.fields.map((f) => f.name);
-  assert.equal(fields.length, 20);
+  assert.equal(fields.length, 30);
   assert.ok(!fields.includes("ip"));
   const secret = world.aws.secretsManager.state.secrets.get("blog/production/analytics-salt")!;
   assert.equal(atob(secret.binary!).length, 32);
