@@ -21,10 +21,10 @@ import { DeployError } from "@org/deploy/plugin";
 import { ANALYTICS_ERROR_CODES } from "../section.ts";
 
 /**
- * How many connections run queries side by side. Measured on the 10-million-row benchmark
- * (docs/analytics.md): past the cores DuckDB's own threads use, more connections only queue
- * inside the instance; a few overlap each query's single-threaded phases (planning, the final
- * merge, handing the rows to JavaScript).
+ * How many connections run queries side by side. The instance's worker threads (one per core)
+ * are shared by all its connections, so more connections than a few only queue inside it; a
+ * few let each query's single-threaded phases (planning, the final merge, handing the rows to
+ * JavaScript) overlap another's parallel ones. docs/analytics.md has what it gained.
  */
 export const QUERY_CONNECTIONS = 4;
 

@@ -96,7 +96,8 @@
     return "/api/queries/" + name + ".csv?" + params();
   }
 
-  // "+25 % vs 22 Feb – 28 Feb", or why there is no ratio; data-change says which way.
+  // "+25% vs 2026-02-22 to 2026-02-28 (120)", or why there is no ratio; data-change says
+  // which way.
   function showDelta(node, result) {
     const p = result.previous;
     let text;
