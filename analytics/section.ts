@@ -23,11 +23,14 @@ export const ANALYTICS_NAMESPACE = "analytics";
 export const ANALYTICS_ERROR_CODES: {
   readonly queryEngineUnavailable: PluginErrorCode;
   readonly portInUse: PluginErrorCode;
+  readonly unknownQuery: PluginErrorCode;
 } = pluginErrorCodes({
   /** The analytics query engine (DuckDB or one of its extensions) cannot run here. */
   queryEngineUnavailable: "query_engine_unavailable",
   /** A local server's port is taken by another program. */
   portInUse: "port_in_use",
+  /** `analytics export --query` names no named query (the dashboard API's 404 says the same). */
+  unknownQuery: "unknown_query",
 });
 
 /** The `analytics` section of the site configuration. Checked when an `analytics` command runs. */

@@ -63,7 +63,7 @@ async function backfillDay(day: string, deps: BackfillDeps): Promise<BackfillDay
     from: day,
     to: day,
     includeBots: true,
-  });
+  }, { compare: false });
   if ((existing.total ?? 0) > 0) {
     return { day, result: "skipped", rows: existing.total ?? 0, unmapped: 0 };
   }

@@ -14,10 +14,9 @@ import { createDashboardHandler } from "../dashboard/handler.ts";
 import { nextStopSignal, serveDashboard } from "../dashboard/serve.ts";
 import { runNamedQuery } from "../queries/named_queries.ts";
 import { botsIncludedByDefault } from "../queries/range.ts";
-import { openSiteSource } from "../queries/site_source.ts";
+import { openSiteTable } from "../queries/site_source.ts";
 import { ANALYTICS_REGION } from "../pipeline/names.ts";
 import type { AnalyticsConfig } from "../section.ts";
-import type { PageViewSource } from "../queries/source.ts";
 
 /** The `analytics dashboard` command. */
 export const dashboardCommand: PluginCommand<AnalyticsConfig> = {
@@ -30,24 +29,7 @@ export const dashboardCommand: PluginCommand<AnalyticsConfig> = {
     "addon; without them the page opens and says what is missing.",
   async run(ctx, config, host) {
     const loaded = await ctx.site();
-    const open = async (): Promise<PageViewSource> => {
-      const opened = await host.openSite();
-      try {
-        const source = await openSiteSource(opened, config, ctx.environ);
-        return {
-          connection: source.connection,
-          relation: source.relation,
-          [Symbol.dispose]() {
-            source[Symbol.dispose]();
-            opened[Symbol.dispose]();
-          },
-        };
-      } catch (err) {
-        opened[Symbol.dispose]();
-        throw err;
-      }
-    };
-    using engine = createDashboardEngine(open);
+    using engine = createDashboardEngine(() => openSiteTable(host, config, ctx.environ));
     await using server = serveDashboard(config.dashboard.port, (port) =>
       createDashboardHandler({
         port,

@@ -1,7 +1,8 @@
 /**
  * The dashboard's HTTP handler: the page and its assets, and the JSON API
  * `GET /api/queries/<name>?from=YYYY-MM-DD&to=YYYY-MM-DD&bots=include|exclude` over the named
- * queries. It is a function of its dependencies; only `serve.ts` binds a socket.
+ * queries, with the same rows as CSV at `/api/queries/<name>.csv` (same parameters, a download).
+ * It is a function of its dependencies; only `serve.ts` binds a socket.
  *
  * The page and every refusal answer without the query engine; a query the engine cannot run
  * (DuckDB, an extension, credentials or the table unavailable) answers 503 with the reason's
@@ -22,6 +23,7 @@ import {
   type QueryName,
   type QueryResult,
 } from "../queries/named_queries.ts";
+import { CSV_CONTENT_TYPE, exportFileName, toCsv } from "../queries/csv.ts";
 import { parseQueryRange, type QueryRange, utcDay } from "../queries/range.ts";
 import { PAGE_ASSETS } from "./assets.ts";
 
@@ -123,10 +125,12 @@ export function createDashboardHandler(deps: DashboardDeps): (req: Request) => P
     }
     const match = /^\/api\/queries\/([^/]+)$/.exec(url.pathname);
     if (!match) return fail(404, "not_found", `no such page: ${url.pathname}`);
-    const name = decodePathSegment(match[1]!);
-    if (name === undefined) {
+    const segment = decodePathSegment(match[1]!);
+    if (segment === undefined) {
       return fail(400, "bad_request", "the path is not valid percent-encoded UTF-8");
     }
+    const csv = segment.endsWith(".csv");
+    const name = csv ? segment.slice(0, -".csv".length) : segment;
     if (!isQueryName(name)) {
       return fail(404, "unknown_query", `no query named "${name}"`, { queries: QUERY_NAMES });
     }
@@ -135,7 +139,11 @@ export function createDashboardHandler(deps: DashboardDeps): (req: Request) => P
       return fail(400, "bad_request", parsed.errors.join("; "), { problems: parsed.errors });
     }
     try {
-      return json(200, await deps.runQuery(name, parsed.range));
+      const result = await deps.runQuery(name, parsed.range);
+      if (!csv) return json(200, result);
+      return send(200, toCsv(NAMED_QUERIES[name].columns, result.rows), CSV_CONTENT_TYPE, {
+        "content-disposition": `attachment; filename="${exportFileName(result, "csv")}"`,
+      });
     } catch (err) {
       if (err instanceof DeployError) {
         // Said once by the command when opening failed; the page shows it in every panel.

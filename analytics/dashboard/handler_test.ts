@@ -3,7 +3,8 @@ import { createJsonLogger } from "@org/shared";
 import { insertRows } from "../queries/insert_rows.ts";
 import { openLocalTable } from "../queries/local_table.ts";
 import { QUERY_NAMES, runNamedQuery } from "../queries/named_queries.ts";
-import { KNOWN_ROWS } from "../queries/_test_rows.ts";
+import { KNOWN_ROWS, testRow } from "../queries/_test_rows.ts";
+import type { PageViewRow } from "../transform/row.ts";
 import { CONTENT_SECURITY_POLICY, createDashboardHandler } from "./handler.ts";
 
 const PORT = 4317;
@@ -14,9 +15,10 @@ async function withHandler(
     call: (path: string, init?: RequestInit & { host?: string }) => Promise<Response>,
   ) => Promise<void>,
   logs: string[] = [],
+  rows: readonly PageViewRow[] = KNOWN_ROWS,
 ): Promise<void> {
   using source = await openLocalTable();
-  await insertRows(source, KNOWN_ROWS);
+  await insertRows(source, rows);
   const handler = createDashboardHandler({
     port: PORT,
     runQuery: (name, range) => runNamedQuery(source, name, range),
@@ -225,4 +227,57 @@ Deno.test("API: a malformed percent-encoding is 400, and every answer carries th
     await res.body?.cancel();
   }
   assert.ok(logs.some((l) => l.includes("a bug")), "the escaped error is logged");
+});
+
+Deno.test("CSV: /api/queries/<name>.csv answers the JSON answer's rows as a CSV download", async () => {
+  const hostile = [
+    testRow("2026-01-31T10:00:00.000Z", {
+      uri: "/=cmd",
+      status: 404,
+      referrer: '=HYPERLINK("https://evil.example/","click"),\nsecond line',
+    }),
+    testRow("2026-01-31T11:00:00.000Z", { uri: "/a,b", status: 404, referrer: "@SUM(A1)" }),
+  ];
+  await withHandler(
+    async (call) => {
+      const res = await call(`/api/queries/not_found.csv?${range}`);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get("content-type"), "text/csv; charset=utf-8");
+      assert.equal(
+        res.headers.get("content-disposition"),
+        'attachment; filename="not_found_2026-01-31_2026-02-01.csv"',
+      );
+      assert.equal(res.headers.get("cache-control"), "no-store");
+      assert.equal(res.headers.get("content-security-policy"), CONTENT_SECURITY_POLICY);
+      assert.equal(
+        await res.text(),
+        '"path","referrer","requests"\r\n' +
+          `"/=cmd","'=HYPERLINK(""https://evil.example/"",""click""),\nsecond line",1\r\n` +
+          `"/a,b","'@SUM(A1)",1\r\n`,
+      );
+      const head = await call(`/api/queries/not_found.csv?${range}`, { method: "HEAD" });
+      assert.equal(head.status, 200);
+      assert.equal(head.headers.get("content-type"), "text/csv; charset=utf-8");
+      assert.equal(await head.text(), "");
+    },
+    [],
+    hostile,
+  );
+});
+
+Deno.test("CSV: every panel's query exports, and refusals answer as for JSON", async () => {
+  await withHandler(async (call) => {
+    for (const name of QUERY_NAMES) {
+      const res = await call(`/api/queries/${name}.csv?${range}&bots=include`);
+      assert.equal(res.status, 200, name);
+      const [header] = (await res.text()).split("\r\n");
+      assert.ok(header!.startsWith('"'), `${name}: ${header}`);
+    }
+    const unknown = await call(`/api/queries/nope.csv?${range}`);
+    assert.equal(unknown.status, 404);
+    assert.equal((await unknown.json()).error.code, "unknown_query");
+    const bad = await call("/api/queries/views.csv?from=2026-02-02&to=2026-02-01");
+    assert.equal(bad.status, 400);
+    assert.equal((await bad.json()).error.code, "bad_request");
+  });
 });

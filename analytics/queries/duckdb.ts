@@ -1,7 +1,13 @@
 /**
  * Opening DuckDB (the native addon `@duckdb/node-api`) the way every source needs it: one
- * instance, one connection, the session time zone set to UTC so day and hour buckets are UTC
+ * instance, its first connection, and a small pool of further connections for queries that run
+ * side by side, each with the session time zone set to UTC so day and hour buckets are UTC
  * days and hours whatever the machine's zone.
+ *
+ * One connection runs one statement at a time, so the dashboard's page, which asks for all its
+ * queries at once, would wait for each in turn. Connections of one instance share its attached
+ * catalogs, secrets, loaded extensions and worker threads, so pooled connections see the same
+ * table at no extra set-up, and the instance's threads work on all the queries in flight.
  *
  * Under Deno the addon needs `--allow-ffi` (Node-API addons are foreign code); it can be
  * scoped to the directory holding it (`--allow-ffi=./node_modules` with `nodeModulesDir`).
@@ -14,11 +20,24 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { DeployError } from "@org/deploy/plugin";
 import { ANALYTICS_ERROR_CODES } from "../section.ts";
 
-/** An open DuckDB connection and the way to close it with its instance. */
+/**
+ * How many connections run queries side by side. The instance's worker threads (one per core)
+ * are shared by all its connections, so more connections than a few only queue inside it; a
+ * few let each query's single-threaded phases (planning, the final merge, handing the rows to
+ * JavaScript) overlap another's parallel ones. docs/analytics.md has what it gained.
+ */
+export const QUERY_CONNECTIONS = 4;
+
+/** An open DuckDB instance: its first connection, a pool of more, and the way to close it all. */
 export interface OpenDuckDB {
-  /** The connection. */
+  /** The first connection (set-up statements, the backfill's writes). */
   readonly connection: DuckDBConnection;
-  /** Closes the connection and the instance. */
+  /**
+   * Runs `fn` on a pooled connection of the same instance (at most {@linkcode QUERY_CONNECTIONS}
+   * open; a caller beyond that waits for one to be free).
+   */
+  use<T>(fn: (connection: DuckDBConnection) => Promise<T>): Promise<T>;
+  /** Closes every connection and the instance. */
   close(): void;
 }
 
@@ -36,18 +55,63 @@ export async function openDuckDB(
 ): Promise<OpenDuckDB> {
   const { DuckDBInstance } = await loadAddon();
   const instance = await DuckDBInstance.create(path, options);
-  const connection = await instance.connect();
+  const opened: DuckDBConnection[] = [];
+  const connect = async () => {
+    const c = await instance.connect();
+    opened.push(c);
+    await c.run("SET TimeZone = 'UTC'");
+    return c;
+  };
   const close = () => {
-    connection.closeSync();
+    for (const c of opened) c.closeSync();
     instance.closeSync();
   };
   try {
-    await connection.run("SET TimeZone = 'UTC'");
-    return { connection, close };
+    const connection = await connect();
+    return { connection, use: connectionPool(connect, QUERY_CONNECTIONS), close };
   } catch (err) {
     close();
     throw err;
   }
+}
+
+/**
+ * Lends connections made by `connect`, opening one only when none is idle and fewer than
+ * `size` exist; a caller beyond that waits for the first one given back (first come, first
+ * served).
+ */
+function connectionPool(
+  connect: () => Promise<DuckDBConnection>,
+  size: number,
+): OpenDuckDB["use"] {
+  const idle: DuckDBConnection[] = [];
+  const waiting: Array<(c: DuckDBConnection) => void> = [];
+  let count = 0;
+  const take = (): Promise<DuckDBConnection> => {
+    const free = idle.pop();
+    if (free) return Promise.resolve(free);
+    if (count < size) {
+      count++;
+      return connect().catch((err) => {
+        count--;
+        throw err;
+      });
+    }
+    return new Promise((resolve) => waiting.push(resolve));
+  };
+  const give = (c: DuckDBConnection) => {
+    const next = waiting.shift();
+    if (next) next(c);
+    else idle.push(c);
+  };
+  return async (fn) => {
+    const c = await take();
+    try {
+      return await fn(c);
+    } finally {
+      give(c);
+    }
+  };
 }
 
 /** Imports the addon; a refusal (no `--allow-ffi`) or a missing binary says what to do. */

@@ -1,4 +1,8 @@
 import assert from "node:assert/strict";
+import { QUERY_CONNECTIONS } from "./duckdb.ts";
+import { insertRows } from "./insert_rows.ts";
+import { openLocalTable } from "./local_table.ts";
+import { KNOWN_ROWS } from "./_test_rows.ts";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -40,7 +44,39 @@ Deno.test("without --allow-ffi the plugin loads, and DuckDB says which flag it n
   const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
   assert.match(
     text,
-    /bootstrap,status,destroy,dashboard,backfill query_engine_unavailable .*--allow-ffi/,
+    /bootstrap,status,destroy,dashboard,backfill,export query_engine_unavailable .*--allow-ffi/,
     text,
   );
+});
+
+Deno.test("a source lends at most QUERY_CONNECTIONS pooled connections, UTC, seeing its table", async () => {
+  using source = await openLocalTable();
+  await insertRows(source, KNOWN_ROWS);
+  let active = 0;
+  let most = 0;
+  const gates: Array<() => void> = [];
+  const seen = new Set<unknown>();
+  const asked = Array.from({ length: QUERY_CONNECTIONS + 2 }, () =>
+    source.use(async (c) => {
+      seen.add(c);
+      most = Math.max(most, ++active);
+      // Hold the connection until the test lets go, so the callers beyond the pool must wait.
+      await new Promise<void>((resolve) => gates.push(resolve));
+      const row = (await c.runAndReadAll(
+        `SELECT current_setting('TimeZone') AS tz, count(*) AS n FROM ${source.relation}`,
+      )).getRowObjectsJS()[0]!;
+      active--;
+      return row;
+    }));
+  // Let go one at a time: each release hands the connection to the next waiting caller.
+  let answered = 0;
+  const all = Promise.all(asked).then((rows) => (answered = rows.length, rows));
+  while (answered === 0) {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    gates.shift()?.();
+  }
+  const rows = await all;
+  assert.equal(most, QUERY_CONNECTIONS);
+  assert.equal(seen.size, QUERY_CONNECTIONS);
+  for (const r of rows) assert.deepEqual(r, { tz: "UTC", n: 10n });
 });

@@ -26,11 +26,11 @@ export const LOCAL_TABLE = "page_views";
  * ```
  */
 export async function openLocalTable(path = ":memory:"): Promise<PageViewSource> {
-  const { connection, close } = await openDuckDB(path);
+  const { connection, use, close } = await openDuckDB(path);
   try {
     const relation = quoteIdentifier(LOCAL_TABLE);
     await connection.run(`CREATE TABLE IF NOT EXISTS ${relation} (${columnDefinitions()})`);
-    return { connection, relation, [Symbol.dispose]: close };
+    return { connection, use, relation, [Symbol.dispose]: close };
   } catch (err) {
     close();
     throw err;

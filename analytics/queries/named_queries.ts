@@ -1,14 +1,15 @@
 /**
- * The named queries of the dashboard and `analytics status`: the only SQL that ever runs on
- * the page-view table. Each is bound by a date range of whole UTC days and the bots rule, and
- * every value is a bound parameter (`$from`, `$to`, `$bots`); the one name spliced into the
- * text is the table's, from the validated configuration.
+ * The named queries of the dashboard, `analytics export` and `analytics status`: the only SQL
+ * that ever runs on the page-view table. Each is bound by a date range of whole UTC days and
+ * the bots rule, and every value is a bound parameter (`$from`, `$to`, `$bots`); the one name
+ * spliced into the text is the table's, from the validated configuration. A query with a total
+ * also runs on the previous range of equal length, so its total comes with its change.
  *
  * @module
  */
 import type { DuckDBValue } from "@duckdb/node-api";
 import type { QueryRange } from "./range.ts";
-import { timeBucket } from "./range.ts";
+import { previousRange, timeBucket } from "./range.ts";
 import type { PageViewSource } from "./source.ts";
 
 /** A cell of a result row, as JSON carries it. */
@@ -30,6 +31,13 @@ export interface QueryResult {
   readonly total?: number;
   /** The bucket of time-series rows (`views`): `hour` or `day`. */
   readonly unit?: "hour" | "day";
+  /** With a total: the previous range of equal length (ending the day before `from`), its total. */
+  readonly previous?: { readonly from: string; readonly to: string; readonly total: number };
+  /**
+   * With a total: `(total - previous.total) / previous.total` (0.25 is +25 %); null when the
+   * previous range's total is 0, where no ratio exists.
+   */
+  readonly change?: number | null;
 }
 
 /** One named query. */
@@ -42,7 +50,11 @@ export interface NamedQuery {
   readonly description: string;
   /** The columns of its rows, in order. */
   readonly columns: readonly string[];
-  /** The column whose sum is the result's `total`, where one makes sense. */
+  /**
+   * The column whose sum is the result's `total`, where one makes sense. A ranked list (top
+   * 20) sums every group, not only the rows it returns (its SQL carries the sum in a column of
+   * its own, `groups_total`, taken off the rows).
+   */
   readonly total?: string;
   /**
    * Its SQL (pure): the parameters `$from`, `$to` and `$bots` are bound when it runs.
@@ -62,6 +74,14 @@ export const QUERY_NAMES = [
   "status_codes",
   "cache_hit_ratio",
   "row_count",
+  "channels",
+  "entry_pages",
+  "devices",
+  "browsers",
+  "os",
+  "campaigns",
+  "not_found",
+  "bots",
 ] as const;
 
 /** A query name. */
@@ -99,6 +119,25 @@ const DAYS = "SELECT CAST(d AS DATE) AS day FROM generate_series(CAST($from AS D
 const HOURS =
   "SELECT CAST(h AS TIMESTAMP) AS hour FROM generate_series(CAST($from AS TIMESTAMP), " +
   "CAST($to AS TIMESTAMP) + INTERVAL 23 HOUR, INTERVAL 1 HOUR) AS g(h)";
+
+/** The column a ranked list carries the sum over all its groups in (before the limit). */
+const GROUPS_TOTAL = "groups_total";
+
+/**
+ * A ranked list (pure): the top {@linkcode TOP_LIMIT} rows of `grouped` by `order`, each
+ * carrying the sum of `value` over every group. The window is computed before the limit, in
+ * the same pass over the groups, so the total costs no second scan.
+ */
+function ranked(grouped: string, value: string, order: string): string {
+  return `SELECT *, sum(${value}) OVER () AS ${GROUPS_TOTAL} FROM (${grouped}) ORDER BY ${order} ` +
+    `LIMIT ${TOP_LIMIT}`;
+}
+
+/** Page views by one column of the row, a missing value (rows from before it existed) as "unknown". */
+function viewsBy(relation: string, column: string): string {
+  return `SELECT coalesce(${column}, 'unknown') AS ${column}, count(*) AS views FROM ${relation} ` +
+    `WHERE ${BOUNDED} AND ${PAGE_VIEW} GROUP BY 1`;
+}
 
 /** The queries, by name. */
 export const NAMED_QUERIES: Readonly<Record<QueryName, NamedQuery>> = {
@@ -213,6 +252,113 @@ export const NAMED_QUERIES: Readonly<Record<QueryName, NamedQuery>> = {
     total: "rows",
     sql: (relation) => `SELECT count(*) AS rows FROM ${relation} WHERE ${BOUNDED}`,
   },
+  channels: {
+    name: "channels",
+    title: "Channels",
+    description: "Page views by where the visitor came from: search, social, ai (an AI " +
+      "assistant), email, direct (no referrer) or other, as the transform classified the " +
+      'referrer; "unknown" for rows written before it did.',
+    columns: ["channel", "views"],
+    total: "views",
+    sql: (relation) => `${viewsBy(relation, "channel")} ORDER BY views DESC, channel`,
+  },
+  entry_pages: {
+    name: "entry_pages",
+    title: "Entry pages",
+    description: `The ${TOP_LIMIT} pages visitors landed on most: a visitor's first page view ` +
+      "of a UTC day (by time) is an entry. The total counts entries: one per visitor and day " +
+      "with a page view.",
+    columns: ["path", "entries"],
+    total: "entries",
+    // One group per visitor and day (the visitor key changes daily, so this is the day's
+    // visit); arg_min on (time, path) picks the first view, the path breaking an exact tie.
+    sql: (relation) =>
+      ranked(
+        `SELECT path, count(*) AS entries FROM (SELECT arg_min(uri, (event_time, uri)) AS ` +
+          `path FROM ${relation} WHERE ${BOUNDED} AND ${PAGE_VIEW} GROUP BY day, visitor_key) ` +
+          `GROUP BY path`,
+        "entries",
+        "entries DESC, path",
+      ),
+  },
+  devices: {
+    name: "devices",
+    title: "Devices",
+    description: "Page views by device class (desktop, mobile, tablet, bot) from the user " +
+      'agent; "unknown" for rows written before the transform derived it.',
+    columns: ["device", "views"],
+    total: "views",
+    sql: (relation) => `${viewsBy(relation, "device")} ORDER BY views DESC, device`,
+  },
+  browsers: {
+    name: "browsers",
+    title: "Browsers",
+    description: `The ${TOP_LIMIT} browser families with the most page views; the total ` +
+      "counts every page view.",
+    columns: ["browser", "views"],
+    total: "views",
+    sql: (relation) => ranked(viewsBy(relation, "browser"), "views", "views DESC, browser"),
+  },
+  os: {
+    name: "os",
+    title: "Operating systems",
+    description: `The ${TOP_LIMIT} operating systems with the most page views; the total ` +
+      "counts every page view.",
+    columns: ["os", "views"],
+    total: "views",
+    sql: (relation) => ranked(viewsBy(relation, "os"), "views", "views DESC, os"),
+  },
+  campaigns: {
+    name: "campaigns",
+    title: "Campaigns",
+    description: `The ${TOP_LIMIT} campaigns (utm_source, utm_medium, utm_campaign of the ` +
+      "link) with the most page views; only views whose link carried at least one of them. " +
+      "The total counts those views.",
+    columns: ["utm_source", "utm_medium", "utm_campaign", "views"],
+    total: "views",
+    sql: (relation) =>
+      ranked(
+        `SELECT utm_source, utm_medium, utm_campaign, count(*) AS views FROM ${relation} ` +
+          `WHERE ${BOUNDED} AND ${PAGE_VIEW} AND (utm_source IS NOT NULL OR utm_medium IS NOT ` +
+          `NULL OR utm_campaign IS NOT NULL) GROUP BY ALL`,
+        "views",
+        "views DESC, utm_source NULLS LAST, utm_medium NULLS LAST, utm_campaign NULLS LAST",
+      ),
+  },
+  not_found: {
+    name: "not_found",
+    title: "Not found (404)",
+    description: `The ${TOP_LIMIT} most requested missing paths (status 404, pages and ` +
+      "assets) with the page that linked to each (the Referer; empty when none was sent). " +
+      "The total counts every 404.",
+    columns: ["path", "referrer", "requests"],
+    total: "requests",
+    sql: (relation) =>
+      ranked(
+        `SELECT uri AS path, referrer, count(*) AS requests FROM ${relation} WHERE ` +
+          `${BOUNDED} AND status = 404 GROUP BY ALL`,
+        "requests",
+        "requests DESC, path, referrer NULLS LAST",
+      ),
+  },
+  bots: {
+    name: "bots",
+    title: "Bots",
+    description: `The ${TOP_LIMIT} bots with the most requests, by category (search, ai, ` +
+      "monitor, other) and name. Counted only while bots are included; the total counts " +
+      "every bot request.",
+    columns: ["category", "name", "requests"],
+    total: "requests",
+    // BOUNDED leaves every bot row out when bots are excluded, so the list is then empty.
+    sql: (relation) =>
+      ranked(
+        `SELECT coalesce(bot_category, 'unknown') AS category, coalesce(bot_name, 'unknown') ` +
+          `AS name, count(*) AS requests FROM ${relation} WHERE ${BOUNDED} AND is_bot ` +
+          `GROUP BY ALL`,
+        "requests",
+        "requests DESC, category, name",
+      ),
+  },
 };
 
 /**
@@ -225,48 +371,79 @@ export function isQueryName(name: string): name is QueryName {
   return (QUERY_NAMES as readonly string[]).includes(name);
 }
 
+/** Options of {@linkcode runNamedQuery}. */
+export interface RunOptions {
+  /**
+   * Whether a query with a total also runs on the previous range for `previous` and `change`
+   * (default true; the backfill's and status's row counts need no comparison).
+   */
+  readonly compare?: boolean;
+}
+
 /**
- * Runs a named query.
+ * Runs a named query, and for a query with a total the same query on the previous range of
+ * equal length (side by side, on pooled connections).
  *
  * @param source the table
  * @param name the query
  * @param range the bound range and bots rule
+ * @param options whether to compare with the previous range
  * @returns its result
  */
 export async function runNamedQuery(
   source: PageViewSource,
   name: QueryName,
   range: QueryRange,
+  options: RunOptions = {},
 ): Promise<QueryResult> {
   const query = NAMED_QUERIES[name];
-  const rows = await select(source, range, query.sql(source.relation, range));
+  const before = query.total && (options.compare ?? true) ? previousRange(range) : undefined;
+  const [current, previous] = await Promise.all([
+    select(source, range, query),
+    before ? select(source, before, query) : undefined,
+  ]);
+  const total = current.total;
   return {
     query: name,
     from: range.from,
     to: range.to,
     bots: range.includeBots ? "include" : "exclude",
-    rows,
-    ...(query.total ? { total: sum(rows, query.total) } : {}),
+    rows: current.rows,
+    ...(total !== undefined ? { total } : {}),
     ...(name === "views" ? { unit: timeBucket(range) } : {}),
+    ...(before && previous?.total !== undefined && total !== undefined
+      ? {
+        previous: { from: before.from, to: before.to, total: previous.total },
+        change: previous.total === 0 ? null : (total - previous.total) / previous.total,
+      }
+      : {}),
   };
 }
 
+/** Runs a query's SQL for a range: its rows (without `groups_total`) and its total. */
 async function select(
   source: PageViewSource,
   range: QueryRange,
-  sql: string,
-): Promise<Record<string, Cell>[]> {
+  query: NamedQuery,
+): Promise<{ rows: Record<string, Cell>[]; total?: number }> {
   const params: Record<string, DuckDBValue> = {
     from: range.from,
     to: range.to,
     bots: range.includeBots,
   };
-  const reader = await source.connection.runAndReadAll(sql, params);
-  return reader.getRowObjectsJS().map((row) => {
+  const sql = query.sql(source.relation, range);
+  const reader = await source.use((c) => c.runAndReadAll(sql, params));
+  let groupsTotal: number | undefined;
+  const rows = reader.getRowObjectsJS().map((row) => {
     const out: Record<string, Cell> = {};
-    for (const [k, v] of Object.entries(row)) out[k] = cell(v);
+    for (const [k, v] of Object.entries(row)) {
+      if (k === GROUPS_TOTAL) groupsTotal = Number(v);
+      else out[k] = cell(v);
+    }
     return out;
   });
+  if (!query.total) return { rows };
+  return { rows, total: groupsTotal ?? sum(rows, query.total) };
 }
 
 function cell(value: unknown): Cell {

@@ -3,21 +3,25 @@ import { insertRows } from "./insert_rows.ts";
 import { openLocalTable } from "./local_table.ts";
 import { NAMED_QUERIES, type QueryName, runNamedQuery } from "./named_queries.ts";
 import type { QueryRange } from "./range.ts";
-import { KNOWN_ROWS, testRow } from "./_test_rows.ts";
+import { KNOWN_ROWS, PANEL_ROWS, testRow } from "./_test_rows.ts";
 
 const TWO_DAYS = { from: "2026-01-31", to: "2026-02-01" };
 const humans: QueryRange = { ...TWO_DAYS, includeBots: false };
 const everyone: QueryRange = { ...TWO_DAYS, includeBots: true };
 
-async function withRows(
-  fn: (
-    run: (name: QueryName, range: QueryRange) => ReturnType<typeof runNamedQuery>,
-  ) => Promise<void>,
-): Promise<void> {
+type Run = (name: QueryName, range: QueryRange) => ReturnType<typeof runNamedQuery>;
+
+async function withRows(fn: (run: Run) => Promise<void>, rows = KNOWN_ROWS): Promise<void> {
   using source = await openLocalTable();
-  await insertRows(source, KNOWN_ROWS);
+  await insertRows(source, rows);
   await fn((name, range) => runNamedQuery(source, name, range));
 }
+
+/** The first week of March 2026; its previous range is the last week of February. */
+const WEEK = { from: "2026-03-01", to: "2026-03-07" };
+const weekHumans: QueryRange = { ...WEEK, includeBots: false };
+const weekEveryone: QueryRange = { ...WEEK, includeBots: true };
+const LAST_FEBRUARY_WEEK = { from: "2026-02-22", to: "2026-02-28" };
 
 Deno.test("views: hourly for two days, bots excluded and then included", async () => {
   await withRows(async (run) => {
@@ -202,4 +206,160 @@ Deno.test("unique_visitors and referrers agree with a row-by-row count on varied
     .sort((a, b) => b.views - a.views || (a.referrer < b.referrer ? -1 : 1));
   assert.ok(expected.length >= 3);
   assert.deepEqual((await runNamedQuery(source, "referrers", range)).rows, expected);
+});
+
+Deno.test("devices, browsers, os: page views by the user agent's classes, unknown for old rows", async () => {
+  await withRows(async (run) => {
+    const devices = await run("devices", weekHumans);
+    assert.deepEqual(devices.rows, [
+      { device: "desktop", views: 3 },
+      { device: "tablet", views: 2 },
+      { device: "mobile", views: 1 },
+      { device: "unknown", views: 1 },
+    ]);
+    assert.equal(devices.total, 7);
+    assert.deepEqual((await run("devices", weekEveryone)).rows, [
+      { device: "bot", views: 3 },
+      { device: "desktop", views: 3 },
+      { device: "tablet", views: 2 },
+      { device: "mobile", views: 1 },
+      { device: "unknown", views: 1 },
+    ]);
+    assert.deepEqual((await run("browsers", weekHumans)).rows, [
+      { browser: "Safari", views: 3 },
+      { browser: "Firefox", views: 2 },
+      { browser: "Chrome", views: 1 },
+      { browser: "unknown", views: 1 },
+    ]);
+    const os = await run("os", weekHumans);
+    assert.deepEqual(os.rows, [
+      { os: "Linux", views: 2 },
+      { os: "iPadOS", views: 2 },
+      { os: "Windows", views: 1 },
+      { os: "iOS", views: 1 },
+      { os: "unknown", views: 1 },
+    ]);
+    assert.equal(os.total, 7);
+  }, PANEL_ROWS);
+});
+
+Deno.test("channels: page views by channel; entry_pages: each visitor's first page view of a day", async () => {
+  await withRows(async (run) => {
+    const channels = await run("channels", weekHumans);
+    assert.deepEqual(channels.rows, [
+      { channel: "email", views: 2 },
+      { channel: "ai", views: 1 },
+      { channel: "direct", views: 1 },
+      { channel: "search", views: 1 },
+      { channel: "social", views: 1 },
+      { channel: "unknown", views: 1 },
+    ]);
+    assert.equal(channels.total, 7);
+    // v1's script before its first page is no entry; v3's two pages in one instant enter at "/";
+    // v1 enters again the next day; v4 saw only 404s.
+    const entries = await run("entry_pages", weekHumans);
+    assert.deepEqual(entries.rows, [
+      { path: "/", entries: 3 },
+      { path: "/about", entries: 1 },
+      { path: "/blog/", entries: 1 },
+    ]);
+    assert.equal(entries.total, 5);
+    assert.deepEqual(entries.previous, { ...LAST_FEBRUARY_WEEK, total: 2 });
+    assert.equal(entries.change, 1.5);
+  }, PANEL_ROWS);
+});
+
+Deno.test("campaigns, not_found and bots: rows, totals and the bots toggle", async () => {
+  await withRows(async (run) => {
+    const campaigns = await run("campaigns", weekHumans);
+    assert.deepEqual(campaigns.rows, [
+      { utm_source: "newsletter", utm_medium: "email", utm_campaign: "march", views: 2 },
+      { utm_source: "google", utm_medium: null, utm_campaign: null, views: 1 },
+      { utm_source: "mastodon", utm_medium: "social", utm_campaign: "launch", views: 1 },
+    ]);
+    assert.equal(campaigns.total, 4);
+    const missing = await run("not_found", weekHumans);
+    assert.deepEqual(missing.rows, [
+      { path: "/missing", referrer: "https://example.com/about", requests: 2 },
+      { path: "/old.css", referrer: null, requests: 1 },
+    ]);
+    assert.equal(missing.total, 3);
+    assert.deepEqual(missing.previous, { ...LAST_FEBRUARY_WEEK, total: 1 });
+    assert.equal(missing.change, 2);
+    const bots = await run("bots", weekEveryone);
+    assert.deepEqual(bots.rows, [
+      { category: "ai", name: "GPTBot", requests: 2 },
+      { category: "search", name: "Googlebot", requests: 1 },
+      { category: "unknown", name: "unknown", requests: 1 },
+    ]);
+    assert.equal(bots.total, 4);
+    assert.equal(bots.change, 3);
+    // Bots excluded: no bot row counts, in the range or before it.
+    const none = await run("bots", weekHumans);
+    assert.deepEqual(none.rows, []);
+    assert.equal(none.total, 0);
+    assert.deepEqual(none.previous, { ...LAST_FEBRUARY_WEEK, total: 0 });
+    assert.equal(none.change, null);
+  }, PANEL_ROWS);
+});
+
+Deno.test("totals compare with the previous range across the month boundary", async () => {
+  await withRows(async (run) => {
+    const views = await run("views", weekHumans);
+    assert.equal(views.total, 7);
+    assert.deepEqual(views.previous, { ...LAST_FEBRUARY_WEEK, total: 2 });
+    assert.equal(views.change, 2.5);
+    const visitors = await run("unique_visitors", weekHumans);
+    assert.equal(visitors.total, 6);
+    assert.deepEqual(visitors.previous, { ...LAST_FEBRUARY_WEEK, total: 2 });
+    // One day, hourly: 1 March against 28 February.
+    const day = await run("views", { from: "2026-03-01", to: "2026-03-01", includeBots: false });
+    assert.equal(day.unit, "hour");
+    assert.equal(day.total, 3);
+    assert.deepEqual(day.previous, { from: "2026-02-28", to: "2026-02-28", total: 1 });
+    assert.equal(day.change, 2);
+    const requests = await run("status_codes", weekEveryone);
+    assert.deepEqual(requests.previous, { ...LAST_FEBRUARY_WEEK, total: 4 });
+    assert.equal(requests.total, 16);
+  }, PANEL_ROWS);
+});
+
+Deno.test("an empty previous range gives its total as 0 and no change; lists without a total get none", async () => {
+  await withRows(async (run) => {
+    const range: QueryRange = { from: "2026-02-15", to: "2026-02-21", includeBots: false };
+    const views = await run("views", range);
+    assert.equal(views.total, 1);
+    assert.deepEqual(views.previous, { from: "2026-02-08", to: "2026-02-14", total: 0 });
+    assert.equal(views.change, null);
+    const campaigns = await run("campaigns", weekHumans);
+    assert.equal(campaigns.previous?.total, 0);
+    assert.equal(campaigns.change, null);
+    const paths = await run("top_paths", weekHumans);
+    assert.equal("previous" in paths || "change" in paths || "total" in paths, false);
+    // A range and its previous one both empty: 0 against 0, no change.
+    const empty = await run("entry_pages", {
+      from: "2025-01-01",
+      to: "2025-01-31",
+      includeBots: true,
+    });
+    assert.deepEqual([empty.rows, empty.total, empty.previous?.total, empty.change], [
+      [],
+      0,
+      0,
+      null,
+    ]);
+  }, PANEL_ROWS);
+});
+
+Deno.test("a ranked list's total counts every group, not only the top 20", async () => {
+  const rows = Array.from(
+    { length: 25 },
+    (_, i) => testRow("2026-03-02T10:00:00.000Z", { uri: `/gone/${i}`, status: 404 }),
+  );
+  await withRows(async (run) => {
+    const r = await run("not_found", weekHumans);
+    assert.equal(r.rows.length, 20);
+    assert.equal(r.total, 25);
+    assert.equal(Object.keys(r.rows[0]!).join(), "path,referrer,requests");
+  }, rows);
 });

@@ -106,6 +106,20 @@ export function timeBucket(range: Pick<QueryRange, "from" | "to">): "hour" | "da
 }
 
 /**
+ * The range a range is compared with (pure): as many days, ending the day before it starts.
+ * Computed on UTC days, so it crosses month and year ends and leap days like any other day
+ * (7 days from 2026-03-01 compare with 2026-02-22 to 2026-02-28).
+ *
+ * @param range the range shown
+ * @returns the previous range, same bots rule
+ */
+export function previousRange(range: QueryRange): QueryRange {
+  const days = rangeDays(range);
+  const start = Date.parse(`${range.from}T00:00:00Z`);
+  return { ...range, from: utcDay(start, -days), to: utcDay(start, -1) };
+}
+
+/**
  * The UTC day `offset` days from a time (pure).
  *
  * @param ms a time, ms since the epoch

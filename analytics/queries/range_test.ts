@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { botsIncludedByDefault, parseQueryRange, rangeDays, timeBucket, utcDay } from "./range.ts";
+import {
+  botsIncludedByDefault,
+  parseQueryRange,
+  previousRange,
+  rangeDays,
+  timeBucket,
+  utcDay,
+} from "./range.ts";
 
 const parse = (q: string, bots = false) => parseQueryRange(new URLSearchParams(q), bots);
 
@@ -51,4 +58,30 @@ Deno.test("bots: flag includes by default, filter excludes; utcDay() offsets day
   assert.equal(botsIncludedByDefault("flag"), true);
   assert.equal(botsIncludedByDefault("filter"), false);
   assert.equal(utcDay(Date.parse("2026-03-01T23:59:00Z"), -1), "2026-02-28");
+});
+
+Deno.test("previousRange() is as many days ending the day before, across month and year ends", () => {
+  const prev = (from: string, to: string) => previousRange({ from, to, includeBots: true });
+  assert.deepEqual(prev("2026-03-01", "2026-03-07"), {
+    from: "2026-02-22",
+    to: "2026-02-28",
+    includeBots: true,
+  });
+  // 31 days of March compare with the 31 days before: February is shorter, so January's end.
+  assert.deepEqual(prev("2026-03-01", "2026-03-31"), {
+    from: "2026-01-29",
+    to: "2026-02-28",
+    includeBots: true,
+  });
+  assert.deepEqual(prev("2026-01-01", "2026-01-01"), {
+    from: "2025-12-31",
+    to: "2025-12-31",
+    includeBots: true,
+  });
+  // A leap year's 29 February is a day like any other.
+  assert.deepEqual(prev("2028-03-01", "2028-03-02"), {
+    from: "2028-02-28",
+    to: "2028-02-29",
+    includeBots: true,
+  });
 });

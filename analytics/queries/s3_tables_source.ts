@@ -82,7 +82,7 @@ export async function openS3TablesSource(
   if (options.extensionDirectory !== undefined) {
     settings.extension_directory = options.extensionDirectory;
   }
-  const { connection, close } = await openDuckDB(":memory:", settings);
+  const { connection, use, close } = await openDuckDB(":memory:", settings);
   try {
     const missing: string[] = [];
     for (const name of REQUIRED_EXTENSIONS) {
@@ -109,7 +109,7 @@ export async function openS3TablesSource(
       "run `deploy analytics status` to see which resource is missing, and " +
         "`deploy analytics bootstrap` to create it",
     ));
-    return { connection, relation, [Symbol.dispose]: close };
+    return { connection, use, relation, [Symbol.dispose]: close };
   } catch (err) {
     close();
     throw err;

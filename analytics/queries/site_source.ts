@@ -5,7 +5,7 @@
  * @module
  */
 import { S3TablesClient } from "@aws-sdk/client-s3tables";
-import { aws, type Environ, type PluginSite } from "@org/deploy/plugin";
+import { aws, type Environ, type PluginHost, type PluginSite } from "@org/deploy/plugin";
 import { ANALYTICS_REGION, analyticsNames } from "../pipeline/names.ts";
 import { duckdbEndpoints } from "./endpoints.ts";
 import { openS3TablesSource, type S3TablesSourceOptions } from "./s3_tables_source.ts";
@@ -47,4 +47,37 @@ export async function openSiteSource(
     credentials,
     { ...options, endpoints: duckdbEndpoints(environ) },
   );
+}
+
+/**
+ * Opens the site for AWS and attaches its table, as one source whose disposal closes both:
+ * what a command that only reads the table (`dashboard`, `export`) needs.
+ *
+ * @param host the plugin host (opens the site)
+ * @param config the resolved `analytics` section
+ * @param environ the CLI's environment (endpoint overrides)
+ * @returns the source; `using` closes DuckDB and the site
+ * @throws {DeployError} as {@linkcode openSiteSource}, and the site's own opening errors
+ */
+export async function openSiteTable(
+  host: PluginHost,
+  config: AnalyticsConfig,
+  environ: Environ,
+): Promise<PageViewSource> {
+  const opened = await host.openSite();
+  try {
+    const source = await openSiteSource(opened, config, environ);
+    return {
+      connection: source.connection,
+      use: source.use,
+      relation: source.relation,
+      [Symbol.dispose]() {
+        source[Symbol.dispose]();
+        opened[Symbol.dispose]();
+      },
+    };
+  } catch (err) {
+    opened[Symbol.dispose]();
+    throw err;
+  }
 }

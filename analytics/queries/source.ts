@@ -12,8 +12,13 @@ import { ROW_COLUMNS } from "../transform/row.ts";
 
 /** Where the page-view rows are, for the queries and the backfill. */
 export interface PageViewSource extends Disposable {
-  /** The connection the statements run on. */
+  /** The connection set-up statements and writes run on. */
   readonly connection: DuckDBConnection;
+  /**
+   * Runs `fn` on a pooled connection of the same database, so queries run side by side
+   * (`duckdb.ts`); the named queries read through here.
+   */
+  use<T>(fn: (connection: DuckDBConnection) => Promise<T>): Promise<T>;
   /**
    * The table as a quoted SQL name (`"analytics"."web"."page_views"`). It comes from the
    * validated configuration, never from a request.

@@ -31,7 +31,7 @@ export async function tableRowCount(
       from: FIRST_DAY,
       to: today,
       includeBots: true,
-    });
+    }, { compare: false });
     return { count: result.total ?? 0 };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);

@@ -3,13 +3,15 @@
  * and uPlot served by the CLI, the named queries on a local DuckDB table of generated rows.
  */
 import assert from "node:assert/strict";
+import type { Page } from "playwright-core";
 import { createJsonLogger } from "@org/shared";
 import { createDashboardHandler } from "../../analytics/dashboard/handler.ts";
 import { serveDashboard } from "../../analytics/dashboard/serve.ts";
 import { insertRows } from "../../analytics/queries/insert_rows.ts";
 import { openLocalTable } from "../../analytics/queries/local_table.ts";
 import { runNamedQuery } from "../../analytics/queries/named_queries.ts";
-import { KNOWN_ROWS, testRow } from "../../analytics/queries/_test_rows.ts";
+import { KNOWN_ROWS, PANEL_ROWS, testRow } from "../../analytics/queries/_test_rows.ts";
+import type { PageViewRow } from "../../analytics/transform/row.ts";
 import { chromiumMissing, launchChromium } from "../support/browser.ts";
 
 /** Four more human page views on a day inside the last 30 days but not the last 7. */
@@ -17,25 +19,37 @@ const EARLIER = [0, 1, 2, 3].map((i) =>
   testRow(`2026-01-10T0${i}:00:00.000Z`, { uri: "/older", visitor_key: `e${i}` })
 );
 
-Deno.test({
-  name: "dashboard page: charts the generated rows; range, bots and custom range change them",
-  ignore: chromiumMissing(),
-  sanitizeResources: false,
-  sanitizeOps: false,
-  async fn() {
-    using source = await openLocalTable();
-    await insertRows(source, [...KNOWN_ROWS, ...EARLIER]);
+/** The dashboard on a local table of `rows`, "now" at `now`, and a page in Chromium watching it. */
+interface DashboardPage extends AsyncDisposable {
+  readonly page: Page;
+  readonly url: string;
+  /** Console errors and warnings, page errors. */
+  readonly problems: string[];
+  /** Requests to anything but the dashboard's own origin. */
+  readonly outside: string[];
+  /** What the server logged. */
+  readonly logs: string[];
+}
+
+async function openDashboardPage(
+  rows: readonly PageViewRow[],
+  now: string,
+): Promise<DashboardPage> {
+  const stack = new AsyncDisposableStack();
+  try {
+    const source = stack.use(await openLocalTable());
+    await insertRows(source, rows);
     const logs: string[] = [];
-    await using server = serveDashboard(0, (port) =>
+    const server = stack.use(serveDashboard(0, (port) =>
       createDashboardHandler({
         port,
         runQuery: (name, range) => runNamedQuery(source, name, range),
         includeBotsByDefault: false,
         site: { siteName: "blog", env: "production" },
-        clock: { now: () => Date.parse("2026-02-02T08:00:00Z") },
+        clock: { now: () => Date.parse(now) },
         log: createJsonLogger({ write: (line) => logs.push(line) }),
-      }));
-    await using browser = await launchChromium();
+      })));
+    const browser = stack.use(await launchChromium());
     const page = await browser.context.newPage();
     const problems: string[] = [];
     const outside: string[] = [];
@@ -46,13 +60,39 @@ Deno.test({
     page.on("request", (r) => {
       if (!r.url().startsWith(server.url) && !r.url().startsWith("data:")) outside.push(r.url());
     });
+    const moved = stack.move();
+    return {
+      page,
+      url: server.url,
+      problems,
+      outside,
+      logs,
+      [Symbol.asyncDispose]: () => moved.disposeAsync(),
+    };
+  } catch (err) {
+    await stack.disposeAsync();
+    throw err;
+  }
+}
+
+Deno.test({
+  name: "dashboard page: charts the generated rows; range, bots and custom range change them",
+  ignore: chromiumMissing(),
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await using dashboard = await openDashboardPage(
+      [...KNOWN_ROWS, ...EARLIER],
+      "2026-02-02T08:00:00Z",
+    );
+    const { page, problems, outside, logs } = dashboard;
     const ready = () => page.waitForSelector("body[data-state=ready]");
     const totalViews = (value: string) =>
       page.locator("#total-views").filter({ hasText: new RegExp(`^${value}$`) }).waitFor();
     const text = async (selector: string) => (await page.textContent(selector))?.trim();
 
     const started = performance.now();
-    await page.goto(server.url);
+    await page.goto(dashboard.url);
     await ready();
     const firstLoadMs = performance.now() - started;
 
@@ -111,5 +151,94 @@ Deno.test({
     assert.deepEqual(outside, []);
     assert.deepEqual(logs, []);
     assert.ok(firstLoadMs < 10_000, `first load took ${firstLoadMs} ms`);
+  },
+});
+
+Deno.test({
+  name: "dashboard page: the new panels, the totals' changes against the previous week, CSV export",
+  ignore: chromiumMissing(),
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    // Today is 7 March: the last 7 days are 1 to 7 March, compared with 22 to 28 February.
+    await using dashboard = await openDashboardPage(PANEL_ROWS, "2026-03-07T18:00:00Z");
+    const { page, problems, outside } = dashboard;
+    const text = async (selector: string) => (await page.textContent(selector))?.trim();
+    const rows = (name: string) => page.locator(`#panel-${name} tbody tr`).allInnerTexts();
+
+    await page.goto(dashboard.url);
+    await page.waitForSelector("body[data-state=ready]");
+
+    // The totals and their changes: 7 views against 2, 6 visitors against 2.
+    assert.equal(await text("#total-views"), "7");
+    assert.match(
+      (await text("#delta-views")) ?? "",
+      /^\+250\s?% vs 2026-02-22 to 2026-02-28 \(2\)$/,
+    );
+    assert.equal(await page.getAttribute("#delta-views", "data-change"), "up");
+    assert.match((await text("#delta-visitors")) ?? "", /^\+200\s?% vs 2026-02-22/);
+
+    assert.deepEqual(await rows("entry_pages"), ["/\t3", "/about\t1", "/blog/\t1"]);
+    assert.match((await text("#panel-entry_pages .panel-total")) ?? "", /^Total 5 \+150\s?% vs/);
+    assert.deepEqual(await rows("devices"), [
+      "desktop\t3",
+      "tablet\t2",
+      "mobile\t1",
+      "unknown\t1",
+    ]);
+    assert.deepEqual((await rows("browsers"))[0], "Safari\t3");
+    assert.deepEqual((await rows("os"))[0], "Linux\t2");
+    assert.deepEqual((await rows("channels"))[0], "email\t2");
+    assert.deepEqual(await rows("campaigns"), [
+      "newsletter\temail\tmarch\t2",
+      "google\t–\t–\t1",
+      "mastodon\tsocial\tlaunch\t1",
+    ]);
+    // Nothing to compare with: said, not shown as a change.
+    assert.match(
+      (await text("#panel-campaigns .panel-total")) ?? "",
+      /^Total 4 none in the previous range \(2026-02-22 to 2026-02-28\)$/,
+    );
+    assert.equal(
+      await page.getAttribute("#panel-campaigns .panel-total .delta", "data-change"),
+      "none",
+    );
+    assert.deepEqual(await rows("not_found"), [
+      "/missing\thttps://example.com/about\t2",
+      "/old.css\t–\t1",
+    ]);
+    assert.equal(
+      await text("#panel-bots .state"),
+      "Bots are excluded: tick “Include bots” to list them.",
+    );
+
+    // Bots included: the bots panel lists them, and the export links follow the toggle.
+    await page.check("#bots");
+    await page.locator("#total-views").filter({ hasText: /^10$/ }).waitFor();
+    await page.waitForSelector("body[data-state=ready]");
+    assert.deepEqual(await rows("bots"), [
+      "ai\tGPTBot\t2",
+      "search\tGooglebot\t1",
+      "unknown\tunknown\t1",
+    ]);
+    const link = page.locator("#panel-entry_pages a.export");
+    assert.equal(
+      await link.getAttribute("href"),
+      "/api/queries/entry_pages.csv?from=2026-03-01&to=2026-03-07&bots=include",
+    );
+    assert.equal(
+      await page.locator(".panel a.export").count(),
+      await page.locator(".panel").count(),
+    );
+    const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
+    assert.equal(download.suggestedFilename(), "entry_pages_2026-03-01_2026-03-07.csv");
+    const saved = await download.path();
+    assert.equal(
+      await Deno.readTextFile(saved),
+      '"path","entries"\r\n"/",5\r\n"/about",1\r\n"/blog/",1\r\n',
+    );
+
+    assert.deepEqual(problems, []);
+    assert.deepEqual(outside, []);
   },
 });

@@ -13,8 +13,23 @@
     referrers: ["referrer", "views"],
     countries: ["country", "views"],
     status_codes: ["status", "requests"],
+    channels: ["channel", "views"],
+    entry_pages: ["path", "entries"],
+    devices: ["device", "views"],
+    browsers: ["browser", "views"],
+    os: ["os", "views"],
+    campaigns: ["utm_source", "utm_medium", "utm_campaign", "views"],
+    not_found: ["path", "referrer", "requests"],
+    bots: ["category", "name", "requests"],
   };
+  // The totals at the top, by the query whose total they show.
+  const TOTALS = { views: "views", unique_visitors: "visitors", row_count: "rows" };
   const numberFormat = new Intl.NumberFormat();
+  const percentFormat = new Intl.NumberFormat(undefined, {
+    style: "percent",
+    maximumFractionDigits: 1,
+    signDisplay: "exceptZero",
+  });
   const $ = (id) => document.getElementById(id);
   const state = { from: "", to: "", bots: false, days: 7, today: "", queries: [] };
   const plots = new Map();
@@ -49,13 +64,64 @@
         "aria-busy": "true",
       });
       panel.append(
-        el("h2", { id: "h-" + q.name }, q.title),
+        el(
+          "div",
+          { class: "panel-head" },
+          el("h2", { id: "h-" + q.name }, q.title),
+          el("a", {
+            class: "export",
+            href: exportUrl(q.name),
+            download: "",
+            "aria-label": "Export " + q.title + " as CSV",
+          }, "Export CSV"),
+        ),
         el("p", { class: "about" }, q.description),
+        el("p", { class: "panel-total", hidden: "" }),
         el("p", { class: "state", role: "status" }, "Loading…"),
         el("div", { class: "body" }),
       );
       panels.append(panel);
     }
+  }
+
+  function params() {
+    return new URLSearchParams({
+      from: state.from,
+      to: state.to,
+      bots: state.bots ? "include" : "exclude",
+    });
+  }
+
+  function exportUrl(name) {
+    return "/api/queries/" + name + ".csv?" + params();
+  }
+
+  // "+25% vs 2026-02-22 to 2026-02-28 (120)", or why there is no ratio; data-change says
+  // which way.
+  function showDelta(node, result) {
+    const p = result.previous;
+    let text;
+    let way;
+    if (!p) {
+      text = "";
+      way = "none";
+    } else if (result.change === null) {
+      text = p.total === 0 && result.total === 0
+        ? "none in the previous range either"
+        : "none in the previous range (" + p.from + " to " + p.to + ")";
+      way = "none";
+    } else {
+      text = percentFormat.format(result.change) + " vs " + p.from + " to " + p.to + " (" +
+        numberFormat.format(p.total) + ")";
+      way = result.change > 0 ? "up" : result.change < 0 ? "down" : "flat";
+    }
+    node.textContent = text;
+    node.dataset.change = way;
+  }
+
+  function clearDelta(node) {
+    node.textContent = "";
+    node.dataset.change = "none";
   }
 
   function showState(panel, text, isError) {
@@ -83,7 +149,7 @@
           return el(
             "td",
             { class: last ? "num" : "key" },
-            last ? numberFormat.format(v) : String(v),
+            last ? numberFormat.format(v) : v === null ? "–" : String(v),
           );
         }),
       )
@@ -149,12 +215,7 @@
   }
 
   async function fetchQuery(name, signal) {
-    const params = new URLSearchParams({
-      from: state.from,
-      to: state.to,
-      bots: state.bots ? "include" : "exclude",
-    });
-    const res = await fetch("/api/queries/" + name + "?" + params, { signal });
+    const res = await fetch("/api/queries/" + name + "?" + params(), { signal });
     const body = await res.json().catch(() => null);
     if (!res.ok) {
       const error = body && body.error ? body.error : { message: res.statusText };
@@ -167,28 +228,54 @@
     return body;
   }
 
+  function showTotal(name, result) {
+    const id = TOTALS[name];
+    if (!id) return;
+    $("total-" + id).value = numberFormat.format(result.total);
+    showDelta($("delta-" + id), result);
+  }
+
+  function clearTotal(name, text) {
+    const id = TOTALS[name];
+    if (!id) return;
+    $("total-" + id).value = text;
+    clearDelta($("delta-" + id));
+  }
+
   async function loadPanel(q, signal) {
     if (q.name === "row_count") {
       try {
-        const r = await fetchQuery(q.name, signal);
-        $("total-rows").value = numberFormat.format(r.total);
+        showTotal(q.name, await fetchQuery(q.name, signal));
       } catch (err) {
-        if (!signal.aborted) $("total-rows").value = "–";
+        if (!signal.aborted) clearTotal(q.name, "–");
         throw err;
       }
       return;
     }
     const panel = $("panel-" + q.name);
     const body = panel.querySelector(".body");
+    const total = panel.querySelector(".panel-total");
+    panel.querySelector("a.export").href = exportUrl(q.name);
     panel.setAttribute("aria-busy", "true");
+    total.hidden = true;
     showState(panel, "Loading…");
     try {
       const result = await fetchQuery(q.name, signal);
-      if (q.name === "views") $("total-views").value = numberFormat.format(result.total);
-      if (q.name === "unique_visitors") {
-        $("total-visitors").value = numberFormat.format(result.total);
+      showTotal(q.name, result);
+      if (typeof result.total === "number") {
+        total.replaceChildren(
+          "Total ",
+          el("strong", {}, numberFormat.format(result.total)),
+          " ",
+          el("span", { class: "delta" }),
+        );
+        showDelta(total.querySelector(".delta"), result);
+        total.hidden = false;
       }
-      if (isEmpty(q.name, result)) {
+      if (q.name === "bots" && !state.bots) {
+        body.replaceChildren();
+        showState(panel, "Bots are excluded: tick “Include bots” to list them.");
+      } else if (isEmpty(q.name, result)) {
         body.replaceChildren();
         showState(panel, "No data in this range.");
       } else {
@@ -199,8 +286,7 @@
     } catch (err) {
       if (signal.aborted) return;
       body.replaceChildren();
-      if (q.name === "views") $("total-views").value = "–";
-      if (q.name === "unique_visitors") $("total-visitors").value = "–";
+      clearTotal(q.name, "–");
       showState(
         panel,
         "Could not load " + q.title + ": " + err.message + (err.hint ? " " + err.hint : ""),
@@ -217,7 +303,7 @@
     controller = new AbortController();
     const signal = controller.signal;
     document.body.dataset.state = "loading";
-    for (const id of ["total-views", "total-visitors", "total-rows"]) $(id).value = "…";
+    for (const name of Object.keys(TOTALS)) clearTotal(name, "…");
     setStatus("Loading " + state.from + " to " + state.to + "…");
     const results = await Promise.allSettled(state.queries.map((q) => loadPanel(q, signal)));
     if (signal.aborted) return;
