@@ -17,6 +17,7 @@ import { builderLogGroupNode, cdnLogGroupNode } from "./nodes/log_group.ts";
 import { oacNode } from "./nodes/oac.ts";
 import { oidcProviderNode } from "./nodes/oidc_provider.ts";
 import { rewriteFunctionNode } from "./nodes/rewrite_function.ts";
+import { rulesStoreNode } from "./nodes/rules_store.ts";
 import type { ResourceNode } from "./resource.ts";
 import { certificateValidationNode } from "./nodes/certificate_validation.ts";
 import { wildcardRecordsNode } from "./nodes/wildcard_records.ts";
@@ -30,6 +31,7 @@ export const SITE_GRAPH: readonly ResourceNode[] = [
   builderLogGroupNode,
   cdnLogGroupNode,
   oacNode,
+  rulesStoreNode,
   rewriteFunctionNode,
   certificateNode,
   certificateValidationNode,

@@ -17,6 +17,7 @@ export type NodeId =
   | "builderLogGroup"
   | "cdnLogGroup"
   | "oac"
+  | "rulesStore"
   | "rewriteFunction"
   | "certificate"
   | "distribution"

@@ -11,11 +11,15 @@ import type { Clock, Logger } from "@org/shared";
 import type { ChangedManifest } from "../../../build_records/record.ts";
 import { changedManifest, jobFailureReason, type JobInput, runJob } from "../../../job/job.ts";
 import { type AgentJob, doneMarker, failedMarker } from "./job_description.ts";
+import { getRoutingTarget } from "../../../build_records/store.ts";
+import type { RoutingDeps, RoutingTarget } from "../../../routing/publish_routing.ts";
 
 /** What the agent needs from the outside. */
 export interface AgentDeps {
   /** S3 client for the site bucket. */
   readonly s3: S3Client;
+  /** CloudFront (and the rules store) for a job with rules to put live. */
+  readonly routing?: RoutingDeps;
   /** Writes one line to the build's log (stdout inside the VM, which the service ships). */
   readonly log: (line: string) => void;
   /** End time source. Default: the system clock. */
@@ -38,7 +42,7 @@ export type AgentOutcome =
  * @param job the job description
  * @returns the job's input
  */
-export function jobInputOf(job: AgentJob): JobInput {
+export function jobInputOf(job: AgentJob, routing?: RoutingTarget): JobInput {
   return {
     buildId: job.buildId,
     source: { bucketKey: job.sourceKey },
@@ -51,6 +55,7 @@ export function jobInputOf(job: AgentJob): JobInput {
     origin: job.origin ?? undefined,
     ...(job.refresh ? { refresh: true } : {}),
     ...(job.force ? { force: true } : {}),
+    ...(routing ? { routing } : {}),
     record: {
       startedAt: job.startedAt,
       source: job.sourceKey,
@@ -81,8 +86,12 @@ export function jobInputOf(job: AgentJob): JobInput {
 export async function runAgentJob(job: AgentJob, deps: AgentDeps): Promise<AgentOutcome> {
   deps.log(`build:start:${job.buildId}`);
   try {
-    const outcome = await runJob(jobInputOf(job), {
+    const routing = job.routingKey === undefined
+      ? undefined
+      : await getRoutingTarget({ s3: deps.s3, bucket: job.bucket }, job.routingKey);
+    const outcome = await runJob(jobInputOf(job, routing), {
       s3: deps.s3,
+      ...(deps.routing ? { routing: deps.routing } : {}),
       logger: lineLogger(deps.log),
       onUnpacked: (files) =>
         deps.log(`source: ${files} files from s3://${job.bucket}/${job.sourceKey}`),
