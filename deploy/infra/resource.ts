@@ -19,6 +19,8 @@ export type NodeId =
   | "oac"
   | "rulesStore"
   | "rewriteFunction"
+  | "headersFunction"
+  | "headersPolicy"
   | "certificate"
   | "distribution"
   | "cdnLogDelivery"

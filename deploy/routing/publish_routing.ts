@@ -311,7 +311,17 @@ async function putIfChanged(
   };
 }
 
-async function findPolicy(cf: CloudFrontClient, name: string): Promise<string | undefined> {
+/**
+ * Finds the site's response headers policy by name (custom policies, every page).
+ *
+ * @param cf CloudFront client
+ * @param name the policy name
+ * @returns its id, or undefined when there is none
+ */
+export async function findHeadersPolicy(
+  cf: CloudFrontClient,
+  name: string,
+): Promise<string | undefined> {
   return await aws(
     {
       resource: `response headers policy ${name}`,
@@ -347,7 +357,7 @@ async function putPolicy(
   const name = target.headersPolicy;
   const resource = `response headers policy ${name}`;
   const config = policyConfig(name, `deploy ${target.bucket}: site-wide headers`, headers);
-  const id = await findPolicy(cf, name);
+  const id = await findHeadersPolicy(cf, name);
   if (!id) {
     if (dryRun) return { write: "created", id: "" };
     try {

@@ -10,6 +10,7 @@ import { ACCOUNT, type InfraWorld, siteS3, startInfraWorld } from "./infra_world
 import { git, writeSiteRepo } from "./site_repo.ts";
 import {
   isViewerResponse,
+  loadStoreViewerRequestHandler,
   loadViewerRequestHandler,
   viewerRequestEvent,
 } from "../support/cloudfront_function.ts";
@@ -132,4 +133,60 @@ Deno.test("rules: bootstrap after a deploy keeps the published rules in the func
   assert.equal(after, before);
   assert.equal(ruleWrites(world).length, writes);
   assert.deepEqual(await liveRedirect(world, "https://s.example/old"), [301, "/new"]);
+});
+
+Deno.test("rules: 2,000 redirects go into the rules store bootstrap made; the function looks them up; back under 10 KB the store is emptied", async () => {
+  await using world = await bootstrapped();
+  const lines = Array.from({ length: 1999 }, (_, i) => `/old/page-${i} /new/page-${i} 301`);
+  await Deno.writeTextFile(join(world.root, "src", "_redirects"), lines.join("\n") + "\n");
+  await git(world.root, "commit", "-q", "-am", "many rules");
+  const deployed = await world.run(["deploy", "--builder", "local", "--json"]);
+  assert.equal(deployed.code, 0, deployed.stderr);
+  const rules = JSON.parse(deployed.stdout).rules;
+  assert.equal(rules.redirects, 2000);
+  assert.equal(rules.table, "store");
+  const store = [...world.aws.cloudfront.state.keyValueStores.values()][0]!;
+  const entries = world.aws.cloudfrontKvs.state.entries(store.arn);
+  assert.equal(entries.size, rules.storeEntries);
+  const fn = world.aws.cloudfront.state.functions.get("production-blog-rewrite")!.live!;
+  assert.equal(fn.keyValueStoreArn, store.arn);
+  const handler = await loadStoreViewerRequestHandler(fn.code, entries);
+  const out = await handler(viewerRequestEvent("https://s.example/old/page-1234?a=1"));
+  assert.ok(isViewerResponse(out));
+  assert.equal(out.statusCode, 301);
+  const config = await handler(viewerRequestEvent("https://s.example/old"));
+  assert.ok(isViewerResponse(config), "the config's rule still comes first");
+
+  const updates = world.aws.cloudfrontKvs.callsOf("UpdateKeys").length;
+  const again = await world.run(["deploy", "--builder", "local", "--json"]);
+  assert.equal(JSON.parse(again.stdout).rules.changed, false);
+  assert.equal(world.aws.cloudfrontKvs.callsOf("UpdateKeys").length, updates);
+
+  await Deno.writeTextFile(join(world.root, "src", "_redirects"), "/x /y 301\n");
+  await git(world.root, "commit", "-q", "-am", "few rules");
+  const fewer = await world.run(["deploy", "--builder", "local", "--json"]);
+  assert.equal(fewer.code, 0, fewer.stderr);
+  assert.equal(JSON.parse(fewer.stdout).rules.table, "inline");
+  assert.equal(world.aws.cloudfrontKvs.state.entries(store.arn).size, 0);
+  assert.deepEqual(await liveRedirect(world, "https://s.example/x"), [301, "/y"]);
+});
+
+Deno.test("rules: status shows the rules store and what deploys made; destroy removes them all", async () => {
+  await using world = await bootstrapped();
+  assert.equal((await world.run(["deploy", "--builder", "local"])).code, 0);
+  const status = await world.run(["status"]);
+  assert.match(status.stdout, /key value store production-blog-rules/);
+  assert.match(status.stdout, /CloudFront function production-blog-headers/);
+  assert.match(status.stdout, /response headers policy production-blog-headers/);
+  const store = [...world.aws.cloudfront.state.keyValueStores.values()][0]!;
+  assert.deepEqual(
+    Object.fromEntries(world.aws.cloudfront.state.tags.get(store.arn)!),
+    { app: "blog", environment: "production" },
+  );
+  const destroyed = await world.run(["destroy", "--yes"]);
+  assert.equal(destroyed.code, 0, destroyed.stderr);
+  const cf = world.aws.cloudfront.state;
+  assert.equal(cf.keyValueStores.size, 0);
+  assert.equal(cf.responseHeadersPolicies.size, 0);
+  assert.equal(cf.functions.size, 0);
 });
