@@ -72,6 +72,8 @@ export type DeployErrorCode =
    * 10 KB with no rules store (bootstrap creates it), or one rule past the store's limits.
    */
   | "rules_too_large"
+  /** `previews.password` names an unset variable or a secret without a string value. */
+  | "preview_password_missing"
   /** The build output holds no file: syncing it would empty the live site. */
   | "dist_empty"
   /** The sync would delete most of the live site; `--force` allows it. */

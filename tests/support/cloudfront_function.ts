@@ -4,7 +4,8 @@
  * can hand it over, called with `cloudfront-js-2.0` viewer-request events. Code that reads a
  * KeyValueStore (`import cf from 'cloudfront'`) gets a stub of the runtime's `cloudfront`
  * module in place of that one import line, backed by a map: `get` rejects a missing key and
- * `exists` answers, as the KeyValueStore helper methods do.
+ * `exists` answers, as the KeyValueStore helper methods do. Code that imports the runtime's
+ * `crypto` module gets Node's, whose `createHash` is the same API.
  *
  * @module
  */
@@ -59,6 +60,9 @@ export type AsyncViewerRequestHandler = (
   event: ViewerRequestEvent,
 ) => Promise<ViewerRequest | ViewerResponse>;
 
+/** The runtime's crypto module line (the preview router's password check). */
+const CRYPTO_IMPORT = "import crypto from 'crypto';";
+
 /** The runtime's KeyValueStore module line, which the stub replaces. */
 const CLOUDFRONT_IMPORT = "import cf from 'cloudfront';";
 
@@ -85,7 +89,12 @@ async function importHandler<H>(source: string): Promise<H> {
  * @returns its `handler`
  */
 export async function loadViewerRequestHandler(code: string): Promise<ViewerRequestHandler> {
-  return await importHandler<ViewerRequestHandler>(code);
+  // The runtime's crypto module is Node's `createHash` API: Node's own stands in for it.
+  return await importHandler<ViewerRequestHandler>(
+    code.startsWith(CRYPTO_IMPORT)
+      ? `import crypto from "node:crypto";${code.slice(CRYPTO_IMPORT.length)}`
+      : code,
+  );
 }
 
 /**

@@ -43,7 +43,7 @@ import { aws, awsErrorCode, awsFailure, awsMaybe } from "../../aws/errors.ts";
 import { tagList } from "../../aws/tags.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 import { previewRouterName, siteRewriteFunctionName } from "../../config/names.ts";
-import { previewRouterCode } from "./router_function.ts";
+import { liveRouterAuth, previewRouterCode } from "./router_function.ts";
 import { RULES_HEADER, STORE_IMPORT } from "../../routing/function_rules.ts";
 
 /** The CloudFront Functions runtime the code is written for. */
@@ -169,7 +169,7 @@ export function liveRulesSection(code: string): string {
  * The function's desired description for a site (pure): the pretty-URL rewrite, or for the
  * preview stack the router that also picks the preview from the host name.
  *
- * @param facts the site
+ * @param facts the site (for the preview stack, with its router's password check)
  * @param rules the redirect rules section the deploy published (`liveRulesSection`); none: ""
  * @param keyValueStoreArn the site's rules store, when bootstrap created one
  * @returns name, code, runtime and comment
@@ -182,7 +182,11 @@ export function rewriteFunctionSpec(
   if (facts.preview) {
     return {
       name: rewriteFunctionName(facts),
-      code: previewRouterCode(facts.preview.domain, facts.config.defaultRootObject),
+      code: previewRouterCode(
+        facts.preview.domain,
+        facts.config.defaultRootObject,
+        facts.preview.auth ?? undefined,
+      ),
       runtime: REWRITE_RUNTIME,
       comment: `deploy ${facts.bucket}: <id>.${facts.preview.domain} to previews/<id>/site`,
     };
@@ -391,8 +395,16 @@ async function bootstrapSpec(ctx: NodeContext): Promise<RewriteFunctionSpec> {
   const name = rewriteFunctionName(ctx.facts);
   const live = await readFunctionStage(ctx.clients.cloudfront, name, "LIVE");
   const store = ctx.outputs.rulesStore?.arn;
+  const preview = ctx.facts.preview;
+  // A run that did not read the preview password (status) keeps the live router's check.
+  const facts = preview && preview.auth === undefined
+    ? {
+      ...ctx.facts,
+      preview: { ...preview, auth: live ? liveRouterAuth(live.code) ?? null : null },
+    }
+    : ctx.facts;
   return rewriteFunctionSpec(
-    ctx.facts,
+    facts,
     live ? liveRulesSection(live.code) : "",
     typeof store === "string" && !ctx.facts.preview ? store : undefined,
   );
