@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { HeaderRule } from "../config/route_rules.ts";
+import type { HeaderRule, RedirectRule } from "../config/route_rules.ts";
 import { DeployError } from "../errors.ts";
 import { rewriteFunctionCode } from "../infra/nodes/rewrite_function.ts";
 import {
@@ -17,7 +17,6 @@ import {
   storeEntries,
   storeRulesSection,
 } from "./function_rules.ts";
-import type { SiteRules } from "./site_rules.ts";
 
 /** CloudFront Functions' code size limit, in bytes. */
 export const FUNCTION_CODE_LIMIT = 10 * 1024;
@@ -121,7 +120,7 @@ const size = (code: string) => new TextEncoder().encode(code).byteLength;
  * @throws {DeployError} `rules_too_large` when the rules fit neither the function nor the store
  */
 export function routingSpec(
-  rules: SiteRules,
+  rules: Readonly<{ redirects: readonly RedirectRule[]; headers: readonly HeaderRule[] }>,
   keys: readonly string[],
   options: RoutingOptions,
 ): RoutingSpec {

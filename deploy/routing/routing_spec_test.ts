@@ -8,6 +8,7 @@ import {
   viewerRequestEvent,
 } from "../../tests/support/cloudfront_function.ts";
 import type { RedirectRule } from "../config/route_rules.ts";
+import { rule, RULE_KEYS, RULE_KINDS } from "./_test_rules.ts";
 import { DeployError } from "../errors.ts";
 import {
   NOT_FOUND_MARK,
@@ -18,24 +19,8 @@ import {
 } from "./function_rules.ts";
 import { FUNCTION_CODE_LIMIT, routingSpec, splitHeaderRules } from "./routing_spec.ts";
 
-const rule = (from: string, to: string, status = 301, force = false): RedirectRule => ({
-  from,
-  to,
-  status: status as RedirectRule["status"],
-  force,
-});
-
-/** Every rule kind, as the inline tests use them. */
-const KINDS: RedirectRule[] = [
-  rule("/blog/*", "/posts/:splat"),
-  rule("/news/:year/:slug", "/archive/:year/:slug?from=news", 302),
-  rule("/app/*", "/app/index.html", 200),
-  rule("/docs/*", "/docs/404.html", 404),
-  rule("/about", "/team", 308),
-  rule("/", "/en/", 302, true),
-  rule("/gone", "https://example.com/moved/", 307),
-];
-const KEYS = ["index.html", "about/index.html", "app/index.html", "docs/intro.html"];
+const KINDS = RULE_KINDS;
+const KEYS = RULE_KEYS;
 const OPTIONS = { indexDocument: "index.html", spa: false, hasStore: true };
 
 /** 2,000 rules: fillers of both shapes around every kind, and a later rule the splat shadows. */

@@ -70,7 +70,8 @@ for (const name of EMULATORS) {
           assert.ok(config.ResponseHeadersPolicyId, "the site-wide headers' policy");
           assert.ok(
             config.FunctionAssociations?.Items?.some((a) =>
-              a.EventType === "viewer-response" && a.FunctionARN?.endsWith("production-blog-headers")
+              a.EventType === "viewer-response" &&
+              a.FunctionARN?.endsWith("production-blog-headers")
             ),
             "the per-path headers' function",
           );
