@@ -190,3 +190,24 @@ Deno.test("rules: status shows the rules store and what deploys made; destroy re
   assert.equal(cf.responseHeadersPolicies.size, 0);
   assert.equal(cf.functions.size, 0);
 });
+
+Deno.test("rules: a hostile _redirects stops the deploy with rules_invalid before any rule goes live or any page is uploaded", async () => {
+  await using world = await bootstrapped();
+  await Deno.writeTextFile(
+    join(world.root, "src", "_redirects"),
+    "/a /b\n".repeat(100_000),
+  );
+  await git(world.root, "commit", "-q", "-am", "hostile");
+  const writes = ruleWrites(world).length;
+  const r = await world.run(["deploy", "--builder", "local", "--json"]);
+  assert.equal(r.code, 1);
+  assert.equal(JSON.parse(r.stdout).error.code, "rules_invalid");
+  assert.equal(ruleWrites(world).length, writes, "no function or distribution change");
+  const s3 = siteS3(world);
+  try {
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: "site/" }));
+    assert.equal(listed.KeyCount ?? 0, 0, "nothing uploaded");
+  } finally {
+    s3.destroy();
+  }
+});
