@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import type { DeploySummary } from "./deploy.ts";
-import { formatBytes, planLines, progressBar, summaryJson, summaryLines } from "./report.ts";
+import {
+  formatBytes,
+  planLines,
+  progressBar,
+  rulesLines,
+  summaryJson,
+  summaryLines,
+} from "./report.ts";
 
 Deno.test("formatBytes() counts in powers of 1024", () => {
   assert.equal(formatBytes(0), "0 B");
@@ -82,4 +89,23 @@ Deno.test("planLines() says when nothing would be invalidated", () => {
     "nothing to invalidate",
     "Nothing was changed (plan only).",
   ]);
+});
+
+Deno.test("rulesLines() says how many rules, where the table is, and each change or none", () => {
+  const report = {
+    redirects: 2001,
+    headers: 2,
+    table: "store" as const,
+    storeEntries: 1990,
+    changed: true,
+    changes: ["viewer-request function production-blog-rewrite published"],
+  };
+  assert.deepEqual(rulesLines(report, "  "), [
+    "  rules         2001 redirect(s) in the key value store, 1990 entries, 2 header rule(s); 1 change(s)",
+    "    viewer-request function production-blog-rewrite published",
+  ]);
+  assert.deepEqual(
+    rulesLines({ ...report, table: "inline", storeEntries: 0, changed: false, changes: [] }, ""),
+    ["rules 2001 redirect(s) in the function, 2 header rule(s); unchanged"],
+  );
 });
