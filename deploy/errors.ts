@@ -68,10 +68,12 @@ export type DeployErrorCode =
    */
   | "rules_invalid"
   /**
-   * The site has redirect or header rules (config or `_redirects`/`_headers`), which this version
-   * validates but cannot publish to CloudFront yet: refused rather than silently not applied.
+   * The redirect or header rules do not fit CloudFront: the redirect table past the function's
+   * 10 KB with no rules store (bootstrap creates it), or one rule past the store's limits.
    */
-  | "rules_unpublished"
+  | "rules_too_large"
+  /** `previews.password` names an unset variable or a secret without a string value. */
+  | "preview_password_missing"
   /** The build output holds no file: syncing it would empty the live site. */
   | "dist_empty"
   /** The sync would delete most of the live site; `--force` allows it. */

@@ -4,6 +4,7 @@
  *
  * Layout in the bucket:
  * - `build/<id>.zip`: the source the build ran on (kept for `rollback`)
+ * - `build/<id>.routing.json`: where a MicroVM build puts the site's rules live (and the config's)
  * - `builds/<id>.json`: the {@linkcode BuildRecord}
  * - `builds/<id>.changed.json`: the {@linkcode ChangedManifest}
  *
@@ -11,6 +12,7 @@
  */
 import { keptFilesOf } from "../state/kept_files.ts";
 import type { KeptFile } from "../sync/retention.ts";
+import type { RulesReport } from "../routing/publish_routing.ts";
 
 /** A build's state: launched, finished well, failed, or past its deadline. */
 export type BuildStatus = "running" | "done" | "failed" | "timeout";
@@ -78,6 +80,8 @@ export interface ChangedManifest extends SyncOutcome {
   readonly version: 1;
   /** The build id. */
   readonly id: string;
+  /** What the rules changed on CloudFront before the sync (absent: the job had no rules target). */
+  readonly rules?: RulesReport;
 }
 
 /** Key prefix of the build records and manifests. */
@@ -111,6 +115,17 @@ export function recordKey(id: string): string {
  */
 export function manifestKey(id: string): string {
   return `${RECORDS_PREFIX}${id}.changed.json`;
+}
+
+/**
+ * Key of the rules target a MicroVM build reads (the config's rules and where they go, too
+ * large for the 16 KB run payload).
+ *
+ * @param id build id
+ * @returns `build/<id>.routing.json`
+ */
+export function routingKey(id: string): string {
+  return `build/${id}.routing.json`;
 }
 
 /**
@@ -208,10 +223,20 @@ export function parseChangedManifest(text: string): ChangedManifest | undefined 
       ...(Array.isArray(m.expired)
         ? { expired: m.expired.filter((k): k is string => typeof k === "string") }
         : {}),
+      ...(isRulesReport(m.rules) ? { rules: m.rules } : {}),
     };
   } catch {
     return undefined;
   }
+}
+
+/** Whether a manifest's `rules` has the report's shape (pure). */
+function isRulesReport(v: unknown): v is RulesReport {
+  const r = v as Partial<RulesReport> | null | undefined;
+  return typeof r === "object" && r !== null && typeof r.redirects === "number" &&
+    typeof r.headers === "number" && (r.table === "inline" || r.table === "store") &&
+    typeof r.storeEntries === "number" && typeof r.changed === "boolean" &&
+    Array.isArray(r.changes) && r.changes.every((c) => typeof c === "string");
 }
 
 /**

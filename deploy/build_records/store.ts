@@ -14,11 +14,13 @@ import {
   parseChangedManifest,
   recordKey,
   RECORDS_PREFIX,
+  routingKey,
   sourceKey,
 } from "./record.ts";
 import { aws, isNotFound } from "../aws/errors.ts";
 import { getText, listObjects, objectExists, putJson, type S3Location } from "../aws/s3_objects.ts";
 import { DeployError } from "../errors.ts";
+import type { RoutingTarget } from "../routing/publish_routing.ts";
 
 /** What {@linkcode listBuildRecords} found. */
 export interface ListedRecords {
@@ -101,6 +103,55 @@ export function putBuildRecord(at: S3Location, record: BuildRecord): Promise<voi
  */
 export function putManifest(at: S3Location, manifest: ChangedManifest): Promise<void> {
   return putJson(at, manifestKey(manifest.id), manifest);
+}
+
+/**
+ * Stores where a MicroVM build puts the site's rules live, at `build/<id>.routing.json`.
+ *
+ * @param at bucket and client
+ * @param id build id
+ * @param target the routing target
+ * @returns the key written
+ */
+export async function putRoutingTarget(
+  at: S3Location,
+  id: string,
+  target: RoutingTarget,
+): Promise<string> {
+  const key = routingKey(id);
+  await putJson(at, key, target);
+  return key;
+}
+
+/**
+ * Reads the routing target the CLI stored for a build.
+ *
+ * @param at bucket and client
+ * @param key its key
+ * @returns the target
+ * @throws {DeployError} `build_source_missing` when it is absent or not a target
+ */
+export async function getRoutingTarget(at: S3Location, key: string): Promise<RoutingTarget> {
+  const text = await getText(at, key);
+  let target: Partial<RoutingTarget> | undefined;
+  try {
+    target = text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    target = undefined;
+  }
+  if (
+    typeof target?.rewriteFunction !== "string" || typeof target.distributionId !== "string" ||
+    !Array.isArray(target.configRules?.redirects) || !Array.isArray(target.configRules?.headers)
+  ) {
+    throw new DeployError(
+      "build_source_missing",
+      `s3://${at.bucket}/${key} is not a rules target`,
+      {
+        hint: "deploy again (the CLI stores it before launching the build)",
+      },
+    );
+  }
+  return target as RoutingTarget;
 }
 
 /**

@@ -9,6 +9,7 @@ import type { AwsSite } from "../site/open_site.ts";
 import { type EnvStateView, requireBuilderSettings } from "../state/env_state.ts";
 import type { Builder } from "./builder.ts";
 import { createLocalBuilder } from "./local.ts";
+import { routingDeps } from "../routing/rules_store_client.ts";
 import { createMicrovmBuilder, type MicrovmBuilderOptions } from "./microvm/builder.ts";
 
 /**
@@ -48,6 +49,7 @@ export function createBuilder(
       s3: site.clients.s3,
       logger: ctx.log,
       clock: ctx.clock,
+      routing: routingDeps(site.clients),
       ...(options.tempRoot ? { tempRoot: options.tempRoot } : {}),
       ...(ctx.out.color ? {} : { env: { NO_COLOR: "1" } }),
     });

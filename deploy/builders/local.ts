@@ -18,6 +18,7 @@ import { runningRecord } from "../build_records/record.ts";
 import { putBuildRecord, putSourceZip } from "../build_records/store.ts";
 import { buildDeadlineMs, type JobInput, type JobRecord, runJob } from "../job/job.ts";
 import type { Builder } from "./builder.ts";
+import type { RoutingDeps } from "../routing/publish_routing.ts";
 
 /** Options for {@linkcode createLocalBuilder}. */
 export interface LocalBuilderOptions {
@@ -37,6 +38,8 @@ export interface LocalBuilderOptions {
   readonly concurrency?: number;
   /** Time source for records. Default: the system clock. */
   readonly clock?: Clock;
+  /** CloudFront (and the rules store) to put the site's rules live before the sync. */
+  readonly routing?: RoutingDeps;
 }
 
 /**

@@ -8,6 +8,8 @@
  *
  * @module
  */
+import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { previewAuth, readPreviewPassword } from "../preview/auth.ts";
 import { Route53Client } from "@aws-sdk/client-route-53";
 import type { Command } from "../cli/command.ts";
 import { CDN_REGION, PREVIEW_ENV, previewWildcard } from "../config/names.ts";
@@ -47,7 +49,16 @@ export const previewBootstrapCommand: Command = {
       site.clients.client(Route53Client, "ROUTE_53", CDN_REGION),
       domain,
     ) ?? null;
-    const facts = { ...site.facts, preview: { domain, zone } };
+    const password = site.config.previews.password;
+    const auth = password === undefined ? null : previewAuth(
+      await readPreviewPassword(
+        password,
+        ctx.environ,
+        () => site.clients.client(SecretsManagerClient, "SECRETS_MANAGER"),
+      ),
+      site.facts.bucket,
+    );
+    const facts = { ...site.facts, preview: { domain, zone, auth } };
     const json = ctx.out.mode === "json";
     if (!json) {
       ctx.out.line(`Bootstrapping the preview stack (${facts.bucket}, ${facts.config.region}):`);

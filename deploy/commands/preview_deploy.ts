@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { PREVIEW_USER } from "../preview/auth.ts";
 import type { Command } from "../cli/command.ts";
 import type { MicrovmSeams } from "../builders/create_builder.ts";
 import { runDeploy } from "../pipeline/deploy.ts";
@@ -49,10 +50,14 @@ export function createPreviewDeployCommand(seams: MicrovmSeams = {}): Command {
     async run(ctx) {
       const id = parsePreviewId(ctx.args.id ?? "");
       const builder = ctx.flags.builder === "local" ? "local" : "microvm";
+      let passworded = false;
       using deploy = await openSiteDeploy(ctx, {
         builder,
         seams,
-        aside: (site) => ({ ...previewTarget(site, id), lockKey: previewLockKey(id) }),
+        aside: (site) => {
+          passworded = site.site.config.previews.password !== undefined;
+          return { ...previewTarget(site, id), lockKey: previewLockKey(id) };
+        },
       });
       let summary;
       try {
@@ -92,6 +97,9 @@ export function createPreviewDeployCommand(seams: MicrovmSeams = {}): Command {
         !/^ {2}(invalidation|url) /.test(l)
       );
       for (const line of lines) ctx.out.line(line);
+      if (passworded) {
+        ctx.out.line(`  access        HTTP Basic, user "${PREVIEW_USER}" (previews.password)`);
+      }
       ctx.out.line(url);
       return 0;
     },

@@ -141,6 +141,41 @@ export function siteRewriteFunctionName(env: string, siteName: string): string {
 }
 
 /**
+ * The site's viewer-response function (per-path headers, 404 rules): `<env>-<siteName>-headers`.
+ *
+ * @param env environment name
+ * @param siteName the `siteName` key
+ * @returns the function name
+ */
+export function siteHeadersFunctionName(env: string, siteName: string): string {
+  return `${env}-${siteName}-headers`;
+}
+
+/**
+ * The site's response headers policy (site-wide headers): `<env>-<siteName>-headers`.
+ *
+ * @param env environment name
+ * @param siteName the `siteName` key
+ * @returns the policy name
+ */
+export function siteHeadersPolicyName(env: string, siteName: string): string {
+  return `${env}-${siteName}-headers`;
+}
+
+/**
+ * The site's CloudFront KeyValueStore for rules past the function size limit:
+ * `<env>-<siteName>-rules` (64 characters of `[a-zA-Z0-9-_]` at most, as the bucket name's
+ * limits keep `<env>-<siteName>`).
+ *
+ * @param env environment name
+ * @param siteName the `siteName` key
+ * @returns the store name
+ */
+export function siteRulesStoreName(env: string, siteName: string): string {
+  return `${env}-${siteName}-rules`;
+}
+
+/**
  * The role `preview bootstrap` creates: `preview-<siteName>-gh`.
  *
  * @param siteName the `siteName` key

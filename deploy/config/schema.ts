@@ -48,6 +48,12 @@ export const SECRET_NAME_PATTERN: Pattern = {
   rule: "use only the characters A-Z a-z 0-9 _ / + = . @ -",
 };
 
+/** `previews.password`: a Secrets Manager secret's name, or `${VAR}` naming an environment variable. */
+export const PREVIEW_PASSWORD_PATTERN: Pattern = {
+  regex: "^(?:[\\w/+=.@-]{1,512}|\\$\\{[A-Za-z_][A-Za-z0-9_]*\\})$",
+  rule: "be a Secrets Manager secret name (A-Z a-z 0-9 _ / + = . @ -) or ${VAR}",
+};
+
 /** Default `pds.handleResolver`: a public resolver that answers `resolveHandle`. */
 export const DEFAULT_HANDLE_RESOLVER = "https://public.api.bsky.app";
 
@@ -363,6 +369,18 @@ export const SITE_SCHEMA: ObjectField = {
       maxItems: MAX_RULES,
       description: "Response headers by path; every matching rule adds its values.",
       items: HEADER_RULE_FIELD,
+    },
+    previews: {
+      kind: "object",
+      description: "Pull-request previews (environment preview).",
+      fields: {
+        password: {
+          kind: "string",
+          pattern: PREVIEW_PASSWORD_PATTERN,
+          description:
+            "HTTP Basic password on every preview: a Secrets Manager secret's name, or ${VAR} for an environment variable; the router keeps only a hash.",
+        },
+      },
     },
     seo: {
       kind: "object",

@@ -44,6 +44,7 @@ export interface SiteConfigInput {
   redirects?: { from?: string; to?: string; status?: number; force?: boolean }[];
   headers?: { for?: string; values?: Record<string, string> }[];
   seo?: { robots?: RobotsPolicy; robotsContent?: string; sitemap?: SitemapPolicy };
+  previews?: { password?: string };
   paths?: {
     app?: string;
     dist?: string;
@@ -85,6 +86,8 @@ export interface SiteConfig {
   /** Header rules, in order; `_headers`' rules follow them at deploy time. */
   headers: HeaderRule[];
   seo: { robots: RobotsPolicy; robotsContent?: string; sitemap: SitemapPolicy };
+  /** Pull-request previews: `password` puts HTTP Basic on every preview (`preview/auth.ts`). */
+  previews: { password?: string };
   paths: {
     app: string;
     dist: string;

@@ -39,6 +39,7 @@ Deno.test("resolveSiteConfig() fills every default from the spec for a minimal f
     redirects: [],
     headers: [],
     seo: { robots: "auto", sitemap: "auto" },
+    previews: {},
     paths: {
       app: ".",
       dist: "dist",

@@ -17,6 +17,8 @@ import { builderLogGroupNode, cdnLogGroupNode } from "./nodes/log_group.ts";
 import { oacNode } from "./nodes/oac.ts";
 import { oidcProviderNode } from "./nodes/oidc_provider.ts";
 import { rewriteFunctionNode } from "./nodes/rewrite_function.ts";
+import { rulesStoreNode } from "./nodes/rules_store.ts";
+import { headersFunctionNode, headersPolicyNode } from "./nodes/rules_response.ts";
 import type { ResourceNode } from "./resource.ts";
 import { certificateValidationNode } from "./nodes/certificate_validation.ts";
 import { wildcardRecordsNode } from "./nodes/wildcard_records.ts";
@@ -30,7 +32,10 @@ export const SITE_GRAPH: readonly ResourceNode[] = [
   builderLogGroupNode,
   cdnLogGroupNode,
   oacNode,
+  rulesStoreNode,
   rewriteFunctionNode,
+  headersFunctionNode,
+  headersPolicyNode,
   certificateNode,
   certificateValidationNode,
   distributionNode,

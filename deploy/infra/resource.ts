@@ -10,6 +10,7 @@ import type { SiteConfig } from "../config/site_config.ts";
 import type { NodeOutputs } from "../state/env_state.ts";
 import type { AwsClients } from "../aws/clients.ts";
 import type { HostedZoneSummary } from "../dns/hosted_zone.ts";
+import type { PreviewAuth } from "../preview/auth.ts";
 
 /** Node ids, in dependency order. Stable: they key `nodes` in the state file. */
 export type NodeId =
@@ -17,7 +18,10 @@ export type NodeId =
   | "builderLogGroup"
   | "cdnLogGroup"
   | "oac"
+  | "rulesStore"
   | "rewriteFunction"
+  | "headersFunction"
+  | "headersPolicy"
   | "certificate"
   | "distribution"
   | "cdnLogDelivery"
@@ -61,6 +65,11 @@ export interface SiteFacts {
   readonly preview?: {
     readonly domain: string;
     readonly zone?: HostedZoneSummary | null;
+    /**
+     * The router's password check (`previews.password`): `null` when previews are public,
+     * absent when not read (as in `status`: the live router's check is kept).
+     */
+    readonly auth?: PreviewAuth | null;
   };
 }
 

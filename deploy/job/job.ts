@@ -14,7 +14,14 @@ import { type ChangedManifest, finishRecord, runningRecord } from "../build_reco
 import { downloadObject, putBuildRecord, putManifest } from "../build_records/store.ts";
 import { DeployError } from "../errors.ts";
 import { generateSeoFiles, listKeys } from "../seo/files.ts";
-import { readRuleFiles, refuseUnpublishedRules } from "../routing/site_rules.ts";
+import { readRuleFiles } from "../routing/site_rules.ts";
+import { routingSpec } from "../routing/routing_spec.ts";
+import {
+  applyRouting,
+  type RoutingDeps,
+  type RoutingTarget,
+  type RulesReport,
+} from "../routing/publish_routing.ts";
 import type { SeoSettings } from "../seo/policy.ts";
 import { type SyncProgress, type SyncResult, syncSite } from "../sync/engine.ts";
 import type { KeptFile } from "../sync/retention.ts";
@@ -112,9 +119,14 @@ export interface JobInput {
   readonly owedKey?: string;
   /** Keep what the build no longer has for open tabs; none: delete it at once (previews). */
   readonly retention?: JobRetention;
+  /**
+   * Where the site's redirect and header rules go live, before the sync (the live site). None
+   * (a preview): the rules are checked but not applied, with a warning when there are any.
+   */
+  readonly routing?: RoutingTarget;
 }
 
-/** What the job did: the sync's counts and changed keys, and its warnings. */
+/** What the job did: the sync's counts and changed keys, the rules' changes, its warnings. */
 export interface JobOutcome extends Omit<ChangedManifest, "version" | "id"> {
   /** Warnings for the user (a sitemap skipped). */
   readonly warnings: readonly string[];
@@ -123,12 +135,14 @@ export interface JobOutcome extends Omit<ChangedManifest, "version" | "id"> {
 }
 
 /** A job step, reported as it starts (the caller reports unpacking and building). */
-export type JobStage = "seo" | "sync";
+export type JobStage = "rules" | "seo" | "sync";
 
 /** What the job needs from where it runs. */
 export interface JobDeps {
   /** S3 client for the target bucket (and the source zip in it). */
   readonly s3: S3Client;
+  /** CloudFront (and the rules store) for `input.routing`. */
+  readonly routing?: RoutingDeps;
   /** Warnings and structured logs. */
   readonly logger: Logger;
   /** End time for the record. Default: the system clock. */
@@ -217,9 +231,10 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
       : await unpackAndBuild(input, deps, work.path);
     // Checked before anything is uploaded: a bad rules file stops the deploy here.
     const fileRules = await readRuleFiles(distDir);
-    refuseUnpublishedRules(fileRules, "the build output's _redirects/_headers");
+    const keys = await listKeys(distDir);
+    const rules = await publishRules(input, deps, fileRules, keys);
     deps.onStage?.("seo");
-    const seo = generateSeoFiles(await listKeys(distDir), input.seo, {
+    const seo = generateSeoFiles(keys, input.seo, {
       isProduction: input.production,
       origin: input.origin,
     });
@@ -263,7 +278,8 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
       changeDigest: sync.changeDigest,
       kept: sync.kept,
       expired: sync.expired,
-      warnings: seo.warnings,
+      ...(rules.report ? { rules: rules.report } : {}),
+      warnings: [...rules.warnings, ...seo.warnings],
       sync,
     };
     if (input.record && !input.dryRun) await recordDone(input, deps, outcome, clock.now());
@@ -274,6 +290,41 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
   } finally {
     await work?.remove();
   }
+}
+
+/**
+ * Puts the build's rules live before its pages (or, planned, says what would change): the
+ * config's rules then the output's files'. Without a routing target (a preview) the rules are
+ * not applied, which the warning says.
+ */
+async function publishRules(
+  input: JobInput,
+  deps: JobDeps,
+  fileRules: Awaited<ReturnType<typeof readRuleFiles>>,
+  keys: readonly string[],
+): Promise<{ report?: RulesReport; warnings: string[] }> {
+  const target = input.routing;
+  if (!target) {
+    const count = fileRules.redirects.length + fileRules.headers.length;
+    return {
+      warnings: count === 0 ? [] : [
+        `${count} redirect/header rule(s) of _redirects/_headers are not applied here (previews serve files only)`,
+      ],
+    };
+  }
+  if (!deps.routing) throw new Error("the job has a routing target but no CloudFront client");
+  deps.onStage?.("rules");
+  const spec = routingSpec(
+    {
+      redirects: [...target.configRules.redirects, ...fileRules.redirects],
+      headers: [...target.configRules.headers, ...fileRules.headers],
+    },
+    keys,
+    { indexDocument: target.indexDocument, spa: target.spa, hasStore: !!target.store },
+  );
+  const report = await applyRouting(deps.routing, target, spec, input.dryRun ?? false);
+  for (const change of report.changes) deps.logger.info("rules", { change });
+  return { report, warnings: [] };
 }
 
 async function existingOutput(input: JobInput): Promise<string> {
@@ -331,6 +382,7 @@ export function changedManifest(buildId: string, outcome: JobOutcome): ChangedMa
     ...(outcome.changeDigest === undefined ? {} : { changeDigest: outcome.changeDigest }),
     ...(outcome.kept === undefined ? {} : { kept: outcome.kept }),
     ...(outcome.expired === undefined ? {} : { expired: outcome.expired }),
+    ...(outcome.rules ? { rules: outcome.rules } : {}),
   };
 }
 

@@ -246,7 +246,7 @@ Deno.test("job: an interrupt (Ctrl-C) stops the build's whole process group and 
   }
 });
 
-Deno.test("job: valid _redirects and _headers are refused as rules_unpublished before any upload", async () => {
+Deno.test("job: without a routing target (a preview) the rule files are not applied, not uploaded, and a warning says so", async () => {
   await using s3srv = await startS3([BUCKET]);
   const s3 = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
   const dist = await makeTree({
@@ -255,15 +255,19 @@ Deno.test("job: valid _redirects and _headers are refused as rules_unpublished b
     _headers: "/*\n  X-Frame-Options: DENY\n",
   });
   try {
-    await assert.rejects(
-      () =>
-        runJob({ ...input("unused"), source: { builtDir: dist } }, { s3, logger: silentLogger }),
-      (err: unknown) =>
-        err instanceof DeployError && err.code === "rules_unpublished" &&
-        err.message.includes("2 redirect/header rule(s)"),
+    const outcome = await runJob({ ...input("unused"), source: { builtDir: dist } }, {
+      s3,
+      logger: silentLogger,
+    });
+    assert.equal(outcome.rules, undefined);
+    assert.ok(
+      outcome.warnings.some((w) => /2 redirect\/header rule\(s\).*not applied/.test(w)),
+      outcome.warnings.join("\n"),
     );
     const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET }));
-    assert.deepEqual(listed.Contents?.map((o) => o.Key) ?? [], []);
+    const keys = listed.Contents?.map((o) => o.Key) ?? [];
+    assert.ok(keys.some((k) => k?.endsWith("index.html")));
+    assert.ok(!keys.some((k) => k?.includes("_redirects") || k?.includes("_headers")));
   } finally {
     s3.destroy();
     await Deno.remove(dist, { recursive: true });

@@ -26,9 +26,17 @@ import type { UploadReason } from "../sync/plan.ts";
 import { type KeptFile, keptUntil } from "../sync/retention.ts";
 import { readKeptFiles, writeKeptFiles } from "../state/kept_files.ts";
 import type { RetryOptions } from "../aws/retry.ts";
+import type { RoutingTarget, RulesReport } from "../routing/publish_routing.ts";
 
 /** A pipeline step, reported as it starts. */
-export type DeployStage = "revision" | "zip" | "build" | "seo" | "sync" | "invalidate";
+export type DeployStage =
+  | "revision"
+  | "zip"
+  | "build"
+  | "rules"
+  | "seo"
+  | "sync"
+  | "invalidate";
 
 /**
  * Every stage, once: the progress line shown as it starts (`step`), and how an interruption
@@ -40,6 +48,10 @@ export const DEPLOY_STAGES: Readonly<
   revision: { step: "reading the revision", name: "reading the revision" },
   zip: { step: "zipping the source", name: "zipping the source" },
   build: { step: "building", name: "the build" },
+  rules: {
+    step: "putting the redirect and header rules live",
+    name: "publishing the rules",
+  },
   seo: { step: "writing robots.txt and sitemap.xml", name: "writing the SEO files" },
   sync: { step: "comparing with the live site", name: "the sync" },
   invalidate: { step: "invalidating the changed paths", name: "the invalidation" },
@@ -139,6 +151,8 @@ export interface DeployInput {
   readonly sleep?: (ms: number) => Promise<void>;
   /** Aborted on Ctrl-C/SIGTERM: the build is stopped, and the deploy stops before its next step. */
   readonly signal?: AbortSignal;
+  /** Where the live site's redirect and header rules go; none (a preview): not applied. */
+  readonly routing?: RoutingTarget;
 }
 
 /** A file of an earlier build kept live for open tabs, as `plan` and `deploy` show it. */
@@ -173,6 +187,8 @@ export interface DeployPlan {
   readonly invalidation: readonly string[];
   /** Warnings (e.g. sitemap skipped). */
   readonly warnings: readonly string[];
+  /** What the rules would change on CloudFront; none for a preview. */
+  readonly rules?: RulesReport;
 }
 
 /** What a deploy did (the summary). */
@@ -201,6 +217,8 @@ export interface DeploySummary {
   readonly changedKeys: readonly string[];
   /** Warnings shown to the user. */
   readonly warnings: readonly string[];
+  /** What the rules changed on CloudFront before the sync; none for a preview. */
+  readonly rules?: RulesReport | undefined;
 }
 
 /** The build's name, and the job run over the source (zip, stored source or the existing output). */
@@ -262,6 +280,7 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
         kept,
       },
     }),
+    ...(input.routing ? { routing: input.routing } : {}),
   });
   const hooks = {
     onStage: stage,
@@ -344,6 +363,7 @@ export async function planDeploy(input: DeployInput): Promise<DeployPlan> {
       input.invalidationMaxPaths,
       input.defaultRootObject,
     ),
+    ...(outcome.rules ? { rules: outcome.rules } : {}),
     warnings: result.refusal
       ? [
         ...warnings,
@@ -409,6 +429,7 @@ export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
     durationMs: clock.now() - started,
     invalidation: sent ? { id: sent.id, paths: sent.paths } : undefined,
     url: input.url ?? input.origin,
+    rules: outcome.rules,
   };
   input.logger.info("deployed", {
     revision: summary.revision,

@@ -16,7 +16,15 @@ import { denoCommandRunner } from "../source/revision.ts";
 import { keptFilesKey, lockKey, owedInvalidationKey, SITE_PREFIX } from "../state/bucket_layout.ts";
 import { progressBar } from "./report.ts";
 import { refusePreviewEnv } from "../config/env_name.ts";
-import { refuseUnpublishedRules } from "../routing/site_rules.ts";
+import type { RoutingTarget } from "../routing/publish_routing.ts";
+import type { EnvState } from "../state/env_state.ts";
+import type { SiteConfig } from "../config/site_config.ts";
+import {
+  resourceTags,
+  siteHeadersFunctionName,
+  siteHeadersPolicyName,
+  siteRewriteFunctionName,
+} from "../config/names.ts";
 import { removeStaleWorkDirs } from "../job/work_dir.ts";
 
 /**
@@ -103,7 +111,9 @@ export async function openSiteDeploy(
       });
     }
     const config = site.config;
-    refuseUnpublishedRules(config, "the site config");
+    if (target && config.redirects.length + config.headers.length > 0) {
+      ctx.out.warn("the config's redirect/header rules are not applied to previews");
+    }
     const origin = target?.origin ?? siteOrigin(config.domain, state.distributionDomain);
     const isProduction = !target && ctx.env === "production";
     const tags = target?.tags ?? { ...site.names.tags } as Record<string, string>;
@@ -115,6 +125,7 @@ export async function openSiteDeploy(
       await removeStaleWorkDirs(tempRoot);
     }
     const builderName = noBuild ? "local" : options.builder;
+    const routing = target ? undefined : routingTarget(ctx.env, bucket, config, state);
     const builder = createBuilder(ctx, site, state, builderName, {
       seams: options.seams ?? {},
       ...(tempRoot ? { tempRoot } : {}),
@@ -169,6 +180,7 @@ export async function openSiteDeploy(
           previousDays: config.retention.previousDays,
         },
       }),
+      ...(routing ? { routing } : {}),
     };
     return {
       input,
@@ -179,6 +191,39 @@ export async function openSiteDeploy(
     release();
     throw err;
   }
+}
+
+/**
+ * Where the live site's rules go (pure): the functions and policy named after the environment,
+ * the distribution and the rules store bootstrap recorded, and the config's rules.
+ *
+ * @param env the environment
+ * @param bucket the site bucket
+ * @param config the resolved config
+ * @param state the environment state
+ * @returns the routing target
+ */
+export function routingTarget(
+  env: string,
+  bucket: string,
+  config: SiteConfig,
+  state: EnvState,
+): RoutingTarget {
+  const store = state.nodes.rulesStore?.outputs;
+  return {
+    rewriteFunction: siteRewriteFunctionName(env, config.siteName),
+    bucket,
+    headersFunction: siteHeadersFunctionName(env, config.siteName),
+    headersPolicy: siteHeadersPolicyName(env, config.siteName),
+    distributionId: state.distributionId!,
+    indexDocument: config.defaultRootObject,
+    spa: config.spa,
+    ...(typeof store?.arn === "string" && typeof store.name === "string"
+      ? { store: { name: store.name, arn: store.arn } }
+      : {}),
+    configRules: { redirects: config.redirects, headers: config.headers },
+    tags: { ...resourceTags(config.app, env) },
+  };
 }
 
 /** How long a deploy waits for another deploy of the environment before refusing. */

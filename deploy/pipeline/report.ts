@@ -6,6 +6,7 @@
  */
 import type { DeployPlan, DeploySummary } from "./deploy.ts";
 import type { SyncProgress } from "../sync/engine.ts";
+import type { RulesReport } from "../routing/publish_routing.ts";
 
 /**
  * Formats milliseconds for people: `850 ms`, `42 s`, `3m 05s`, `1h 02m`.
@@ -57,7 +58,9 @@ export function progressBar(p: SyncProgress, width = 24): string {
 }
 
 /** The `--json` output of `deploy plan`: the plan with `env` and `builder` (`local`, or `none`). */
-export type PlanJson = { readonly env: string; readonly builder: string } & DeployPlan;
+export type PlanJson =
+  & { readonly env: string; readonly builder: string }
+  & NullForUndefined<DeployPlan>;
 
 /**
  * The plan as `--json` data.
@@ -82,6 +85,7 @@ export function planJson(env: string, builder: string, plan: DeployPlan): PlanJs
     unchanged,
     bytes,
     invalidation,
+    rules: plan.rules ?? null,
     warnings,
   };
 }
@@ -116,6 +120,7 @@ export function planLines(env: string, plan: DeployPlan): string[] {
       ? "nothing to invalidate"
       : `would invalidate ${plan.invalidation.length} path(s): ${plan.invalidation.join(" ")}`,
   );
+  if (plan.rules) lines.push(...rulesLines(plan.rules, ""));
   lines.push("Nothing was changed (plan only).");
   return lines;
 }
@@ -175,8 +180,31 @@ export function summaryJson(env: string, builder: string, s: DeploySummary): Sum
       : null,
     url: s.url ?? null,
     changedKeys: s.changedKeys,
+    rules: s.rules ?? null,
     warnings: s.warnings,
   };
+}
+
+/**
+ * The rules for people: how many, where the redirect table is, and each change on CloudFront
+ * (or that there was none).
+ *
+ * @param r the report
+ * @param indent the lines' indent
+ * @returns the lines
+ */
+export function rulesLines(r: RulesReport, indent: string): string[] {
+  const table = r.table === "store"
+    ? `in the key value store, ${r.storeEntries} entries`
+    : "in the function";
+  return [
+    `${indent}rules${
+      indent ? "         " : " "
+    }${r.redirects} redirect(s) ${table}, ${r.headers} header rule(s); ${
+      r.changed ? `${r.changes.length} change(s)` : "unchanged"
+    }`,
+    ...r.changes.map((c) => `${indent}  ${c}`),
+  ];
 }
 
 /**
@@ -201,5 +229,6 @@ export function summaryLines(env: string, s: DeploySummary): string[] {
         : "none (nothing changed)"
     }`,
     `  url           ${s.url ?? "unknown (no domain and no distribution domain)"}`,
+    ...(s.rules ? rulesLines(s.rules, "  ") : []),
   ];
 }

@@ -5,6 +5,7 @@ import {
   planJson,
   planLines,
   progressBar,
+  rulesLines,
   summaryJson,
   summaryLines,
 } from "./report.ts";
@@ -149,6 +150,7 @@ Deno.test("planJson() adds kept and expired after deletes, keeping every other k
     "unchanged",
     "bytes",
     "invalidation",
+    "rules",
     "warnings",
   ]);
   assert.deepEqual(json.kept, [KEPT]);
@@ -169,4 +171,23 @@ Deno.test("summaryJson() and summaryLines() show the kept files and those delete
     lines.join("\n"),
   );
   assert.ok(!summaryLines("production", SUMMARY).some((l) => l.startsWith("  kept")));
+});
+
+Deno.test("rulesLines() says how many rules, where the table is, and each change or none", () => {
+  const report = {
+    redirects: 2001,
+    headers: 2,
+    table: "store" as const,
+    storeEntries: 1990,
+    changed: true,
+    changes: ["viewer-request function production-blog-rewrite published"],
+  };
+  assert.deepEqual(rulesLines(report, "  "), [
+    "  rules         2001 redirect(s) in the key value store, 1990 entries, 2 header rule(s); 1 change(s)",
+    "    viewer-request function production-blog-rewrite published",
+  ]);
+  assert.deepEqual(
+    rulesLines({ ...report, table: "inline", storeEntries: 0, changed: false, changes: [] }, ""),
+    ["rules 2001 redirect(s) in the function, 2 header rule(s); unchanged"],
+  );
 });

@@ -14,24 +14,9 @@ import {
   shadowedPaths,
 } from "./function_rules.ts";
 import type { RedirectRule } from "../config/route_rules.ts";
+import { rule, RULE_KEYS as KEYS, RULE_KINDS } from "./_test_rules.ts";
 
-const rule = (from: string, to: string, status = 301, force = false): RedirectRule => ({
-  from,
-  to,
-  status: status as RedirectRule["status"],
-  force,
-});
-
-const RULES: RedirectRule[] = [
-  rule("/blog/*", "/posts/:splat"),
-  rule("/news/:year/:slug", "/archive/:year/:slug?from=news", 302),
-  rule("/app/*", "/app/index.html", 200),
-  rule("/docs/*", "/docs/404.html", 404),
-  rule("/about", "/team", 308),
-  rule("/", "/en/", 302, true),
-  rule("/gone", "https://example.com/moved/", 307),
-];
-const KEYS = ["index.html", "about/index.html", "app/index.html", "docs/intro.html"];
+const RULES: readonly RedirectRule[] = RULE_KINDS;
 
 async function run(url: string, rules = RULES) {
   const code = rewriteFunctionCode(

@@ -33,29 +33,6 @@ export interface SiteRules {
 }
 
 /**
- * Refuses a deploy that has redirect or header rules: this version validates them (config and
- * `_redirects`/`_headers`) and generates their CloudFront Function code, but does not publish it
- * yet (issue #29), so a deploy would go live without them. Refusing beats a site whose redirects
- * silently do nothing.
- *
- * @param rules the rules the deploy would serve with
- * @param source where they came from, for the message
- * @throws {DeployError} `rules_unpublished` when there is any rule
- */
-export function refuseUnpublishedRules(rules: SiteRules, source: string): void {
-  const count = rules.redirects.length + rules.headers.length;
-  if (count === 0) return;
-  throw new DeployError(
-    "rules_unpublished",
-    `${source} has ${count} redirect/header rule(s); this version validates them but cannot publish them to CloudFront yet`,
-    {
-      hint:
-        "remove them to deploy without them (docs/redirects.md says what is checked today and what is missing)",
-    },
-  );
-}
-
-/**
  * Checks the files' rules with the config's field rules and cross-checks (pure).
  *
  * @param files the parsed files

@@ -17,7 +17,7 @@ Deno.test("e2e: deploy bootstrap under the task's narrow flags creates the site'
     const first = await run(["bootstrap"]);
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, new RegExp(`created +bucket production-blog-${ACCOUNT}`));
-    assert.match(first.stdout, /Bootstrap complete: 9 created/);
+    assert.match(first.stdout, /Bootstrap complete: 10 created/);
     assert.equal(world.aws.sts.callsOf("GetCallerIdentity").length, 1);
     assert.equal(world.aws.cloudfront.state.distributions.size, 1);
     assert.ok(await world.s3.bucketExists(`production-blog-${ACCOUNT}`));

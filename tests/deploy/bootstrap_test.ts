@@ -215,7 +215,8 @@ Deno.test("bootstrap: resources a run created but never recorded are adopted, no
   assert.match(rerun.stdout, /adopted +distribution/);
   assert.match(rerun.stdout, /adopted +role production-blog-gh/);
   assert.match(rerun.stdout, /adopted +access-log delivery production-blog-cdn/);
-  assert.match(rerun.stdout, /No changes to AWS resources; 11 existing resource\(s\) adopted/);
+  assert.match(rerun.stdout, /adopted +key value store production-blog-rules/);
+  assert.match(rerun.stdout, /No changes to AWS resources; 12 existing resource\(s\) adopted/);
   assert.equal(world.aws.logs.state.deliveries.size, 1);
   assert.equal(world.aws.cloudfront.state.distributions.size, 1);
   assert.equal(world.aws.cloudfront.state.originAccessControls.size, 1);

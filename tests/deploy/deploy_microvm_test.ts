@@ -300,3 +300,31 @@ async function liveText(world: InfraWorld, key: string): Promise<string> {
     s3.destroy();
   }
 }
+
+Deno.test({
+  name:
+    "deploy (MicroVM default): the agent puts the config's and _redirects' rules live before its sync; the summary shows them",
+  permissions: LOOPBACK_ONLY,
+  async fn() {
+    await using mw = await microvmWorld({
+      config: { ...CONFIG, redirects: [{ from: "/old", to: "/new", status: 301 }] },
+    });
+    const { world } = mw;
+    await Deno.writeTextFile(join(world.root, "src", "_redirects"), "/blog/* /posts/:splat\n");
+    await git(world.root, "add", "-A");
+    await git(world.root, "commit", "-q", "-m", "rules");
+    const r = await mw.run(["deploy", "--json"]);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    const rules = JSON.parse(r.stdout).rules;
+    assert.equal(rules.redirects, 2);
+    assert.equal(rules.changed, true);
+    const [launch] = callsOf(world, "RunMicrovm");
+    const job = parseAgentJob(String(launch!.input.runHookPayload));
+    assert.ok("job" in job && job.job.routingKey, "the job names its rules target");
+    const target = await bucketJson(world, (job as { job: { routingKey: string } }).job.routingKey);
+    assert.equal((target.configRules as { redirects: unknown[] }).redirects.length, 1);
+    const live = world.aws.cloudfront.state.functions.get("production-blog-rewrite")!.live!;
+    assert.match(live.code, /posts/);
+    assert.match(live.code, /\/new/);
+  },
+});

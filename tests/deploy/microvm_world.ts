@@ -10,6 +10,8 @@ import { LambdaMicrovmsClient } from "@aws-sdk/client-lambda-microvms";
 import { systemClock } from "@org/shared";
 import { parseAgentJob } from "../../deploy/builders/microvm/agent/job_description.ts";
 import { runAgentJob } from "../../deploy/builders/microvm/agent/run_agent_job.ts";
+import { createAwsClients } from "../../deploy/aws/clients.ts";
+import { routingDeps } from "../../deploy/routing/rules_store_client.ts";
 import type { MicrovmSeams } from "../../deploy/builders/create_builder.ts";
 import { runCli } from "../../deploy/commands/run.ts";
 import type { Command } from "../../deploy/cli/command.ts";
@@ -91,9 +93,12 @@ export async function microvmWorld(options: MicrovmWorldOptions): Promise<Microv
         const { logGroup, logStream } = ctx.logging ?? {};
         if (!logGroup || !logStream) throw new Error("RunMicrovm named no log stream");
         const s3 = siteS3(world);
+        // The VM's CloudFront and rules-store clients, as the agent builds them from its env.
+        using clients = createAwsClients(world.env, parsed.job.region);
         try {
           await runAgentJob(parsed.job, {
             s3,
+            routing: routingDeps(clients),
             log: (line) => world.aws.logs.state.append(logGroup, logStream, [line]),
           });
         } finally {

@@ -24,6 +24,7 @@ import { type SecretsManagerFakeState, startSecretsManagerFake } from "./secrets
 import { startStsFake, type StsFakeState } from "./sts.ts";
 import { type Route53FakeOptions, type Route53FakeState, startRoute53Fake } from "./route53.ts";
 import { textAt } from "./xml.ts";
+import { type CloudFrontKvsFakeState, startCloudFrontKvsFake } from "./cloudfront_kvs.ts";
 
 /** Options for {@link startAwsFakes}; per-service options pass through. */
 export interface AwsFakesOptions {
@@ -54,6 +55,8 @@ export interface AwsFakesOptions {
 export interface AwsFakes extends AsyncDisposable {
   /** The CloudFront fake. */
   readonly cloudfront: AwsFake<CloudFrontFakeState>;
+  /** The KeyValueStore data plane of the CloudFront fake's stores. */
+  readonly cloudfrontKvs: AwsFake<CloudFrontKvsFakeState>;
   /** The ACM fake. */
   readonly acm: AwsFake<AcmFakeState>;
   /** The IAM fake. */
@@ -135,6 +138,7 @@ export function startAwsFakes(options: AwsFakesOptions = {}): AwsFakes {
     ...options.cloudfront,
   });
   linked.cloudfront = cloudfront.state;
+  const cloudfrontKvs = startCloudFrontKvsFake(cloudfront.state.keyValueStores);
   const iam = startIamFake({ accountId, ...(now ? { now: () => new Date(now()) } : {}) });
   // The analytics services live in us-east-1 whatever the site's region (ARNs say so).
   const analytics = { accountId, region: "us-east-1" };
@@ -162,6 +166,7 @@ export function startAwsFakes(options: AwsFakesOptions = {}): AwsFakes {
 
   const endpointEnv: Record<string, string> = {
     AWS_ENDPOINT_URL_CLOUDFRONT: cloudfront.endpoint,
+    AWS_ENDPOINT_URL_CLOUDFRONT_KEYVALUESTORE: cloudfrontKvs.endpoint,
     AWS_ENDPOINT_URL_ACM: acm.endpoint,
     AWS_ENDPOINT_URL_IAM: iam.endpoint,
     AWS_ENDPOINT_URL_CLOUDWATCH_LOGS: logs.endpoint,
@@ -184,6 +189,7 @@ export function startAwsFakes(options: AwsFakesOptions = {}): AwsFakes {
   };
   const all = [
     cloudfront,
+    cloudfrontKvs,
     acm,
     iam,
     logs,
@@ -201,6 +207,7 @@ export function startAwsFakes(options: AwsFakesOptions = {}): AwsFakes {
   };
   return {
     cloudfront,
+    cloudfrontKvs,
     acm,
     iam,
     logs,

@@ -1,7 +1,8 @@
 /**
  * A loopback fake of Amazon CloudFront (REST-XML, API `2020-05-31`): distributions with ETag
  * concurrency and deploy status, Origin Access Controls, CloudFront Functions (DEVELOPMENT and
- * LIVE stages), invalidations and tags.
+ * LIVE stages, KeyValueStore associations), response headers policies, KeyValueStores (the
+ * control plane: create, describe, delete), invalidations and tags.
  *
  * The fake stores each `DistributionConfig` as the XML the SDK sent and echoes it back, so any
  * field the tool sets round-trips without the fake modelling the whole schema.
@@ -67,6 +68,8 @@ export interface FakeFunctionStage {
   runtime: string;
   /** The function's comment. */
   comment: string;
+  /** The KeyValueStore associated, if any. */
+  keyValueStoreArn?: string;
   /** This stage's ETag (changes whenever the stage changes). */
   etag: string;
   /** Last change of this stage. */
@@ -85,6 +88,34 @@ export interface FakeFunction {
   development: FakeFunctionStage;
   /** The stage `PublishFunction` copies DEVELOPMENT to; what distributions run. */
   live?: FakeFunctionStage;
+}
+
+/** A response headers policy held by the fake. */
+export interface FakeResponseHeadersPolicy {
+  /** Its id. */
+  id: string;
+  /** The current ETag. */
+  etag: string;
+  /** Last change. */
+  lastModified: Date;
+  /** The `ResponseHeadersPolicyConfig` element as sent. */
+  config: XmlNode;
+}
+
+/** A KeyValueStore held by the fake (its keys live in the data-plane fake). */
+export interface FakeKeyValueStore {
+  /** The unique name. */
+  name: string;
+  /** Its id (a UUID). */
+  id: string;
+  /** `arn:aws:cloudfront::<account>:key-value-store/<id>`. */
+  arn: string;
+  /** Its comment. */
+  comment: string;
+  /** The current ETag. */
+  etag: string;
+  /** Last change. */
+  lastModified: Date;
 }
 
 /** An invalidation held by the fake. */
@@ -113,6 +144,10 @@ export interface CloudFrontFakeState {
   readonly originAccessControls: Map<string, FakeOriginAccessControl>;
   /** CloudFront Functions by name. */
   readonly functions: Map<string, FakeFunction>;
+  /** Response headers policies by id. */
+  readonly responseHeadersPolicies: Map<string, FakeResponseHeadersPolicy>;
+  /** KeyValueStores by name. */
+  readonly keyValueStores: Map<string, FakeKeyValueStore>;
   /** Invalidations, newest last. */
   readonly invalidations: FakeInvalidation[];
   /** Tags by resource ARN. */
@@ -179,7 +214,7 @@ export function startCloudFrontFake(
   const now = options.now ?? (() => new Date());
   const deployAfterReads = options.deployAfterReads ?? 1;
   const completeAfterReads = options.completeInvalidationAfterReads ?? 1;
-  const counters = { distribution: 0, oac: 0, invalidation: 0, etag: 0 };
+  const counters = { distribution: 0, oac: 0, invalidation: 0, etag: 0, policy: 0 };
   const nextId = (prefix: string, key: keyof typeof counters) =>
     `${prefix}${String(++counters[key]).padStart(14 - prefix.length, "0")}`;
   const nextEtag = () => nextId("ETAG", "etag");
@@ -188,6 +223,8 @@ export function startCloudFrontFake(
   const originAccessControls = new Map<string, FakeOriginAccessControl>();
   const invalidations: FakeInvalidation[] = [];
   const functions = new Map<string, FakeFunction>();
+  const responseHeadersPolicies = new Map<string, FakeResponseHeadersPolicy>();
+  const keyValueStores = new Map<string, FakeKeyValueStore>();
   const tags = new Map<string, Map<string, string>>();
 
   const distribution = (id: string): FakeDistribution => {
@@ -216,6 +253,8 @@ export function startCloudFrontFake(
     distributions,
     originAccessControls,
     functions,
+    responseHeadersPolicies,
+    keyValueStores,
     invalidations,
     tags,
     deploy(id) {
@@ -271,6 +310,8 @@ export function startCloudFrontFake(
       if (oacId) oac(oacId);
     }
     checkFunctionAssociations(config);
+    const policyId = textAt(config, "DefaultCacheBehavior/ResponseHeadersPolicyId");
+    if (policyId) headersPolicy(policyId);
     const aliases = textsAt(config, "Aliases/Items");
     const certArn = textAt(config, "ViewerCertificate/ACMCertificateArn");
     if (aliases.length > 0 && !certArn) {
@@ -306,6 +347,63 @@ export function startCloudFrontFake(
     }
     return f;
   };
+  const headersPolicy = (id: string): FakeResponseHeadersPolicy => {
+    const p = responseHeadersPolicies.get(id);
+    if (!p) {
+      throw new FakeAwsError(
+        "NoSuchResponseHeadersPolicy",
+        404,
+        "The response headers policy does not exist.",
+      );
+    }
+    return p;
+  };
+  const kvs = (name: string): FakeKeyValueStore => {
+    const k = keyValueStores.get(name);
+    if (!k) throw new FakeAwsError("EntityNotFound", 404, "The key value store does not exist.");
+    return k;
+  };
+  /** The config of a policy, checked as CloudFront checks it (names unique, 10 custom headers). */
+  const policyInput = (config: XmlNode, self?: string): XmlNode => {
+    checkQuantities(config);
+    const name = textAt(config, "Name") ?? "";
+    if (!/^[\w-]{1,128}$/.test(name)) {
+      throw new FakeAwsError("InvalidArgument", 400, `Invalid policy name ${name}.`);
+    }
+    const taken = [...responseHeadersPolicies.values()].find((p) =>
+      p.id !== self && textAt(p.config, "Name") === name
+    );
+    if (taken) {
+      throw new FakeAwsError(
+        "ResponseHeadersPolicyAlreadyExists",
+        409,
+        `A response headers policy named ${name} already exists.`,
+      );
+    }
+    const custom = at(config, "CustomHeadersConfig/Items")?.children ?? [];
+    if (custom.length > 10) {
+      throw new FakeAwsError(
+        "TooManyCustomHeadersInResponseHeadersPolicy",
+        400,
+        "The number of custom headers in the response headers policy exceeds the maximum.",
+      );
+    }
+    return config;
+  };
+  const policyXml = (p: FakeResponseHeadersPolicy, root = true) =>
+    `<ResponseHeadersPolicy${root ? ` xmlns="${XMLNS}"` : ""}>` +
+    xml({ Id: p.id, LastModifiedTime: p.lastModified }) + renderNode(p.config) +
+    `</ResponseHeadersPolicy>`;
+  const kvsXml = (k: FakeKeyValueStore) =>
+    `<KeyValueStore xmlns="${XMLNS}">` +
+    xml({
+      Name: k.name,
+      Id: k.id,
+      Comment: k.comment,
+      ARN: k.arn,
+      Status: "READY",
+      LastModifiedTime: k.lastModified,
+    }) + `</KeyValueStore>`;
   const stageOf = (f: FakeFunction, stage: string | null): FakeFunctionStage => {
     if (stage === null || stage === "DEVELOPMENT") return f.development;
     if (stage !== "LIVE") {
@@ -364,7 +462,18 @@ export function startCloudFrontFake(
       xml({
         Name: f.name,
         Status: status,
-        FunctionConfig: { Comment: s.comment, Runtime: s.runtime },
+        FunctionConfig: {
+          Comment: s.comment,
+          Runtime: s.runtime,
+          ...(s.keyValueStoreArn
+            ? {
+              KeyValueStoreAssociations: {
+                Quantity: 1,
+                Items: { KeyValueStoreAssociation: [{ KeyValueStoreARN: s.keyValueStoreArn }] },
+              },
+            }
+            : {}),
+        },
         FunctionMetadata: {
           FunctionARN: f.arn,
           Stage: stage,
@@ -395,7 +504,25 @@ export function startCloudFrontFake(
         `The function code is ${bytes.length} bytes; the limit is ${FUNCTION_CODE_LIMIT}.`,
       );
     }
-    return { code: new TextDecoder().decode(bytes), runtime, comment };
+    const stores = (at(body, "FunctionConfig/KeyValueStoreAssociations/Items")?.children ?? [])
+      .map((a) => textAt(a, "KeyValueStoreARN") ?? "");
+    if (stores.length > 1) {
+      throw new FakeAwsError(
+        "TooManyKeyValueStoreAssociations",
+        400,
+        "A function may be associated with one key value store.",
+      );
+    }
+    const store = stores[0];
+    if (store !== undefined && ![...keyValueStores.values()].some((k) => k.arn === store)) {
+      throw new FakeAwsError("EntityNotFound", 404, `The key value store ${store} does not exist.`);
+    }
+    return {
+      code: new TextDecoder().decode(bytes),
+      runtime,
+      comment,
+      ...(store ? { keyValueStoreArn: store } : {}),
+    };
   };
 
   const distributionXml = (d: FakeDistribution) =>
@@ -857,6 +984,151 @@ export function startCloudFrontFake(
           }
           functions.delete(id);
           tags.delete(f.arn);
+          return new Response(null, { status: 204 });
+        }, { Name: id });
+      }
+    }
+    if (kind === "response-headers-policy") {
+      if (id === undefined && m === "POST") {
+        return call("CreateResponseHeadersPolicy", () => {
+          const p: FakeResponseHeadersPolicy = {
+            id: nextId("RHPFAKE", "policy"),
+            etag: nextEtag(),
+            lastModified: now(),
+            config: policyInput(bodyOrFail()),
+          };
+          responseHeadersPolicies.set(p.id, p);
+          return xmlResponse(policyXml(p), 201, {
+            etag: p.etag,
+            location: `${origin}${VERSION}/response-headers-policy/${p.id}`,
+          });
+        });
+      }
+      if (id === undefined && m === "GET") {
+        return call("ListResponseHeadersPolicies", () => {
+          const type = q.get("Type");
+          // Only custom policies here: the fake holds no managed ones.
+          const all = type === "managed" ? [] : [...responseHeadersPolicies.values()];
+          const marker = q.get("Marker") ?? "";
+          const max = Number(q.get("MaxItems") ?? 100);
+          const start = marker ? Math.max(0, all.findIndex((p) => p.id === marker)) : 0;
+          const page = all.slice(start, start + max);
+          const next = all[start + max];
+          return xmlResponse(
+            `<ResponseHeadersPolicyList xmlns="${XMLNS}">` +
+              xml({ MaxItems: max, Quantity: page.length, NextMarker: next?.id }) +
+              (page.length > 0
+                ? `<Items>${
+                  page.map((p) =>
+                    `<ResponseHeadersPolicySummary><Type>custom</Type>${
+                      policyXml(p, false)
+                    }</ResponseHeadersPolicySummary>`
+                  ).join("")
+                }</Items>`
+                : "") +
+              `</ResponseHeadersPolicyList>`,
+          );
+        });
+      }
+      if (id !== undefined && sub === undefined && m === "GET") {
+        return call("GetResponseHeadersPolicy", () => {
+          const p = headersPolicy(id);
+          return xmlResponse(policyXml(p), 200, { etag: p.etag });
+        }, { Id: id });
+      }
+      if (id !== undefined && sub === "config" && m === "GET") {
+        return call("GetResponseHeadersPolicyConfig", () => {
+          const p = headersPolicy(id);
+          const config = renderNode(p.config).replace(
+            /^<ResponseHeadersPolicyConfig>/,
+            `<ResponseHeadersPolicyConfig xmlns="${XMLNS}">`,
+          );
+          return xmlResponse(config, 200, { etag: p.etag });
+        }, { Id: id });
+      }
+      if (id !== undefined && sub === undefined && m === "PUT") {
+        return call("UpdateResponseHeadersPolicy", () => {
+          const p = headersPolicy(id);
+          checkIfMatch(ifMatch, p.etag);
+          p.config = policyInput(bodyOrFail(), id);
+          p.etag = nextEtag();
+          p.lastModified = now();
+          return xmlResponse(policyXml(p), 200, { etag: p.etag });
+        }, { Id: id });
+      }
+      if (id !== undefined && sub === undefined && m === "DELETE") {
+        return call("DeleteResponseHeadersPolicy", () => {
+          const p = headersPolicy(id);
+          checkIfMatch(ifMatch, p.etag);
+          const user = [...distributions.values()].find((d) =>
+            textAt(d.config, "DefaultCacheBehavior/ResponseHeadersPolicyId") === id
+          );
+          if (user) {
+            throw new FakeAwsError(
+              "ResponseHeadersPolicyInUse",
+              409,
+              `The response headers policy is in use by ${user.id}.`,
+            );
+          }
+          responseHeadersPolicies.delete(id);
+          return new Response(null, { status: 204 });
+        }, { Id: id });
+      }
+    }
+    if (kind === "key-value-store") {
+      if (id === undefined && m === "POST") {
+        return call("CreateKeyValueStore", () => {
+          const b = bodyOrFail();
+          const name = textAt(b, "Name") ?? "";
+          if (!/^[a-zA-Z0-9-_]{1,64}$/.test(name)) {
+            throw new FakeAwsError("InvalidArgument", 400, `Invalid key value store name ${name}.`);
+          }
+          if (keyValueStores.has(name)) {
+            throw new FakeAwsError(
+              "EntityAlreadyExists",
+              409,
+              `A key value store named ${name} already exists.`,
+            );
+          }
+          const storeId = crypto.randomUUID();
+          const k: FakeKeyValueStore = {
+            name,
+            id: storeId,
+            arn: `arn:aws:cloudfront::${accountId}:key-value-store/${storeId}`,
+            comment: textAt(b, "Comment") ?? "",
+            etag: nextEtag(),
+            lastModified: now(),
+          };
+          keyValueStores.set(name, k);
+          tags.set(k.arn, tagsFrom(child(b, "Tags")));
+          return xmlResponse(kvsXml(k), 201, {
+            etag: k.etag,
+            location: `${origin}${VERSION}/key-value-store/${name}`,
+          });
+        });
+      }
+      if (id !== undefined && m === "GET") {
+        return call("DescribeKeyValueStore", () => {
+          const k = kvs(id);
+          return xmlResponse(kvsXml(k), 200, { etag: k.etag });
+        }, { Name: id });
+      }
+      if (id !== undefined && m === "DELETE") {
+        return call("DeleteKeyValueStore", () => {
+          const k = kvs(id);
+          checkIfMatch(ifMatch, k.etag);
+          const user = [...functions.values()].find((f) =>
+            f.development.keyValueStoreArn === k.arn || f.live?.keyValueStoreArn === k.arn
+          );
+          if (user) {
+            throw new FakeAwsError(
+              "CannotDeleteEntityWhileInUse",
+              409,
+              `The key value store is associated with function ${user.name}.`,
+            );
+          }
+          keyValueStores.delete(id);
+          tags.delete(k.arn);
           return new Response(null, { status: 204 });
         }, { Name: id });
       }

@@ -43,12 +43,14 @@ function aliasMatches(alias: string, host: string): boolean {
  * @param cloudfront the CloudFront fake's state
  * @param s3 an S3 client for the bucket origin
  * @param url the URL a visitor opens (its host picks the distribution and the preview)
+ * @param headers request headers the visitor sends (lower-case names), e.g. `authorization`
  * @returns status, body and the key read
  */
 export async function requestThroughEdge(
   cloudfront: CloudFrontFakeState,
   s3: S3Client,
   url: string,
+  headers: Readonly<Record<string, string>> = {},
 ): Promise<EdgeAnswer> {
   const host = new URL(url).hostname.toLowerCase();
   // A distribution answers on its own *.cloudfront.net domain as well as on its aliases.
@@ -65,7 +67,9 @@ export async function requestThroughEdge(
     const fn = [...cloudfront.functions.values()].find((f) => f.arn === arn);
     if (!fn?.live) throw new Error(`function ${arn} is not published to LIVE`);
     const handler = await loadViewerRequestHandler(fn.live.code);
-    const out = handler(viewerRequestEvent(url));
+    const event = viewerRequestEvent(url);
+    for (const [name, value] of Object.entries(headers)) event.request.headers[name] = { value };
+    const out = handler(event);
     if (isViewerResponse(out)) return { status: out.statusCode, body: "" };
     uri = out.uri;
   }

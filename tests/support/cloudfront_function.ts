@@ -1,7 +1,11 @@
 /**
  * Runs a CloudFront Function's source in the tests the way CloudFront runs it: the very text
  * that is (or was) deployed, with only an export of `handler` appended so the module system
- * can hand it over, called with `cloudfront-js-2.0` viewer-request events.
+ * can hand it over, called with `cloudfront-js-2.0` viewer-request events. Code that reads a
+ * KeyValueStore (`import cf from 'cloudfront'`) gets a stub of the runtime's `cloudfront`
+ * module in place of that one import line, backed by a map: `get` rejects a missing key and
+ * `exists` answers, as the KeyValueStore helper methods do. Code that imports the runtime's
+ * `crypto` module gets Node's, whose `createHash` is the same API.
  *
  * @module
  */
@@ -51,6 +55,33 @@ export type ViewerRequestHandler = (
   event: ViewerRequestEvent,
 ) => ViewerRequest | ViewerResponse;
 
+/** A loaded store-backed viewer-request handler (it awaits its look-ups). */
+export type AsyncViewerRequestHandler = (
+  event: ViewerRequestEvent,
+) => Promise<ViewerRequest | ViewerResponse>;
+
+/** The runtime's crypto module line (the preview router's password check). */
+const CRYPTO_IMPORT = "import crypto from 'crypto';";
+
+/** The runtime's KeyValueStore module line, which the stub replaces. */
+const CLOUDFRONT_IMPORT = "import cf from 'cloudfront';";
+
+/** What a store stub counted: the look-ups the function made. */
+export interface StoreReads {
+  /** `get` and `exists` calls. */
+  reads: number;
+}
+
+let stubs = 0;
+
+async function importHandler<H>(source: string): Promise<H> {
+  const url = `data:text/javascript;charset=utf-8,${
+    encodeURIComponent(`${source}\nexport { handler };\n`)
+  }`;
+  const mod: { handler: H } = await import(url);
+  return mod.handler;
+}
+
 /**
  * Loads a function's source as CloudFront would run it.
  *
@@ -58,11 +89,54 @@ export type ViewerRequestHandler = (
  * @returns its `handler`
  */
 export async function loadViewerRequestHandler(code: string): Promise<ViewerRequestHandler> {
-  const url = `data:text/javascript;charset=utf-8,${
-    encodeURIComponent(`${code}\nexport { handler };\n`)
-  }`;
-  const mod: { handler: ViewerRequestHandler } = await import(url);
-  return mod.handler;
+  // The runtime's crypto module is Node's `createHash` API: Node's own stands in for it.
+  return await importHandler<ViewerRequestHandler>(
+    code.startsWith(CRYPTO_IMPORT)
+      ? `import crypto from "node:crypto";${code.slice(CRYPTO_IMPORT.length)}`
+      : code,
+  );
+}
+
+/**
+ * Loads a function that reads its KeyValueStore, with the store's contents behind a stub of
+ * the runtime's `cloudfront` module (only that import line is replaced).
+ *
+ * @param code the function's JavaScript, exactly as deployed
+ * @param store the associated store's contents
+ * @param reads counts the store look-ups, when given
+ * @returns its `handler`, which answers a promise
+ */
+export async function loadStoreViewerRequestHandler(
+  code: string,
+  store: ReadonlyMap<string, string>,
+  reads: StoreReads = { reads: 0 },
+): Promise<AsyncViewerRequestHandler> {
+  if (!code.startsWith(CLOUDFRONT_IMPORT)) {
+    throw new Error("the function does not import the KeyValueStore module");
+  }
+  const id = `s${++stubs}`;
+  // One error for every miss: building a fresh one (its stack) would time the stub, not the code.
+  const missing = new Error("KeyValueStore: key not found");
+  const registry = globalThis as unknown as Record<string, Record<string, unknown>>;
+  registry.__deployCloudFrontStubs ??= {};
+  registry.__deployCloudFrontStubs[id] = {
+    kvs: () => ({
+      get(key: string) {
+        reads.reads++;
+        const value = store.get(key);
+        return value === undefined ? Promise.reject(missing) : Promise.resolve(value);
+      },
+      exists(key: string) {
+        reads.reads++;
+        return Promise.resolve(store.has(key));
+      },
+    }),
+  };
+  return await importHandler<AsyncViewerRequestHandler>(
+    `var cf = globalThis.__deployCloudFrontStubs[${JSON.stringify(id)}];${
+      code.slice(CLOUDFRONT_IMPORT.length)
+    }`,
+  );
 }
 
 /**

@@ -26,7 +26,12 @@ import {
 } from "./agent/job_description.ts";
 import type { Builder, JobHooks } from "../builder.ts";
 import { type BuildRecord, finishRecord, runningRecord } from "../../build_records/record.ts";
-import { getManifest, putBuildRecord, putSourceZip } from "../../build_records/store.ts";
+import {
+  getManifest,
+  putBuildRecord,
+  putRoutingTarget,
+  putSourceZip,
+} from "../../build_records/store.ts";
 import { objectExists } from "../../aws/s3_objects.ts";
 import type { MicrovmIdle } from "../../config/site_config.ts";
 import { builderImageName, builderLogGroup, buildLogStream } from "../../config/names.ts";
@@ -203,6 +208,9 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): Builder {
       sleep,
       ...(o.onStatus ? { onStatus: o.onStatus } : {}),
     });
+    const routingKey = input.routing
+      ? await putRoutingTarget(store, input.buildId, input.routing)
+      : undefined;
     const token = newToken();
     const logStream = buildLogStream(input.buildId, token);
     const startedAt = clock.now();
@@ -225,6 +233,7 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): Builder {
       startedAt: new Date(startedAt).toISOString(),
       logGroup,
       logStream,
+      ...(routingKey ? { routingKey } : {}),
     };
     const request = runRequest(
       { microvm: { ...o.microvm, maxDurationSeconds: input.maxDurationSeconds }, image: o.image },

@@ -12,7 +12,8 @@
 import { builderRoleName, logGroupArn } from "../../config/names.ts";
 import type { PolicyDocument } from "../policy_document.ts";
 import { servedPrefix, SITE_PREFIX } from "../../state/bucket_layout.ts";
-import type { ResourceNode, SiteFacts } from "../resource.ts";
+import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
+import { type RulesPolicyInput, rulesPolicyInput, rulesStatements } from "./rules_policy.ts";
 import { iamRoleNode, serviceTrustPolicy, SITE_OBJECT_ACTIONS } from "./iam_role.ts";
 
 /** The inline policy's name on the builder role. */
@@ -48,6 +49,8 @@ export interface BuilderPolicyInput {
   builderLogGroup: string;
   /** Where the builder publishes: `site/` (default), or `previews/` for the preview stack. */
   sitePrefix?: string;
+  /** The site's rules, which a build puts live before its sync (none for the preview stack). */
+  rules?: RulesPolicyInput;
 }
 
 /**
@@ -91,6 +94,7 @@ export function builderPolicy(input: BuilderPolicyInput): PolicyDocument {
         Action: ["logs:CreateLogStream", "logs:PutLogEvents"],
         Resource: [logGroup, `${logGroup}:*`],
       },
+      ...(input.rules === undefined ? [] : rulesStatements(input.rules)),
     ],
   };
 }
@@ -105,24 +109,28 @@ export function builderRole(facts: SiteFacts): string {
   return builderRoleName(facts.env, facts.config.siteName);
 }
 
-function policyInput(facts: SiteFacts): BuilderPolicyInput {
+function policyInput(ctx: NodeContext): BuilderPolicyInput {
+  const facts = ctx.facts;
   return {
     accountId: facts.accountId,
     region: facts.config.region,
     bucket: facts.bucket,
     builderLogGroup: facts.builderLogGroup,
     sitePrefix: servedPrefix(facts.preview !== undefined),
+    ...(facts.preview ? {} : { rules: rulesPolicyInput(ctx) }),
   };
 }
 
 /** The builder role node. */
 export const builderRoleNode: ResourceNode = iamRoleNode({
   id: "builderRole",
-  dependsOn: ["bucket", "builderLogGroup"],
+  dependsOn: ["bucket", "builderLogGroup", "distribution", "rulesStore"],
   roleName: builderRole,
   description: (ctx) => `MicroVM builder of ${ctx.facts.bucket}`,
   trustPolicy: (ctx) => builderTrustPolicy(ctx.facts.accountId),
   trustDrift: () => `trust policy is not ${MICROVMS_SERVICE_PRINCIPAL} for this account`,
   policyName: BUILDER_POLICY_NAME,
-  inlinePolicy: (ctx) => builderPolicy(policyInput(ctx.facts)),
+  inlinePolicy: (ctx) => builderPolicy(policyInput(ctx)),
+  inlinePolicyKnown: (ctx) =>
+    ctx.facts.preview !== undefined || typeof ctx.outputs.distribution?.arn === "string",
 });

@@ -10,6 +10,7 @@ import { resolvePdsConfig } from "../../config/pds_config.ts";
 import type { SiteConfig } from "../../config/site_config.ts";
 import type { PolicyDocument, PolicyStatement } from "../policy_document.ts";
 import type { NodeContext, ResourceNode } from "../resource.ts";
+import { type RulesPolicyInput, rulesPolicyInput, rulesStatements } from "./rules_policy.ts";
 import { iamRoleNode, SITE_OBJECT_ACTIONS } from "./iam_role.ts";
 import { GITHUB_OIDC_AUDIENCE, GITHUB_OIDC_HOST } from "./oidc_provider.ts";
 import { optionalOutput, requireOutput } from "./outputs.ts";
@@ -65,6 +66,8 @@ export interface DeployPolicyInput {
    * session and stores each rotated one (docs/pds.md).
    */
   pdsSecretName?: string;
+  /** The site's rules (absent for the preview stack, which runs none). */
+  rules?: RulesPolicyInput;
 }
 
 /**
@@ -129,6 +132,7 @@ export function deployPolicy(input: DeployPolicyInput): PolicyDocument {
         Resource: `${bucketArn}/*`,
       },
       ...(input.distributionArn === undefined ? [] : [invalidateStatement(input.distributionArn)]),
+      ...(input.rules === undefined ? [] : rulesStatements(input.rules)),
       {
         Sid: "Builder",
         Effect: "Allow",
@@ -183,6 +187,7 @@ function policyInput(ctx: NodeContext): DeployPolicyInput {
     builderImage: builderImageName(f.env, f.config.siteName),
     builderRole: builderRoleName(f.env, f.config.siteName),
     ...pdsSecret(f.env, f.config),
+    ...(f.preview ? {} : { rules: rulesPolicyInput(ctx) }),
   };
 }
 
@@ -196,7 +201,14 @@ function pdsSecret(env: string, config: SiteConfig): { pdsSecretName?: string } 
 /** The deploy role node. */
 export const deployRoleNode: ResourceNode = iamRoleNode({
   id: "deployRole",
-  dependsOn: ["oidcProvider", "bucket", "distribution", "builderLogGroup", "builderRole"],
+  dependsOn: [
+    "oidcProvider",
+    "bucket",
+    "distribution",
+    "rulesStore",
+    "builderLogGroup",
+    "builderRole",
+  ],
   wanted: (facts) => facts.config.githubRepo !== undefined,
   roleName: (facts) => facts.deployRole,
   description: (ctx) => `deploy ${ctx.facts.bucket} from GitHub ${ctx.facts.config.githubRepo}`,

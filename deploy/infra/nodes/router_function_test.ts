@@ -6,7 +6,8 @@ import {
   viewerRequestEvent,
 } from "../../../tests/support/cloudfront_function.ts";
 import { previewSitePrefix } from "../../state/bucket_layout.ts";
-import { previewRouterCode } from "./router_function.ts";
+import { liveRouterAuth, previewRouterCode } from "./router_function.ts";
+import { basicToken, passwordSource, previewAuth } from "../../preview/auth.ts";
 
 const DOMAIN = "preview.example.com";
 
@@ -99,4 +100,61 @@ Deno.test("router: the source fits CloudFront Functions' limits and needs no mod
   assert.ok(new TextEncoder().encode(code).length < 10_240);
   assert.match(code, /^function handler\(event\) \{$/m);
   assert.doesNotMatch(code, /\b(import|export|require|async|await|let|const)\b|=>/);
+});
+
+const PASSWORD = "correct horse battery staple";
+const AUTH = previewAuth(PASSWORD, "preview-blog-123456789012");
+
+async function privateRoute(url: string, authorization?: string) {
+  const handler = await loadViewerRequestHandler(previewRouterCode(DOMAIN, "index.html", AUTH));
+  const event = viewerRequestEvent(url);
+  if (authorization !== undefined) event.request.headers.authorization = { value: authorization };
+  return handler(event);
+}
+
+Deno.test("router with previews.password: no or wrong credentials are 401 with a Basic challenge", async () => {
+  for (
+    const given of [
+      undefined,
+      "",
+      `Basic ${basicToken("wrong")}`,
+      `Bearer ${basicToken(PASSWORD)}`,
+      `Basic ${btoa(`someone:${PASSWORD}`)}`,
+    ]
+  ) {
+    const out = await privateRoute("https://pr-42.preview.example.com/", given);
+    assert.ok(isViewerResponse(out), `${given} was let through`);
+    assert.equal(out.statusCode, 401);
+    const headers = (out as unknown as { headers: Record<string, { value: string }> }).headers;
+    assert.equal(headers["www-authenticate"]!.value, 'Basic realm="preview", charset="UTF-8"');
+    assert.equal(headers["cache-control"]!.value, "no-store");
+  }
+});
+
+Deno.test("router with previews.password: the right credentials reach the preview; any scheme case, a bad host is still 404", async () => {
+  for (const scheme of ["Basic", "basic", "BASIC"]) {
+    const out = await privateRoute(
+      "https://pr-42.preview.example.com/blog/",
+      `${scheme} ${basicToken(PASSWORD)}`,
+    );
+    assert.ok(!isViewerResponse(out));
+    assert.equal((out as ViewerRequest).uri, "/previews/pr-42/site/blog/index.html");
+  }
+  const stranger = await privateRoute("https://evil.example.com/", `Basic ${basicToken(PASSWORD)}`);
+  assert.ok(isViewerResponse(stranger) && stranger.statusCode === 404);
+});
+
+Deno.test("router with previews.password: the code holds a salted hash, never the password; the live check is read back", () => {
+  const code = previewRouterCode(DOMAIN, "index.html", AUTH);
+  assert.ok(!code.includes(PASSWORD));
+  assert.ok(!code.includes(basicToken(PASSWORD)));
+  assert.match(code, new RegExp(AUTH.hash));
+  assert.deepEqual(liveRouterAuth(code), AUTH);
+  assert.equal(liveRouterAuth(previewRouterCode(DOMAIN, "index.html")), undefined);
+  assert.notEqual(previewAuth(PASSWORD, "preview-other-123456789012").hash, AUTH.hash);
+});
+
+Deno.test("passwordSource() reads ${VAR} as an environment variable, anything else as a secret name", () => {
+  assert.deepEqual(passwordSource("${PREVIEW_PASSWORD}"), { env: "PREVIEW_PASSWORD" });
+  assert.deepEqual(passwordSource("preview/blog/password"), { secret: "preview/blog/password" });
 });

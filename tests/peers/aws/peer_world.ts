@@ -58,6 +58,11 @@ export const FAKE_ROUTES: Readonly<Record<AwsEmulatorName, readonly FakeRoute[]>
         "If-Match without ever changing an ETag, so it cannot judge our conditional writes",
     },
     {
+      service: "CLOUDFRONT_KEYVALUESTORE",
+      why: "moto 5.2.5 has no KeyValueStore data plane (ListKeys, UpdateKeys); the stores live " +
+        "in our CloudFront fake anyway, where moto's CloudFront is routed",
+    },
+    {
       service: "S3",
       why: "moto 5.2.5 takes a bucket-policy statement whose Condition it cannot evaluate for " +
         "an explicit deny (moto/iam/access_control.py), so once our policy is in place every " +

@@ -7,6 +7,7 @@
  * @module
  */
 import * as cloudfront from "@aws-sdk/client-cloudfront";
+import * as cloudfrontKvs from "@aws-sdk/client-cloudfront-keyvaluestore";
 import * as lambda from "@aws-sdk/client-lambda";
 import * as microvms from "@aws-sdk/client-lambda-microvms";
 import * as route53 from "@aws-sdk/client-route-53";
@@ -26,6 +27,7 @@ interface Binding {
 /** REST services by SigV4 signing name; S3 addresses path-style (`/bucket/key`). */
 const REST_PACKAGES: Record<string, Record<string, unknown>> = {
   cloudfront,
+  "cloudfront-keyvaluestore": cloudfrontKvs,
   lambda,
   "lambda-microvms": microvms,
   route53,
@@ -68,10 +70,15 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** The SigV4 signing name of a request (`s3`, `cloudfront`, `iam`, …), or `unknown`. */
+/**
+ * The signing name of a request (`s3`, `cloudfront`, `iam`, …), or `unknown`: the service of the
+ * SigV4 credential scope (`key/date/region/service/aws4_request`), or of the SigV4a one, which
+ * has no region (`key/date/service/aws4_request`, the KeyValueStore data plane).
+ */
 export function signingService(headers: Headers): string {
   const auth = headers.get("authorization") ?? "";
-  return auth.match(/Credential=[^/]+\/[^/]+\/[^/]+\/([^/]+)\/aws4_request/)?.[1] ?? "unknown";
+  return auth.match(/Credential=[^/]+\/[^/]+\/[^/]+\/([^/]+)\/aws4_request/)?.[1] ??
+    auth.match(/Credential=[^/]+\/[^/]+\/([^/]+)\/aws4_request/)?.[1] ?? "unknown";
 }
 
 /**

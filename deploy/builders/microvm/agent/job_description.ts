@@ -49,6 +49,11 @@ export interface AgentJob {
   readonly logGroup: string;
   /** Log stream the VM's output goes to (copied into the record). */
   readonly logStream: string;
+  /**
+   * Key of the rules target (`build/<id>.routing.json`): the job puts the site's redirect and
+   * header rules live before its sync. Absent: a preview, whose rules are not applied.
+   */
+  readonly routingKey?: string;
 }
 
 /**
@@ -106,6 +111,9 @@ export function parseAgentJob(text: string): { job: AgentJob } | { error: string
     return { error: "the job has no maxDurationSeconds" };
   }
   if (typeof j.tags !== "object" || j.tags === null) return { error: "the job has no tags" };
+  if (j.routingKey !== undefined && typeof j.routingKey !== "string") {
+    return { error: "bad routingKey" };
+  }
   for (const k of ["refresh", "force"]) {
     if (j[k] !== undefined && typeof j[k] !== "boolean") return { error: `bad ${k}` };
   }

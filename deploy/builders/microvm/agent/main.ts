@@ -14,17 +14,28 @@
  * @module
  */
 import { S3Client } from "@aws-sdk/client-s3";
+import { CloudFrontClient } from "@aws-sdk/client-cloudfront";
+import { CDN_REGION } from "../../../config/names.ts";
+import { routingDeps } from "../../../routing/rules_store_client.ts";
+import type { RoutingDeps } from "../../../routing/publish_routing.ts";
 import { parseArgs } from "node:util";
 import { AWS_ENV_VARS, createAwsClientFactory } from "../../../aws/client_factory.ts";
 import { AGENT_HOOK_PORT, createHookHandler } from "./hooks.ts";
 import { type AgentJob, parseAgentJob } from "./job_description.ts";
 import { runAgentJob } from "./run_agent_job.ts";
 
-/** The S3 client for a job, by the same endpoint and credential rules as the CLI's. */
-function s3For(job: AgentJob): S3Client {
+/** The job's clients, by the same endpoint and credential rules as the CLI's. */
+function depsFor(job: AgentJob): { s3: S3Client; routing: RoutingDeps } {
   const environ: Record<string, string | undefined> = {};
   for (const name of AWS_ENV_VARS) environ[name] = Deno.env.get(name);
-  return createAwsClientFactory(environ).client(S3Client, "S3", job.region);
+  const factory = createAwsClientFactory(environ);
+  return {
+    s3: factory.client(S3Client, "S3", job.region),
+    routing: routingDeps({
+      cloudfront: factory.client(CloudFrontClient, "CLOUDFRONT", CDN_REGION),
+      client: (make, service, region = CDN_REGION) => factory.client(make, service, region),
+    }),
+  };
 }
 
 const log = (line: string) => console.log(line);
@@ -46,7 +57,7 @@ if (import.meta.main) {
       log(`build:failed:unknown:${parsed.error}`);
       Deno.exit(1);
     }
-    const outcome = await runAgentJob(parsed.job, { s3: s3For(parsed.job), log });
+    const outcome = await runAgentJob(parsed.job, { ...depsFor(parsed.job), log });
     Deno.exit(outcome.ok ? 0 : 1);
   }
   Deno.serve(
@@ -57,7 +68,7 @@ if (import.meta.main) {
       onListen: ({ port }) => log(`agent: hook listener on port ${port}`),
     },
     createHookHandler(
-      (job) => runAgentJob(job, { s3: s3For(job), log }),
+      (job) => runAgentJob(job, { ...depsFor(job), log }),
       (reason) => log(`build:failed:unknown:${reason}`),
     ),
   );

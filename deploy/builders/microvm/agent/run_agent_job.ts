@@ -13,11 +13,15 @@ import { changedManifest, jobFailureReason, type JobInput, runJob } from "../../
 import { type AgentJob, doneMarker, failedMarker } from "./job_description.ts";
 import { readKeptFiles } from "../../../state/kept_files.ts";
 import type { KeptFile } from "../../../sync/retention.ts";
+import { getRoutingTarget } from "../../../build_records/store.ts";
+import type { RoutingDeps, RoutingTarget } from "../../../routing/publish_routing.ts";
 
 /** What the agent needs from the outside. */
 export interface AgentDeps {
   /** S3 client for the site bucket. */
   readonly s3: S3Client;
+  /** CloudFront (and the rules store) for a job with rules to put live. */
+  readonly routing?: RoutingDeps;
   /** Writes one line to the build's log (stdout inside the VM, which the service ships). */
   readonly log: (line: string) => void;
   /** End time source. Default: the system clock. */
@@ -41,7 +45,11 @@ export type AgentOutcome =
  * @param kept the kept list read from `job.retention.keptKey` (none: nothing kept)
  * @returns the job's input
  */
-export function jobInputOf(job: AgentJob, kept: readonly KeptFile[] = []): JobInput {
+export function jobInputOf(
+  job: AgentJob,
+  kept: readonly KeptFile[] = [],
+  routing?: RoutingTarget,
+): JobInput {
   return {
     buildId: job.buildId,
     source: { bucketKey: job.sourceKey },
@@ -57,6 +65,7 @@ export function jobInputOf(job: AgentJob, kept: readonly KeptFile[] = []): JobIn
     ...(job.retention
       ? { retention: { previousDays: job.retention.previousDays, now: job.retention.now, kept } }
       : {}),
+    ...(routing ? { routing } : {}),
     record: {
       startedAt: job.startedAt,
       source: job.sourceKey,
@@ -91,8 +100,12 @@ export async function runAgentJob(job: AgentJob, deps: AgentDeps): Promise<Agent
     const kept = keptKey === undefined
       ? []
       : await readKeptFiles({ s3: deps.s3, bucket: job.bucket, key: keptKey });
-    const outcome = await runJob(jobInputOf(job, kept), {
+    const routing = job.routingKey === undefined
+      ? undefined
+      : await getRoutingTarget({ s3: deps.s3, bucket: job.bucket }, job.routingKey);
+    const outcome = await runJob(jobInputOf(job, kept, routing), {
       s3: deps.s3,
+      ...(deps.routing ? { routing: deps.routing } : {}),
       logger: lineLogger(deps.log),
       onUnpacked: (files) =>
         deps.log(`source: ${files} files from s3://${job.bucket}/${job.sourceKey}`),
