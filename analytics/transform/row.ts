@@ -6,10 +6,6 @@
  * @module
  */
 
-import type { BotCategory } from "./bots.ts";
-import type { Channel } from "./channel.ts";
-import type { DeviceClass } from "./user_agent.ts";
-
 /** An Iceberg primitive type the table uses. */
 export type IcebergType = "timestamptz" | "date" | "string" | "int" | "long" | "double" | "boolean";
 
@@ -56,14 +52,14 @@ export interface PageViewRow {
   browser: string | null;
   browser_version: number | null;
   os: string | null;
-  /** `desktop`, `mobile`, `tablet` or `bot` ({@linkcode DeviceClass}). */
+  /** `desktop`, `mobile`, `tablet` or `bot` (`DeviceClass` in user_agent.ts). */
   device: string | null;
   utm_source: string | null;
   utm_medium: string | null;
   utm_campaign: string | null;
-  /** `search`, `social`, `ai`, `email`, `direct` or `other` ({@linkcode Channel}). */
+  /** `search`, `social`, `ai`, `email`, `direct` or `other` (`Channel` in channel.ts). */
   channel: string | null;
-  /** `search`, `ai`, `monitor` or `other` ({@linkcode BotCategory}). */
+  /** `search`, `ai`, `monitor` or `other` (`BotCategory` in bots.ts). */
   bot_category: string | null;
   bot_name: string | null;
 }

@@ -10,7 +10,6 @@ import type { SiteConfig } from "../config/site_config.ts";
 import type { NodeOutputs } from "../state/env_state.ts";
 import type { AwsClients } from "../aws/clients.ts";
 import type { HostedZoneSummary } from "../dns/hosted_zone.ts";
-import type { PreviewAuth } from "../preview/auth.ts";
 
 /** Node ids, in dependency order. Stable: they key `nodes` in the state file. */
 export type NodeId =
@@ -135,4 +134,12 @@ export interface ResourceNode<F = SiteFacts, C = AwsClients, Id extends string =
    * so bootstrap reports it `unchanged`, never `adopted`.
    */
   readonly readOnly?: boolean;
+}
+
+/** What the router checks: a salt and the SHA-256 (hex) of salt + Basic token. */
+export interface PreviewAuth {
+  /** Per preview stack (the bucket's name), so equal passwords of two sites hash apart. */
+  readonly salt: string;
+  /** `sha256(salt + base64("preview:<password>"))`, hex. */
+  readonly hash: string;
 }

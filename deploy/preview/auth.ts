@@ -13,17 +13,12 @@ import { createHash } from "node:crypto";
 import { GetSecretValueCommand, type SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { aws } from "../aws/errors.ts";
 import { DeployError } from "../errors.ts";
+import type { PreviewAuth } from "../infra/resource.ts";
 
 /** The user name a reviewer types. */
 export const PREVIEW_USER = "preview";
 
-/** What the router checks: a salt and the SHA-256 (hex) of salt + Basic token. */
-export interface PreviewAuth {
-  /** Per preview stack (the bucket's name), so equal passwords of two sites hash apart. */
-  readonly salt: string;
-  /** `sha256(salt + base64("preview:<password>"))`, hex. */
-  readonly hash: string;
-}
+export type { PreviewAuth };
 
 /**
  * The Basic token of the preview credentials (pure).

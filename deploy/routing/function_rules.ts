@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { RULES_HEADER, STORE_IMPORT } from "../infra/nodes/rewrite_function.ts";
 import {
   capturedNames,
   type HeaderRule,
@@ -74,14 +75,6 @@ export function shadowedPaths(
   }
   return [...urls].filter((u) => patterns.some((p) => p.test(u))).sort();
 }
-
-/** The first line of an inline rules section. */
-export const RULES_HEADER = "// deploy: redirect and rewrite rules";
-
-/** The first line of a store-backed rules section: cloudfront-js-2.0's KeyValueStore module. */
-// Built in two parts: the agent bundle's import scanner reads this file's text, and the whole
-// line would read to it as an import of a package named `cloudfront`.
-export const STORE_IMPORT = ["import cf", "from 'cloudfront';"].join(" ");
 
 /** Applying one matched rule, shared by the inline and the store-backed section. */
 const RULE_APPLY = [

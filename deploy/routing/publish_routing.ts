@@ -14,7 +14,6 @@ import {
   type DistributionConfig,
   GetDistributionConfigCommand,
   GetResponseHeadersPolicyConfigCommand,
-  ListResponseHeadersPoliciesCommand,
   type ResponseHeadersPolicyConfig,
   UpdateDistributionCommand,
   UpdateResponseHeadersPolicyCommand,
@@ -28,6 +27,7 @@ import {
   rewriteFunctionDrift,
   type RewriteFunctionSpec,
 } from "../infra/nodes/rewrite_function.ts";
+import { findHeadersPolicy } from "../infra/nodes/rules_response.ts";
 import type { RoutingSpec } from "./routing_spec.ts";
 import type { SiteRules } from "./site_rules.ts";
 import { DeployError } from "../errors.ts";
@@ -309,43 +309,6 @@ async function putIfChanged(
     write: rewriteFunctionDrift(live, spec).length === 0 ? "unchanged" : "published",
     arn: development.arn,
   };
-}
-
-/**
- * Finds the site's response headers policy by name (custom policies, every page).
- *
- * @param cf CloudFront client
- * @param name the policy name
- * @returns its id, or undefined when there is none
- */
-export async function findHeadersPolicy(
-  cf: CloudFrontClient,
-  name: string,
-): Promise<string | undefined> {
-  return await aws(
-    {
-      resource: `response headers policy ${name}`,
-      action: "cloudfront:ListResponseHeadersPolicies",
-    },
-    async () => {
-      let marker: string | undefined;
-      do {
-        const page = await cf.send(
-          new ListResponseHeadersPoliciesCommand({
-            Type: "custom",
-            ...(marker ? { Marker: marker } : {}),
-          }),
-        );
-        const list = page.ResponseHeadersPolicyList;
-        const hit = list?.Items?.find((i) =>
-          i.ResponseHeadersPolicy?.ResponseHeadersPolicyConfig?.Name === name
-        );
-        if (hit?.ResponseHeadersPolicy?.Id) return hit.ResponseHeadersPolicy.Id;
-        marker = list?.NextMarker;
-      } while (marker);
-      return undefined;
-    },
-  );
 }
 
 async function putPolicy(

@@ -9,7 +9,16 @@
  * @module
  */
 import { getText, putJson, removeObject, type S3Location } from "../aws/s3_objects.ts";
-import type { KeptFile } from "../sync/retention.ts";
+
+/** A file kept after the build that had it. */
+export interface KeptFile {
+  /** Site-relative key. */
+  readonly key: string;
+  /** Size in bytes (for `status`). */
+  readonly size: number;
+  /** When the deploy that stopped shipping it ran (ISO 8601): its grace counts from here. */
+  readonly since: string;
+}
 
 /** Where the list is: the bucket and `keptFilesKey(scope)`. */
 export interface KeptAt extends S3Location {

@@ -9,17 +9,10 @@
  *
  * @module
  */
+import type { KeptFile } from "../state/kept_files.ts";
 import { isHtml, type RemoteObject } from "./plan.ts";
 
-/** A file kept after the build that had it. */
-export interface KeptFile {
-  /** Site-relative key. */
-  readonly key: string;
-  /** Size in bytes (for `status`). */
-  readonly size: number;
-  /** When the deploy that stopped shipping it ran (ISO 8601): its grace counts from here. */
-  readonly since: string;
-}
+export type { KeptFile };
 
 /** What a deploy does with the files its build no longer has. */
 export interface RetentionDecision {

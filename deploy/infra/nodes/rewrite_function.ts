@@ -44,9 +44,16 @@ import { tagList } from "../../aws/tags.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 import { previewRouterName, siteRewriteFunctionName } from "../../config/names.ts";
 import { liveRouterAuth, previewRouterCode } from "./router_function.ts";
-import { RULES_HEADER, STORE_IMPORT } from "../../routing/function_rules.ts";
 
 /** The CloudFront Functions runtime the code is written for. */
+/** The first line of an inline rules section. */
+export const RULES_HEADER = "// deploy: redirect and rewrite rules";
+
+/** The first line of a store-backed rules section: cloudfront-js-2.0's KeyValueStore module. */
+// Built in two parts: the agent bundle's import scanner reads this file's text, and the whole
+// line would read to it as an import of a package named `cloudfront`.
+export const STORE_IMPORT = ["import cf", "from 'cloudfront';"].join(" ");
+
 export const REWRITE_RUNTIME: FunctionRuntime = "cloudfront-js-2.0";
 
 /** The first line of the pretty-URL code: where a rules section before it ends. */

@@ -18,7 +18,7 @@
  */
 import { PREVIEW_SITE_FOLDER, PREVIEWS_PREFIX } from "../../state/bucket_layout.ts";
 import { MAX_PREVIEW_ID, normalizeDomain, PREVIEW_ID_PATTERN } from "../../config/names.ts";
-import type { PreviewAuth } from "../../preview/auth.ts";
+import type { PreviewAuth } from "../resource.ts";
 
 /** cloudfront-js-2.0's crypto module, for the password check. */
 // Built in two parts: the agent bundle's import scanner reads this file's text.

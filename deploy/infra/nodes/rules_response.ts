@@ -8,12 +8,13 @@
  * @module
  */
 import {
+  type CloudFrontClient,
   DeleteResponseHeadersPolicyCommand,
   GetResponseHeadersPolicyCommand,
+  ListResponseHeadersPoliciesCommand,
 } from "@aws-sdk/client-cloudfront";
-import { awsMaybe } from "../../aws/errors.ts";
+import { aws, awsMaybe } from "../../aws/errors.ts";
 import { siteHeadersFunctionName, siteHeadersPolicyName } from "../../config/names.ts";
-import { findHeadersPolicy } from "../../routing/publish_routing.ts";
 import { DeployError } from "../../errors.ts";
 import type { ResourceNode, SiteFacts } from "../resource.ts";
 import { readFunctionStage, rewriteFunctionNode } from "./rewrite_function.ts";
@@ -71,3 +72,40 @@ export const headersPolicyNode: ResourceNode = {
     );
   },
 };
+
+/**
+ * Finds the site's response headers policy by name (custom policies, every page).
+ *
+ * @param cf CloudFront client
+ * @param name the policy name
+ * @returns its id, or undefined when there is none
+ */
+export async function findHeadersPolicy(
+  cf: CloudFrontClient,
+  name: string,
+): Promise<string | undefined> {
+  return await aws(
+    {
+      resource: `response headers policy ${name}`,
+      action: "cloudfront:ListResponseHeadersPolicies",
+    },
+    async () => {
+      let marker: string | undefined;
+      do {
+        const page = await cf.send(
+          new ListResponseHeadersPoliciesCommand({
+            Type: "custom",
+            ...(marker ? { Marker: marker } : {}),
+          }),
+        );
+        const list = page.ResponseHeadersPolicyList;
+        const hit = list?.Items?.find((i) =>
+          i.ResponseHeadersPolicy?.ResponseHeadersPolicyConfig?.Name === name
+        );
+        if (hit?.ResponseHeadersPolicy?.Id) return hit.ResponseHeadersPolicy.Id;
+        marker = list?.NextMarker;
+      } while (marker);
+      return undefined;
+    },
+  );
+}
