@@ -83,8 +83,13 @@ Deno.test("rules: a deploy puts config and _redirects rules live before any page
     "the viewer-response function is associated",
   );
 
-  // Published before the sync: no page is older than the live function.
-  const published = cf.functions.get("production-blog-rewrite")!.live!.lastModified.getTime();
+  // Published before the sync: no page is older than the live function. S3's LastModified has
+  // whole-second resolution (and the local S3 takes it from the file's mtime, which the kernel's
+  // coarse clock may set a few ms behind Date.now()), so the publish time is compared to the
+  // second.
+  const published =
+    Math.floor(cf.functions.get("production-blog-rewrite")!.live!.lastModified.getTime() / 1000) *
+    1000;
   const s3 = siteS3(world);
   try {
     const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: "site/" }));
