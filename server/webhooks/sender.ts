@@ -15,6 +15,8 @@ import { type ScheduledTask, scheduleExclusive, type Scheduler } from "../schedu
 import type { PendingDelivery, Store } from "../store/store.ts";
 import { FAILING_AFTER, nextAttemptAt } from "./retry_schedule.ts";
 import { signedRequest } from "./signing.ts";
+import { traceDelivery } from "./delivery_span.ts";
+import type { Tracing } from "../telemetry/tracing.ts";
 
 /** Longest one delivery attempt may take (ms) before it counts as failed. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -35,6 +37,8 @@ export interface SenderDeps {
   readonly fetch?: typeof fetch;
   /** Defaults to {@linkcode ATTEMPT_TIMEOUT_MS}. */
   readonly attemptTimeoutMs?: number;
+  /** Set when tracing is on: each attempt is then a trace of its own. */
+  readonly tracing?: Tracing | undefined;
 }
 
 /**
@@ -95,7 +99,9 @@ export class WebhookSender {
         now + 3 * timeout,
       );
       if (claimed === undefined) return delivered;
-      const error = await this.#attempt(endpoint, claimed, timeout);
+      const send = () => this.#attempt(endpoint, claimed, timeout);
+      const { tracing } = this.deps;
+      const error = await (tracing ? traceDelivery(tracing, endpoint, claimed, send) : send());
       if (error === undefined) {
         await store.outbox.settle(claimed);
         this.#record(endpoint, true);
