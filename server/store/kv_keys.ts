@@ -28,6 +28,8 @@ export const K = {
   liveSessions: ["counters", "sessions"] as Deno.KvKey,
   outbox: (endpoint: string, id: string): Deno.KvKey => ["outbox", endpoint, id],
   outboxOf: (endpoint: string): Deno.KvKey => ["outbox", endpoint],
+  webhookFailures: (endpoint: string): Deno.KvKey => ["webhook_failures", endpoint],
+  webhookFailuresPrefix: ["webhook_failures"] as Deno.KvKey,
 } as const;
 
 /** Adds 1 to a KvU64 counter inside an atomic operation. */

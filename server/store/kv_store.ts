@@ -8,6 +8,7 @@ import { KvLockoutStore } from "./kv_lockout.ts";
 import { KvRateLimitStore } from "./kv_rate_limits.ts";
 import { KvHousekeeping } from "./kv_housekeeping.ts";
 import { KvDpopStore } from "./kv_dpop.ts";
+import { KvWebhookHealthStore } from "./kv_webhook_health.ts";
 import { KvOutboxStore } from "./kv_outbox.ts";
 import { KvProviderTokenStore } from "./kv_provider_tokens.ts";
 
@@ -41,6 +42,7 @@ export function createKvStore(kv: Deno.Kv, clock: Clock): Store {
     housekeeping: new KvHousekeeping(kv),
     dpop: new KvDpopStore(kv, clock),
     outbox: new KvOutboxStore(kv),
+    webhookHealth: new KvWebhookHealthStore(kv),
     providerTokens: new KvProviderTokenStore(kv),
     async ping() {
       await kv.get(["health"]);

@@ -144,6 +144,16 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: "webhook endpoint health",
+    sql: `
+      create table webhook_endpoint_health (
+        endpoint text primary key,
+        consecutive_failures integer not null
+      );
+    `,
+  },
 ];
 
 /** The advisory lock every instance takes to migrate: one migrates, the others wait. */

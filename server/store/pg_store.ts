@@ -8,6 +8,7 @@ import { PgLockoutStore } from "./pg_lockout.ts";
 import { PgRateLimitStore } from "./pg_rate_limits.ts";
 import { PgHousekeeping } from "./pg_housekeeping.ts";
 import { PgDpopStore } from "./pg_dpop.ts";
+import { PgWebhookHealthStore } from "./pg_webhook_health.ts";
 import { PgOutboxStore } from "./pg_outbox.ts";
 import { PgProviderTokenStore } from "./pg_provider_tokens.ts";
 
@@ -44,6 +45,7 @@ export function createPgStore(sql: Sql, clock: Clock): Store {
     housekeeping: new PgHousekeeping(sql),
     dpop: new PgDpopStore(sql, clock),
     outbox: new PgOutboxStore(sql),
+    webhookHealth: new PgWebhookHealthStore(sql),
     providerTokens: new PgProviderTokenStore(sql),
     async ping() {
       await sql`select 1`;

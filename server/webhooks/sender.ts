@@ -57,7 +57,10 @@ export interface SenderDeps {
  * ```
  */
 export class WebhookSender {
-  /** Consecutive failed attempts per endpoint id (this instance's view). */
+  /**
+   * Consecutive failed attempts per endpoint id, as the store last said: counted there by every
+   * instance, read again at each pass, so all instances report the same endpoints failing.
+   */
   readonly #failures = new Map<string, number>();
   #running: Promise<number> | undefined;
 
@@ -81,6 +84,11 @@ export class WebhookSender {
   }
 
   async #pass(): Promise<number> {
+    const runs = await this.deps.store.webhookHealth.read();
+    for (const { id } of this.deps.endpoints) {
+      this.#failures.set(id, runs.get(id) ?? 0);
+      this.deps.metrics.webhookFailing(id, this.failing(id));
+    }
     const counts = await Promise.all(this.deps.endpoints.map((e) => this.#drain(e)));
     return counts.reduce((a, b) => a + b, 0);
   }
@@ -104,11 +112,11 @@ export class WebhookSender {
       const error = await (tracing ? traceDelivery(tracing, endpoint, claimed, send) : send());
       if (error === undefined) {
         await store.outbox.settle(claimed);
-        this.#record(endpoint, true);
+        await this.#record(endpoint, true);
         delivered++;
         continue;
       }
-      this.#record(endpoint, false);
+      await this.#record(endpoint, false);
       const at = nextAttemptAt(claimed, clock.now(), this.#jitter());
       if (at === undefined) {
         this.deps.log.error("webhook given up after 24 hours of failed attempts", {
@@ -150,11 +158,17 @@ export class WebhookSender {
     }
   }
 
-  #record(endpoint: WebhookEndpoint, delivered: boolean): void {
-    const was = this.failing(endpoint.id);
-    this.#failures.set(endpoint.id, delivered ? 0 : (this.#failures.get(endpoint.id) ?? 0) + 1);
-    const now = this.failing(endpoint.id);
+  async #record(endpoint: WebhookEndpoint, delivered: boolean): Promise<void> {
+    // A success with no run of failures to end writes nothing (a healthy endpoint's case).
+    const { before, after } = delivered && !this.#failures.get(endpoint.id)
+      ? { before: 0, after: 0 }
+      : await this.deps.store.webhookHealth.record(endpoint.id, delivered);
+    this.#failures.set(endpoint.id, after);
+    const was = before >= FAILING_AFTER;
+    const now = after >= FAILING_AFTER;
     this.deps.metrics.webhookAttempt(endpoint.id, delivered, now);
+    // Only the instance whose attempt crossed the line logs it: one line per change, not one
+    // per instance.
     if (now && !was) {
       this.deps.log.warn("webhook endpoint failing", {
         endpoint: endpoint.id,
