@@ -50,5 +50,7 @@ function traceCall(
 ): (...args: unknown[]) => Promise<unknown> {
   const attributes = { "db.system.name": system, "db.operation.name": operation };
   return (...args) =>
-    tracing.inSpan(`store ${operation}`, attributes, () => Promise.resolve(fn(...args)));
+    tracing.inSpan(`store ${operation}`, attributes, () => Promise.resolve(fn(...args)), {
+      leaf: true,
+    });
 }

@@ -32,6 +32,11 @@ export interface SpanOptions {
    * second does not make a trace every second.
    */
   readonly root?: boolean;
+  /**
+   * Nothing runs under this span (a store operation): it is not made the active span, which
+   * spares the context switch (measured: about half the cost of a span under Deno 2.9.6).
+   */
+  readonly leaf?: boolean;
 }
 
 /** Where traced code makes its spans. */
@@ -82,18 +87,29 @@ export function openTelemetryTracing(): Tracing {
     inSpan(name, attributes, work, options = {}) {
       const parent = trace.getActiveSpan();
       if (parent === undefined && !options.root) return work(NO_SPAN);
+      if (options.leaf) {
+        const span = tracer.startSpan(name, { attributes });
+        return work(wrap(span)).then((value) => {
+          span.end();
+          return value;
+        }, (err) => {
+          failed(span, err);
+          throw err;
+        });
+      }
       return tracer.startActiveSpan(
         name,
         { attributes, root: options.root ?? false },
         async (span) => {
+          let value;
           try {
-            return await work(wrap(span));
+            value = await work(wrap(span));
           } catch (err) {
-            span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).name });
+            failed(span, err);
             throw err;
-          } finally {
-            span.end();
           }
+          span.end();
+          return value;
         },
       );
     },
@@ -106,6 +122,12 @@ export function openTelemetryTracing(): Tracing {
       return trace.getActiveSpan()?.spanContext().traceId;
     },
   };
+}
+
+/** Ends `span` as failed by `err` (its name only: a message may hold a caller's input). */
+function failed(span: Span, err: unknown): void {
+  span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).name });
+  span.end();
 }
 
 function wrap(span: Span): TraceSpan {
