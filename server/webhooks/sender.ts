@@ -78,7 +78,11 @@ export class WebhookSender {
     return this.#running;
   }
 
-  /** True while `endpoint`'s last {@linkcode FAILING_AFTER} attempts or more all failed. */
+  /**
+   * True while `endpoint`'s last {@linkcode FAILING_AFTER} attempts or more, by any instance, all
+   * failed (as the store said at this sender's last pass or attempt; `webhookHealth` in the store
+   * is the shared truth).
+   */
   failing(endpoint: string): boolean {
     return (this.#failures.get(endpoint) ?? 0) >= FAILING_AFTER;
   }
