@@ -39,7 +39,7 @@ import { parseArgs } from "node:util";
 import { createJsonLogger, cryptoRandom, systemClock } from "@org/shared";
 import { resolveConfig } from "../server/config/resolve.ts";
 import type { ServiceDeps } from "../server/deps.ts";
-import { mintAccessToken, startSession } from "../server/grants/issue_tokens.ts";
+import { mintAccessToken } from "../server/grants/issue_tokens.ts";
 import { refreshTokenGrant } from "../server/grants/refresh_token.ts";
 import { startServer } from "../server/serve.ts";
 import { buildService } from "../server/service.ts";
@@ -51,17 +51,22 @@ import { spawnTokenServer } from "../tests/support/token_server.ts";
 import { createIdFactory } from "../server/store/ids.ts";
 import { newOpaqueToken, tokenHash } from "../server/sessions/opaque_token.ts";
 import type { RefreshRecord, UserRecord } from "../server/store/store.ts";
-import type { LoadRequest, LoadResult } from "./support/refresh_load_worker.ts";
 import { threadCpuUs, threadSnapshot } from "./support/thread_cpu.ts";
-import { benchUser } from "./support/bench_user.ts";
+import {
+  drive,
+  line,
+  LOAD_OPTIONS,
+  median,
+  roundFigures,
+  seedSessions,
+  WARMUP_PER_CLIENT,
+} from "./support/refresh_rounds.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
   options: {
-    clients: { type: "string", default: "64" },
-    "per-client": { type: "string", default: "400" },
+    ...LOAD_OPTIONS,
     seed: { type: "string", default: "2000" },
-    rounds: { type: "string", default: "3" },
     store: { type: "string", default: "memory,file,postgres" },
   },
 });
@@ -69,11 +74,6 @@ const CLIENTS = Number(values.clients);
 const PER_CLIENT = Number(values["per-client"]);
 const IDLE_SESSIONS = Number(values.seed);
 const ROUNDS = Number(values.rounds);
-const WARMUP_PER_CLIENT = 25;
-
-function line(name: string, value: number, unit: string, digits = 1): void {
-  console.log(`${name}: ${value.toFixed(digits)} ${unit}`);
-}
 
 /** Mean µs per call of `fn` over `n` calls after a warm-up. */
 async function perCallUs(n: number, fn: (i: number) => unknown): Promise<number> {
@@ -81,57 +81,6 @@ async function perCallUs(n: number, fn: (i: number) => unknown): Promise<number>
   const t0 = performance.now();
   for (let i = 0; i < n; i++) await fn(i);
   return (performance.now() - t0) * 1000 / n;
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
-}
-
-/** The latency figures of one load round (and its first error, printed). */
-function roundFigures(r: LoadResult): Record<"count" | "errors" | "rate" | "p50" | "p99", number> {
-  if (r.firstError) console.error(`first error: ${r.firstError}`);
-  const sorted = r.latenciesMs.sort((a, b) => a - b);
-  const n = sorted.length;
-  return {
-    count: n,
-    errors: r.errors,
-    rate: n / (r.elapsedMs / 1000),
-    p50: percentile(sorted, 0.5),
-    p99: percentile(sorted, 0.99),
-  };
-}
-
-function median(xs: readonly number[]): number {
-  return percentile([...xs].sort((a, b) => a - b), 0.5);
-}
-
-async function seedSessions(deps: ServiceDeps, n: number): Promise<string[]> {
-  const ids = createIdFactory(deps.clock, deps.random);
-  const tokens: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const user = benchUser(ids, deps.clock.now(), `user-${i}`, i);
-    await deps.store.users.create(user);
-    tokens.push((await startSession(deps, user, ids.next("ses"))).refresh_token!);
-  }
-  return tokens;
-}
-
-/** Runs one load; `cpu` is the per-thread CPU from just before the start to the last answer. */
-function drive(req: LoadRequest): Promise<LoadResult & { cpu: ReturnType<typeof threadCpuUs> }> {
-  const before = threadSnapshot();
-  const worker = new Worker(new URL("./support/refresh_load_worker.ts", import.meta.url), {
-    type: "module",
-  });
-  return new Promise<LoadResult & { cpu: ReturnType<typeof threadCpuUs> }>((resolve, reject) => {
-    worker.onmessage = (e: MessageEvent<LoadResult>) =>
-      // Before terminate: the worker's thread is gone afterwards.
-      resolve({ ...e.data, cpu: threadCpuUs(before, threadSnapshot(), String(Deno.pid)) });
-    worker.onerror = (e) => {
-      e.preventDefault();
-      reject(new Error(e.message));
-    };
-    worker.postMessage(req);
-  }).finally(() => worker.terminate());
 }
 
 /**

@@ -4,6 +4,7 @@ import type { KeyManager } from "./keys/key_manager.ts";
 import type { Metrics } from "./metrics/metrics.ts";
 import type { ProviderClient } from "./providers/provider_client.ts";
 import type { Store } from "./store/store.ts";
+import type { Tracing } from "./telemetry/tracing.ts";
 import type { WebhookEvents } from "./webhooks/events.ts";
 import type { AuditTrail } from "./audit/audit_trail.ts";
 
@@ -31,4 +32,9 @@ export interface ServiceDeps {
   readonly webhooks: WebhookEvents;
   /** Builds the audit records of operator actions (`audit.retention`). */
   readonly audit: AuditTrail;
+  /**
+   * Set only when tracing is on (`OTEL_DENO=true`): the request spans are then named and the
+   * store and provider calls traced. Unset, nothing on any path makes a span.
+   */
+  readonly tracing?: Tracing | undefined;
 }

@@ -39,6 +39,7 @@ import {
 import { createKeySealer, type KeySealer, MIN_ENCRYPTION_KEY_BYTES } from "./keys/key_seal.ts";
 import { keyManagerOptions } from "./service.ts";
 import { connectPostgres, openStore, startServer } from "./serve.ts";
+import { openTelemetryTracing, tracingRequested } from "./telemetry/tracing.ts";
 import { migrate } from "./store/pg_migrations.ts";
 import { redactUrl } from "./store/pg_connection.ts";
 import type { KeyRing } from "./store/store.ts";
@@ -181,11 +182,14 @@ async function serveCommand(args: string[]): Promise<number> {
   const flags = configFlag(args);
   const config = await loadFromCli(flags.config);
   if (flags.migrateOnly) return await migrateOnly(config);
-  const server = await startServer({ config });
+  // Deno's built-in OpenTelemetry exports only under OTEL_DENO=true; nothing is traced otherwise.
+  const tracing = tracingRequested(Deno.env.get("OTEL_DENO")) ? openTelemetryTracing() : undefined;
+  const server = await startServer({ config, ...(tracing && { tracing }) });
   if (server.publicUrl) console.log(`token-exchange: listening on ${server.publicUrl} (public)`);
   if (server.internalUrl) {
     console.log(`token-exchange: listening on ${server.internalUrl} (internal)`);
   }
+  if (tracing) console.log("token-exchange: tracing on (OpenTelemetry, OTLP over HTTP)");
   console.log(`token-exchange: issuer ${server.issuer}`);
   const hint = firstRunHint(config);
   if (hint) console.log(hint);

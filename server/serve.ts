@@ -36,6 +36,8 @@ import { scheduleWebhookSender, WebhookSender } from "./webhooks/sender.ts";
 import { type ScheduledSweep, scheduleSessionSweep } from "./sessions/sweep_schedule.ts";
 import { type ScheduledRevocations, scheduleRevocations } from "./providers/apple_revocation.ts";
 import { appleProviders } from "./providers/provider_client.ts";
+import type { Tracing } from "./telemetry/tracing.ts";
+import { tracedStore } from "./telemetry/traced_store.ts";
 
 /** A KV store opened for one process, with the lock that makes a local file single-process. */
 export interface OpenedKv {
@@ -187,6 +189,11 @@ export interface StartOptions {
    * (tests trigger runs).
    */
   readonly scheduler?: Scheduler;
+  /**
+   * Tracing, when on (`main.ts` passes it for `OTEL_DENO=true`): the store, the provider calls,
+   * the request spans and the webhook deliveries are then traced. Default: off.
+   */
+  readonly tracing?: Tracing;
 }
 
 /** A started service. */
@@ -229,7 +236,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const log = options.log ?? createJsonLogger();
   const clock = options.clock ?? systemClock;
   const opened = options.kv ? undefined : await openStore(config.storage, clock);
-  const store = options.kv ? createKvStore(options.kv, clock) : opened!.store;
+  const { tracing } = options;
+  const plain = options.kv ? createKvStore(options.kv, clock) : opened!.store;
+  const store = tracing === undefined
+    ? plain
+    : tracedStore(plain, tracing, opened?.kind === "postgres" ? "postgresql" : "deno_kv");
   const listeners = listenersFor(config);
   const servers: Deno.HttpServer<Deno.NetAddr>[] = [];
   const random = options.random ?? cryptoRandom;
@@ -269,6 +280,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       fetch: options.fetch ?? fetch,
       readKeyFile: (path) => Deno.readTextFile(path),
       keyActivationDelayMs: opened?.kind === "postgres" ? KEY_ACTIVATION_SHARED_MS : 0,
+      tracing,
     });
     handler = createPublicHandler(deps);
     internalHandler = createInternalHandler(deps, listeners.internalApi);

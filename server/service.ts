@@ -6,6 +6,7 @@ import { createKeySealer } from "./keys/key_seal.ts";
 import { createProviderClients } from "./providers/provider_client.ts";
 import type { Fetch } from "./providers/provider_fetch.ts";
 import type { Store } from "./store/store.ts";
+import type { Tracing } from "./telemetry/tracing.ts";
 import { Metrics } from "./metrics/metrics.ts";
 import { WebhookEvents } from "./webhooks/events.ts";
 import { AuditTrail } from "./audit/audit_trail.ts";
@@ -24,6 +25,8 @@ export interface Runtime {
    * key-ring re-read period when instances share the store (see `KeyManagerOptions`).
    */
   readonly keyActivationDelayMs?: number;
+  /** Set when tracing is on (the store is then already traced by the caller). */
+  readonly tracing?: Tracing | undefined;
 }
 
 /** Which listeners a process runs for its config. */
@@ -108,5 +111,6 @@ export async function buildService(
     metrics: new Metrics(),
     webhooks: new WebhookEvents(config.webhooks.endpoints, runtime.clock, runtime.random, audit),
     audit,
+    tracing: runtime.tracing,
   };
 }

@@ -1,6 +1,6 @@
 import type { ServiceDeps } from "../deps.ts";
 import type { Grant } from "../grants/grant.ts";
-import { enabledGrants } from "../grants/registry.ts";
+import { enabledGrants, tracedGrants } from "../grants/registry.ts";
 import { slowDown } from "../errors.ts";
 import { createListenerHandler, type ListenerRoutes } from "../http/dispatch.ts";
 import { health } from "./health.ts";
@@ -67,7 +67,14 @@ export function createPublicHandler(
     };
     const cache = (seconds: number) => ({ "Cache-Control": `public, max-age=${seconds}` });
     const routes: Route[] = [
-      { method: "POST", path: "/token", handler: createTokenEndpoint(grants, ctx) },
+      {
+        method: "POST",
+        path: "/token",
+        handler: createTokenEndpoint(
+          deps.tracing === undefined ? grants : tracedGrants(grants, deps.tracing),
+          ctx,
+        ),
+      },
       { method: "POST", path: "/revoke", handler: createRevokeEndpoint(deps) },
       {
         method: "GET",

@@ -1,6 +1,7 @@
 import type { Config } from "../config/schema.ts";
 import { authorizationCodeGrant } from "./authorization_code.ts";
 import type { Grant } from "./grant.ts";
+import type { Tracing } from "../telemetry/tracing.ts";
 import { idTokenGrant, tokenExchangeGrant } from "./id_token.ts";
 import { refreshTokenGrant } from "./refresh_token.ts";
 
@@ -26,4 +27,24 @@ export function enabledGrants(config: Config): ReadonlyMap<string, Grant> {
     grants.set(TOKEN_EXCHANGE, tokenExchangeGrant);
   }
   return grants;
+}
+
+/**
+ * `grants`, each adding its `grant_type` to the request's span before it runs; for a process
+ * with tracing on (the plain grants run otherwise).
+ *
+ * @param grants grant handlers by `grant_type`
+ * @param tracing where the request's span is
+ * @returns the same grants, each naming itself on the span
+ */
+export function tracedGrants(
+  grants: ReadonlyMap<string, Grant>,
+  tracing: Tracing,
+): ReadonlyMap<string, Grant> {
+  return new Map(
+    [...grants].map(([type, grant]): [string, Grant] => [type, (params, ctx, proof) => {
+      tracing.annotate({ "token_exchange.grant_type": type });
+      return grant(params, ctx, proof);
+    }]),
+  );
 }

@@ -11,6 +11,7 @@ import { createIdFactory, type IdFactory } from "../store/ids.ts";
 import { errorResponse } from "./errors.ts";
 import { createRequestIds, type Handler } from "./request_id.ts";
 import type { RequestInfo, RouteMatch } from "./router.ts";
+import type { Tracing } from "../telemetry/tracing.ts";
 
 /** A request let in past a listener's limits; `leave` gives back what it held. */
 export interface Admitted {
@@ -58,9 +59,15 @@ export function createListenerHandler(
   build: (deps: ServiceDeps, ids: IdFactory) => ListenerRoutes,
 ): Handler {
   const ids = createIdFactory(service.clock, service.random);
-  const requestIds = createRequestIds(service.log, ids.ulid);
+  const { tracing } = service;
+  const requestIds = createRequestIds(service.log, ids.ulid, tracing);
   const deps: ServiceDeps = { ...service, log: requestIds.log };
-  const { match, admit, finish } = build(deps, ids);
+  const routes = build(deps, ids);
+  const { match, admit } = routes;
+  // Decided once: without tracing the listener runs exactly its own `finish`.
+  const finish = tracing === undefined
+    ? routes.finish
+    : namingSpans(listener, tracing, routes.finish);
   return requestIds.wrap(async (req, info) => {
     const started = performance.now();
     const m = match(req);
@@ -84,4 +91,24 @@ export function createListenerHandler(
     );
     return res;
   });
+}
+
+/**
+ * `finish`, then the request's server span (Deno's, one per request, named after the method
+ * only) named after the route (`POST /token`) and given the route pattern and the listener;
+ * Deno adds the status.
+ */
+function namingSpans(
+  listener: Listener,
+  tracing: Tracing,
+  finish: ListenerRoutes["finish"],
+): NonNullable<ListenerRoutes["finish"]> {
+  return (m, req, res) => {
+    finish?.(m, req, res);
+    const attributes = { "token_exchange.listener": listener };
+    // `m.route` is `METHOD /pattern`, or `unmatched` (then the span keeps its method name).
+    const pattern = m.route.split(" ")[1];
+    if (pattern === undefined) tracing.annotate(attributes);
+    else tracing.annotate({ ...attributes, "http.route": pattern }, m.route);
+  };
 }

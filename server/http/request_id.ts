@@ -13,6 +13,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { LogFields, Logger } from "@org/shared";
 import type { RequestInfo } from "./router.ts";
+import type { Tracing } from "../telemetry/tracing.ts";
 
 /** The header that carries a request id, in both directions. */
 export const REQUEST_ID_HEADER = "x-request-id";
@@ -61,6 +62,7 @@ export interface RequestIds {
  *
  * @param log the process logger
  * @param newId a fresh id (a ULID) for a request without a sane one
+ * @param tracing when tracing is on: every line of a traced request also carries `trace_id`
  * @returns the scoped logger and the wrapper
  *
  * @example
@@ -78,12 +80,25 @@ export interface RequestIds {
  * }
  * ```
  */
-export function createRequestIds(log: Logger, newId: () => string): RequestIds {
+export function createRequestIds(
+  log: Logger,
+  newId: () => string,
+  tracing?: Pick<Tracing, "traceId">,
+): RequestIds {
   const current = new AsyncLocalStorage<string>();
+  // With tracing, a line also names its trace; decided here, once, not per line.
+  const fields = tracing === undefined
+    ? (id: string, f?: LogFields): LogFields => ({ request_id: id, ...f })
+    : (id: string, f?: LogFields): LogFields => {
+      const traceId = tracing.traceId();
+      return traceId === undefined
+        ? { request_id: id, ...f }
+        : { request_id: id, trace_id: traceId, ...f };
+    };
   const scoped = (base: Logger): Logger => {
     const at = (level: "debug" | "info" | "warn" | "error") => (msg: string, f?: LogFields) => {
       const id = current.getStore();
-      base[level](msg, id === undefined ? f : { request_id: id, ...f });
+      base[level](msg, id === undefined ? f : fields(id, f));
     };
     return {
       debug: at("debug"),

@@ -89,3 +89,28 @@ Deno.test("createRequestIds() copies a response whose headers cannot change", as
   assert.equal(res.headers.get("location"), "http://x/elsewhere");
   assert.equal(res.headers.get("x-request-id"), "id-1");
 });
+
+Deno.test("createRequestIds() with tracing: a request's lines carry trace_id beside request_id", async () => {
+  const { log, lines } = createMemoryLogger();
+  const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+  const ids = createRequestIds(log, () => "rid-1", { traceId: () => traceId });
+  await ids.wrap(() => {
+    ids.log.info("inside");
+    return Promise.resolve(new Response());
+  })(new Request("http://127.0.0.1/"), info);
+  ids.log.info("outside");
+  assert.equal(lines[0]?.request_id, "rid-1");
+  assert.equal(lines[0]?.trace_id, traceId);
+  assert.equal(lines[1]?.trace_id, undefined);
+});
+
+Deno.test("createRequestIds() without tracing writes no trace_id", async () => {
+  const { log, lines } = createMemoryLogger();
+  const ids = createRequestIds(log, () => "rid-2");
+  await ids.wrap(() => {
+    ids.log.info("inside");
+    return Promise.resolve(new Response());
+  })(new Request("http://127.0.0.1/"), info);
+  assert.deepEqual(Object.keys(lines[0] ?? {}).includes("trace_id"), false);
+  assert.equal(lines[0]?.request_id, "rid-2");
+});

@@ -144,11 +144,26 @@ export class Metrics {
    * endpoint is now failing (`webhooks/sender.ts` decides).
    */
   webhookAttempt(endpoint: string, delivered: boolean, failing: boolean): void {
-    let w = this.#webhooks.get(endpoint);
-    if (w === undefined) this.#webhooks.set(endpoint, w = { delivered: 0, failed: 0, failing });
+    const w = this.#webhook(endpoint);
     if (delivered) w.delivered++;
     else w.failed++;
     w.failing = failing;
+  }
+
+  /**
+   * Sets whether `endpoint` is failing, as the store says (attempts of every instance count),
+   * so each instance's gauge agrees with the others'.
+   */
+  webhookFailing(endpoint: string, failing: boolean): void {
+    this.#webhook(endpoint).failing = failing;
+  }
+
+  #webhook(endpoint: string): { delivered: number; failed: number; failing: boolean } {
+    let w = this.#webhooks.get(endpoint);
+    if (w === undefined) {
+      this.#webhooks.set(endpoint, w = { delivered: 0, failed: 0, failing: false });
+    }
+    return w;
   }
 
   /**

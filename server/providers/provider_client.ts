@@ -11,7 +11,8 @@ import {
   verifyIdToken,
 } from "./id_token.ts";
 import { JwksCache } from "./jwks_cache.ts";
-import { type Fetch, providerFetch, providerJson } from "./provider_fetch.ts";
+import { type Fetch, providerFetch, providerJson, tracedProviderFetch } from "./provider_fetch.ts";
+import type { Tracing } from "../telemetry/tracing.ts";
 import { type ClientSecret, type ClientSecretDeps, loadClientSecret } from "./client_secret.ts";
 import { completeFromUserinfo, lacksProfileClaims } from "./userinfo.ts";
 
@@ -28,6 +29,8 @@ export interface ProviderClientDeps {
   readonly fetch: Fetch;
   readonly clock: Clock;
   readonly log: Logger;
+  /** Set when tracing is on: every provider call is then a span (`tracedProviderFetch`). */
+  readonly tracing?: Tracing | undefined;
 }
 
 /**
@@ -318,7 +321,10 @@ export async function createProviderClients(
 ): Promise<ReadonlyMap<string, ProviderClient>> {
   const clients = new Map<string, ProviderClient>();
   for (const p of Object.values(providers)) {
-    clients.set(p.name, new ProviderClient(p, deps, await loadClientSecret(p, deps)));
+    const own = deps.tracing === undefined
+      ? deps
+      : { ...deps, fetch: tracedProviderFetch(deps.fetch, deps.tracing, p) };
+    clients.set(p.name, new ProviderClient(p, own, await loadClientSecret(p, deps)));
   }
   return clients;
 }

@@ -1,5 +1,6 @@
 import { serverError } from "../errors.ts";
 import { readCapped } from "../http/body.ts";
+import type { Tracing } from "../telemetry/tracing.ts";
 
 /**
  * Largest answer read from a provider (discovery, JWKS, token response): far above any real
@@ -59,4 +60,48 @@ export async function providerJson(res: Response, what: string): Promise<Record<
     throw serverError(502, { msg: `provider ${what} is not a JSON object`, status: res.status });
   }
   return body as Record<string, unknown>;
+}
+
+/**
+ * `fetchFn` with every call in a child span `provider <name>` of the active span (the request
+ * that needed the provider): the provider, its host, the method, the configured deadline, the
+ * answer's status and whether the deadline passed. Deno's own client span for the call sits
+ * under it. Built once per provider, only when tracing is on.
+ *
+ * @param fetchFn the fetch to trace
+ * @param tracing where spans are made
+ * @param provider the provider's config name and `timeout` (seconds)
+ * @returns the traced fetch
+ */
+export function tracedProviderFetch(
+  fetchFn: Fetch,
+  tracing: Tracing,
+  provider: { readonly name: string; readonly timeout: number },
+): Fetch {
+  return (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : input);
+    const attributes = {
+      "token_exchange.provider": provider.name,
+      "server.address": url.hostname,
+      "http.request.method": init?.method ?? "GET",
+      "token_exchange.provider.timeout_s": provider.timeout,
+    };
+    return tracing.inSpan(`provider ${provider.name}`, attributes, async (span) => {
+      try {
+        const res = await fetchFn(input, init);
+        span.setAttributes({
+          "http.response.status_code": res.status,
+          "token_exchange.provider.timed_out": false,
+        });
+        if (res.status >= 500) span.fail(`HTTP ${res.status}`);
+        return res;
+      } catch (err) {
+        const name = (err as Error).name;
+        span.setAttributes({
+          "token_exchange.provider.timed_out": name === "TimeoutError" || name === "AbortError",
+        });
+        throw err;
+      }
+    });
+  };
 }

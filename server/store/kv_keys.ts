@@ -42,6 +42,8 @@ export const K = {
     id,
   ],
   auditByPrefix: (index: AuditIndex, value: string): Deno.KvKey => [`audit_by_${index}`, value],
+  webhookFailures: (endpoint: string): Deno.KvKey => ["webhook_failures", endpoint],
+  webhookFailuresPrefix: ["webhook_failures"] as Deno.KvKey,
 } as const;
 
 /** Adds 1 to a KvU64 counter inside an atomic operation. */

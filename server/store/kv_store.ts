@@ -8,6 +8,7 @@ import { KvLockoutStore } from "./kv_lockout.ts";
 import { KvRateLimitStore } from "./kv_rate_limits.ts";
 import { KvHousekeeping } from "./kv_housekeeping.ts";
 import { KvDpopStore } from "./kv_dpop.ts";
+import { KvWebhookHealthStore } from "./kv_webhook_health.ts";
 import { KvOutboxStore } from "./kv_outbox.ts";
 import { KvAuditStore } from "./kv_audit.ts";
 import { KvProviderTokenStore } from "./kv_provider_tokens.ts";
@@ -43,6 +44,7 @@ export function createKvStore(kv: Deno.Kv, clock: Clock): Store {
     dpop: new KvDpopStore(kv, clock),
     outbox: new KvOutboxStore(kv, clock),
     audit: new KvAuditStore(kv),
+    webhookHealth: new KvWebhookHealthStore(kv),
     providerTokens: new KvProviderTokenStore(kv),
     async ping() {
       await kv.get(["health"]);

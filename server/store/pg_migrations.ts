@@ -175,6 +175,16 @@ export const MIGRATIONS: readonly Migration[] = [
       create index audit_log_expiry on audit_log (expires_at);
     `,
   },
+  {
+    version: 7,
+    name: "webhook endpoint health",
+    sql: `
+      create table webhook_endpoint_health (
+        endpoint text primary key,
+        consecutive_failures integer not null
+      );
+    `,
+  },
 ];
 
 /** The advisory lock every instance takes to migrate: one migrates, the others wait. */

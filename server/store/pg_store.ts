@@ -8,6 +8,7 @@ import { PgLockoutStore } from "./pg_lockout.ts";
 import { PgRateLimitStore } from "./pg_rate_limits.ts";
 import { PgHousekeeping } from "./pg_housekeeping.ts";
 import { PgDpopStore } from "./pg_dpop.ts";
+import { PgWebhookHealthStore } from "./pg_webhook_health.ts";
 import { PgOutboxStore } from "./pg_outbox.ts";
 import { PgAuditStore } from "./pg_audit.ts";
 import { PgProviderTokenStore } from "./pg_provider_tokens.ts";
@@ -46,6 +47,7 @@ export function createPgStore(sql: Sql, clock: Clock): Store {
     dpop: new PgDpopStore(sql, clock),
     outbox: new PgOutboxStore(sql),
     audit: new PgAuditStore(sql),
+    webhookHealth: new PgWebhookHealthStore(sql),
     providerTokens: new PgProviderTokenStore(sql),
     async ping() {
       await sql`select 1`;

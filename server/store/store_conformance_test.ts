@@ -796,6 +796,25 @@ conformance(
 );
 
 conformance(
+  "webhook health: failures on two instances add up; a success ends the run for everyone",
+  async ({ store, another }) => {
+    const other = await another();
+    assert.deepEqual(await store.webhookHealth.record("whe_a", true), { before: 0, after: 0 });
+    const runs = await Promise.all(
+      Array.from(
+        { length: 6 },
+        (_, i) => (i % 2 ? store : other).webhookHealth.record("whe_a", false),
+      ),
+    );
+    assert.deepEqual(runs.map((r) => r.after).sort(), [1, 2, 3, 4, 5, 6], "no count lost");
+    await store.webhookHealth.record("whe_b", false);
+    assert.deepEqual(await other.webhookHealth.read(), new Map([["whe_a", 6], ["whe_b", 1]]));
+    assert.deepEqual(await other.webhookHealth.record("whe_a", true), { before: 6, after: 0 });
+    assert.deepEqual(await store.webhookHealth.read(), new Map([["whe_b", 1]]));
+  },
+);
+
+conformance(
   "provider tokens: a kept token moves to the queue once; the newest sign-in's token wins",
   async ({ store }) => {
     const t = store.providerTokens;

@@ -16,6 +16,8 @@ import { type ScheduledTask, scheduleExclusive, type Scheduler } from "../schedu
 import type { DeliveryAttempt, PendingDelivery, Store } from "../store/store.ts";
 import { FAILING_AFTER, nextAttemptAt } from "./retry_schedule.ts";
 import { signedRequest } from "./signing.ts";
+import { traceDelivery } from "./delivery_span.ts";
+import type { Tracing } from "../telemetry/tracing.ts";
 
 /** Longest one delivery attempt may take (ms) before it counts as failed. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -38,6 +40,8 @@ export interface SenderDeps {
   readonly fetch?: typeof fetch;
   /** Defaults to {@linkcode ATTEMPT_TIMEOUT_MS}. */
   readonly attemptTimeoutMs?: number;
+  /** Set when tracing is on: each attempt is then a trace of its own. */
+  readonly tracing?: Tracing | undefined;
 }
 
 /**
@@ -57,7 +61,10 @@ export interface SenderDeps {
  * ```
  */
 export class WebhookSender {
-  /** Consecutive failed attempts per endpoint id (this instance's view). */
+  /**
+   * Consecutive failed attempts per endpoint id, as the store last said: counted there by every
+   * instance, read again at each pass, so all instances report the same endpoints failing.
+   */
   readonly #failures = new Map<string, number>();
   #running: Promise<number> | undefined;
 
@@ -75,12 +82,21 @@ export class WebhookSender {
     return this.#running;
   }
 
-  /** True while `endpoint`'s last {@linkcode FAILING_AFTER} attempts or more all failed. */
+  /**
+   * True while `endpoint`'s last {@linkcode FAILING_AFTER} attempts or more, by any instance, all
+   * failed (as the store said at this sender's last pass or attempt; `webhookHealth` in the store
+   * is the shared truth).
+   */
   failing(endpoint: string): boolean {
     return (this.#failures.get(endpoint) ?? 0) >= FAILING_AFTER;
   }
 
   async #pass(): Promise<number> {
+    const runs = await this.deps.store.webhookHealth.read();
+    for (const { id } of this.deps.endpoints) {
+      this.#failures.set(id, runs.get(id) ?? 0);
+      this.deps.metrics.webhookFailing(id, this.failing(id));
+    }
     const counts = await Promise.all(this.deps.endpoints.map((e) => this.#drain(e)));
     return counts.reduce((a, b) => a + b, 0);
   }
@@ -99,16 +115,18 @@ export class WebhookSender {
         now + 3 * timeout,
       );
       if (claimed === undefined) return delivered;
-      const attempt = await this.#attempt(endpoint, claimed, timeout);
+      const send = () => this.#attempt(endpoint, claimed, timeout);
+      const { tracing } = this.deps;
+      const attempt = await (tracing ? traceDelivery(tracing, endpoint, claimed, send) : send());
       const { error } = attempt;
       const keep_until = clock.now() + this.deps.retentionMs;
       if (error === undefined) {
         await store.outbox.settle(claimed, attempt, { state: "delivered", keep_until });
-        this.#record(endpoint, true);
+        await this.#record(endpoint, true);
         delivered++;
         continue;
       }
-      this.#record(endpoint, false);
+      await this.#record(endpoint, false);
       const at = nextAttemptAt(
         { created_at: claimed.queued_at ?? claimed.created_at, attempts: claimed.attempts },
         clock.now(),
@@ -169,11 +187,17 @@ export class WebhookSender {
     }
   }
 
-  #record(endpoint: WebhookEndpoint, delivered: boolean): void {
-    const was = this.failing(endpoint.id);
-    this.#failures.set(endpoint.id, delivered ? 0 : (this.#failures.get(endpoint.id) ?? 0) + 1);
-    const now = this.failing(endpoint.id);
+  async #record(endpoint: WebhookEndpoint, delivered: boolean): Promise<void> {
+    // A success with no run of failures to end writes nothing (a healthy endpoint's case).
+    const { before, after } = delivered && !this.#failures.get(endpoint.id)
+      ? { before: 0, after: 0 }
+      : await this.deps.store.webhookHealth.record(endpoint.id, delivered);
+    this.#failures.set(endpoint.id, after);
+    const was = before >= FAILING_AFTER;
+    const now = after >= FAILING_AFTER;
     this.deps.metrics.webhookAttempt(endpoint.id, delivered, now);
+    // Only the instance whose attempt crossed the line logs it: one line per change, not one
+    // per instance.
     if (now && !was) {
       this.deps.log.warn("webhook endpoint failing", {
         endpoint: endpoint.id,

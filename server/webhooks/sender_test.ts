@@ -133,3 +133,62 @@ Deno.test("sender: an endpoint that does not answer within the attempt timeout i
     await server.shutdown();
   }
 });
+
+Deno.test("sender: an endpoint failing on one instance is reported failing by every instance, and logged once", async () => {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => new Response(null, { status: 503 }),
+  );
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const clock = new FixedClock();
+    // Two instances on one shared store: each its own store object, metrics and log.
+    const instances = ["a", "b"].map((owner) => {
+      const logs = createMemoryLogger();
+      const metrics = new Metrics();
+      const store = createKvStore(kv, clock);
+      return { owner, logs, metrics, store };
+    });
+    const endpoint = endpointAt(`http://127.0.0.1:${server.addr.port}/`);
+    const events = new WebhookEvents(
+      [endpoint],
+      clock,
+      cryptoRandom,
+      new AuditTrail(86400, clock, cryptoRandom),
+    );
+    const u = user(1, clock.now());
+    await instances[0]!.store.users.create(u, events.userCreated(u, "sign_in", SERVICE_ACTOR));
+    const senders = instances.map((i) =>
+      new WebhookSender({
+        store: i.store,
+        clock,
+        random: cryptoRandom,
+        log: i.logs.log,
+        metrics: i.metrics,
+        endpoints: [endpoint],
+        owner: i.owner,
+        retentionMs: 86_400_000,
+      })
+    );
+    // The instances take turns failing; neither alone reaches five failures.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      await senders[attempt % 2]!.deliverDue();
+      clock.advance(3_600_000);
+    }
+    for (const [n, s] of senders.entries()) {
+      await s.deliverDue(); // the next pass reads the shared count (and fails once more)
+      assert.equal(s.failing(endpoint.id), true);
+      assert.match(
+        instances[n]!.metrics.render(),
+        new RegExp(`webhook_endpoint_failing\\{endpoint="${endpoint.id}"\\} 1`),
+      );
+      clock.advance(3_600_000);
+    }
+    const failingLines = instances.flatMap((i) => i.logs.lines)
+      .filter((l) => l.msg === "webhook endpoint failing");
+    assert.equal(failingLines.length, 1, "one line for the change, not one per instance");
+  } finally {
+    kv.close();
+    await server.shutdown();
+  }
+});

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { FixedClock } from "@org/shared";
 import { adminFetch, adminJson, internalToml, signInHarness } from "../support/internal_api.ts";
-import { startTokenServer } from "../support/token_server.ts";
+import { runTokenCli, startTokenServer } from "../support/token_server.ts";
 import { startWebhookReceiver } from "../support/webhook_receiver.ts";
 import type { Scheduler } from "../../server/scheduler.ts";
 
@@ -196,5 +196,29 @@ Deno.test("webhooks: an event committed before a restart is delivered after it",
     assert.deepEqual(receiver.received.map((r) => [r.type, r.verified]), [["user.created", true]]);
   } finally {
     kv.close();
+  }
+});
+
+Deno.test("webhooks: serve refuses hostile endpoints (plain http to a public host, a short secret) in one report", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "te-wh-config-" });
+  try {
+    await Deno.writeTextFile(
+      `${dir}/token-exchange.toml`,
+      `[[webhooks.endpoints]]\nurl = "http://203.0.113.7/hook"\nsecret = "\${W}"\n` +
+        `[[webhooks.endpoints]]\nurl = "http://localhost.attacker.example/hook"\nsecret = "\${W}"\n` +
+        `[[webhooks.endpoints]]\nurl = "https://hooks.example.com/a"\nsecret = "\${SHORT}"\n`,
+    );
+    const out = await runTokenCli(dir, ["serve"], {
+      W: WHSEC,
+      SHORT: "whsec_" + btoa("twenty-byte-secret!!"),
+    });
+    assert.equal(out.code, 1);
+    assert.match(out.stderr, /webhooks\.endpoints\[0\]\.url: .* must use https/);
+    assert.match(out.stderr, /webhooks\.endpoints\[1\]\.url: .* must use https/);
+    assert.match(out.stderr, /webhooks\.endpoints\[2\]\.secret: must be at least 24 bytes, got 20/);
+    assert.doesNotMatch(out.stdout, /listening/);
+    assert.equal(out.stderr.includes(WHSEC), false, "the secret is never printed");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });

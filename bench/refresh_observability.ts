@@ -1,0 +1,249 @@
+// deno-lint-ignore-file no-console -- a benchmark prints its figures
+/**
+ * What webhooks and tracing cost the refresh path, beside today's figure in one run.
+ *
+ * Three variants of the real service (`startServer`, a `:memory:` KV, loopback), each driven by
+ * the same load as `token_refresh.ts` (64 keep-alive clients in a worker thread, each following
+ * its own rotation chain), their rounds interleaved (each round starting with the next variant)
+ * so a busy moment of this shared machine falls on all of them alike:
+ *
+ * - `baseline`: no webhook endpoint, tracing off: today's figure.
+ * - `webhooks`: one endpoint subscribed to `session.revoked` only (a rotation emits nothing;
+ *   the sender polls its queue every second), tracing off. Aim: no measurable loss.
+ * - `deno_otel`: the same, in a process of its own under `OTEL_DENO=true` (exporting OTLP/HTTP to
+ *   a loopback sink in this process) with the service's tracing off: Deno's own spans only.
+ * - `traced`: the same process, the service's tracing on (request names, grant type, store
+ *   spans). Aim: less than 10 % below `webhooks`.
+ *
+ * Prints `name: value unit` lines: per variant the median rate, p50, p99 and the server
+ * thread's CPU per refresh; then the change of each against the one before.
+ *
+ * Options: `--clients N` (64), `--per-client N` (400), `--rounds N` (3). `--child` is the traced
+ * variant's own process (driven through its standard input).
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { createJsonLogger } from "@org/shared";
+import { resolveConfig } from "../server/config/resolve.ts";
+import { startServer } from "../server/serve.ts";
+import { openTelemetryTracing } from "../server/telemetry/tracing.ts";
+import {
+  drive,
+  line,
+  LOAD_OPTIONS,
+  median,
+  roundFigures,
+  seedSessions,
+  WARMUP_PER_CLIENT,
+} from "./support/refresh_rounds.ts";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    ...LOAD_OPTIONS,
+    child: { type: "boolean", default: false },
+  },
+});
+const CLIENTS = Number(values.clients);
+const PER_CLIENT = Number(values["per-client"]);
+const ROUNDS = Number(values.rounds);
+const WHSEC = "whsec_" + btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
+
+/** One measured round of a variant. */
+interface Round {
+  readonly rate: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly errors: number;
+  /** Server-thread CPU per refresh (µs). */
+  readonly cpu: number;
+}
+
+/** A running variant: one measured round per call. */
+interface Variant {
+  round(i: number): Promise<Round>;
+  close(): Promise<void>;
+}
+
+/** A loopback endpoint that takes anything (webhook deliveries, OTLP exports) and says 200. */
+function startSink(): Deno.HttpServer<Deno.NetAddr> {
+  return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    await req.arrayBuffer();
+    return new Response(null, { status: 200 });
+  });
+}
+
+async function startVariant(options: { webhooks?: string; traced?: boolean }): Promise<Variant> {
+  const resolved = resolveConfig({
+    server: { port: 0 },
+    storage: { kv_path: ":memory:" },
+    // All clients share one loopback address: a budget the run cannot exhaust.
+    rate_limit: { requests: 1_000_000_000 },
+    ...(options.webhooks === undefined ? {} : {
+      webhooks: {
+        endpoints: [{ url: options.webhooks, secret: "${W}", events: ["session.revoked"] }],
+      },
+    }),
+  }, { W: WHSEC });
+  if ("errors" in resolved) throw new Error(JSON.stringify(resolved.errors));
+  const kv = await Deno.openKv(":memory:");
+  const server = await startServer({
+    config: resolved.config,
+    kv,
+    log: createJsonLogger({ level: "warn" }),
+    ...(options.traced ? { tracing: openTelemetryTracing() } : {}),
+  });
+  const ports = [Number(new URL(server.publicUrl!).port)];
+  const tokens = await seedSessions(server.deps, (ROUNDS + 1) * CLIENTS);
+  const chains = (i: number) => tokens.slice(i * CLIENTS, (i + 1) * CLIENTS);
+  await drive({ ports, tokens: chains(0), perClient: WARMUP_PER_CLIENT });
+  return {
+    async round(i) {
+      const r = await drive({ ports, tokens: chains(i), perClient: PER_CLIENT });
+      const f = roundFigures(r);
+      return { rate: f.rate, p50: f.p50, p99: f.p99, errors: f.errors, cpu: r.cpu.main / f.count };
+    },
+    async close() {
+      await server.shutdown();
+      kv.close();
+    },
+  };
+}
+
+/** The lines of a byte stream (the two processes talk in lines). */
+async function* linesOf(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  let rest = "";
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+    const parts = (rest + chunk).split("\n");
+    rest = parts.pop()!;
+    yield* parts;
+  }
+}
+
+/**
+ * The process under `OTEL_DENO=true`, with two variants: `deno_otel` (the service's tracing off:
+ * only Deno's own spans) and `traced`. A round per `round <i> <variant>` line in, a JSON line
+ * out.
+ */
+async function child(): Promise<void> {
+  const sink = startSink();
+  const webhooks = `http://127.0.0.1:${sink.addr.port}/hook`;
+  const variants = new Map([
+    ["deno_otel", await startVariant({ webhooks })],
+    ["traced", await startVariant({ webhooks, traced: true })],
+  ]);
+  console.log("ready");
+  for await (const l of linesOf(Deno.stdin.readable)) {
+    const [, i, name] = l.split(" ");
+    console.log(JSON.stringify(await variants.get(name!)!.round(Number(i))));
+  }
+  for (const v of variants.values()) await v.close();
+  await sink.shutdown();
+}
+
+/**
+ * Starts the process under `OTEL_DENO=true`, exporting to `otlp`; resolves once it is ready,
+ * with its two variants.
+ */
+async function startOtelProcess(otlp: string): Promise<[string, Variant][]> {
+  const process = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-all",
+      new URL(import.meta.url).pathname,
+      "--child",
+      "--clients",
+      String(CLIENTS),
+      "--per-client",
+      String(PER_CLIENT),
+      "--rounds",
+      String(ROUNDS),
+    ],
+    env: {
+      OTEL_DENO: "true",
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp,
+      OTEL_SERVICE_NAME: "token-exchange-bench",
+    },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const out = linesOf(process.stdout);
+  const next = async () => {
+    const { value, done } = await out.next();
+    if (done) throw new Error("the OTEL_DENO=true process ended early");
+    return value;
+  };
+  const writer = process.stdin.getWriter();
+  if (await next() !== "ready") throw new Error("the OTEL_DENO=true process did not start");
+  // Both variants live in the one process: the first closed ends it.
+  let ended: Promise<void> | undefined;
+  const variant = (name: string): Variant => ({
+    async round(i) {
+      await writer.write(new TextEncoder().encode(`round ${i} ${name}\n`));
+      return JSON.parse(await next()) as Round;
+    },
+    close: () =>
+      ended ??= (async () => {
+        await writer.close();
+        await process.status;
+      })(),
+  });
+  return [["deno_otel", variant("deno_otel")], ["traced", variant("traced")]];
+}
+
+async function main(): Promise<void> {
+  console.log(`# ${CLIENTS} clients x ${PER_CLIENT} rotations x ${ROUNDS} rounds, :memory: KV`);
+  const sink = startSink();
+  const sinkUrl = `http://127.0.0.1:${sink.addr.port}`;
+  const variants: [string, Variant][] = [
+    ["baseline", await startVariant({})],
+    ["webhooks", await startVariant({ webhooks: `${sinkUrl}/hook` })],
+    ...await startOtelProcess(sinkUrl),
+  ];
+  const rounds = new Map<string, Round[]>(variants.map(([name]) => [name, []]));
+  try {
+    for (let i = 1; i <= ROUNDS; i++) {
+      // Each round starts with the next variant: going first (or right after another process's
+      // load) is not always the same variant's lot.
+      const order = [
+        ...variants.slice(i % variants.length),
+        ...variants.slice(0, i % variants.length),
+      ];
+      for (const [name, v] of order) {
+        const r = await v.round(i);
+        rounds.get(name)!.push(r);
+        console.log(
+          `# round ${i} ${name}: ${r.rate.toFixed(0)} refreshes/s, p99 ${r.p99.toFixed(2)} ms, ` +
+            `server thread ${r.cpu.toFixed(1)} µs/refresh`,
+        );
+      }
+    }
+  } finally {
+    for (const [, v] of variants) await v.close();
+    await sink.shutdown();
+  }
+  const med = (name: string, k: keyof Round) => median(rounds.get(name)!.map((r) => r[k]));
+  for (const [name] of variants) {
+    line(`refresh_rate_${name}`, med(name, "rate"), "refreshes/s", 0);
+    line(`refresh_p50_${name}`, med(name, "p50"), "ms", 2);
+    line(`refresh_p99_${name}`, med(name, "p99"), "ms", 2);
+    line(`refresh_cpu_server_thread_${name}`, med(name, "cpu"), "µs/refresh");
+    line(
+      `refresh_errors_${name}`,
+      rounds.get(name)!.reduce((a, r) => a + r.errors, 0),
+      "responses",
+      0,
+    );
+  }
+  const change = (a: string, b: string, k: keyof Round) => (med(b, k) / med(a, k) - 1) * 100;
+  line("refresh_rate_change_webhooks_vs_baseline", change("baseline", "webhooks", "rate"), "%");
+  line("refresh_cpu_change_webhooks_vs_baseline", change("baseline", "webhooks", "cpu"), "%");
+  line("refresh_rate_change_deno_otel_vs_webhooks", change("webhooks", "deno_otel", "rate"), "%");
+  line("refresh_rate_change_traced_vs_webhooks", change("webhooks", "traced", "rate"), "%");
+  line("refresh_cpu_change_traced_vs_webhooks", change("webhooks", "traced", "cpu"), "%");
+}
+
+if (values.child) await child();
+else await main();

@@ -1,0 +1,89 @@
+// deno-lint-ignore-file no-console -- benchmarks print their figures
+/**
+ * What the refresh benchmarks share: seeding sessions, driving one load round from the worker
+ * thread (`refresh_load_worker.ts`), and reading and printing its figures.
+ *
+ * @module
+ */
+import type { ServiceDeps } from "../../server/deps.ts";
+import { startSession } from "../../server/grants/issue_tokens.ts";
+import { createIdFactory } from "../../server/store/ids.ts";
+import { benchUser } from "./bench_user.ts";
+import type { LoadRequest, LoadResult } from "./refresh_load_worker.ts";
+import { threadCpuUs, threadSnapshot } from "./thread_cpu.ts";
+
+/**
+ * The `parseArgs` options of the load every refresh benchmark drives: `--clients N` (64),
+ * `--per-client N` rotations per client per round (400), `--rounds N` (3).
+ */
+export const LOAD_OPTIONS = {
+  clients: { type: "string", default: "64" },
+  "per-client": { type: "string", default: "400" },
+  rounds: { type: "string", default: "3" },
+} as const;
+
+/** Rotations per client before a measured round (JIT, connections, caches). */
+export const WARMUP_PER_CLIENT = 25;
+
+/** Prints one `name: value unit` line. */
+export function line(name: string, value: number, unit: string, digits = 1): void {
+  console.log(`${name}: ${value.toFixed(digits)} ${unit}`);
+}
+
+/** The `p` quantile (0–1) of an ascending list. */
+export function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
+}
+
+/** The median of `xs`. */
+export function median(xs: readonly number[]): number {
+  return percentile([...xs].sort((a, b) => a - b), 0.5);
+}
+
+/** The latency figures of one load round (and its first error, printed). */
+export function roundFigures(
+  r: LoadResult,
+): Record<"count" | "errors" | "rate" | "p50" | "p99", number> {
+  if (r.firstError) console.error(`first error: ${r.firstError}`);
+  const sorted = r.latenciesMs.sort((a, b) => a - b);
+  const n = sorted.length;
+  return {
+    count: n,
+    errors: r.errors,
+    rate: n / (r.elapsedMs / 1000),
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+  };
+}
+
+/** Creates `n` users, each with one session; returns their refresh tokens. */
+export async function seedSessions(deps: ServiceDeps, n: number): Promise<string[]> {
+  const ids = createIdFactory(deps.clock, deps.random);
+  const tokens: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const user = benchUser(ids, deps.clock.now(), `user-${i}`, i);
+    await deps.store.users.create(user);
+    tokens.push((await startSession(deps, user, ids.next("ses"))).refresh_token!);
+  }
+  return tokens;
+}
+
+/** Runs one load; `cpu` is the per-thread CPU from just before the start to the last answer. */
+export function drive(
+  req: LoadRequest,
+): Promise<LoadResult & { cpu: ReturnType<typeof threadCpuUs> }> {
+  const before = threadSnapshot();
+  const worker = new Worker(new URL("./refresh_load_worker.ts", import.meta.url), {
+    type: "module",
+  });
+  return new Promise<LoadResult & { cpu: ReturnType<typeof threadCpuUs> }>((resolve, reject) => {
+    worker.onmessage = (e: MessageEvent<LoadResult>) =>
+      // Before terminate: the worker's thread is gone afterwards.
+      resolve({ ...e.data, cpu: threadCpuUs(before, threadSnapshot(), String(Deno.pid)) });
+    worker.onerror = (e) => {
+      e.preventDefault();
+      reject(new Error(e.message));
+    };
+    worker.postMessage(req);
+  }).finally(() => worker.terminate());
+}

@@ -1,0 +1,106 @@
+/**
+ * OpenTelemetry end to end: the service runs as its own process with `OTEL_DENO=true`, exporting
+ * OTLP over HTTP to a collector in this test, which then holds the spans of a token request.
+ */
+import assert from "node:assert/strict";
+import { startOidcProvider } from "../support/oidc.ts";
+import { type ReceivedSpan, startOtlpCollector } from "../support/otlp_collector.ts";
+import { providerToml, spawnTokenServer } from "../support/token_server.ts";
+import { waitFor } from "../support/wait.ts";
+import { startWebhookReceiver } from "../support/webhook_receiver.ts";
+
+const WHSEC = "whsec_" + btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
+
+Deno.test("tracing: a token request is one trace with provider and store spans, its log lines name it", async () => {
+  await using collector = startOtlpCollector();
+  await using idp = await startOidcProvider();
+  await using receiver = startWebhookReceiver(WHSEC);
+  const toml = `[server]\nport = 0\n` + providerToml("idp", idp.issuer) +
+    `[[webhooks.endpoints]]\nurl = "${receiver.url}"\nsecret = "\${W}"\nevents = ["user.created"]\n`;
+  const server = await spawnTokenServer({
+    toml,
+    env: {
+      W: WHSEC,
+      OTEL_DENO: "true",
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      OTEL_SERVICE_NAME: "token-exchange-test",
+    },
+  });
+  let stderr: string;
+  let requestId: string | null;
+  try {
+    assert.ok(server.stdout.some((l) => /tracing on/.test(l)), server.stdout.join("\n"));
+    const res = await fetch(`${server.url}/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code: "c",
+        provider: "idp",
+        redirect_uri: "https://app.example/cb",
+      }),
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    requestId = res.headers.get("x-request-id");
+    await res.body?.cancel();
+    // The new user's `user.created` goes out as a trace of its own.
+    await waitFor(() => receiver.received.length > 0, "the user.created delivery");
+  } finally {
+    stderr = (await server.stop("SIGTERM")).stderr;
+  }
+
+  const request = await waitFor(
+    () => collector.spans.find((s) => s.kind === 2 && s.name === "POST /token"),
+    "the /token server span",
+  );
+  assert.equal(request.attributes["http.route"], "/token");
+  assert.equal(request.attributes["token_exchange.grant_type"], "authorization_code");
+  assert.equal(request.attributes["token_exchange.listener"], "public");
+  // Deno's own attribute (a string in its export).
+  assert.equal(String(request.attributes["http.response.status_code"]), "200");
+  const inTrace = (s: ReceivedSpan) => s.traceId === request.traceId;
+  const descends = (s: ReceivedSpan): boolean => {
+    const parent = collector.spans.find((p) => p.spanId === s.parentSpanId);
+    return parent !== undefined && (parent === request || descends(parent));
+  };
+
+  // Discovery, JWKS and the code exchange: each a provider span under the request.
+  const providerSpans = collector.spans.filter((s) => inTrace(s) && s.name === "provider idp");
+  assert.ok(providerSpans.length >= 2, JSON.stringify(providerSpans));
+  for (const s of providerSpans) {
+    assert.ok(descends(s));
+    assert.match(String(s.attributes["server.address"]), /^(127\.0\.0\.1|localhost)$/);
+    assert.equal(s.attributes["http.response.status_code"], 200);
+    assert.equal(s.attributes["token_exchange.provider.timed_out"], false);
+    assert.equal(typeof s.attributes["token_exchange.provider.timeout_s"], "number");
+  }
+  assert.ok(providerSpans.some((s) => s.attributes["http.request.method"] === "POST"));
+
+  // The user's creation and the session's: store spans under the request.
+  const storeOps = collector.spans.filter((s) => inTrace(s) && s.name.startsWith("store "))
+    .map((s) => {
+      assert.ok(descends(s));
+      assert.equal(s.attributes["db.system.name"], "deno_kv");
+      return s.attributes["db.operation.name"];
+    });
+  assert.ok(storeOps.includes("users.create"), storeOps.join());
+  assert.ok(storeOps.includes("sessions.create"), storeOps.join());
+
+  // The webhook delivery: a trace of its own, with Deno's client span of the POST under it.
+  const delivery = await waitFor(
+    () => collector.spans.find((s) => s.name === "webhook deliver"),
+    "the delivery span",
+  );
+  assert.notEqual(delivery.traceId, request.traceId);
+  assert.equal(delivery.parentSpanId, "");
+  assert.equal(delivery.attributes["webhook.event_type"], "user.created");
+  assert.equal(delivery.attributes["webhook.outcome"], "delivered");
+  assert.ok(collector.spans.some((s) => s.kind === 3 && s.parentSpanId === delivery.spanId));
+
+  // Every log line of the request names its trace beside its request id.
+  const lines = stderr.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
+  const ofRequest = lines.filter((l) => l.request_id === requestId);
+  assert.ok(ofRequest.length > 0, stderr);
+  for (const line of ofRequest) assert.equal(line.trace_id, request.traceId);
+});
