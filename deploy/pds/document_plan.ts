@@ -127,9 +127,7 @@ export function documentRecord(
  *
  * @example
  * ```ts
- * import { isDeepStrictEqual } from "node:util";
-import type { BlobRef } from "./cover.ts";
-import type { Post } from "./posts.ts";
+ * import type { Post } from "./posts.ts";
  * import type { RemoteRecord } from "./document_plan.ts";
  *
  * function toCreate(posts: readonly Post[], remote: readonly RemoteRecord[]) {

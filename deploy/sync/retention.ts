@@ -61,7 +61,7 @@ export function followsBuildAtOnce(key: string): boolean {
  *
  * @example
  * ```ts
- * decideRetention([{ key: "a.js", size: 1, md5: undefined }], [], Date.now(), 7).kept; // [a.js]
+ * decideRetention([{ key: "a.js", size: 1 }], [], Date.now(), 7).kept; // [a.js]
  * ```
  */
 export function decideRetention(
