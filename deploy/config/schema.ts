@@ -255,6 +255,14 @@ export const SITE_SCHEMA: ObjectField = {
           default: 90,
           description: "Retention of the CDN access-log group /<siteName>/<env>/cloudfront.",
         },
+        buildsDays: {
+          kind: "number",
+          integer: true,
+          minimum: 1,
+          default: 30,
+          description:
+            "How long a deployed build stays restorable by `rollback` without rebuilding (its output manifest and content-addressed objects under outputs/).",
+        },
       },
     },
     sourceIgnore: {

@@ -35,7 +35,7 @@ export interface SiteConfigInput {
       suspendedDurationSeconds?: number;
     };
   };
-  retention?: { microvmDays?: number; cloudfrontDays?: number };
+  retention?: { microvmDays?: number; cloudfrontDays?: number; buildsDays?: number };
   sourceIgnore?: string[];
   sourceInclude?: string[];
   invalidationMaxPaths?: number;
@@ -73,7 +73,7 @@ export interface SiteConfig {
   app: string;
   githubRepo?: string;
   microvm: { memory: MicrovmMemory; maxDurationSeconds: number; idle: MicrovmIdle };
-  retention: { microvmDays: number; cloudfrontDays: number };
+  retention: { microvmDays: number; cloudfrontDays: number; buildsDays: number };
   sourceIgnore: string[];
   sourceInclude: string[];
   invalidationMaxPaths: number;

@@ -16,7 +16,9 @@ import { DeployError } from "../errors.ts";
 import { generateSeoFiles, listKeys } from "../seo/files.ts";
 import { readRuleFiles, refuseUnpublishedRules } from "../routing/site_rules.ts";
 import type { SeoSettings } from "../seo/policy.ts";
-import { type SyncProgress, type SyncResult, syncSite } from "../sync/engine.ts";
+import { type SyncProgress, type SyncResult, syncSite, type SyncSource } from "../sync/engine.ts";
+import { type OutputManifest, restoreFiles } from "../build_records/output.ts";
+import { keepOutput } from "../build_records/output_store.ts";
 import type { RetryOptions } from "../aws/retry.ts";
 import { runBuildSteps } from "./run_steps.ts";
 import { recordOwed } from "../cdn/owed_invalidation.ts";
@@ -33,13 +35,16 @@ export interface BuildPaths {
 
 /**
  * Where the job's source is: a source zip on this machine, a source zip in the target bucket
- * (what a MicroVM is given), or an output directory built already (`--no-build`: the job skips
- * unpack, install and build, and never writes into that directory).
+ * (what a MicroVM is given), an output directory built already (`--no-build`: the job skips
+ * unpack, install and build, and never writes into that directory), or a kept build output
+ * (`rollback`: its manifest's files are copied back server-side, with their own headers and
+ * tags; nothing is built, and the SEO files are the build's own).
  */
 export type JobSource =
   | { readonly zip: string }
   | { readonly bucketKey: string }
-  | { readonly builtDir: string };
+  | { readonly builtDir: string }
+  | { readonly output: OutputManifest };
 
 /** Where the job publishes: the site bucket and the key prefix (`site/`, `previews/<id>/site/`). */
 export interface JobTarget {
@@ -87,6 +92,11 @@ export interface JobInput {
   readonly force?: boolean;
   /** `plan`: decide the sync but change nothing (no upload, delete or record). */
   readonly dryRun?: boolean;
+  /**
+   * Keep the synced output restorable (`outputs/`, see `build_records/output.ts`) for this
+   * many days (config `retention.buildsDays`); none: not kept (a preview, a restore).
+   */
+  readonly keepOutputDays?: number;
   /** Finish this build record (and store the changed-keys manifest); none: no record. */
   readonly record?: JobRecord;
   /**
@@ -189,6 +199,13 @@ export function jobFailureReason(err: unknown): string {
  * ```
  */
 export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome> {
+  if ("output" in input.source) {
+    // A restore: the manifest's files copied back server-side where they differ from the live
+    // site, and live files the build did not have deleted, by the same sync as any deploy. No
+    // build, no SEO files (the build's own are in the manifest), no record: the build's record
+    // keeps describing the build.
+    return await syncJob(input, deps, { files: restoreFiles(input.source.output) }, []);
+  }
   const clock = deps.clock ?? systemClock;
   const work = "builtDir" in input.source
     ? undefined
@@ -207,45 +224,90 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
     });
     // A plan shows its warnings in the plan itself; a deploy also logs them.
     if (!input.dryRun) { for (const warning of seo.warnings) deps.logger.warn(warning); }
-    deps.onStage?.("sync");
-    const sync = await syncSite({
-      s3: deps.s3,
-      bucket: input.target.bucket,
-      prefix: input.target.prefix,
-      distDir,
-      overlay: seo.files,
-      tags: input.tags,
-      refresh: input.refresh ?? false,
-      force: input.force ?? false,
-      dryRun: input.dryRun ?? false,
-      logger: deps.logger,
-      ...(deps.retry ? { retry: deps.retry } : {}),
-      ...(deps.concurrency ? { concurrency: deps.concurrency } : {}),
-      ...(deps.onSyncProgress ? { onProgress: deps.onSyncProgress } : {}),
-      ...(deps.signal ? { signal: deps.signal } : {}),
-      ...(input.owedKey === undefined ? {} : {
-        beforeApply: async (keys: readonly string[]) => {
-          await recordOwed({ s3: deps.s3, bucket: input.target.bucket, key: input.owedKey! }, keys);
-        },
-      }),
-    });
-    const outcome: JobOutcome = {
-      changedKeys: sync.changedKeys,
-      uploaded: sync.uploaded.length,
-      deleted: sync.deleted.length,
-      unchanged: sync.unchanged,
-      bytesUploaded: sync.bytesUploaded,
-      changeDigest: sync.changeDigest,
-      warnings: seo.warnings,
-      sync,
-    };
-    if (input.record && !input.dryRun) await recordDone(input, deps, outcome, clock.now());
-    return outcome;
+    const outcome = await syncJob(input, deps, { distDir, overlay: seo.files }, seo.warnings);
+    const kept = input.keepOutputDays !== undefined && !input.dryRun
+      ? await keepJobOutput(input, input.keepOutputDays, deps, outcome, clock.now())
+      : outcome;
+    if (input.record && !input.dryRun) await recordDone(input, deps, kept, clock.now());
+    return kept;
   } catch (err) {
     if (input.record && !input.dryRun) await recordFailed(input, deps, err, clock.now());
     throw err;
   } finally {
     await work?.remove();
+  }
+}
+
+/** The sync step of every job: the same engine, guards, progress and owed record. */
+async function syncJob(
+  input: JobInput,
+  deps: JobDeps,
+  source: SyncSource,
+  warnings: readonly string[],
+): Promise<JobOutcome> {
+  deps.onStage?.("sync");
+  const sync = await syncSite({
+    s3: deps.s3,
+    bucket: input.target.bucket,
+    prefix: input.target.prefix,
+    ...source,
+    tags: "output" in input.source ? input.source.output.tags : input.tags,
+    refresh: input.refresh ?? false,
+    force: input.force ?? false,
+    dryRun: input.dryRun ?? false,
+    logger: deps.logger,
+    ...(deps.retry ? { retry: deps.retry } : {}),
+    ...(deps.concurrency ? { concurrency: deps.concurrency } : {}),
+    ...(deps.onSyncProgress ? { onProgress: deps.onSyncProgress } : {}),
+    ...(deps.signal ? { signal: deps.signal } : {}),
+    ...(input.owedKey === undefined ? {} : {
+      beforeApply: async (keys: readonly string[]) => {
+        await recordOwed({ s3: deps.s3, bucket: input.target.bucket, key: input.owedKey! }, keys);
+      },
+    }),
+  });
+  return {
+    changedKeys: sync.changedKeys,
+    uploaded: sync.uploaded.length,
+    deleted: sync.deleted.length,
+    unchanged: sync.unchanged,
+    bytesUploaded: sync.bytesUploaded,
+    changeDigest: sync.changeDigest,
+    warnings,
+    sync,
+  };
+}
+
+/**
+ * Keeps a synced build restorable. The site is live by now, so a failure here is a warning
+ * (the build can still be rolled back to by rebuilding), not a failed deploy.
+ */
+async function keepJobOutput(
+  input: JobInput,
+  buildsDays: number,
+  deps: JobDeps,
+  outcome: JobOutcome,
+  nowMs: number,
+): Promise<JobOutcome> {
+  try {
+    const copied = await keepOutput({ s3: deps.s3, bucket: input.target.bucket }, {
+      id: input.buildId,
+      files: outcome.sync!.files,
+      prefix: input.target.prefix,
+      tags: input.tags,
+      buildsDays,
+      nowMs,
+      ...(deps.retry ? { retry: deps.retry } : {}),
+      ...(deps.concurrency ? { concurrency: deps.concurrency } : {}),
+    });
+    deps.logger.info("output kept", { build: input.buildId, copied });
+    return outcome;
+  } catch (err) {
+    const warning = `build ${input.buildId} is live but was not kept for rollback (${
+      jobFailureReason(err)
+    }): rolling back to it will rebuild it`;
+    deps.logger.warn(warning);
+    return { ...outcome, warnings: [...outcome.warnings, warning] };
   }
 }
 

@@ -8,6 +8,7 @@
 import type { CommandContext } from "../cli/command.ts";
 import { createBuilder, type MicrovmSeams } from "../builders/create_builder.ts";
 import type { LoadedSite } from "../config/load.ts";
+import type { OutputManifest } from "../build_records/output.ts";
 import { DeployError } from "../errors.ts";
 import { DEPLOY_STAGES, type DeployInput, type DeployProgress } from "./deploy.ts";
 import { servingOrigin, siteOrigin } from "../seo/policy.ts";
@@ -74,6 +75,11 @@ export interface SiteDeployOptions {
    * deliberate, so it may delete what later builds added (an empty output is still refused).
    */
   readonly storedBuild?: string;
+  /**
+   * Restore this kept build output server-side instead (`rollback` within
+   * `retention.buildsDays`): no builder runs, so none needs configuring.
+   */
+  readonly storedOutput?: OutputManifest;
 }
 
 /**
@@ -89,7 +95,8 @@ export async function openSiteDeploy(
   ctx: CommandContext,
   options: SiteDeployOptions,
 ): Promise<SiteDeploy> {
-  const { aside, storedBuild } = options;
+  const { aside, storedOutput } = options;
+  const storedBuild = options.storedBuild ?? storedOutput?.id;
   if (aside === undefined) refusePreviewEnv(ctx, storedBuild === undefined ? "deploy" : "rollback");
   const site = await openSite(ctx, { aws: true });
   const { bucket, clients } = site;
@@ -114,7 +121,8 @@ export async function openSiteDeploy(
       // What runs killed before they could clean up left behind (their owner lock is free).
       await removeStaleWorkDirs(tempRoot);
     }
-    const builderName = noBuild ? "local" : options.builder;
+    // A restore copies inside the bucket from this process: the local builder's sync, no build.
+    const builderName = noBuild || storedOutput ? "local" : options.builder;
     const builder = createBuilder(ctx, site, state, builderName, {
       seams: options.seams ?? {},
       ...(tempRoot ? { tempRoot } : {}),
@@ -125,7 +133,9 @@ export async function openSiteDeploy(
       repoRoot: ctx.repoDir,
       env: ctx.env,
       isProduction,
-      source: storedBuild === undefined
+      source: storedOutput
+        ? { storedOutput }
+        : storedBuild === undefined
         ? { sourceIgnore: config.sourceIgnore, sourceInclude: config.sourceInclude }
         : { storedBuild },
       paths: { app: config.paths.app, dist: config.paths.dist },
@@ -162,10 +172,12 @@ export async function openSiteDeploy(
         ...(ctx.flags["force-unlock"] === true ? { forceUnlock: true } : {}),
       },
       ...(target ? {} : { owedKey: owedInvalidationKey(ctx.env) }),
+      // Only the live site's builds can be rolled back to; a restore is kept already.
+      ...(target || storedOutput ? {} : { keepOutputDays: config.retention.buildsDays }),
     };
     return {
       input,
-      builderName: noBuild ? "none" : builderName,
+      builderName: noBuild || storedOutput ? "none" : builderName,
       [Symbol.dispose]: release,
     };
   } catch (err) {

@@ -206,6 +206,7 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): Builder {
       tags: input.tags,
       ...(input.refresh ? { refresh: true } : {}),
       ...(input.force ? { force: true } : {}),
+      ...(input.keepOutputDays === undefined ? {} : { keepOutputDays: input.keepOutputDays }),
       maxDurationSeconds: input.maxDurationSeconds,
       startedAt: new Date(startedAt).toISOString(),
       logGroup,

@@ -39,6 +39,8 @@ export interface AgentJob {
   readonly refresh?: boolean;
   /** `--force`: allow a sync that deletes most of the live site. */
   readonly force?: boolean;
+  /** Config `retention.buildsDays`: keep the synced output restorable; absent: not kept. */
+  readonly keepOutputDays?: number;
   /** `microvm.maxDurationSeconds`: the install+build deadline inside the VM. */
   readonly maxDurationSeconds: number;
   /** Launch time, ISO 8601 (the record's `startedAt`). */
@@ -93,6 +95,10 @@ export function parseAgentJob(text: string): { job: AgentJob } | { error: string
   if (typeof j.tags !== "object" || j.tags === null) return { error: "the job has no tags" };
   for (const k of ["refresh", "force"]) {
     if (j[k] !== undefined && typeof j[k] !== "boolean") return { error: `bad ${k}` };
+  }
+  const keep = j.keepOutputDays;
+  if (keep !== undefined && (typeof keep !== "number" || !Number.isInteger(keep) || keep < 1)) {
+    return { error: "bad keepOutputDays" };
   }
   return { job: raw as AgentJob };
 }

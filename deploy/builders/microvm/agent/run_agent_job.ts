@@ -51,6 +51,7 @@ export function jobInputOf(job: AgentJob): JobInput {
     origin: job.origin ?? undefined,
     ...(job.refresh ? { refresh: true } : {}),
     ...(job.force ? { force: true } : {}),
+    ...(job.keepOutputDays === undefined ? {} : { keepOutputDays: job.keepOutputDays }),
     record: {
       startedAt: job.startedAt,
       source: job.sourceKey,
