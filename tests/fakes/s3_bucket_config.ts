@@ -140,7 +140,8 @@ function objectOperation(
     if (method === "GET" && url.searchParams.get("list-type") === "2") return "ListObjectsV2";
     return undefined;
   }
-  if (parts.length < 2 || [...url.searchParams.keys()].length > 0) return undefined;
+  // The SDK names the operation in an `x-id` parameter; any other one is a sub-resource.
+  if ([...url.searchParams.keys()].some((k) => k !== "x-id")) return undefined;
   if (method === "PUT") return headers.has("x-amz-copy-source") ? "CopyObject" : "PutObject";
   return { GET: "GetObject", HEAD: "HeadObject", DELETE: "DeleteObject" }[method];
 }

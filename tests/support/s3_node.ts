@@ -2,7 +2,8 @@
  * s3rver run as a Node subprocess, for sites past 1,000 keys: under Deno its listing
  * pagination breaks there (see DESIGN.md), under `node --openssl-legacy-provider` it pages
  * correctly. It imports `s3rver` from the `node_modules` Deno installs (`nodeModulesDir: auto`).
- * Its object writes land on disk before the PUT is answered, as `startS3`'s do.
+ * Its object writes land on disk before the PUT is answered, and a copy with replaced metadata
+ * has its content's ETag, as `startS3`'s do.
  *
  * @module
  */
@@ -33,6 +34,17 @@ store.putObject = async (object) => {
   await rename(temporary, path);
   await store.putMetadata(object.bucket, object.key, object.metadata, md5);
   return { size: content.length, md5 };
+};
+// With x-amz-metadata-directive: REPLACE, s3rver 3.7.1 copies the bytes but keeps the
+// destination's old .md5 file, so the copy's ETag is the MD5 of what was there before: carry the
+// source's over, as S3's ETag of a copy is the MD5 of its content.
+const copyObject = store.copyObject.bind(store);
+store.copyObject = async (srcBucket, srcKey, destBucket, destKey, replacement) => {
+  const md5 = (await store.getMetadata(srcBucket, srcKey)).etag.replaceAll('"', "");
+  const out = await copyObject(srcBucket, srcKey, destBucket, destKey, replacement);
+  if (!replacement) return out;
+  await store.putMetadata(destBucket, destKey, replacement, md5);
+  return store.getMetadata(destBucket, destKey);
 };
 const { port } = await server.run();
 console.log(JSON.stringify({ port }));
