@@ -16,7 +16,7 @@ import { listSite } from "../deploy/sync/remote.ts";
 import { hashFile } from "../deploy/sync/local_files.ts";
 import { planInvalidation } from "../deploy/cdn/plan_invalidation.ts";
 import { forEachLimited } from "../deploy/aws/retry.ts";
-import type { S3Fixture } from "../tests/support/s3.ts";
+import { type S3Fixture, testAwsConfig } from "../tests/support/s3.ts";
 import { startNodeS3 } from "../tests/support/s3_node.ts";
 import { fill, generateSite, line, mb } from "./support/site_files.ts";
 
@@ -48,12 +48,7 @@ try {
   line("site_size", mb(site.bytes), "MB");
 
   server = await startNodeS3([BUCKET]);
-  s3 = new S3Client({
-    region: "us-east-1",
-    credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
-    endpoint: server.endpoint,
-    forcePathStyle: true,
-  });
+  s3 = new S3Client({ ...testAwsConfig, endpoint: server.endpoint, forcePathStyle: true });
   const target = {
     s3,
     bucket: BUCKET,

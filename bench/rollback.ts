@@ -19,10 +19,10 @@ import { type DeployInput, type DeploySummary, runDeploy } from "../deploy/pipel
 import { createLocalBuilder } from "../deploy/builders/local.ts";
 import { getOutputManifest } from "../deploy/build_records/output_store.ts";
 import { listSite } from "../deploy/sync/remote.ts";
-import { owedInvalidationKey } from "../deploy/state/bucket_layout.ts";
 import { BUILD_SCRIPT } from "../tests/deploy/site_repo.ts";
 import { startCloudFrontFake } from "../tests/deploy_sync/cloudfront_fake.ts";
-import type { S3Fixture } from "../tests/support/s3.ts";
+import { type S3Fixture, testAwsConfig } from "../tests/support/s3.ts";
+import { loopbackDeployInput } from "../tests/support/deploy_input.ts";
 import { startNodeS3 } from "../tests/support/s3_node.ts";
 import { fill, generateSite, line, mb } from "./support/site_files.ts";
 
@@ -34,11 +34,7 @@ const work = await Deno.makeTempDir({ prefix: "bench-rollback-" });
 let server: S3Fixture | undefined;
 let failed = false;
 const cf = startCloudFrontFake();
-const cloudfront = new CloudFrontClient({
-  region: "us-east-1",
-  credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
-  endpoint: cf.endpoint,
-});
+const cloudfront = new CloudFrontClient({ ...testAwsConfig, endpoint: cf.endpoint });
 let s3: S3Client | undefined;
 try {
   const repo = `${work}/repo`;
@@ -53,43 +49,17 @@ try {
   line("site_size", mb(site.bytes), "MB");
 
   server = await startNodeS3([BUCKET]);
-  s3 = new S3Client({
-    region: "us-east-1",
-    credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
-    endpoint: server.endpoint,
-    forcePathStyle: true,
-  });
+  s3 = new S3Client({ ...testAwsConfig, endpoint: server.endpoint, forcePathStyle: true });
   let revision = "";
-  const input = (source: DeployInput["source"]): DeployInput => ({
+  const target = {
     repoRoot: repo,
-    env: "production",
-    isProduction: true,
-    source,
-    paths: { app: ".", dist: "dist" },
-    maxDurationSeconds: 600,
     bucket: BUCKET,
-    prefix: "site/",
-    distributionId: "EBENCH",
-    tags: { app: "bench", environment: "production" },
-    seo: { robots: "off", sitemap: "off" },
-    origin: "https://example.com",
-    invalidationMaxPaths: 1000,
-    builder: createLocalBuilder({ s3: s3!, logger: silentLogger, tempRoot: work }),
-    // A restore's output is kept already; every other run keeps its own, as the CLI does.
-    ...("storedOutput" in source ? {} : { keepOutputDays: 30 }),
-    force: true,
-    clients: { s3: s3!, cloudfront },
-    runCommand: (_cmd, args) =>
-      Promise.resolve({
-        code: 0,
-        stdout: args[0] === "rev-parse" ? `${revision}\n` : "",
-        stderr: "",
-      }),
-    logger: silentLogger,
-    tempRoot: work,
-    lock: { key: "locks/production.json", holder: "bench", waitMs: 0 },
-    owedKey: owedInvalidationKey("production"),
-  });
+    clients: { s3, cloudfront },
+    revision: () => revision,
+    builder: createLocalBuilder({ s3, logger: silentLogger, tempRoot: work }),
+  };
+  const input = (source: DeployInput["source"]) =>
+    loopbackDeployInput(target, { source, tempRoot: work, force: true });
   const fromTree = { sourceIgnore: ["dist/"], sourceInclude: [] };
   const deploy = async (id: string) => {
     revision = id;

@@ -20,6 +20,7 @@ import { rollbackMethod } from "../../deploy/build_records/output.ts";
 import { listSite } from "../../deploy/sync/remote.ts";
 import { forEachLimited } from "../../deploy/aws/retry.ts";
 import { owedInvalidationKey } from "../../deploy/state/bucket_layout.ts";
+import { loopbackDeployInput } from "../support/deploy_input.ts";
 import { getText } from "../../deploy/aws/s3_objects.ts";
 import { planInvalidation } from "../../deploy/cdn/plan_invalidation.ts";
 import type { DeployError } from "../../deploy/errors.ts";
@@ -46,36 +47,15 @@ Deno.test("rollback: a 10,000-file site restores exactly the target manifest; a 
   const repo = await Deno.makeTempDir({ prefix: "rollback-site-" });
   const retry = { baseDelayMs: 1, maxDelayMs: 5 };
   let revision = "";
-  const input = (over: Partial<DeployInput>): DeployInput => ({
+  const site = {
     repoRoot: repo,
-    env: "production",
-    isProduction: true,
-    source: { sourceIgnore: [], sourceInclude: [] },
-    paths: { app: ".", dist: "dist" },
-    maxDurationSeconds: 60,
     bucket: BUCKET,
-    prefix: "site/",
-    distributionId: "EDIST",
-    tags: TAGS,
-    seo: { robots: "off", sitemap: "off" },
-    origin: "https://example.com",
-    invalidationMaxPaths: 1000,
-    builder: createLocalBuilder({ s3, logger: silentLogger, retry }),
-    noBuild: true,
-    keepOutputDays: 30,
     clients: { s3, cloudfront },
-    runCommand: (_cmd, args) =>
-      Promise.resolve({
-        code: 0,
-        stdout: args[0] === "rev-parse" ? `${revision}\n` : "",
-        stderr: "",
-      }),
-    logger: silentLogger,
-    retry,
-    lock: { key: "locks/production.json", holder: "test", waitMs: 0 },
-    owedKey: owedInvalidationKey("production"),
-    ...over,
-  });
+    revision: () => revision,
+    builder: createLocalBuilder({ s3, logger: silentLogger, retry }),
+  };
+  const input = (over: Partial<DeployInput>) =>
+    loopbackDeployInput(site, { tags: TAGS, noBuild: true, retry, ...over });
   try {
     // Build 1: 10,000 files, pages and assets.
     const v1 = new Map<string, string>();
