@@ -17,7 +17,7 @@ import { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import { silentLogger } from "@org/shared";
 import { type DeployInput, type DeploySummary, runDeploy } from "../deploy/pipeline/deploy.ts";
 import { createLocalBuilder } from "../deploy/builders/local.ts";
-import { getOutputManifest } from "../deploy/build_records/output_store.ts";
+import { chooseRollbackMethod } from "../deploy/build_records/output_store.ts";
 import { listSite } from "../deploy/sync/remote.ts";
 import { BUILD_SCRIPT } from "../tests/deploy/site_repo.ts";
 import { startCloudFrontFake } from "../tests/deploy_sync/cloudfront_fake.ts";
@@ -86,10 +86,12 @@ try {
     }
     return ms;
   };
+  // What `rollback` does within the retention: read the manifest, list the kept objects,
+  // decide, then the pipeline.
   const restore = async (id: string) => {
-    const manifest = await getOutputManifest({ s3: s3!, bucket: BUCKET }, id);
-    if (!manifest) throw new Error(`no kept output for ${id}`);
-    return await runDeploy(input({ storedOutput: manifest }));
+    const chosen = await chooseRollbackMethod({ s3: s3!, bucket: BUCKET }, id, Date.now(), 30);
+    if (chosen.method !== "restore") throw new Error(`${id}: ${chosen.reason}`);
+    return await runDeploy(input({ storedOutput: chosen.manifest }));
   };
   const rebuild = (id: string) => runDeploy(input({ storedBuild: id }));
 

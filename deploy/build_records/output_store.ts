@@ -5,8 +5,7 @@
  *
  * @module
  */
-import { getText, listObjects, putJson, type S3Location } from "../aws/s3_objects.ts";
-import { copyObject } from "../aws/s3_objects.ts";
+import { copyObject, getText, listObjects, putJson, type S3Location } from "../aws/s3_objects.ts";
 import { forEachLimited, type RetryOptions } from "../aws/retry.ts";
 import type { LocalFile } from "../sync/plan.ts";
 import {
@@ -17,6 +16,8 @@ import {
   outputManifestKey,
   outputObjectKey,
   parseOutputManifest,
+  type RollbackMethod,
+  rollbackMethod,
 } from "./output.ts";
 
 /**
@@ -92,4 +93,25 @@ export async function getOutputManifest(
   if (text === undefined) return undefined;
   const parsed = parseOutputManifest(text);
   return "manifest" in parsed ? parsed.manifest : undefined;
+}
+
+/**
+ * Reads what was kept of a build and decides how to roll back to it (`rollbackMethod`).
+ *
+ * @param at bucket and client
+ * @param id the build id
+ * @param nowMs now
+ * @param buildsDays config `retention.buildsDays`
+ * @returns restore (with the manifest) or rebuild (with why)
+ * @throws {DeployError} an S3 failure
+ */
+export async function chooseRollbackMethod(
+  at: S3Location,
+  id: string,
+  nowMs: number,
+  buildsDays: number,
+): Promise<RollbackMethod> {
+  const manifest = await getOutputManifest(at, id);
+  const stored = manifest ? await listStoredObjects(at) : new Map<string, number>();
+  return rollbackMethod(id, manifest, stored, nowMs, buildsDays);
 }

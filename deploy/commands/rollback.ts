@@ -9,28 +9,20 @@
  * @module
  */
 import type { Command, CommandContext } from "../cli/command.ts";
+import type { RollbackMethod } from "../build_records/output.ts";
 import type { MicrovmSeams } from "../builders/create_builder.ts";
-import { type RollbackMethod, rollbackMethod } from "../build_records/output.ts";
-import { getOutputManifest, listStoredObjects } from "../build_records/output_store.ts";
+import { chooseRollbackMethod } from "../build_records/output_store.ts";
 import { runDeploy } from "../pipeline/deploy.ts";
 import { openSiteDeploy } from "../pipeline/deploy_input.ts";
 import { summaryJson } from "../pipeline/report.ts";
 import { openSite } from "../site/open_site.ts";
 import { warnRecordsNotRolledBack } from "./pds.ts";
 
-/**
- * Reads what was kept of build `id` and decides how to roll back to it.
- *
- * @param ctx the command context
- * @param id the build id
- * @returns restore (with the manifest) or rebuild (with why)
- */
+/** How to roll back to build `id`, from what was kept of it (the site is opened to read it). */
 async function chooseMethod(ctx: CommandContext, id: string): Promise<RollbackMethod> {
   using site = await openSite(ctx, { aws: true });
   const at = { s3: site.clients.s3, bucket: site.bucket };
-  const manifest = await getOutputManifest(at, id);
-  const stored = manifest ? await listStoredObjects(at) : new Map<string, number>();
-  return rollbackMethod(id, manifest, stored, ctx.clock.now(), site.config.retention.buildsDays);
+  return await chooseRollbackMethod(at, id, ctx.clock.now(), site.config.retention.buildsDays);
 }
 
 /**

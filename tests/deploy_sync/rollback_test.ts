@@ -15,8 +15,7 @@ import { startSiteS3 } from "../fakes/s3_bucket_config.ts";
 import { startCloudFrontFake } from "./cloudfront_fake.ts";
 import { type DeployInput, runDeploy } from "../../deploy/pipeline/deploy.ts";
 import { createLocalBuilder } from "../../deploy/builders/local.ts";
-import { getOutputManifest, listStoredObjects } from "../../deploy/build_records/output_store.ts";
-import { rollbackMethod } from "../../deploy/build_records/output.ts";
+import { chooseRollbackMethod } from "../../deploy/build_records/output_store.ts";
 import { listSite } from "../../deploy/sync/remote.ts";
 import { forEachLimited } from "../../deploy/aws/retry.ts";
 import { owedInvalidationKey } from "../../deploy/state/bucket_layout.ts";
@@ -82,17 +81,10 @@ Deno.test("rollback: a 10,000-file site restores exactly the target manifest; a 
 
     // Roll back to build 1: its kept output is within the retention and complete.
     const at = { s3, bucket: BUCKET };
-    const manifest = await getOutputManifest(at, "aaaaaaaaaaaa");
-    assert.ok(manifest);
-    assert.equal(manifest.files.length, FILES);
-    const method = rollbackMethod(
-      "aaaaaaaaaaaa",
-      manifest,
-      await listStoredObjects(at),
-      Date.now(),
-      30,
-    );
+    const method = await chooseRollbackMethod(at, "aaaaaaaaaaaa", Date.now(), 30);
     assert.equal(method.method, "restore");
+    const manifest = method.manifest;
+    assert.equal(manifest.files.length, FILES);
     const restore = input({ source: { storedOutput: manifest }, noBuild: false, force: true });
 
     // A fault halfway: the copies past the first half are refused; the run fails, having
