@@ -98,6 +98,9 @@ Deno.test({
     const record = await bucketJson(world, `builds/${id}.json`);
     assert.equal(record.status, "done");
     assert.equal(record.uploaded, 6);
+    // The agent kept the output for rollback: every live file, hashed, with its headers.
+    const kept = await bucketJson(world, `outputs/manifests/${id}.json`);
+    assert.deepEqual((kept.files as { key: string }[]).map((f) => f.key), ALL_KEYS);
     assert.equal(record.logGroup, LOG_GROUP);
     assert.equal(
       record.logStream,
