@@ -205,13 +205,13 @@ export type RollbackMethod =
   | { readonly method: "rebuild"; readonly reason: string };
 
 /**
- * Decides how to roll back to a build (pure): restore its stored output when the manifest is
- * there, the build is within `retention.buildsDays`, and every object it names is stored;
- * otherwise rebuild its stored source, saying why.
+ * Decides how to roll back to a build (pure): restore its kept output when the manifest is
+ * there and the build is within `retention.buildsDays`; otherwise rebuild its stored source,
+ * saying why. Whether the objects a restore copies are still there is checked by the restore
+ * itself, for the paths that differ only, before it changes anything (`missingObjects`).
  *
  * @param id the build id
  * @param manifest its output manifest; undefined when none is stored
- * @param stored MD5s of the stored objects
  * @param nowMs now
  * @param buildsDays config `retention.buildsDays`
  * @returns the method
@@ -219,7 +219,6 @@ export type RollbackMethod =
 export function rollbackMethod(
   id: string,
   manifest: OutputManifest | undefined,
-  stored: ReadonlySet<string> | ReadonlyMap<string, unknown>,
   nowMs: number,
   buildsDays: number,
 ): RollbackMethod {
@@ -236,13 +235,6 @@ export function rollbackMethod(
       reason: `build ${id} was deployed ${
         Math.floor(ageDays)
       } days ago, past retention.buildsDays (${buildsDays})`,
-    };
-  }
-  const missing = new Set(manifest.files.filter((f) => !stored.has(f.md5)).map((f) => f.md5));
-  if (missing.size > 0) {
-    return {
-      method: "rebuild",
-      reason: `${missing.size} stored object(s) of build ${id} are gone`,
     };
   }
   return { method: "restore", manifest };

@@ -5,7 +5,14 @@
  *
  * @module
  */
-import { copyObject, getText, listObjects, putJson, type S3Location } from "../aws/s3_objects.ts";
+import {
+  copyObject,
+  getText,
+  listObjects,
+  objectExists,
+  putJson,
+  type S3Location,
+} from "../aws/s3_objects.ts";
 import { forEachLimited, type RetryOptions } from "../aws/retry.ts";
 import type { LocalFile } from "../sync/plan.ts";
 import {
@@ -96,7 +103,7 @@ export async function getOutputManifest(
 }
 
 /**
- * Reads what was kept of a build and decides how to roll back to it (`rollbackMethod`).
+ * Reads a build's manifest and decides how to roll back to it (`rollbackMethod`).
  *
  * @param at bucket and client
  * @param id the build id
@@ -111,7 +118,31 @@ export async function chooseRollbackMethod(
   nowMs: number,
   buildsDays: number,
 ): Promise<RollbackMethod> {
-  const manifest = await getOutputManifest(at, id);
-  const stored = manifest ? await listStoredObjects(at) : new Map<string, number>();
-  return rollbackMethod(id, manifest, stored, nowMs, buildsDays);
+  return rollbackMethod(id, await getOutputManifest(at, id), nowMs, buildsDays);
+}
+
+/** Past this many objects to check, one listing of the store beats one `HeadObject` each. */
+const HEAD_LIMIT = 1000;
+
+/**
+ * How many of these kept objects are gone: a restore checks the objects it is about to copy
+ * (the paths that differ from the live site) before it changes anything. A few are looked up
+ * one by one, many with one listing of the store.
+ *
+ * @param at bucket and client
+ * @param md5s the contents needed
+ * @returns how many are not stored
+ * @throws {DeployError} an S3 failure
+ */
+export async function missingObjects(at: S3Location, md5s: readonly string[]): Promise<number> {
+  const wanted = [...new Set(md5s)];
+  if (wanted.length > HEAD_LIMIT) {
+    const stored = await listStoredObjects(at);
+    return wanted.filter((m) => !stored.has(m)).length;
+  }
+  let missing = 0;
+  await forEachLimited(wanted, 16, async (md5) => {
+    if (!(await objectExists(at, outputObjectKey(md5)))) missing++;
+  });
+  return missing;
 }

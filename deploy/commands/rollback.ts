@@ -12,7 +12,8 @@ import type { Command, CommandContext } from "../cli/command.ts";
 import type { RollbackMethod } from "../build_records/output.ts";
 import type { MicrovmSeams } from "../builders/create_builder.ts";
 import { chooseRollbackMethod } from "../build_records/output_store.ts";
-import { runDeploy } from "../pipeline/deploy.ts";
+import { type DeploySummary, runDeploy } from "../pipeline/deploy.ts";
+import { DeployError } from "../errors.ts";
 import { openSiteDeploy } from "../pipeline/deploy_input.ts";
 import { summaryJson } from "../pipeline/report.ts";
 import { openSite } from "../site/open_site.ts";
@@ -23,6 +24,37 @@ async function chooseMethod(ctx: CommandContext, id: string): Promise<RollbackMe
   using site = await openSite(ctx, { aws: true });
   const at = { s3: site.clients.s3, bucket: site.bucket };
   return await chooseRollbackMethod(at, id, ctx.clock.now(), site.config.retention.buildsDays);
+}
+
+/** One rollback run by `method`, through the deploy pipeline; rebuilding says why first. */
+async function rollBack(
+  ctx: CommandContext,
+  id: string,
+  chosen: RollbackMethod,
+  seams: MicrovmSeams,
+): Promise<{ out: DeploySummary; builderName: string }> {
+  if (chosen.method === "rebuild") ctx.out.warn(`${chosen.reason}: rebuilding it`);
+  using deploy = await openSiteDeploy(
+    ctx,
+    chosen.method === "restore"
+      ? { builder: "local", storedOutput: chosen.manifest }
+      : { builder: "microvm", seams, storedBuild: id },
+  );
+  let announced = false;
+  const out = await runDeploy({
+    ...deploy.input,
+    // Only the rollback's own line, once the lock is held; the build's lines on a terminal.
+    onProgress: (event) => {
+      if (event.kind === "stage" && !announced) {
+        announced = true;
+        ctx.out.step(`rolling back ${ctx.env} to build ${id} (${chosen.method})`);
+      }
+    },
+    onBuildOutput: (line) => {
+      if (ctx.out.mode !== "json") ctx.out.line(line);
+    },
+  });
+  return { out, builderName: deploy.builderName };
 }
 
 /**
@@ -41,38 +73,28 @@ export function createRollbackCommand(seams: MicrovmSeams = {}): Command {
       "copies back from outputs/objects/ only the paths that differ from the live site, with\n" +
       "the headers and tags they had, deletes what the build did not have, and invalidates the\n" +
       "changed paths, under the deploy lock like any deploy. Past the retention, or when the\n" +
-      "build's output was not kept, it says so and rebuilds the stored source (build/<id>.zip)\n" +
+      "build's output was not kept (or objects it needs are gone), it says so and rebuilds the\n" +
+      "stored source (build/<id>.zip)\n" +
       "in the MicroVM builder instead (that needs the builder settings bootstrap records in\n" +
       "state/<env>.json). --json prints the deploy summary with the method used.",
     async run(ctx) {
       const id = ctx.args.id ?? "";
-      const chosen = await chooseMethod(ctx, id);
-      if (chosen.method === "rebuild") ctx.out.warn(`${chosen.reason}: rebuilding it`);
-      using deploy = await openSiteDeploy(
-        ctx,
-        chosen.method === "restore"
-          ? { builder: "local", storedOutput: chosen.manifest }
-          : { builder: "microvm", seams, storedBuild: id },
-      );
-      let announced = false;
-      const out = await runDeploy({
-        ...deploy.input,
-        // Only the rollback's own line, once the lock is held; the build's lines on a terminal.
-        onProgress: (event) => {
-          if (event.kind === "stage" && !announced) {
-            announced = true;
-            ctx.out.step(`rolling back ${ctx.env} to build ${id} (${chosen.method})`);
-          }
-        },
-        onBuildOutput: (line) => {
-          if (ctx.out.mode !== "json") ctx.out.line(line);
-        },
-      });
+      let chosen = await chooseMethod(ctx, id);
+      let ran;
+      try {
+        ran = await rollBack(ctx, id, chosen, seams);
+      } catch (err) {
+        // Checked before anything changed: the kept objects a restore needed are gone.
+        if (!(err instanceof DeployError && err.code === "build_output_missing")) throw err;
+        chosen = { method: "rebuild", reason: err.message };
+        ran = await rollBack(ctx, id, chosen, seams);
+      }
+      const { out, builderName } = ran;
       await warnRecordsNotRolledBack(ctx);
       for (const w of out.warnings) ctx.out.warn(w);
       if (ctx.out.mode === "json") {
         ctx.out.data({
-          ...summaryJson(ctx.env, deploy.builderName, out),
+          ...summaryJson(ctx.env, builderName, out),
           id,
           method: chosen.method,
           ...(chosen.method === "rebuild" ? { reason: chosen.reason } : {}),

@@ -18,7 +18,7 @@ import { readRuleFiles, refuseUnpublishedRules } from "../routing/site_rules.ts"
 import type { SeoSettings } from "../seo/policy.ts";
 import { type SyncProgress, type SyncResult, syncSite, type SyncSource } from "../sync/engine.ts";
 import { type OutputManifest, restoreFiles } from "../build_records/output.ts";
-import { keepOutput } from "../build_records/output_store.ts";
+import { keepOutput, missingObjects } from "../build_records/output_store.ts";
 import type { RetryOptions } from "../aws/retry.ts";
 import { runBuildSteps } from "./run_steps.ts";
 import { recordOwed } from "../cdn/owed_invalidation.ts";
@@ -204,7 +204,19 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
     // site, and live files the build did not have deleted, by the same sync as any deploy. No
     // build, no SEO files (the build's own are in the manifest), no record: the build's record
     // keeps describing the build.
-    return await syncJob(input, deps, { files: restoreFiles(input.source.output) }, []);
+    const manifest = input.source.output;
+    const md5Of = new Map(manifest.files.map((f) => [f.key, f.md5]));
+    const at = { s3: deps.s3, bucket: input.target.bucket };
+    return await syncJob(input, deps, { files: restoreFiles(manifest) }, [], async (keys) => {
+      const gone = await missingObjects(at, keys.flatMap((k) => md5Of.get(k) ?? []));
+      if (gone > 0) {
+        throw new DeployError(
+          "build_output_missing",
+          `${gone} kept object(s) of build ${manifest.id} are gone`,
+          { hint: "rollback rebuilds the build from its stored source instead" },
+        );
+      }
+    });
   }
   const clock = deps.clock ?? systemClock;
   const work = "builtDir" in input.source
@@ -238,12 +250,16 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
   }
 }
 
-/** The sync step of every job: the same engine, guards, progress and owed record. */
+/**
+ * The sync step of every job: the same engine, guards, progress and owed record; `check` runs
+ * on the keys about to change, before anything is (a restore's objects still there).
+ */
 async function syncJob(
   input: JobInput,
   deps: JobDeps,
   source: SyncSource,
   warnings: readonly string[],
+  check?: (changedKeys: readonly string[]) => Promise<void>,
 ): Promise<JobOutcome> {
   deps.onStage?.("sync");
   const sync = await syncSite({
@@ -260,11 +276,11 @@ async function syncJob(
     ...(deps.concurrency ? { concurrency: deps.concurrency } : {}),
     ...(deps.onSyncProgress ? { onProgress: deps.onSyncProgress } : {}),
     ...(deps.signal ? { signal: deps.signal } : {}),
-    ...(input.owedKey === undefined ? {} : {
-      beforeApply: async (keys: readonly string[]) => {
-        await recordOwed({ s3: deps.s3, bucket: input.target.bucket, key: input.owedKey! }, keys);
-      },
-    }),
+    beforeApply: async (keys: readonly string[]) => {
+      await check?.(keys);
+      if (input.owedKey === undefined) return;
+      await recordOwed({ s3: deps.s3, bucket: input.target.bucket, key: input.owedKey }, keys);
+    },
   });
   return {
     changedKeys: sync.changedKeys,

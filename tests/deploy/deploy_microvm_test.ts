@@ -11,7 +11,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+import { createHash } from "node:crypto";
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { parseAgentJob } from "../../deploy/builders/microvm/agent/job_description.ts";
 import { ACCOUNT, type InfraWorld, liveKeys, siteS3 } from "./infra_world.ts";
 import { LOOPBACK_ONLY, MICROVM_SITE_CONFIG, microvmWorld } from "./microvm_world.ts";
@@ -213,7 +214,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "deploy --builder local is recorded: history lists it, logs says where its lines went; rollback restores it server-side, and rebuilds it past the retention",
+    "deploy --builder local is recorded: history lists it, logs says where its lines went; rollback restores it server-side, and rebuilds it past the retention or when kept objects are gone",
   permissions: LOOPBACK_ONLY,
   async fn() {
     await using mw = await microvmWorld({ config: CONFIG });
@@ -285,6 +286,27 @@ Deno.test({
     assert.deepEqual(summary.changedKeys, ["index.html"]);
     assert.equal(callsOf(world, "RunMicrovm").length, 1);
     assert.equal(await liveText(world, "site/index.html"), "<h1>home v2</h1>");
+
+    // Within the retention but a kept object it needs is gone: found before anything changes,
+    // said, and rebuilt.
+    const homeMd5 = createHash("md5").update("<h1>home</h1>").digest("hex");
+    const s3b = siteS3(world);
+    try {
+      await s3b.send(
+        new DeleteObjectCommand({ Bucket: BUCKET, Key: `outputs/objects/${homeMd5}` }),
+      );
+    } finally {
+      s3b.destroy();
+    }
+    const fellBack = await mw.run(["rollback", v1, "--json"]);
+    assert.equal(fellBack.code, 0, fellBack.stderr + fellBack.stdout);
+    assert.match(
+      fellBack.stderr,
+      new RegExp(`1 kept object\\(s\\) of build ${v1} are gone: rebuilding it`),
+    );
+    assert.equal(JSON.parse(fellBack.stdout).method, "rebuild");
+    assert.equal(callsOf(world, "RunMicrovm").length, 2);
+    assert.equal(await liveText(world, "site/index.html"), "<h1>home</h1>");
   },
 });
 
