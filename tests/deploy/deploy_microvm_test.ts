@@ -12,7 +12,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
-import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  PutObjectCommand,
+  type S3Client,
+} from "@aws-sdk/client-s3";
 import { parseAgentJob } from "../../deploy/builders/microvm/agent/job_description.ts";
 import { ACCOUNT, type InfraWorld, liveKeys, siteS3 } from "./infra_world.ts";
 import { LOOPBACK_ONLY, MICROVM_SITE_CONFIG, microvmWorld } from "./microvm_world.ts";
@@ -29,6 +34,16 @@ async function bucketJson(world: InfraWorld, key: string): Promise<Record<string
   try {
     const out = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
     return JSON.parse(await out.Body!.transformToString());
+  } finally {
+    s3.destroy();
+  }
+}
+
+/** Runs `fn` with a client on the world's S3, closed afterwards. */
+async function withS3<T>(world: InfraWorld, fn: (s3: S3Client) => Promise<T>): Promise<T> {
+  const s3 = siteS3(world);
+  try {
+    return await fn(s3);
   } finally {
     s3.destroy();
   }
@@ -258,19 +273,15 @@ Deno.test({
     // Past retention.buildsDays (v2's manifest aged 31 days) it says so and rebuilds the stored
     // source in a MicroVM, which publishes it.
     const manifest = await bucketJson(world, `outputs/manifests/${v2}.json`);
-    const s3 = siteS3(world);
-    try {
-      const aged = { ...manifest, createdAt: new Date(Date.now() - 31 * 86_400_000).toISOString() };
-      await s3.send(
+    const aged = { ...manifest, createdAt: new Date(Date.now() - 31 * 86_400_000).toISOString() };
+    await withS3(world, (s3) =>
+      s3.send(
         new PutObjectCommand({
           Bucket: BUCKET,
           Key: `outputs/manifests/${v2}.json`,
           Body: JSON.stringify(aged),
         }),
-      );
-    } finally {
-      s3.destroy();
-    }
+      ));
     const rebuilt = await mw.run(["rollback", v2, "--json"]);
     assert.equal(rebuilt.code, 0, rebuilt.stderr + rebuilt.stdout);
     assert.match(
@@ -290,14 +301,11 @@ Deno.test({
     // Within the retention but a kept object it needs is gone: found before anything changes,
     // said, and rebuilt.
     const homeMd5 = createHash("md5").update("<h1>home</h1>").digest("hex");
-    const s3b = siteS3(world);
-    try {
-      await s3b.send(
-        new DeleteObjectCommand({ Bucket: BUCKET, Key: `outputs/objects/${homeMd5}` }),
-      );
-    } finally {
-      s3b.destroy();
-    }
+    await withS3(
+      world,
+      (s3) =>
+        s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: `outputs/objects/${homeMd5}` })),
+    );
     const fellBack = await mw.run(["rollback", v1, "--json"]);
     assert.equal(fellBack.code, 0, fellBack.stderr + fellBack.stdout);
     assert.match(
