@@ -110,17 +110,6 @@ const OPERATION: Record<string, Record<ConfigName, string>> = {
 };
 
 /**
- * Starts s3rver and the bucket-configuration proxy in front of it.
- *
- * @param options the s3rver to front (default: a new in-process one)
- * @returns the running pair; `await using` stops both
- * @example
- * ```ts
- * await using s3 = await startSiteS3();
- * const env = { AWS_ENDPOINT_URL_S3: s3.endpoint, ...S3RVER_CREDENTIALS };
- * ```
- */
-/**
  * The object operation a forwarded request is (for `fail()`), or undefined for others.
  *
  * @param method the HTTP method
@@ -140,6 +129,7 @@ function objectOperation(
     if (method === "GET" && url.searchParams.get("list-type") === "2") return "ListObjectsV2";
     return undefined;
   }
+  if (parts.length < 2) return undefined;
   // The SDK names the operation in an `x-id` parameter; any other one is a sub-resource.
   if ([...url.searchParams.keys()].some((k) => k !== "x-id")) return undefined;
   if (method === "PUT") return headers.has("x-amz-copy-source") ? "CopyObject" : "PutObject";
@@ -155,6 +145,17 @@ export interface SiteS3Options {
   readonly upstream?: S3Fixture;
 }
 
+/**
+ * Starts s3rver and the bucket-configuration proxy in front of it.
+ *
+ * @param options the s3rver to front (default: a new in-process one)
+ * @returns the running pair; `await using` stops both
+ * @example
+ * ```ts
+ * await using s3 = await startSiteS3();
+ * const env = { AWS_ENDPOINT_URL_S3: s3.endpoint, ...S3RVER_CREDENTIALS };
+ * ```
+ */
 export async function startSiteS3(options: SiteS3Options = {}): Promise<SiteS3> {
   const s3rver = options.upstream ?? await startS3();
   const failures = new Map<string, { spec: FailureSpec; skip: number; left: number }[]>();
