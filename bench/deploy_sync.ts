@@ -16,96 +16,14 @@ import { listSite } from "../deploy/sync/remote.ts";
 import { hashFile } from "../deploy/sync/local_files.ts";
 import { planInvalidation } from "../deploy/cdn/plan_invalidation.ts";
 import { forEachLimited } from "../deploy/aws/retry.ts";
+import { type S3Fixture, testAwsConfig } from "../tests/support/s3.ts";
+import { startNodeS3 } from "../tests/support/s3_node.ts";
+import { fill, generateSite, line, mb } from "./support/site_files.ts";
 
 const FILES = Number(Deno.env.get("BENCH_SYNC_FILES") ?? 10_000);
 const TOTAL_BYTES = Number(Deno.env.get("BENCH_SYNC_BYTES") ?? 100 * 1024 * 1024);
-const PAGES = Math.floor(FILES / 10);
 const BUCKET = "bench-site";
 const PREFIX = "site/";
-
-const NODE_SERVER = `
-import { createRequire } from "node:module";
-const [nodeModules, directory, bucket] = process.argv.slice(2);
-const require = createRequire(nodeModules + "/");
-const S3rver = require("s3rver");
-const server = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory,
-  configureBuckets: [{ name: bucket, configs: [] }] });
-const { port } = await server.run();
-console.log(JSON.stringify({ port }));
-const stop = async () => { await server.close(); process.exit(0); };
-process.on("SIGTERM", stop);
-process.stdin.on("end", stop);
-process.stdin.resume();
-`;
-
-const line = (name: string, value: number, unit: string) =>
-  console.log(`${name}: ${Number.isInteger(value) ? value : value.toFixed(2)} ${unit}`);
-const mb = (bytes: number) => bytes / (1024 * 1024);
-
-async function startNodeS3(work: string) {
-  const script = `${work}/s3rver_node.mjs`;
-  await Deno.writeTextFile(script, NODE_SERVER);
-  const data = `${work}/s3`;
-  await Deno.mkdir(data);
-  const nodeModules = new URL("../node_modules", import.meta.url).pathname;
-  const child = new Deno.Command("node", {
-    args: ["--openssl-legacy-provider", script, nodeModules, data, BUCKET],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffered = "";
-  while (!buffered.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("s3rver subprocess exited before listening");
-    buffered += value;
-  }
-  reader.releaseLock();
-  const { port } = JSON.parse(buffered.split("\n")[0]!) as { port: number };
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    async stop() {
-      await child.stdin.close().catch(() => {});
-      try {
-        child.kill("SIGTERM");
-      } catch { /* already gone */ }
-      await child.status;
-      await child.stdout.cancel().catch(() => {});
-    },
-  };
-}
-
-function fill(size: number): Uint8Array {
-  const bytes = new Uint8Array(size);
-  for (let i = 0; i < size; i += 65536) crypto.getRandomValues(bytes.subarray(i, i + 65536));
-  return bytes;
-}
-
-async function generateSite(dist: string): Promise<{ keys: string[]; bytes: number }> {
-  const keys: string[] = [];
-  const pageSize = 4 * 1024;
-  const assetSize = Math.floor((TOTAL_BYTES - PAGES * pageSize) / (FILES - PAGES));
-  for (let i = 0; i < FILES; i++) {
-    const dir = `d${String(i % 100).padStart(2, "0")}`;
-    keys.push(
-      i < PAGES
-        ? `${dir}/page${i}/index.html`
-        : `_astro/${dir}/asset${i}.${i.toString(16)}0a1b2c3.js`,
-    );
-  }
-  let bytes = 0;
-  await forEachLimited(keys, 16, async (key, i) => {
-    const path = `${dist}/${key}`;
-    await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
-    // Vary sizes ±50% around the mean so the mix looks like a real site.
-    const mean = i < PAGES ? pageSize : assetSize;
-    const size = Math.max(64, Math.round(mean * (0.5 + ((i * 7919) % 1000) / 1000)));
-    await Deno.writeFile(path, fill(size));
-    bytes += size;
-  });
-  return { keys, bytes };
-}
 
 function report(name: string, r: SyncResult, ms: number, scannedBytes: number) {
   line(`${name}_time`, ms, "ms");
@@ -120,22 +38,17 @@ function report(name: string, r: SyncResult, ms: number, scannedBytes: number) {
 }
 
 const work = await Deno.makeTempDir({ prefix: "bench-deploy-sync-" });
-let server: Awaited<ReturnType<typeof startNodeS3>> | undefined;
+let server: S3Fixture | undefined;
 let s3: S3Client | undefined;
 let failed = false;
 try {
   const dist = `${work}/dist`;
-  const site = await generateSite(dist);
+  const site = await generateSite(dist, FILES, TOTAL_BYTES);
   line("site_files", FILES, "files");
   line("site_size", mb(site.bytes), "MB");
 
-  server = await startNodeS3(work);
-  s3 = new S3Client({
-    region: "us-east-1",
-    credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
-    endpoint: server.endpoint,
-    forcePathStyle: true,
-  });
+  server = await startNodeS3([BUCKET]);
+  s3 = new S3Client({ ...testAwsConfig, endpoint: server.endpoint, forcePathStyle: true });
   const target = {
     s3,
     bucket: BUCKET,
@@ -192,7 +105,7 @@ try {
   }
 } finally {
   s3?.destroy();
-  await server?.stop();
+  await server?.close();
   await Deno.remove(work, { recursive: true }).catch(() => {});
 }
 if (failed) Deno.exit(1);

@@ -86,6 +86,7 @@ export type DeployErrorCode =
   | "build_not_found"
   /** The stored source `build/<id>.zip` of a build is gone, so it cannot be rebuilt. */
   | "build_source_missing"
+  | "build_output_missing"
   /** The MicroVM builder cannot run: no builder image settings in the environment state. */
   | "builder_not_configured"
   /** The builder image failed to build (`CREATE_FAILED`/`UPDATE_FAILED`) or never got ready. */

@@ -1,12 +1,14 @@
 /**
  * The CLI's own small objects in its buckets (environment and plugin state, build records and
  * manifests, the deploy lock, preview records, the owed invalidation): read and write JSON,
- * check, list and remove, and the conditional write the lock is built on. Site content goes
+ * check, list and remove, and the conditional write the lock is built on; and the one
+ * server-side copy (kept build outputs in and out of `outputs/objects/`). Site uploads go
  * through `sync/`, not here.
  *
  * @module
  */
 import {
+  CopyObjectCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -215,4 +217,70 @@ export async function removeObject(
     if (ifMatch !== undefined && awsHttpStatus(err) === 412) return false;
     throw awsFailure(err, { resource: where(at, key), action: "s3:DeleteObject" });
   }
+}
+
+/** What {@linkcode copyObject} copies, and the headers and tags it gives the copy. */
+export interface CopySpec {
+  /** Source key in the same bucket. */
+  readonly from: string;
+  /** Destination key. */
+  readonly to: string;
+  /**
+   * The copy's headers, replacing the source's metadata (`MetadataDirective: REPLACE`); none:
+   * the source's headers and metadata are kept.
+   */
+  readonly headers?: {
+    readonly contentType: string;
+    readonly cacheControl: string;
+    readonly metadata: Readonly<Record<string, string>>;
+  };
+  /** The copy's tags, replacing the source's (`TaggingDirective: REPLACE`); none: kept. */
+  readonly tags?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Copies an object inside the bucket, server-side (`CopyObject`: no byte passes through this
+ * machine), retrying transient failures: the copy is idempotent.
+ *
+ * @param at bucket and client
+ * @param spec source, destination, and optionally the copy's headers and tags
+ * @param retry backoff for transient failures
+ * @throws {DeployError} an S3 failure once retries are spent (`NoSuchKey` for a missing source)
+ */
+export async function copyObject(
+  at: S3Location,
+  spec: CopySpec,
+  retry: RetryOptions = {},
+): Promise<void> {
+  const { headers, tags } = spec;
+  await aws(
+    { resource: where(at, spec.to), action: "s3:PutObject" },
+    () =>
+      withRetry(
+        () =>
+          at.s3.send(
+            new CopyObjectCommand({
+              Bucket: at.bucket,
+              Key: spec.to,
+              // The copy source is a URL path: each key segment encoded, the slashes kept.
+              CopySource: `${at.bucket}/${spec.from.split("/").map(encodeURIComponent).join("/")}`,
+              ...(headers
+                ? {
+                  MetadataDirective: "REPLACE",
+                  ContentType: headers.contentType,
+                  CacheControl: headers.cacheControl,
+                  Metadata: { ...headers.metadata },
+                }
+                : {}),
+              ...(tags
+                ? {
+                  TaggingDirective: "REPLACE",
+                  Tagging: new URLSearchParams(Object.entries(tags)).toString(),
+                }
+                : {}),
+            }),
+          ),
+        retry,
+      ),
+  );
 }

@@ -6,8 +6,8 @@
  * `build/<id>.zip` (so `rollback <id>` can rebuild it) and a `running` record at
  * `builds/<id>.json` before the build, which the job finishes (`done` with its counts, or
  * `failed`). `history` lists it; its log fields are empty, since its lines were printed here
- * rather than stored. A `--no-build` deploy is recorded with no source (nothing to rebuild), and a
- * `plan` records nothing.
+ * rather than stored. A `--no-build` deploy is recorded with no source (nothing to rebuild); a
+ * `plan` and a restored build (`rollback` of a kept output) record nothing.
  *
  * @module
  */
@@ -62,7 +62,10 @@ export function createLocalBuilder(options: LocalBuilderOptions): Builder {
     name: "local",
     deadlineMs: (maxDurationSeconds) => options.deadlineMs ?? buildDeadlineMs(maxDurationSeconds),
     run: async (input, hooks = {}) => {
-      const record = input.dryRun ? undefined : await startRecord(options, input);
+      // A restore rebuilds nothing: the restored build's record stays as it is.
+      const record = input.dryRun || "output" in input.source
+        ? undefined
+        : await startRecord(options, input);
       return await runJob(record ? { ...input, record } : input, { ...options, ...hooks });
     },
   };

@@ -316,6 +316,14 @@ export const SITE_SCHEMA: ObjectField = {
             "Days a file the new build no longer has stays live for open tabs (HTML pages, " +
             "robots.txt and sitemap.xml follow the build at once); 0 deletes at once.",
         },
+        buildsDays: {
+          kind: "number",
+          integer: true,
+          minimum: 1,
+          default: 30,
+          description:
+            "How long a deployed build stays restorable by `rollback` without rebuilding (its output manifest and content-addressed objects under outputs/).",
+        },
       },
     },
     sourceIgnore: {

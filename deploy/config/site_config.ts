@@ -35,7 +35,12 @@ export interface SiteConfigInput {
       suspendedDurationSeconds?: number;
     };
   };
-  retention?: { microvmDays?: number; cloudfrontDays?: number; previousDays?: number };
+  retention?: {
+    microvmDays?: number;
+    cloudfrontDays?: number;
+    previousDays?: number;
+    buildsDays?: number;
+  };
   sourceIgnore?: string[];
   sourceInclude?: string[];
   invalidationMaxPaths?: number;
@@ -75,7 +80,12 @@ export interface SiteConfig {
   app: string;
   githubRepo?: string;
   microvm: { memory: MicrovmMemory; maxDurationSeconds: number; idle: MicrovmIdle };
-  retention: { microvmDays: number; cloudfrontDays: number; previousDays: number };
+  retention: {
+    microvmDays: number;
+    cloudfrontDays: number;
+    previousDays: number;
+    buildsDays: number;
+  };
   sourceIgnore: string[];
   sourceInclude: string[];
   invalidationMaxPaths: number;

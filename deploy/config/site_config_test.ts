@@ -30,7 +30,7 @@ Deno.test("resolveSiteConfig() fills every default from the spec for a minimal f
         suspendedDurationSeconds: 120,
       },
     },
-    retention: { microvmDays: 365, cloudfrontDays: 90, previousDays: 7 },
+    retention: { microvmDays: 365, cloudfrontDays: 90, previousDays: 7, buildsDays: 30 },
     sourceIgnore: [".jj/", ".git/", "node_modules/", "dist/", ".astro/"],
     sourceInclude: [],
     invalidationMaxPaths: 1000,
@@ -65,7 +65,12 @@ Deno.test("resolveSiteConfig() merges nested objects key by key, including micro
     maxDurationSeconds: 1800,
     idle: { autoResumeEnabled: true, maxIdleDurationSeconds: 300, suspendedDurationSeconds: 120 },
   });
-  assert.deepEqual(config.retention, { microvmDays: 365, cloudfrontDays: 30, previousDays: 7 });
+  assert.deepEqual(config.retention, {
+    microvmDays: 365,
+    cloudfrontDays: 30,
+    previousDays: 7,
+    buildsDays: 30,
+  });
   assert.deepEqual(config.seo, { robots: "auto", sitemap: "off" });
   assert.equal(config.paths.dist, "build");
   assert.equal(config.paths.app, ".");
@@ -159,6 +164,14 @@ const ROWS: { key: string; valid: unknown[]; invalid: [unknown, string][] }[] = 
       [-1, "retention.previousDays: must be a non-negative integer (got -1)"],
       [1.5, "retention.previousDays: must be a non-negative integer (got 1.5)"],
       ["7", 'retention.previousDays: must be a non-negative integer (got "7")'],
+    ],
+  },
+  {
+    key: "retention.buildsDays",
+    valid: [1, 30, 365],
+    invalid: [
+      [0, "retention.buildsDays: must be a positive integer (got 0)"],
+      [1.5, "retention.buildsDays: must be a positive integer (got 1.5)"],
     ],
   },
   {

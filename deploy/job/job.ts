@@ -23,8 +23,10 @@ import {
   type RulesReport,
 } from "../routing/publish_routing.ts";
 import type { SeoSettings } from "../seo/policy.ts";
-import { type SyncProgress, type SyncResult, syncSite } from "../sync/engine.ts";
+import { type SyncProgress, type SyncResult, syncSite, type SyncSource } from "../sync/engine.ts";
 import type { KeptFile } from "../sync/retention.ts";
+import { type OutputManifest, restoreFiles } from "../build_records/output.ts";
+import { keepOutput, missingObjects } from "../build_records/output_store.ts";
 import type { RetryOptions } from "../aws/retry.ts";
 import { runBuildSteps } from "./run_steps.ts";
 import { recordOwed } from "../cdn/owed_invalidation.ts";
@@ -41,13 +43,16 @@ export interface BuildPaths {
 
 /**
  * Where the job's source is: a source zip on this machine, a source zip in the target bucket
- * (what a MicroVM is given), or an output directory built already (`--no-build`: the job skips
- * unpack, install and build, and never writes into that directory).
+ * (what a MicroVM is given), an output directory built already (`--no-build`: the job skips
+ * unpack, install and build, and never writes into that directory), or a kept build output
+ * (`rollback`: its manifest's files are copied back server-side, with their own headers and
+ * tags; nothing is built, and the SEO files are the build's own).
  */
 export type JobSource =
   | { readonly zip: string }
   | { readonly bucketKey: string }
-  | { readonly builtDir: string };
+  | { readonly builtDir: string }
+  | { readonly output: OutputManifest };
 
 /** Where the job publishes: the site bucket and the key prefix (`site/`, `previews/<id>/site/`). */
 export interface JobTarget {
@@ -110,6 +115,11 @@ export interface JobInput {
   readonly force?: boolean;
   /** `plan`: decide the sync but change nothing (no upload, delete or record). */
   readonly dryRun?: boolean;
+  /**
+   * Keep the synced output restorable (`outputs/`, see `build_records/output.ts`) for this
+   * many days (config `retention.buildsDays`); none: not kept (a preview, a restore).
+   */
+  readonly keepOutputDays?: number;
   /** Finish this build record (and store the changed-keys manifest); none: no record. */
   readonly record?: JobRecord;
   /**
@@ -221,6 +231,25 @@ export function jobFailureReason(err: unknown): string {
  * ```
  */
 export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome> {
+  if ("output" in input.source) {
+    // A restore: the manifest's files copied back server-side where they differ from the live
+    // site, and live files the build did not have deleted, by the same sync as any deploy. No
+    // build, no SEO files (the build's own are in the manifest), no record: the build's record
+    // keeps describing the build.
+    const manifest = input.source.output;
+    const md5Of = new Map(manifest.files.map((f) => [f.key, f.md5]));
+    const at = { s3: deps.s3, bucket: input.target.bucket };
+    return await syncJob(input, deps, { files: restoreFiles(manifest) }, [], async (keys) => {
+      const gone = await missingObjects(at, keys.flatMap((k) => md5Of.get(k) ?? []));
+      if (gone > 0) {
+        throw new DeployError(
+          "build_output_missing",
+          `${gone} kept object(s) of build ${manifest.id} are gone`,
+          { hint: "rollback rebuilds the build from its stored source instead" },
+        );
+      }
+    });
+  }
   const clock = deps.clock ?? systemClock;
   const work = "builtDir" in input.source
     ? undefined
@@ -240,50 +269,16 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
     });
     // A plan shows its warnings in the plan itself; a deploy also logs them.
     if (!input.dryRun) { for (const warning of seo.warnings) deps.logger.warn(warning); }
-    deps.onStage?.("sync");
-    const sync = await syncSite({
-      s3: deps.s3,
-      bucket: input.target.bucket,
-      prefix: input.target.prefix,
-      distDir,
-      overlay: seo.files,
-      tags: input.tags,
-      refresh: input.refresh ?? false,
-      force: input.force ?? false,
-      dryRun: input.dryRun ?? false,
-      logger: deps.logger,
-      ...(deps.retry ? { retry: deps.retry } : {}),
-      ...(deps.concurrency ? { concurrency: deps.concurrency } : {}),
-      ...(deps.onSyncProgress ? { onProgress: deps.onSyncProgress } : {}),
-      ...(deps.signal ? { signal: deps.signal } : {}),
-      ...(input.retention === undefined ? {} : {
-        retention: {
-          previousDays: input.retention.previousDays,
-          kept: input.retention.kept,
-          nowMs: Date.parse(input.retention.now),
-        },
-      }),
-      ...(input.owedKey === undefined ? {} : {
-        beforeApply: async (keys: readonly string[]) => {
-          await recordOwed({ s3: deps.s3, bucket: input.target.bucket, key: input.owedKey! }, keys);
-        },
-      }),
-    });
-    const outcome: JobOutcome = {
-      changedKeys: sync.changedKeys,
-      uploaded: sync.uploaded.length,
-      deleted: sync.deleted.length,
-      unchanged: sync.unchanged,
-      bytesUploaded: sync.bytesUploaded,
-      changeDigest: sync.changeDigest,
-      kept: sync.kept,
-      expired: sync.expired,
-      ...(rules.report ? { rules: rules.report } : {}),
-      warnings: [...rules.warnings, ...seo.warnings],
-      sync,
-    };
-    if (input.record && !input.dryRun) await recordDone(input, deps, outcome, clock.now());
-    return outcome;
+    const synced = await syncJob(input, deps, { distDir, overlay: seo.files }, [
+      ...rules.warnings,
+      ...seo.warnings,
+    ]);
+    const outcome: JobOutcome = rules.report ? { ...synced, rules: rules.report } : synced;
+    const finished = input.keepOutputDays !== undefined && !input.dryRun
+      ? await keepJobOutput(input, input.keepOutputDays, deps, outcome, clock.now())
+      : outcome;
+    if (input.record && !input.dryRun) await recordDone(input, deps, finished, clock.now());
+    return finished;
   } catch (err) {
     if (input.record && !input.dryRun) await recordFailed(input, deps, err, clock.now());
     throw err;
@@ -325,6 +320,92 @@ async function publishRules(
   const report = await applyRouting(deps.routing, target, spec, input.dryRun ?? false);
   for (const change of report.changes) deps.logger.info("rules", { change });
   return { report, warnings: [] };
+}
+
+/**
+ * The sync step of every job: the same engine, guards, progress and owed record; `check` runs
+ * on the keys about to change, before anything is (a restore's objects still there).
+ */
+async function syncJob(
+  input: JobInput,
+  deps: JobDeps,
+  source: SyncSource,
+  warnings: readonly string[],
+  check?: (changedKeys: readonly string[]) => Promise<void>,
+): Promise<JobOutcome> {
+  deps.onStage?.("sync");
+  const sync = await syncSite({
+    s3: deps.s3,
+    bucket: input.target.bucket,
+    prefix: input.target.prefix,
+    ...source,
+    tags: "output" in input.source ? input.source.output.tags : input.tags,
+    refresh: input.refresh ?? false,
+    force: input.force ?? false,
+    dryRun: input.dryRun ?? false,
+    logger: deps.logger,
+    ...(deps.retry ? { retry: deps.retry } : {}),
+    ...(deps.concurrency ? { concurrency: deps.concurrency } : {}),
+    ...(deps.onSyncProgress ? { onProgress: deps.onSyncProgress } : {}),
+    ...(deps.signal ? { signal: deps.signal } : {}),
+    ...(input.retention === undefined ? {} : {
+      retention: {
+        previousDays: input.retention.previousDays,
+        kept: input.retention.kept,
+        nowMs: Date.parse(input.retention.now),
+      },
+    }),
+    beforeApply: async (keys: readonly string[]) => {
+      await check?.(keys);
+      if (input.owedKey === undefined) return;
+      await recordOwed({ s3: deps.s3, bucket: input.target.bucket, key: input.owedKey }, keys);
+    },
+  });
+  return {
+    changedKeys: sync.changedKeys,
+    uploaded: sync.uploaded.length,
+    deleted: sync.deleted.length,
+    unchanged: sync.unchanged,
+    bytesUploaded: sync.bytesUploaded,
+    changeDigest: sync.changeDigest,
+    kept: sync.kept,
+    expired: sync.expired,
+    warnings,
+    sync,
+  };
+}
+
+/**
+ * Keeps a synced build restorable. The site is live by now, so a failure here is a warning
+ * (the build can still be rolled back to by rebuilding), not a failed deploy.
+ */
+async function keepJobOutput(
+  input: JobInput,
+  buildsDays: number,
+  deps: JobDeps,
+  outcome: JobOutcome,
+  nowMs: number,
+): Promise<JobOutcome> {
+  try {
+    const copied = await keepOutput({ s3: deps.s3, bucket: input.target.bucket }, {
+      id: input.buildId,
+      files: outcome.sync!.files,
+      prefix: input.target.prefix,
+      tags: input.tags,
+      buildsDays,
+      nowMs,
+      ...(deps.retry ? { retry: deps.retry } : {}),
+      ...(deps.concurrency ? { concurrency: deps.concurrency } : {}),
+    });
+    deps.logger.info("output kept", { build: input.buildId, copied });
+    return outcome;
+  } catch (err) {
+    const warning = `build ${input.buildId} is live but was not kept for rollback (${
+      jobFailureReason(err)
+    }): rolling back to it will rebuild it`;
+    deps.logger.warn(warning);
+    return { ...outcome, warnings: [...outcome.warnings, warning] };
+  }
 }
 
 async function existingOutput(input: JobInput): Promise<string> {

@@ -27,6 +27,7 @@ import { type KeptFile, keptUntil } from "../sync/retention.ts";
 import { readKeptFiles, writeKeptFiles } from "../state/kept_files.ts";
 import type { RetryOptions } from "../aws/retry.ts";
 import type { RoutingTarget, RulesReport } from "../routing/publish_routing.ts";
+import type { OutputManifest } from "../build_records/output.ts";
 
 /** A pipeline step, reported as it starts. */
 export type DeployStage =
@@ -73,11 +74,13 @@ export interface DeployInput {
   /**
    * What is built: the working tree at its revision, zipped by config `sourceIgnore` and
    * `sourceInclude`; or a stored build's source (`build/<id>.zip`), rebuilt under its own id
-   * (`rollback`, which only a builder that reads the bucket can run).
+   * (`rollback`, which only a builder that reads the bucket can run); or a kept build output,
+   * restored server-side with no build (`rollback` within `retention.buildsDays`).
    */
   readonly source:
     | { readonly sourceIgnore: readonly string[]; readonly sourceInclude: readonly string[] }
-    | { readonly storedBuild: string };
+    | { readonly storedBuild: string }
+    | { readonly storedOutput: OutputManifest };
   /** Config `paths.app` and `paths.dist`. */
   readonly paths: BuildPaths;
   /** Config `microvm.maxDurationSeconds` (the build deadline is this + 60 s). */
@@ -91,6 +94,11 @@ export interface DeployInput {
    * preview, whose distribution does not cache, so nothing is invalidated.
    */
   readonly distributionId?: string;
+  /**
+   * Config `retention.buildsDays`: keep each deployed build's output restorable that long.
+   * None: not kept (a preview; a restore, whose output is kept already).
+   */
+  readonly keepOutputDays?: number;
   /** Object tags, `{ app, environment }`. */
   readonly tags: Readonly<Record<string, string>>;
   /** Config `seo`. */
@@ -248,6 +256,8 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
   let revision: Pick<Revision, "id">;
   if ("storedBuild" in source) {
     revision = { id: source.storedBuild };
+  } else if ("storedOutput" in source) {
+    revision = { id: source.storedOutput.id };
   } else {
     stage("revision");
     const read = await readRevision(input.repoRoot, input.runCommand);
@@ -281,6 +291,9 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
       },
     }),
     ...(input.routing ? { routing: input.routing } : {}),
+    ...(input.keepOutputDays === undefined || dryRun
+      ? {}
+      : { keepOutputDays: input.keepOutputDays }),
   });
   const hooks = {
     onStage: stage,
@@ -290,6 +303,10 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
       onSyncProgress: (p: SyncProgress) => input.onProgress?.({ kind: "sync", ...p }),
     }),
   };
+  if ("storedOutput" in source) {
+    const outcome = await input.builder.run(job({ output: source.storedOutput }), hooks);
+    return { revision, warnings, outcome, kept };
+  }
   if ("storedBuild" in source) {
     stage("build");
     const outcome = await input.builder.run(job({ bucketKey: sourceKey(revision.id) }), hooks);

@@ -8,6 +8,7 @@
 import type { CommandContext } from "../cli/command.ts";
 import { createBuilder, type MicrovmSeams } from "../builders/create_builder.ts";
 import type { LoadedSite } from "../config/load.ts";
+import type { OutputManifest } from "../build_records/output.ts";
 import { DeployError } from "../errors.ts";
 import { DEPLOY_STAGES, type DeployInput, type DeployProgress } from "./deploy.ts";
 import { servingOrigin, siteOrigin } from "../seo/policy.ts";
@@ -82,6 +83,11 @@ export interface SiteDeployOptions {
    * deliberate, so it may delete what later builds added (an empty output is still refused).
    */
   readonly storedBuild?: string;
+  /**
+   * Restore this kept build output server-side instead (`rollback` within
+   * `retention.buildsDays`): no builder runs, so none needs configuring.
+   */
+  readonly storedOutput?: OutputManifest;
 }
 
 /**
@@ -97,7 +103,8 @@ export async function openSiteDeploy(
   ctx: CommandContext,
   options: SiteDeployOptions,
 ): Promise<SiteDeploy> {
-  const { aside, storedBuild } = options;
+  const { aside, storedOutput } = options;
+  const storedBuild = options.storedBuild ?? storedOutput?.id;
   if (aside === undefined) refusePreviewEnv(ctx, storedBuild === undefined ? "deploy" : "rollback");
   const site = await openSite(ctx, { aws: true });
   const { bucket, clients } = site;
@@ -124,7 +131,8 @@ export async function openSiteDeploy(
       // What runs killed before they could clean up left behind (their owner lock is free).
       await removeStaleWorkDirs(tempRoot);
     }
-    const builderName = noBuild ? "local" : options.builder;
+    // A restore copies inside the bucket from this process: the local builder's sync, no build.
+    const builderName = noBuild || storedOutput ? "local" : options.builder;
     const routing = target ? undefined : routingTarget(ctx.env, bucket, config, state);
     const builder = createBuilder(ctx, site, state, builderName, {
       seams: options.seams ?? {},
@@ -136,7 +144,9 @@ export async function openSiteDeploy(
       repoRoot: ctx.repoDir,
       env: ctx.env,
       isProduction,
-      source: storedBuild === undefined
+      source: storedOutput
+        ? { storedOutput }
+        : storedBuild === undefined
         ? { sourceIgnore: config.sourceIgnore, sourceInclude: config.sourceInclude }
         : { storedBuild },
       paths: { app: config.paths.app, dist: config.paths.dist },
@@ -181,10 +191,12 @@ export async function openSiteDeploy(
         },
       }),
       ...(routing ? { routing } : {}),
+      // Only the live site's builds can be rolled back to; a restore is kept already.
+      ...(target || storedOutput ? {} : { keepOutputDays: config.retention.buildsDays }),
     };
     return {
       input,
-      builderName: noBuild ? "none" : builderName,
+      builderName: noBuild || storedOutput ? "none" : builderName,
       [Symbol.dispose]: release,
     };
   } catch (err) {

@@ -25,6 +25,7 @@ import { MULTIPART_THRESHOLD, uploadMultipart } from "./multipart.ts";
 import { decideRetention, type KeptFile } from "./retention.ts";
 import { listSite, MD5_METADATA_KEY, normalizePrefix, type SiteLocation } from "./remote.ts";
 import { forEachLimited, type RetryOptions, withRetry } from "../aws/retry.ts";
+import { copyObject } from "../aws/s3_objects.ts";
 
 /** Progress of a running sync, for a progress bar. */
 export interface SyncProgress {
@@ -40,12 +41,19 @@ export interface SyncProgress {
   readonly totalBytes: number;
 }
 
+/**
+ * What a sync publishes: a built directory (with generated files laid over it by key, see
+ * `scanSite`), or the files themselves (a restored build's, copied from the bucket).
+ */
+export type SyncSource =
+  | { readonly distDir: string; readonly overlay?: ReadonlyMap<string, Uint8Array> }
+  | { readonly files: readonly LocalFile[] };
+
 /** Inputs of {@linkcode syncSite}. */
-export interface SyncOptions extends SiteLocation {
-  /** The built site. */
-  readonly distDir: string;
-  /** Generated files laid over `distDir` by key (see `scanSite`). */
-  readonly overlay?: ReadonlyMap<string, Uint8Array>;
+export type SyncOptions = SiteLocation & SyncSource & SyncSettings;
+
+/** How {@linkcode syncSite} publishes. */
+export interface SyncSettings {
   /** Object tags on every uploaded file, e.g. `{ app: "example.com", environment: "production" }`. */
   readonly tags: Readonly<Record<string, string>>;
   /** Re-upload every file (fixes metadata); every re-uploaded key counts for invalidation. */
@@ -90,6 +98,8 @@ export interface SyncOptions extends SiteLocation {
 export interface SyncResult {
   /** The decision it carried out (its `deletes`: what goes now, kept files left out). */
   readonly plan: SyncPlan;
+  /** Every file published (the site as it is once the sync is done). */
+  readonly files: readonly LocalFile[];
   /** Site-relative keys uploaded, in plan order (assets, then HTML). */
   readonly uploaded: readonly string[];
   /** Site-relative keys deleted. */
@@ -155,10 +165,10 @@ export async function syncSite(options: SyncOptions): Promise<SyncResult> {
   let scanMs = 0;
   let listMs = 0;
   const [local, remote] = await Promise.all([
-    scanSite(options.distDir, {
+    ("files" in options ? Promise.resolve(options.files) : scanSite(options.distDir, {
       ...(options.overlay ? { overlay: options.overlay } : {}),
       concurrency: 8,
-    }).finally(() => scanMs = performance.now() - t0),
+    })).finally(() => scanMs = performance.now() - t0),
     listSite(options, options.retry, (m) => options.logger?.warn(m)).finally(() =>
       listMs = performance.now() - t0
     ),
@@ -173,10 +183,10 @@ export async function syncSite(options: SyncOptions): Promise<SyncResult> {
     unchanged: plan.unchanged,
   });
   // Generated overlay files (robots.txt) do not make an empty build a site.
-  const builtFiles = local.filter((f) => "path" in f.source).length;
+  const builtFiles = local.filter((f) => !("bytes" in f.source)).length;
   const refusal = syncRefusal(guarded, builtFiles, { force: options.force ?? false });
   if (refusal?.code === "dist_empty" || (refusal && !options.dryRun)) throw refusal;
-  const done = { plan, digest: changeDigest(plan, remote), kept, expired };
+  const done = { plan, files: local, digest: changeDigest(plan, remote), kept, expired };
   if (options.dryRun) {
     return result(done, [], [], 0, true, { scanMs, listMs, applyMs: 0 }, refusal);
   }
@@ -220,6 +230,7 @@ function retain(
 function result(
   done: {
     plan: SyncPlan;
+    files: readonly LocalFile[];
     digest: string;
     kept: readonly KeptFile[];
     expired: readonly string[];
@@ -233,6 +244,7 @@ function result(
 ): SyncResult {
   return {
     plan: done.plan,
+    files: done.files,
     uploaded,
     deleted,
     kept: done.kept,
@@ -262,6 +274,22 @@ async function applyUploads(options: SyncOptions, plan: SyncPlan) {
   const threshold = options.multipart?.threshold ?? MULTIPART_THRESHOLD;
   const put = async (file: LocalFile) => {
     if (options.signal?.aborted) throw interruptedError("the upload");
+    if ("copy" in file.source) {
+      const { copy } = file.source;
+      await copyObject({ s3: options.s3, bucket: options.bucket }, {
+        from: copy.key,
+        to: prefix + file.key,
+        headers: {
+          contentType: copy.contentType,
+          cacheControl: copy.cacheControl,
+          metadata: { [MD5_METADATA_KEY]: file.md5 },
+        },
+        tags: options.tags,
+      }, options.retry);
+      uploaded.push(file.key);
+      report();
+      return;
+    }
     // An empty file has no part to send: a single PUT, whatever the threshold.
     if ("path" in file.source && file.size > threshold && file.size > 0) {
       await uploadMultipart({

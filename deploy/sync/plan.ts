@@ -14,8 +14,20 @@ export interface LocalFile {
   readonly size: number;
   /** Lower-case hex MD5 of the content. */
   readonly md5: string;
-  /** Where the bytes are: a file path, or the bytes themselves for generated files. */
-  readonly source: { readonly path: string } | { readonly bytes: Uint8Array };
+  /**
+   * Where the bytes are: a file path, the bytes themselves for generated files, or an object
+   * in the bucket to copy server-side with the headers it must have (a restored build).
+   */
+  readonly source:
+    | { readonly path: string }
+    | { readonly bytes: Uint8Array }
+    | {
+      readonly copy: {
+        readonly key: string;
+        readonly contentType: string;
+        readonly cacheControl: string;
+      };
+    };
 }
 
 /** One live object under the site prefix, keyed site-relative. */

@@ -532,7 +532,10 @@ Deno.test("bootstrap: adds the incomplete-upload rule beside the owner's lifecyc
   );
   const status = JSON.parse((await world.run(["status", "--json"])).stdout);
   const bucket = status.nodes.find((n: { id: string }) => n.id === "bucket");
-  assert.deepEqual(bucket.drift, ["no lifecycle rule removing incomplete multipart uploads"]);
+  assert.deepEqual(bucket.drift, [
+    "no lifecycle rule removing incomplete multipart uploads",
+    "no lifecycle rule deploy-expire-kept-build-outputs",
+  ]);
 
   const fixed = await world.run(["bootstrap"]);
   assert.equal(fixed.code, 0, fixed.stderr);
@@ -540,6 +543,29 @@ Deno.test("bootstrap: adds the incomplete-upload rule beside the owner's lifecyc
   const lifecycle = cfg.get("lifecycle")!;
   assert.match(lifecycle, /<ID>old-builds<\/ID>/);
   assert.match(lifecycle, /<ID>deploy-abort-incomplete-multipart-uploads<\/ID>/);
+  assert.match(lifecycle, /<ID>deploy-expire-kept-build-outputs<\/ID>/);
+  assert.match((await world.run(["bootstrap"])).stdout, /No changes/);
+});
+
+Deno.test("bootstrap: kept build outputs expire after twice retention.buildsDays; a new value is drift bootstrap repairs", async () => {
+  await using world = await startInfraWorld(BASE);
+  assert.equal((await world.run(["bootstrap"])).code, 0);
+  const cfg = world.s3.state.configs.get(BUCKET)!;
+  assert.match(
+    cfg.get("lifecycle")!,
+    /<Rule><Status>Enabled<\/Status><Expiration><Days>60<\/Days><\/Expiration><ID>deploy-expire-kept-build-outputs<\/ID><Filter><Prefix>outputs\/<\/Prefix><\/Filter><\/Rule>/,
+  );
+  await world.configure({ ...BASE, retention: { buildsDays: 7 } });
+  const status = JSON.parse((await world.run(["status", "--json"])).stdout);
+  const bucket = status.nodes.find((n: { id: string }) => n.id === "bucket");
+  assert.deepEqual(bucket.drift, [
+    "lifecycle rule deploy-expire-kept-build-outputs expires after 60 days, want 14",
+  ]);
+  const fixed = await world.run(["bootstrap"]);
+  assert.equal(fixed.code, 0, fixed.stderr);
+  assert.match(fixed.stdout, /updated +bucket/);
+  assert.match(cfg.get("lifecycle")!, /<Days>14<\/Days>/);
+  assert.doesNotMatch(cfg.get("lifecycle")!, /<Days>60<\/Days>/);
   assert.match((await world.run(["bootstrap"])).stdout, /No changes/);
 });
 

@@ -11,7 +11,13 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { GetObjectCommand } from "@aws-sdk/client-s3";
+import { createHash } from "node:crypto";
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  PutObjectCommand,
+  type S3Client,
+} from "@aws-sdk/client-s3";
 import { parseAgentJob } from "../../deploy/builders/microvm/agent/job_description.ts";
 import { ACCOUNT, type InfraWorld, liveKeys, siteS3 } from "./infra_world.ts";
 import { LOOPBACK_ONLY, MICROVM_SITE_CONFIG, microvmWorld } from "./microvm_world.ts";
@@ -28,6 +34,16 @@ async function bucketJson(world: InfraWorld, key: string): Promise<Record<string
   try {
     const out = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
     return JSON.parse(await out.Body!.transformToString());
+  } finally {
+    s3.destroy();
+  }
+}
+
+/** Runs `fn` with a client on the world's S3, closed afterwards. */
+async function withS3<T>(world: InfraWorld, fn: (s3: S3Client) => Promise<T>): Promise<T> {
+  const s3 = siteS3(world);
+  try {
+    return await fn(s3);
   } finally {
     s3.destroy();
   }
@@ -98,6 +114,9 @@ Deno.test({
     const record = await bucketJson(world, `builds/${id}.json`);
     assert.equal(record.status, "done");
     assert.equal(record.uploaded, 6);
+    // The agent kept the output for rollback: every live file, hashed, with its headers.
+    const kept = await bucketJson(world, `outputs/manifests/${id}.json`);
+    assert.deepEqual((kept.files as { key: string }[]).map((f) => f.key), ALL_KEYS);
     assert.equal(record.logGroup, LOG_GROUP);
     assert.equal(
       record.logStream,
@@ -253,7 +272,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "deploy --builder local is recorded: history lists it, logs says where its lines went, and rollback restores it",
+    "deploy --builder local is recorded: history lists it, logs says where its lines went; rollback restores it server-side, and rebuilds it past the retention or when kept objects are gone",
   permissions: LOOPBACK_ONLY,
   async fn() {
     await using mw = await microvmWorld({ config: CONFIG });
@@ -283,10 +302,61 @@ Deno.test({
     assert.equal(logs.code, 0, logs.stderr);
     assert.match(logs.stderr, /ran with --builder local/);
 
-    // The rollback rebuilds v1's stored source (in a MicroVM) and publishes it.
+    // Within the retention the rollback restores v1's kept output server-side: no build.
     const rollback = await mw.run(["rollback", v1, "--json"]);
     assert.equal(rollback.code, 0, rollback.stderr + rollback.stdout);
-    assert.deepEqual(JSON.parse(rollback.stdout).changedKeys, ["index.html"]);
+    const restored = JSON.parse(rollback.stdout);
+    assert.equal(restored.method, "restore");
+    assert.equal(restored.builder, "none");
+    assert.deepEqual(restored.changedKeys, ["index.html"]);
+    assert.deepEqual(restored.invalidation.paths, ["/", "/index.html"]);
+    assert.equal(await liveText(world, "site/index.html"), "<h1>home</h1>");
+    assert.equal(callsOf(world, "RunMicrovm").length, 0);
+
+    // Past retention.buildsDays (v2's manifest aged 31 days) it says so and rebuilds the stored
+    // source in a MicroVM, which publishes it.
+    const manifest = await bucketJson(world, `outputs/manifests/${v2}.json`);
+    const aged = { ...manifest, createdAt: new Date(Date.now() - 31 * 86_400_000).toISOString() };
+    await withS3(world, (s3) =>
+      s3.send(
+        new PutObjectCommand({
+          Bucket: BUCKET,
+          Key: `outputs/manifests/${v2}.json`,
+          Body: JSON.stringify(aged),
+        }),
+      ));
+    const rebuilt = await mw.run(["rollback", v2, "--json"]);
+    assert.equal(rebuilt.code, 0, rebuilt.stderr + rebuilt.stdout);
+    assert.match(
+      rebuilt.stderr,
+      new RegExp(
+        `build ${v2} was deployed 31 days ago, past retention.buildsDays \\(30\\): rebuilding it`,
+      ),
+    );
+    const summary = JSON.parse(rebuilt.stdout);
+    assert.equal(summary.method, "rebuild");
+    assert.equal(summary.builder, "microvm");
+    assert.match(summary.reason, /past retention.buildsDays/);
+    assert.deepEqual(summary.changedKeys, ["index.html"]);
+    assert.equal(callsOf(world, "RunMicrovm").length, 1);
+    assert.equal(await liveText(world, "site/index.html"), "<h1>home v2</h1>");
+
+    // Within the retention but a kept object it needs is gone: found before anything changes,
+    // said, and rebuilt.
+    const homeMd5 = createHash("md5").update("<h1>home</h1>").digest("hex");
+    await withS3(
+      world,
+      (s3) =>
+        s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: `outputs/objects/${homeMd5}` })),
+    );
+    const fellBack = await mw.run(["rollback", v1, "--json"]);
+    assert.equal(fellBack.code, 0, fellBack.stderr + fellBack.stdout);
+    assert.match(
+      fellBack.stderr,
+      new RegExp(`1 kept object\\(s\\) of build ${v1} are gone: rebuilding it`),
+    );
+    assert.equal(JSON.parse(fellBack.stdout).method, "rebuild");
+    assert.equal(callsOf(world, "RunMicrovm").length, 2);
     assert.equal(await liveText(world, "site/index.html"), "<h1>home</h1>");
   },
 });

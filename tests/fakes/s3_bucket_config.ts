@@ -4,6 +4,11 @@
  * itself (in S3's REST-XML wire format, echoing back what the SDK sent) and forwards every
  * other request, Host header included so SigV4 signatures still verify, to s3rver.
  *
+ * Object tags, which s3rver ignores, live in the proxy: set by `x-amz-tagging` on PutObject and
+ * CopyObject (`x-amz-tagging-directive: REPLACE`; the default `COPY` takes the source's),
+ * dropped with the object, and read back with GetObjectTagging. Object operations can be made
+ * to fail with `fail()`, as the other fakes' can.
+ *
  * It can also pretend a bucket name belongs to another account (`foreign`): `HeadBucket`
  * answers 403 and `CreateBucket` `BucketAlreadyExists`, as real S3 does.
  *
@@ -11,7 +16,8 @@
  */
 import { join } from "node:path";
 import { type S3Fixture, startS3 } from "../support/s3.ts";
-import type { FakeCall } from "./server.ts";
+import type { FailureSpec, FakeCall } from "./server.ts";
+import { escapeXml, parseXml, textAt } from "./xml.ts";
 
 /** The bucket sub-resources the proxy serves itself. */
 const CONFIGS = [
@@ -46,6 +52,12 @@ export interface BucketConfigState {
 
 /** s3rver behind the bucket-configuration proxy. */
 export interface SiteS3 extends AsyncDisposable {
+  /**
+   * Makes upcoming calls of an object operation (`PutObject`, `CopyObject`, `GetObject`,
+   * `HeadObject`, `DeleteObject`, `DeleteObjects`, `ListObjectsV2`) answer with an S3 error
+   * instead of reaching s3rver, as `AwsFake.fail` does for the other fakes.
+   */
+  fail(operation: string, failure: FailureSpec): void;
   /** The proxy's URL: use as `AWS_ENDPOINT_URL_S3`. */
   readonly endpoint: string;
   /** The s3rver fixture behind it. */
@@ -98,8 +110,45 @@ const OPERATION: Record<string, Record<ConfigName, string>> = {
 };
 
 /**
+ * The object operation a forwarded request is (for `fail()`), or undefined for others.
+ *
+ * @param method the HTTP method
+ * @param parts the path's segments (bucket, then the key's)
+ * @param url the request URL
+ * @param headers the request headers
+ * @returns the operation name
+ */
+function objectOperation(
+  method: string,
+  parts: readonly string[],
+  url: URL,
+  headers: Headers,
+): string | undefined {
+  if (parts.length === 1) {
+    if (method === "POST" && url.searchParams.has("delete")) return "DeleteObjects";
+    if (method === "GET" && url.searchParams.get("list-type") === "2") return "ListObjectsV2";
+    return undefined;
+  }
+  if (parts.length < 2) return undefined;
+  // The SDK names the operation in an `x-id` parameter; any other one is a sub-resource.
+  if ([...url.searchParams.keys()].some((k) => k !== "x-id")) return undefined;
+  if (method === "PUT") return headers.has("x-amz-copy-source") ? "CopyObject" : "PutObject";
+  return { GET: "GetObject", HEAD: "HeadObject", DELETE: "DeleteObject" }[method];
+}
+
+/** Options for {@linkcode startSiteS3}. */
+export interface SiteS3Options {
+  /**
+   * The s3rver to put the proxy in front of (it is closed with the proxy), e.g. one run as a Node
+   * subprocess for sites past 1,000 keys (`startNodeS3`). Default: an in-process one.
+   */
+  readonly upstream?: S3Fixture;
+}
+
+/**
  * Starts s3rver and the bucket-configuration proxy in front of it.
  *
+ * @param options the s3rver to front (default: a new in-process one)
  * @returns the running pair; `await using` stops both
  * @example
  * ```ts
@@ -107,8 +156,9 @@ const OPERATION: Record<string, Record<ConfigName, string>> = {
  * const env = { AWS_ENDPOINT_URL_S3: s3.endpoint, ...S3RVER_CREDENTIALS };
  * ```
  */
-export async function startSiteS3(): Promise<SiteS3> {
-  const s3rver = await startS3();
+export async function startSiteS3(options: SiteS3Options = {}): Promise<SiteS3> {
+  const s3rver = options.upstream ?? await startS3();
+  const failures = new Map<string, { spec: FailureSpec; skip: number; left: number }[]>();
   const upstream = new URL(s3rver.endpoint);
   // The proxy's own connection pool, closed with the proxy. With the global `fetch` the
   // keep-alive connections to s3rver lived in the test process's shared pool, outliving this
@@ -179,20 +229,57 @@ export async function startSiteS3(): Promise<SiteS3> {
         headers: { "content-type": config === "policy" ? "application/json" : "application/xml" },
       });
     }
+    const keyOf = (segments: readonly string[]) => segments.map(decodeURIComponent).join("/");
+    if (req.method === "GET" && parts.length >= 2 && url.searchParams.has("tagging")) {
+      const query = new URLSearchParams(state.objectTagging.get(keyOf(parts)) ?? "");
+      const tags = [...query].map(([k, v]) =>
+        `<Tag><Key>${escapeXml(k)}</Key><Value>${escapeXml(v)}</Value></Tag>`
+      ).join("");
+      return new Response(
+        `<?xml version="1.0" encoding="UTF-8"?><Tagging><TagSet>${tags}</TagSet></Tagging>`,
+        { headers: { "content-type": "application/xml" } },
+      );
+    }
+    const operation = objectOperation(req.method, parts, url, req.headers);
+    const injected = operation === undefined ? undefined : failures.get(operation)?.[0];
+    if (injected) {
+      if (injected.skip > 0) injected.skip--;
+      else {
+        if (--injected.left <= 0) failures.get(operation!)!.shift();
+        const { spec } = injected;
+        return s3Error(spec.code, spec.status ?? 400, spec.message ?? spec.code);
+      }
+    }
     // Everything else goes to s3rver untouched, Host included, so the signature still matches.
     const target = new URL(url.pathname + url.search, upstream);
     const headers = new Headers(req.headers);
     const hasBody = req.method !== "GET" && req.method !== "HEAD";
+    const body = hasBody ? await req.arrayBuffer() : undefined;
+    const deleteBody = operation === "DeleteObjects" ? new TextDecoder().decode(body) : "";
     const res = await fetch(target, {
       method: req.method,
       headers,
-      ...(hasBody ? { body: await req.arrayBuffer() } : {}),
+      ...(body ? { body } : {}),
       redirect: "manual",
       client: upstreamClient,
     });
     const tagging = req.headers.get("x-amz-tagging");
-    if (tagging !== null && res.ok && parts.length >= 2) {
-      state.objectTagging.set(parts.map(decodeURIComponent).join("/"), tagging);
+    const copySource = req.headers.get("x-amz-copy-source");
+    if (res.ok && operation === "CopyObject" && copySource !== null) {
+      // Without REPLACE the copy carries the source's tags, as S3's does.
+      const replace = req.headers.get("x-amz-tagging-directive") === "REPLACE";
+      const source = decodeURIComponent(copySource.replace(/^\//, "").split("?")[0]!);
+      const tags = replace ? tagging ?? "" : state.objectTagging.get(source);
+      if (tags) state.objectTagging.set(keyOf(parts), tags);
+      else state.objectTagging.delete(keyOf(parts));
+    } else if (tagging !== null && res.ok && parts.length >= 2) {
+      state.objectTagging.set(keyOf(parts), tagging);
+    }
+    if (res.ok && operation === "DeleteObject") state.objectTagging.delete(keyOf(parts));
+    if (res.ok && operation === "DeleteObjects") {
+      for (const object of parseXml(deleteBody).children.filter((c) => c.name === "Object")) {
+        state.objectTagging.delete(`${bucket}/${textAt(object, "Key")}`);
+      }
     }
     if (
       bucket !== undefined && req.method === "DELETE" && res.ok &&
@@ -215,6 +302,11 @@ export async function startSiteS3(): Promise<SiteS3> {
   };
   return {
     endpoint: `http://127.0.0.1:${server.addr.port}`,
+    fail(operation, spec) {
+      const queue = failures.get(operation) ?? [];
+      queue.push({ spec, skip: spec.after ?? 0, left: spec.times ?? 1 });
+      failures.set(operation, queue);
+    },
     s3rver,
     state,
     calls,

@@ -51,6 +51,8 @@ export interface FailureSpec {
   message?: string;
   /** How many consecutive calls of the operation fail (default 1). */
   times?: number;
+  /** How many calls of the operation succeed before the first failure (default 0). */
+  after?: number;
 }
 
 /** A decoded request: which operation it is, its input, and how to answer it. */
@@ -118,7 +120,7 @@ export function startFakeServer<S>(
   state: S,
 ): { fake: AwsFake<S>; runtime: FakeRuntime } {
   const calls: FakeCall[] = [];
-  const failures = new Map<string, Array<{ error: FakeAwsError; left: number }>>();
+  const failures = new Map<string, Array<{ error: FakeAwsError; left: number; skip: number }>>();
   const background = new Set<Promise<unknown>>();
 
   const handler = async (req: Request): Promise<Response> => {
@@ -145,7 +147,8 @@ export function startFakeServer<S>(
     });
     const queue = failures.get(routed.operation);
     const injected = queue?.[0];
-    if (queue && injected) {
+    if (injected && injected.skip > 0) injected.skip -= 1;
+    else if (queue && injected) {
       injected.left -= 1;
       if (injected.left <= 0) queue.shift();
       return definition.renderError(injected.error);
@@ -170,7 +173,7 @@ export function startFakeServer<S>(
     fail(operation, failure) {
       const error = new FakeAwsError(failure.code, failure.status ?? 400, failure.message);
       const queue = failures.get(operation) ?? [];
-      queue.push({ error, left: failure.times ?? 1 });
+      queue.push({ error, left: failure.times ?? 1, skip: failure.after ?? 0 });
       failures.set(operation, queue);
     },
     close,

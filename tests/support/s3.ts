@@ -41,6 +41,7 @@ export async function startS3(buckets: string[] = []): Promise<S3Fixture> {
   });
   const staging = await Deno.makeTempDir({ prefix: "s3rver-staging-" });
   writeObjectsAtomically((server as unknown as KoaApp).store, staging);
+  keepCopyEtags((server as unknown as KoaApp).store);
   supportConditionalWrites(server as unknown as KoaApp);
   const { port } = await server.run() as { port: number };
   const close = async () => {
@@ -76,6 +77,13 @@ interface FilesystemStore {
   getResourcePath(bucket: string, key: string, resource: string): string;
   putMetadata(bucket: string, key: string, metadata: unknown, md5: string): Promise<void>;
   putObject(object: StoredObject): Promise<{ size: number; md5: string }>;
+  copyObject(
+    srcBucket: string,
+    srcKey: string,
+    destBucket: string,
+    destKey: string,
+    replacement: unknown,
+  ): Promise<{ etag?: string }>;
 }
 
 /** An object s3rver's PutObject hands its store. */
@@ -108,6 +116,23 @@ function writeObjectsAtomically(store: FilesystemStore, staging: string): void {
     await Deno.rename(temporary, objectPath);
     await store.putMetadata(object.bucket, object.key, object.metadata, md5);
     return { size: content.length, md5 };
+  };
+}
+
+/**
+ * Fixes s3rver 3.7.1's CopyObject with `x-amz-metadata-directive: REPLACE`: it copies the bytes
+ * but keeps the destination's old `.md5` file, so the copy answered (and later listed) the ETag
+ * of what the key held before. S3's ETag of a copy is the MD5 of its content (the rollback's
+ * restore compares it): carry the source's over.
+ */
+function keepCopyEtags(store: FilesystemStore): void {
+  const copy = store.copyObject.bind(store);
+  store.copyObject = async (srcBucket, srcKey, destBucket, destKey, replacement) => {
+    const md5 = ((await store.getMetadata(srcBucket, srcKey)).etag ?? "").replaceAll('"', "");
+    const out = await copy(srcBucket, srcKey, destBucket, destKey, replacement);
+    if (!replacement) return out;
+    await store.putMetadata(destBucket, destKey, replacement, md5);
+    return await store.getMetadata(destBucket, destKey);
   };
 }
 

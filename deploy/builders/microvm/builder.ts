@@ -229,6 +229,7 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): Builder {
       ...(input.refresh ? { refresh: true } : {}),
       ...(input.force ? { force: true } : {}),
       ...(retention ? { retention } : {}),
+      ...(input.keepOutputDays === undefined ? {} : { keepOutputDays: input.keepOutputDays }),
       maxDurationSeconds: input.maxDurationSeconds,
       startedAt: new Date(startedAt).toISOString(),
       logGroup,

@@ -1,8 +1,9 @@
 /**
  * The site bucket `<env>-<siteName>-<accountId>`: private, every public-access block on,
- * object ownership enforced (ACLs disabled), tagged `app`/`environment`, and a lifecycle rule
+ * object ownership enforced (ACLs disabled), tagged `app`/`environment`, a lifecycle rule
  * that removes the parts of multipart uploads never completed (a deploy killed mid-upload
- * cannot abort its own). Its policy is a separate node (`bucket_policy.ts`) because it names
+ * cannot abort its own), and one that expires kept build outputs after twice
+ * `retention.buildsDays` (what `rollback` restores from). Its policy is a separate node (`bucket_policy.ts`) because it names
  * the distribution, which needs the bucket.
  *
  * @module
@@ -37,6 +38,7 @@ import { tagDrift, tagList, tagMap } from "../../aws/tags.ts";
 import type { AwsClients } from "../../aws/clients.ts";
 import type { NodeContext, NodeId, ResourceNode, SiteFacts } from "../resource.ts";
 import type { TaggedFacts } from "./iam_role.ts";
+import { outputExpiryDays, OUTPUTS_PREFIX } from "../../build_records/output.ts";
 
 /** The public-access block the bucket must have: everything blocked. */
 export const PUBLIC_ACCESS_BLOCK = {
@@ -79,18 +81,61 @@ export function abortsIncompleteUploads(rules: readonly LifecycleRule[] | undefi
 }
 
 /**
- * The lifecycle rules to write (pure): the owner's rules, and ours beside them in the style they
- * use. S3 refuses a configuration mixing rule-level `Prefix` (the older form) with `Filter`, so
- * next to older-style rules ours scopes itself with `Prefix: ""` too.
+ * The lifecycle rules to write (pure): the owner's rules, and ours (the incomplete-upload rule,
+ * then `extra`) beside them in the style they use. S3 refuses a configuration mixing rule-level
+ * `Prefix` (the older form) with `Filter`, so next to older-style rules ours scope themselves
+ * with a rule-level `Prefix` too.
  *
  * @param owners the bucket's current rules
+ * @param extra the bucket's own further rules (the site bucket's kept-output expiry)
  * @returns the rules to put
  */
-export function withIncompleteUploadRule(owners: readonly LifecycleRule[]): LifecycleRule[] {
-  const others = owners.filter((r) => r.ID !== ABORT_INCOMPLETE_UPLOADS_RULE.ID);
+export function withLifecycleRules(
+  owners: readonly LifecycleRule[],
+  extra: readonly LifecycleRule[] = [],
+): LifecycleRule[] {
+  const ours = [ABORT_INCOMPLETE_UPLOADS_RULE, ...extra];
+  const ids = new Set(ours.map((r) => r.ID));
+  const others = owners.filter((r) => !ids.has(r.ID));
   const legacy = others.some((r) => r.Prefix !== undefined);
-  const { Filter: _filter, ...unfiltered } = ABORT_INCOMPLETE_UPLOADS_RULE;
-  return [...others, legacy ? { ...unfiltered, Prefix: "" } : ABORT_INCOMPLETE_UPLOADS_RULE];
+  return [
+    ...others,
+    ...ours.map((rule) => {
+      if (!legacy) return rule;
+      const { Filter: filter, ...unfiltered } = rule;
+      return { ...unfiltered, Prefix: filter?.Prefix ?? "" };
+    }),
+  ];
+}
+
+/**
+ * The differences between the bucket's rules and one rule of ours (pure), matched by `ID`:
+ * missing, disabled, another scope or another expiry.
+ *
+ * @param live the bucket's rules (`undefined`: no lifecycle configuration)
+ * @param want our rule
+ * @returns one line per difference
+ */
+export function lifecycleRuleDrift(
+  live: readonly LifecycleRule[] | undefined,
+  want: LifecycleRule,
+): string[] {
+  const rule = (live ?? []).find((r) => r.ID === want.ID);
+  if (rule === undefined) return [`no lifecycle rule ${want.ID}`];
+  const drift: string[] = [];
+  if (rule.Status !== "Enabled") drift.push(`lifecycle rule ${want.ID} is disabled`);
+  const prefix = rule.Filter?.Prefix ?? rule.Prefix ?? "";
+  if (prefix !== (want.Filter?.Prefix ?? "")) {
+    drift.push(`lifecycle rule ${want.ID} covers "${prefix}", want "${want.Filter?.Prefix}"`);
+  }
+  if (rule.Expiration?.Days !== want.Expiration?.Days) {
+    drift.push(
+      `lifecycle rule ${want.ID} expires after ${
+        rule.Expiration?.Days ?? "no"
+      } days, want ${want.Expiration?.Days}`,
+    );
+  }
+  return drift;
 }
 
 /**
@@ -109,6 +154,7 @@ export function bucketOriginDomain(bucket: string, region: string): string {
  *
  * @param live what the bucket has (`undefined` for a missing configuration)
  * @param tags the desired tags
+ * @param extraRules the bucket's own further lifecycle rules
  * @returns one line per difference
  */
 export function bucketDrift(
@@ -119,6 +165,7 @@ export function bucketDrift(
     lifecycleRules: readonly LifecycleRule[] | undefined;
   },
   tags: Readonly<Record<string, string>>,
+  extraRules: readonly LifecycleRule[] = [],
 ): string[] {
   const drift: string[] = [];
   const open = Object.entries(PUBLIC_ACCESS_BLOCK)
@@ -132,6 +179,7 @@ export function bucketDrift(
   if (!abortsIncompleteUploads(live.lifecycleRules)) {
     drift.push("no lifecycle rule removing incomplete multipart uploads");
   }
+  for (const rule of extraRules) drift.push(...lifecycleRuleDrift(live.lifecycleRules, rule));
   return drift;
 }
 
@@ -161,6 +209,7 @@ async function configure(
   Bucket: string,
   wantTags: Readonly<Record<string, string>>,
   existingTags: Record<string, string>,
+  extraRules: readonly LifecycleRule[],
 ): Promise<void> {
   const resource = `bucket ${Bucket}`;
   await aws(
@@ -195,13 +244,14 @@ async function configure(
   // The lifecycle configuration is replaced whole too: add our rule beside the owner's rules,
   // keeping the configuration-wide setting as it was.
   const lifecycle = await liveLifecycle(s3, Bucket);
-  if (!abortsIncompleteUploads(lifecycle?.Rules)) {
+  const ruleDrift = extraRules.flatMap((r) => lifecycleRuleDrift(lifecycle?.Rules, r));
+  if (!abortsIncompleteUploads(lifecycle?.Rules) || ruleDrift.length > 0) {
     const minimumSize = lifecycle?.TransitionDefaultMinimumObjectSize;
     await aws({ resource, action: "s3:PutLifecycleConfiguration" }, () =>
       s3.send(
         new PutBucketLifecycleConfigurationCommand({
           Bucket,
-          LifecycleConfiguration: { Rules: withIncompleteUploadRule(lifecycle?.Rules ?? []) },
+          LifecycleConfiguration: { Rules: withLifecycleRules(lifecycle?.Rules ?? [], extraRules) },
           ...(minimumSize ? { TransitionDefaultMinimumObjectSize: minimumSize } : {}),
         }),
       ));
@@ -267,6 +317,8 @@ export interface PrivateBucketSpec<F extends TaggedFacts, C, Id extends string> 
   s3(ctx: NodeContext<F, C, Id>): S3Client;
   /** Appended to the label (` (us-east-1)`); default none. */
   readonly labelSuffix?: string;
+  /** Lifecycle rules the bucket must have beside the incomplete-upload one; default none. */
+  lifecycleRules?(facts: F): LifecycleRule[];
 }
 
 /**
@@ -281,6 +333,7 @@ export function privateBucketNode<
   Id extends string = NodeId,
 >(spec: PrivateBucketSpec<F, C, Id>): ResourceNode<F, C, Id> {
   const outputs = (facts: F) => outputsOf(spec.name(facts), spec.region(facts));
+  const rules = (facts: F) => spec.lifecycleRules?.(facts) ?? [];
   return {
     id: spec.id,
     dependsOn: [],
@@ -319,14 +372,18 @@ export function privateBucketNode<
         "OwnershipControlsNotFoundError",
       );
       const tags = await liveTags(s3, Bucket);
-      const drift = bucketDrift({
-        publicAccessBlock: pab?.PublicAccessBlockConfiguration as
-          | Record<string, boolean | undefined>
-          | undefined,
-        ownership: ownership?.OwnershipControls?.Rules?.[0]?.ObjectOwnership,
-        tags,
-        lifecycleRules: (await liveLifecycle(s3, Bucket))?.Rules,
-      }, ctx.facts.tags);
+      const drift = bucketDrift(
+        {
+          publicAccessBlock: pab?.PublicAccessBlockConfiguration as
+            | Record<string, boolean | undefined>
+            | undefined,
+          ownership: ownership?.OwnershipControls?.Rules?.[0]?.ObjectOwnership,
+          tags,
+          lifecycleRules: (await liveLifecycle(s3, Bucket))?.Rules,
+        },
+        ctx.facts.tags,
+        rules(ctx.facts),
+      );
       return { outputs: outputs(ctx.facts), drift };
     },
     async create(ctx) {
@@ -350,13 +407,13 @@ export function privateBucketNode<
           throw awsFailure(err, { resource: `bucket ${Bucket}`, action: "s3:CreateBucket" });
         }
       }
-      await configure(s3, Bucket, ctx.facts.tags, {});
+      await configure(s3, Bucket, ctx.facts.tags, {}, rules(ctx.facts));
       return outputs(ctx.facts);
     },
     async update(ctx) {
       const s3 = spec.s3(ctx);
       const Bucket = spec.name(ctx.facts);
-      await configure(s3, Bucket, ctx.facts.tags, await liveTags(s3, Bucket));
+      await configure(s3, Bucket, ctx.facts.tags, await liveTags(s3, Bucket), rules(ctx.facts));
       return outputs(ctx.facts);
     },
     async delete(ctx) {
@@ -372,10 +429,27 @@ export function privateBucketNode<
   };
 }
 
-/** The site bucket node. */
+/**
+ * The rule that expires kept build outputs (`outputs/`, see `build_records/output.ts`)
+ * {@linkcode outputExpiryDays} after their last write (pure).
+ *
+ * @param buildsDays config `retention.buildsDays`
+ * @returns the rule
+ */
+export function keptOutputsRule(buildsDays: number): LifecycleRule {
+  return {
+    ID: "deploy-expire-kept-build-outputs",
+    Status: "Enabled",
+    Filter: { Prefix: OUTPUTS_PREFIX },
+    Expiration: { Days: outputExpiryDays(buildsDays) },
+  };
+}
+
+/** The site bucket node: a private bucket whose kept build outputs expire. */
 export const bucketNode: ResourceNode = privateBucketNode({
   id: "bucket",
   name: (facts) => facts.bucket,
   region: (facts) => facts.config.region,
   s3: (ctx) => ctx.clients.s3,
+  lifecycleRules: (facts) => [keptOutputsRule(facts.config.retention.buildsDays)],
 });

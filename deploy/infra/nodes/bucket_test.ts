@@ -3,8 +3,10 @@ import {
   ABORT_INCOMPLETE_UPLOADS_RULE,
   abortsIncompleteUploads,
   bucketDrift,
+  keptOutputsRule,
+  lifecycleRuleDrift,
   PUBLIC_ACCESS_BLOCK,
-  withIncompleteUploadRule,
+  withLifecycleRules,
 } from "./bucket.ts";
 
 Deno.test("bucketDrift() reports open public access, ACL ownership and missing tags", () => {
@@ -64,16 +66,42 @@ Deno.test("abortsIncompleteUploads() takes an owner's equivalent rule, not a dis
   );
 });
 
-Deno.test("withIncompleteUploadRule() keeps the owner's rules and matches their style", () => {
+Deno.test("withLifecycleRules() keeps the owner's rules and matches their style", () => {
   const modern = { ID: "old-builds", Status: "Enabled" as const, Filter: { Prefix: "builds/" } };
-  assert.deepEqual(withIncompleteUploadRule([modern]), [modern, ABORT_INCOMPLETE_UPLOADS_RULE]);
+  assert.deepEqual(withLifecycleRules([modern]), [modern, ABORT_INCOMPLETE_UPLOADS_RULE]);
   const legacy = { ID: "tmp", Status: "Enabled" as const, Prefix: "tmp/", Expiration: { Days: 1 } };
-  const out = withIncompleteUploadRule([legacy]);
+  const out = withLifecycleRules([legacy]);
   assert.deepEqual(out[0], legacy);
   assert.equal(out[1]?.Filter, undefined, "no Filter beside a rule-level Prefix");
   assert.equal(out[1]?.Prefix, "");
   assert.ok(abortsIncompleteUploads(out));
   // A stale copy of ours is replaced, not duplicated.
   const stale = { ...ABORT_INCOMPLETE_UPLOADS_RULE, Status: "Disabled" as const };
-  assert.deepEqual(withIncompleteUploadRule([stale]), [ABORT_INCOMPLETE_UPLOADS_RULE]);
+  assert.deepEqual(withLifecycleRules([stale]), [ABORT_INCOMPLETE_UPLOADS_RULE]);
+});
+
+Deno.test("bucket: the kept-output expiry rule is drift until it exists with the configured days", () => {
+  const want = keptOutputsRule(30);
+  assert.deepEqual(want.Expiration, { Days: 60 });
+  assert.deepEqual(want.Filter, { Prefix: "outputs/" });
+  assert.deepEqual(lifecycleRuleDrift(undefined, want), [
+    "no lifecycle rule deploy-expire-kept-build-outputs",
+  ]);
+  assert.deepEqual(lifecycleRuleDrift([keptOutputsRule(10)], want), [
+    "lifecycle rule deploy-expire-kept-build-outputs expires after 20 days, want 60",
+  ]);
+  assert.deepEqual(lifecycleRuleDrift([{ ...want, Status: "Disabled" }], want), [
+    "lifecycle rule deploy-expire-kept-build-outputs is disabled",
+  ]);
+  assert.deepEqual(lifecycleRuleDrift([want], want), []);
+  // Rewritten beside an owner's older-style rule, ours keep their scope as a rule-level Prefix.
+  const legacy = { ID: "tmp", Status: "Enabled" as const, Prefix: "tmp/", Expiration: { Days: 1 } };
+  const out = withLifecycleRules([legacy, keptOutputsRule(10)], [want]);
+  assert.deepEqual(out.map((r) => r.ID), [
+    "tmp",
+    ABORT_INCOMPLETE_UPLOADS_RULE.ID,
+    "deploy-expire-kept-build-outputs",
+  ]);
+  assert.equal(out[2]?.Prefix, "outputs/");
+  assert.deepEqual(lifecycleRuleDrift(out, want), []);
 });

@@ -4,7 +4,8 @@
  * and the execution role) to build the builder image and to run the builder MicroVM. One role
  * serves both, because both phases touch the same few resources of this one site: the image
  * build reads the agent bundle (`builder/*`), the running agent reads the source (`build/*`),
- * writes the live site (`site/*`) and the build records (`builds/*`), and both log to the
+ * writes the live site (`site/*`), the build records (`builds/*`) and the kept outputs
+ * (`outputs/*`), and both log to the
  * builder log group.
  *
  * @module
@@ -14,6 +15,7 @@ import type { PolicyDocument } from "../policy_document.ts";
 import { servedPrefix, SITE_PREFIX } from "../../state/bucket_layout.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 import { type RulesPolicyInput, rulesPolicyInput, rulesStatements } from "./rules_policy.ts";
+import { OUTPUTS_PREFIX } from "../../build_records/output.ts";
 import { iamRoleNode, serviceTrustPolicy, SITE_OBJECT_ACTIONS } from "./iam_role.ts";
 
 /** The inline policy's name on the builder role. */
@@ -55,8 +57,9 @@ export interface BuilderPolicyInput {
 
 /**
  * The builder role's inline policy (pure): read `build/*` (sources) and `builder/*` (the agent
- * bundle), read and write `site/*` (the live site; `previews/*` for the preview stack) and
- * `builds/*` (records and manifests), list
+ * bundle), read and write `site/*` (the live site; `previews/*` for the preview stack),
+ * `builds/*` (records and manifests) and, for the live site, `outputs/*` (kept build outputs,
+ * copied there after the sync for `rollback`), list
  * the bucket (the sync compares against the live listing), and write log streams of the
  * builder log group. Nothing else: no bucket administration, no other bucket, no other group.
  *
@@ -65,6 +68,7 @@ export interface BuilderPolicyInput {
  */
 export function builderPolicy(input: BuilderPolicyInput): PolicyDocument {
   const bucketArn = `arn:aws:s3:::${input.bucket}`;
+  const sitePrefix = input.sitePrefix ?? SITE_PREFIX;
   const logGroup = logGroupArn(input.region, input.accountId, input.builderLogGroup);
   return {
     Version: "2012-10-17",
@@ -86,7 +90,12 @@ export function builderPolicy(input: BuilderPolicyInput): PolicyDocument {
         Sid: "WriteSiteAndRecords",
         Effect: "Allow",
         Action: [...SITE_OBJECT_ACTIONS],
-        Resource: [`${bucketArn}/${input.sitePrefix ?? SITE_PREFIX}*`, `${bucketArn}/builds/*`],
+        Resource: [
+          `${bucketArn}/${sitePrefix}*`,
+          `${bucketArn}/builds/*`,
+          // The live site's builds are kept for rollback; previews keep nothing.
+          ...(sitePrefix === SITE_PREFIX ? [`${bucketArn}/${OUTPUTS_PREFIX}*`] : []),
+        ],
       },
       {
         Sid: "BuilderLogs",

@@ -23,18 +23,15 @@ Deno.test("builderPolicy() reads build/ and builder/, writes site/ and builds/, 
   const allowed = (action: string) =>
     policy.Statement.filter((s) => s.Effect === "Allow" && [s.Action].flat().includes(action))
       .flatMap((s) => [s.Resource ?? []].flat()).sort();
+  const written = [`${bucketArn}/builds/*`, `${bucketArn}/outputs/*`, `${bucketArn}/site/*`];
   assert.deepEqual(allowed("s3:GetObject"), [
     `${bucketArn}/build/*`,
     `${bucketArn}/builder/*`,
-    `${bucketArn}/builds/*`,
-    `${bucketArn}/site/*`,
+    ...written,
   ]);
-  assert.deepEqual(allowed("s3:PutObject"), [`${bucketArn}/builds/*`, `${bucketArn}/site/*`]);
-  assert.deepEqual(allowed("s3:DeleteObject"), [`${bucketArn}/builds/*`, `${bucketArn}/site/*`]);
-  assert.deepEqual(allowed("s3:AbortMultipartUpload"), [
-    `${bucketArn}/builds/*`,
-    `${bucketArn}/site/*`,
-  ]);
+  assert.deepEqual(allowed("s3:PutObject"), written);
+  assert.deepEqual(allowed("s3:DeleteObject"), written);
+  assert.deepEqual(allowed("s3:AbortMultipartUpload"), written);
   assert.deepEqual(allowed("s3:ListBucket"), [bucketArn]);
   assert.deepEqual(allowed("s3:GetEncryptionConfiguration"), [bucketArn]);
   const group = `arn:aws:logs:eu-west-1:${ACCOUNT}:log-group:/aws/microvms/production-blog-builder`;

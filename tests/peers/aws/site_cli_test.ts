@@ -1,12 +1,14 @@
 /**
  * The site's life cycle through the real CLI against each AWS emulator: bootstrap, deploy,
  * identical redeploy, a one-file change, status, plan, a dropped file kept for open tabs,
- * delete, destroy; each step judged by the emulator's own list and describe answers.
+ * rollback (a server-side restore), delete, destroy; each step judged by the emulator's own
+ * list and describe answers.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
   GetObjectCommand,
+  GetObjectTaggingCommand,
   HeadBucketCommand,
   ListObjectsV2Command,
   S3Client,
@@ -78,9 +80,10 @@ async function bucketExists(world: PeerWorld, bucket: string): Promise<boolean> 
 }
 
 for (const name of EMULATORS) {
-  Deno.test(`${name}: bootstrap, deploy, redeploy, change, status, plan, reconfigure, delete, destroy`, async (t) => {
+  Deno.test(`${name}: bootstrap, deploy, redeploy, change, status, plan, rollback, reconfigure, delete, destroy`, async (t) => {
     await using world = await startPeerWorld(name, "site");
     const bucket = `production-blog-${world.emulator.accountId}`;
+    let firstBuild = "";
     await world.steps(t, [
       ["bootstrap creates the bucket, OAC, function, distribution and log groups", async () => {
         ok(await world.run(["bootstrap"]), "bootstrap");
@@ -101,6 +104,7 @@ for (const name of EMULATORS) {
         const r = await world.run(["deploy", "--builder", "local", "--json"]);
         ok(r, "deploy");
         assert.equal(JSON.parse(r.stdout).uploaded, 6);
+        firstBuild = JSON.parse(r.stdout).revision;
         assert.deepEqual(await liveKeys(world, bucket), LIVE_KEYS);
         assert.equal((await cloudfrontState(world)).invalidations.length, 1);
       }],
@@ -172,6 +176,33 @@ for (const name of EMULATORS) {
       ],
 
       [
+        "rollback to the first build restores its kept output server-side (CopyObject), headers and tags included",
+        async () => {
+          const r = await world.run(["rollback", firstBuild, "--json"]);
+          ok(r, "rollback");
+          const summary = JSON.parse(r.stdout);
+          assert.deepEqual([summary.method, summary.changedKeys], ["restore", ["blog/index.html"]]);
+          assert.equal((await cloudfrontState(world)).invalidations.length, 3);
+          const s3 = world.client(S3Client, "S3");
+          try {
+            const Key = "site/blog/index.html";
+            const obj = await s3.send(new GetObjectCommand({ Bucket: bucket, Key }));
+            assert.equal(await obj.Body!.transformToString(), "<h1>blog</h1>");
+            assert.equal(obj.ContentType, "text/html; charset=utf-8");
+            assert.equal(obj.CacheControl, "public, max-age=0, must-revalidate");
+            const tags = await s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key }));
+            assert.deepEqual(
+              (tags.TagSet ?? []).map((t) => `${t.Key}=${t.Value}`).sort(),
+              ["app=blog", "environment=production"],
+            );
+          } finally {
+            s3.destroy();
+          }
+          await Deno.writeTextFile(join(world.root, "src/blog/index.html"), "<h1>blog</h1>");
+        },
+      ],
+
+      [
         "a changed defaultRootObject: bootstrap republishes the function, updates the distribution",
         async () => {
           await world.configure({ ...SITE, defaultRootObject: "home.html" });
@@ -197,7 +228,7 @@ for (const name of EMULATORS) {
         ok(r, "delete");
         assert.deepEqual(await liveKeys(world, bucket), []);
         const cf = await cloudfrontState(world);
-        assert.equal(cf.invalidations.length, 3);
+        assert.equal(cf.invalidations.length, 4);
         const status = JSON.parse((await world.run(["status", "--json"])).stdout);
         assert.deepEqual(status.kept, { files: 0, bytes: 0 }, "the kept list went with the site");
       }],

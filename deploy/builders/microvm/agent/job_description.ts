@@ -41,6 +41,8 @@ export interface AgentJob {
   readonly force?: boolean;
   /** Keep what the build no longer has for open tabs. */
   readonly retention?: AgentRetention;
+  /** Config `retention.buildsDays`: keep the synced output restorable; absent: not kept. */
+  readonly keepOutputDays?: number;
   /** `microvm.maxDurationSeconds`: the install+build deadline inside the VM. */
   readonly maxDurationSeconds: number;
   /** Launch time, ISO 8601 (the record's `startedAt`). */
@@ -125,6 +127,10 @@ export function parseAgentJob(text: string): { job: AgentJob } | { error: string
       typeof r.now !== "string" || !Number.isFinite(Date.parse(r.now)) ||
       !Number.isInteger(r.previousDays) || (r.previousDays as number) < 0
     ) return { error: "bad retention" };
+  }
+  const keep = j.keepOutputDays;
+  if (keep !== undefined && (typeof keep !== "number" || !Number.isInteger(keep) || keep < 1)) {
+    return { error: "bad keepOutputDays" };
   }
   return { job: raw as AgentJob };
 }

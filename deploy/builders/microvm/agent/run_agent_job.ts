@@ -66,6 +66,7 @@ export function jobInputOf(
       ? { retention: { previousDays: job.retention.previousDays, now: job.retention.now, kept } }
       : {}),
     ...(routing ? { routing } : {}),
+    ...(job.keepOutputDays === undefined ? {} : { keepOutputDays: job.keepOutputDays }),
     record: {
       startedAt: job.startedAt,
       source: job.sourceKey,
