@@ -18,12 +18,7 @@ import type { LocalFile } from "../sync/plan.ts";
 import { contentTypeFor } from "../sync/content_type.ts";
 import { cacheControlFor } from "../sync/cache_control.ts";
 import { parseJsonObject } from "./record.ts";
-
-/** Key prefix of everything kept for restoring builds. */
-export const OUTPUTS_PREFIX = "outputs/";
-
-/** Key prefix of the content-addressed objects; the lifecycle rule expires these. */
-export const OUTPUT_OBJECTS_PREFIX = `${OUTPUTS_PREFIX}objects/`;
+import { OUTPUT_OBJECTS_PREFIX, outputExpiryDays, OUTPUTS_PREFIX } from "../state/bucket_layout.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -158,19 +153,6 @@ export function restoreFiles(manifest: OutputManifest): LocalFile[] {
       },
     },
   }));
-}
-
-/**
- * How long a stored object lives after its last write (pure): twice `retention.buildsDays`.
- * A deploy rewrites each object it uses once that object is older than `buildsDays`, so at the
- * deploy every object of the build is at most `buildsDays` old and outlives the build's
- * retention by the lifecycle rule's own margin.
- *
- * @param buildsDays config `retention.buildsDays`
- * @returns days
- */
-export function outputExpiryDays(buildsDays: number): number {
-  return 2 * buildsDays;
 }
 
 /**

@@ -17,7 +17,6 @@ import { forEachLimited, type RetryOptions } from "../aws/retry.ts";
 import type { LocalFile } from "../sync/plan.ts";
 import {
   objectsToStore,
-  OUTPUT_OBJECTS_PREFIX,
   type OutputManifest,
   outputManifest,
   outputManifestKey,
@@ -26,6 +25,7 @@ import {
   type RollbackMethod,
   rollbackMethod,
 } from "./output.ts";
+import { OUTPUT_OBJECTS_PREFIX } from "../state/bucket_layout.ts";
 
 /**
  * The stored objects and when each was last written.

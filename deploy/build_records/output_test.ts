@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import {
   objectsToStore,
-  outputExpiryDays,
   type OutputManifest,
   outputManifest,
   outputManifestKey,
@@ -10,6 +9,7 @@ import {
   restoreFiles,
   rollbackMethod,
 } from "./output.ts";
+import { outputExpiryDays } from "../state/bucket_layout.ts";
 import { planSync, type RemoteObject } from "../sync/plan.ts";
 
 const DAY = 86_400_000;

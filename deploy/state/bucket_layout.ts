@@ -172,3 +172,22 @@ export function previewIdOfKey(key: string): string | undefined {
   const slash = rest.indexOf("/");
   return slash > 0 ? rest.slice(0, slash) : undefined;
 }
+
+/** Key prefix of everything kept for restoring builds. */
+export const OUTPUTS_PREFIX = "outputs/";
+
+/** Key prefix of the content-addressed objects; the lifecycle rule expires these. */
+export const OUTPUT_OBJECTS_PREFIX = `${OUTPUTS_PREFIX}objects/`;
+
+/**
+ * How long a stored object lives after its last write (pure): twice `retention.buildsDays`.
+ * A deploy rewrites each object it uses once that object is older than `buildsDays`, so at the
+ * deploy every object of the build is at most `buildsDays` old and outlives the build's
+ * retention by the lifecycle rule's own margin.
+ *
+ * @param buildsDays config `retention.buildsDays`
+ * @returns days
+ */
+export function outputExpiryDays(buildsDays: number): number {
+  return 2 * buildsDays;
+}

@@ -38,7 +38,7 @@ import { tagDrift, tagList, tagMap } from "../../aws/tags.ts";
 import type { AwsClients } from "../../aws/clients.ts";
 import type { NodeContext, NodeId, ResourceNode, SiteFacts } from "../resource.ts";
 import type { TaggedFacts } from "./iam_role.ts";
-import { outputExpiryDays, OUTPUTS_PREFIX } from "../../build_records/output.ts";
+import { outputExpiryDays, OUTPUTS_PREFIX } from "../../state/bucket_layout.ts";
 
 /** The public-access block the bucket must have: everything blocked. */
 export const PUBLIC_ACCESS_BLOCK = {

@@ -15,7 +15,7 @@ import type { PolicyDocument } from "../policy_document.ts";
 import { servedPrefix, SITE_PREFIX } from "../../state/bucket_layout.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 import { type RulesPolicyInput, rulesPolicyInput, rulesStatements } from "./rules_policy.ts";
-import { OUTPUTS_PREFIX } from "../../build_records/output.ts";
+import { OUTPUTS_PREFIX } from "../../state/bucket_layout.ts";
 import { iamRoleNode, serviceTrustPolicy, SITE_OBJECT_ACTIONS } from "./iam_role.ts";
 
 /** The inline policy's name on the builder role. */
