@@ -7,38 +7,17 @@
 import assert from "node:assert/strict";
 import { adminFetch, adminJson, internalToml } from "../support/internal_api.ts";
 import { startOidcProvider } from "../support/oidc.ts";
-import { startTestPostgres, type TestPostgres } from "../support/postgres.ts";
+import { storeBackends } from "../support/store_backends.ts";
 import { postForm } from "../support/id_tokens.ts";
 import { providerToml, startTokenServer } from "../support/token_server.ts";
 
 const BAD = { nul: "a\u0000b", lone: "a\ud800b" } as const;
 
-let pg: TestPostgres | undefined;
-
-/** Storage TOML per backend; PostgreSQL gets a fresh schema per test. */
-const BACKENDS: Record<string, (name: string) => Promise<string>> = {
-  kv: () => Promise.resolve(""),
-  postgres: async (name) => {
-    pg ??= await startTestPostgres();
-    return `[storage]\nurl = "${await pg.schema(name)}"\n`;
-  },
-};
-
-function both(name: string, fn: (storage: string) => Promise<void>): void {
-  for (const [backend, storage] of Object.entries(BACKENDS)) {
-    Deno.test({
-      name: `storable text (${backend}): ${name}`,
-      // The postgres client keeps timers of its own between tests; the server is shared.
-      sanitizeOps: false,
-      sanitizeResources: false,
-      fn: async () => await fn(await storage(`text_${backend}_${name.length}`)),
-    });
-  }
-}
+const stores = storeBackends("storable text");
 
 const NEW_USER = { external_id: "e1", provider: "idp", email: "a@example.com" };
 
-both(
+stores.test(
   "the internal API refuses NUL and unpaired surrogates with 400 naming the field",
   async (s) => {
     await using te = await startTokenServer({ toml: internalToml() + s });
@@ -91,7 +70,7 @@ both(
   },
 );
 
-both(
+stores.test(
   "sign-in replaces NUL and unpaired surrogates in the name and refuses them in sub",
   async (s) => {
     let claims: Record<string, unknown> = {};
@@ -120,12 +99,4 @@ both(
 );
 
 // Last: registered after every case, so it runs after them.
-Deno.test({
-  name: "storable text: stop the PostgreSQL server of this file",
-  sanitizeOps: false,
-  sanitizeResources: false,
-  async fn() {
-    await pg?.close();
-    pg = undefined;
-  },
-});
+stores.stopAfterAll();

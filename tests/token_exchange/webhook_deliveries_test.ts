@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { FixedClock } from "@org/shared";
 import { adminFetch, adminJson, internalToml } from "../support/internal_api.ts";
-import { startTestPostgres, type TestPostgres } from "../support/postgres.ts";
+import { storeBackends } from "../support/store_backends.ts";
 import { startTokenServer, type TokenServer } from "../support/token_server.ts";
 import { startWebhookReceiver } from "../support/webhook_receiver.ts";
 import type { Scheduler } from "../../server/scheduler.ts";
@@ -18,28 +18,7 @@ const WHSEC = "whsec_" + btoa(String.fromCharCode(...crypto.getRandomValues(new 
 /** The service's own sender never runs: the tests send through theirs, with a short timeout. */
 const manual: Scheduler = { every: () => () => {} };
 
-let pg: TestPostgres | undefined;
-
-/** Storage TOML per backend; PostgreSQL gets a fresh schema per test. */
-const BACKENDS: Record<string, (name: string) => Promise<string>> = {
-  kv: () => Promise.resolve(""),
-  postgres: async (name) => {
-    pg ??= await startTestPostgres();
-    return `[storage]\nurl = "${await pg.schema(name)}"\n`;
-  },
-};
-
-function both(name: string, fn: (storage: string) => Promise<void>): void {
-  for (const [backend, storage] of Object.entries(BACKENDS)) {
-    Deno.test({
-      name: `webhook deliveries (${backend}): ${name}`,
-      // The postgres client keeps timers of its own between tests; the server is shared.
-      sanitizeOps: false,
-      sanitizeResources: false,
-      fn: async () => await fn(await storage(`deliveries_${backend}_${name.length}`)),
-    });
-  }
-}
+const stores = storeBackends("webhook deliveries");
 
 interface Page {
   deliveries: DeliveryView[];
@@ -76,7 +55,7 @@ async function createUsers(te: TokenServer, names: readonly string[]): Promise<v
 const externalId = (data: Record<string, unknown>) =>
   (data.user as { external_id: string }).external_id;
 
-both(
+stores.test(
   "a receiver that fails, times out, then recovers gets every event in order; each attempt is listed",
   async (storage) => {
     await using receiver = startWebhookReceiver(WHSEC);
@@ -131,7 +110,7 @@ both(
   },
 );
 
-both("the list pages newest first and filters by endpoint, type and state", async (storage) => {
+stores.test("the list pages newest first and filters by endpoint, type and state", async (storage) => {
   await using receiver = startWebhookReceiver(WHSEC);
   const clock = new FixedClock();
   const { te, sender } = await start(storage, receiver.url, clock);
@@ -185,7 +164,7 @@ both("the list pages newest first and filters by endpoint, type and state", asyn
   await res.body?.cancel();
 });
 
-both("a redelivery queues a settled delivery again, once, and is audited", async (storage) => {
+stores.test("a redelivery queues a settled delivery again, once, and is audited", async (storage) => {
   await using receiver = startWebhookReceiver(WHSEC);
   const clock = new FixedClock();
   const { te, sender } = await start(storage, receiver.url, clock);
@@ -229,12 +208,4 @@ both("a redelivery queues a settled delivery again, once, and is audited", async
 });
 
 // Last: registered after every case, so it runs after them.
-Deno.test({
-  name: "webhook deliveries: stop the PostgreSQL server of this file",
-  sanitizeOps: false,
-  sanitizeResources: false,
-  async fn() {
-    await pg?.close();
-    pg = undefined;
-  },
-});
+stores.stopAfterAll();
