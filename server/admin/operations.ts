@@ -47,6 +47,7 @@ import {
 } from "./user_input.ts";
 import { lookUpUsers, type UserLookup } from "./user_lookup.ts";
 import type { RevocationReason } from "../webhooks/events.ts";
+import { FAILING_AFTER } from "../webhooks/retry_schedule.ts";
 import { type UserView, userView } from "./user_view.ts";
 
 /** One live session as operators see it. */
@@ -109,6 +110,16 @@ export type AdminDeps =
 
 type Claims = Readonly<Record<string, unknown>>;
 
+/** A webhook endpoint as the console shows it: where it goes and how its deliveries are going. */
+export interface EndpointHealth {
+  readonly id: string;
+  readonly url: string;
+  /** Failed attempts in a row, by any instance (0 after a success). */
+  readonly consecutive_failures: number;
+  /** True from `FAILING_AFTER` failures in a row until a delivery succeeds. */
+  readonly failing: boolean;
+}
+
 /**
  * The operator's operations on `deps.store`; every change names the operator that makes it.
  * An id that names no user is 404 `not_found` (without a store look-up when it cannot be a
@@ -167,6 +178,24 @@ export class AdminOperations {
       records: page.shown.map(auditView),
       next_cursor: page.last && encodeCursor(page.last.id, "a1"),
     };
+  }
+
+  /**
+   * Each configured webhook endpoint with its run of failed attempts, counted by every instance
+   * on the store: failing from {@linkcode FAILING_AFTER} in a row, as the sender and the metric
+   * say.
+   */
+  async webhookEndpoints(): Promise<EndpointHealth[]> {
+    const runs = await this.deps.store.webhookHealth.read();
+    return this.deps.config.webhooks.endpoints.map((e) => {
+      const failures = runs.get(e.id) ?? 0;
+      return {
+        id: e.id,
+        url: e.url,
+        consecutive_failures: failures,
+        failing: failures >= FAILING_AFTER,
+      };
+    });
   }
 
   /** The webhook deliveries matching `query`, newest message first, at most `limit`. */

@@ -398,7 +398,7 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
         return htmlResponse(
           deliveriesPage(
             c.viewer,
-            service.config.webhooks.endpoints,
+            await ops.webhookEndpoints(),
             page.deliveries,
             pick(q, ["endpoint", "type", "state"]),
             page.next_cursor,

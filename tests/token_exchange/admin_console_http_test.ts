@@ -11,6 +11,8 @@ import { startTokenServer, type TokenServer } from "../support/token_server.ts";
 import { startWebhookReceiver } from "../support/webhook_receiver.ts";
 import { SERVICE_ACTOR } from "../../server/audit/audit_trail.ts";
 import { deliveryId } from "../../server/webhooks/delivery_view.ts";
+import { endpointId } from "../../server/config/webhooks.ts";
+import { FAILING_AFTER } from "../../server/webhooks/retry_schedule.ts";
 
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
 const WHSEC = "whsec_" + btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
@@ -281,6 +283,33 @@ Deno.test("admin console: a redelivery needs the CSRF token; sign-in, redelivery
     "console.logout",
   ]);
   assert.deepEqual(trail[2]!.details, { auth: "operator_token", peer: "127.0.0.1" });
+});
+
+Deno.test("admin console: the webhooks page shows an endpoint failing from the count every instance shares, and ok again after a delivery", async () => {
+  await using receiver = startWebhookReceiver(WHSEC);
+  await using te = await startTokenServer({
+    scheduler: { every: () => () => {} },
+    env: { W: WHSEC },
+    toml: `[internal_api]\nenabled = true\nauth_methods = ["operator_token"]\n` +
+      `[[webhooks.endpoints]]\nurl = "${receiver.url}"\nsecret = "\${W}"\n`,
+  });
+  const id = endpointId(receiver.url);
+  const res = await login(te, operatorToken(te));
+  await res.body?.cancel();
+  const cookie = res.headers.get("set-cookie")!.split(";")[0]!;
+  const page = async () =>
+    await (await fetch(`${te.internalUrl}/admin/webhooks`, { headers: { cookie } })).text();
+  assert.match(await page(), /<span class="status delivered">ok<\/span>/);
+  // Failed attempts as another instance would count them, in the shared store.
+  for (let i = 0; i < FAILING_AFTER; i++) {
+    await te.server.deps.store.webhookHealth.record(id, false);
+  }
+  assert.match(
+    await page(),
+    new RegExp(`failing</span> <small>${FAILING_AFTER} failed attempts in a row</small>`),
+  );
+  await te.server.deps.store.webhookHealth.record(id, true);
+  assert.match(await page(), /<span class="status delivered">ok<\/span>/);
 });
 
 Deno.test("admin console: the audit and webhooks pages refuse a bad filter with the API's message", async () => {

@@ -1,4 +1,4 @@
-import type { WebhookEndpoint } from "../../webhooks/event_types.ts";
+import type { EndpointHealth } from "../../admin/operations.ts";
 import { WEBHOOK_EVENT_TYPES } from "../../webhooks/event_types.ts";
 import type { DeliveryView } from "../../webhooks/delivery_view.ts";
 import { DELIVERY_STATES } from "../../admin/list_queries.ts";
@@ -11,12 +11,13 @@ import { layout, type Notice, type Viewer } from "./layout.ts";
 export type DeliveryFilters = Readonly<Partial<Record<"endpoint" | "type" | "state", string>>>;
 
 /**
- * The webhook deliveries page: a filter form (endpoint, event type, state) and the matching
+ * The webhook deliveries page: each endpoint and whether it is failing, a filter form
+ * (endpoint, event type, state) and the matching
  * deliveries, newest first, each with its attempts and, once delivered or failed, a Redeliver
  * button (a CSRF-protected form, like every console change).
  *
  * @param viewer the signed-in operator
- * @param endpoints the configured endpoints (the filter's choices)
+ * @param endpoints the configured endpoints with their health (also the filter's choices)
  * @param deliveries one page of deliveries
  * @param filters the filters as submitted
  * @param nextCursor the next page's cursor, if any
@@ -24,7 +25,7 @@ export type DeliveryFilters = Readonly<Partial<Record<"endpoint" | "type" | "sta
  */
 export function deliveriesPage(
   viewer: Viewer,
-  endpoints: readonly Pick<WebhookEndpoint, "id" | "url">[],
+  endpoints: readonly EndpointHealth[],
   deliveries: readonly DeliveryView[],
   filters: DeliveryFilters,
   nextCursor: string | null,
@@ -49,6 +50,17 @@ export function deliveriesPage(
     "Webhook deliveries",
     viewer,
     html`
+      ${dataTable(
+        [{ label: "Endpoint" }, { label: "State" }],
+        endpoints.map((e) => [
+          e.url,
+          e.failing
+            ? html`<span class="status failed">failing</span> <small>${e.consecutive_failures} failed attempts in a row</small>`
+            : html`<span class="status delivered">ok</span>`,
+        ]),
+        "No endpoints configured",
+        "Endpoints",
+      )}
       <form method="get" action="/admin/webhooks" class="card lookup" role="search">
         <fieldset><legend>Filter</legend>
       <div class="fields">
