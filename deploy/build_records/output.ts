@@ -8,7 +8,7 @@
  *   published, with its content hash, headers and the tags its objects carried
  * - `outputs/objects/<md5>`: one object per distinct content (content-addressed), copied
  *   server-side from the live site after each deploy's sync; a lifecycle rule expires them
- *   {@linkcode outputExpiryDays} after their last write, and each deploy rewrites the ones it
+ *   `outputExpiryDays` (state/bucket_layout.ts) after their last write, and each deploy rewrites the ones it
  *   still uses that are older than `retention.buildsDays`, so every object of a build younger
  *   than `retention.buildsDays` is still there
  *
@@ -18,7 +18,7 @@ import type { LocalFile } from "../sync/plan.ts";
 import { contentTypeFor } from "../sync/content_type.ts";
 import { cacheControlFor } from "../sync/cache_control.ts";
 import { parseJsonObject } from "./record.ts";
-import { OUTPUT_OBJECTS_PREFIX, outputExpiryDays, OUTPUTS_PREFIX } from "../state/bucket_layout.ts";
+import { OUTPUT_OBJECTS_PREFIX, OUTPUTS_PREFIX } from "../state/bucket_layout.ts";
 
 const DAY_MS = 86_400_000;
 

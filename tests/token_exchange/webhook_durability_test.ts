@@ -77,7 +77,7 @@ Deno.test("webhooks: an event whose send was cut by kill -9 is delivered after t
 
     // The restarted process finds the message in the store and sends it once its dead
     // predecessor's lease (30 s) has passed.
-    await using again = await spawnTokenServer(options);
+    await using _restarted = await spawnTokenServer(options);
     const delivered = await waitFor(
       () => receiver.hits.find((h) => h.status === 204),
       "the delivery after the restart",
