@@ -8,6 +8,7 @@ import { createMemoryLogger, epochSeconds, seededRandom, systemClock } from "@or
 import { mintOperatorToken } from "../../server/auth/operator_token.ts";
 import { adminJson, internalToml, SECRET } from "../support/internal_api.ts";
 import { startTokenServer, type TokenServer } from "../support/token_server.ts";
+import { testUser } from "../support/users.ts";
 import { startWebhookReceiver } from "../support/webhook_receiver.ts";
 import { SERVICE_ACTOR } from "../../server/audit/audit_trail.ts";
 import { deliveryId } from "../../server/webhooks/delivery_view.ts";
@@ -200,19 +201,7 @@ Deno.test("admin console: the users page pages with the API's cursor", async () 
 });
 
 async function createUser(te: TokenServer, n: number, events = false): Promise<void> {
-  const now = Date.now();
-  const user = {
-    id: `usr_01J${String(n).padStart(23, "0")}`,
-    provider: "idp",
-    external_id: `e${n}`,
-    email: `u${n}@example.com`,
-    display_name: `User ${n}`,
-    status: "active",
-    metadata: {},
-    claims: {},
-    created_at: now,
-    updated_at: now,
-  };
+  const user = testUser(n, Date.now());
   const { webhooks } = te.server.deps;
   const { ok } = await te.server.deps.store.users.create(
     user,

@@ -14,6 +14,7 @@ import { WebhookEvents } from "../../server/webhooks/events.ts";
 import { adminJson, internalToml } from "../support/internal_api.ts";
 import { startTestPostgres } from "../support/postgres.ts";
 import { spawnTokenServer } from "../support/token_server.ts";
+import { testUser } from "../support/users.ts";
 import { waitFor } from "../support/wait.ts";
 
 const KEY = crypto.getRandomValues(new Uint8Array(32));
@@ -138,19 +139,7 @@ Deno.test({
       for (let batch = 0; batch < EVENTS / 50; batch++) {
         await Promise.all(Array.from({ length: 50 }, (_, i) => {
           const n = batch * 50 + i;
-          const now = systemClock.now();
-          const user = {
-            id: `usr_${String(n).padStart(26, "0")}`,
-            provider: "idp",
-            external_id: `e${n}`,
-            email: `u${n}@example.com`,
-            display_name: `U${n}`,
-            status: "active",
-            metadata: {},
-            claims: {},
-            created_at: now,
-            updated_at: now,
-          };
+          const user = testUser(n, systemClock.now());
           return store.users.create(user, events.userCreated(user, "admin", SERVICE_ACTOR));
         }));
       }
