@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { silentLogger } from "@org/shared";
 import { startS3, testAwsConfig } from "../../tests/support/s3.ts";
-import { WAIT_CAP_MS, waitFor } from "../../tests/support/wait.ts";
+import { settlesWithin, waitFor } from "../../tests/support/wait.ts";
 import { stripPath } from "./run_steps.ts";
 import { DeployError } from "../errors.ts";
 import { makeTree } from "../source/_test_tree.ts";
@@ -159,18 +159,6 @@ const hungSite = () => ({
     "console.log('output done');\nsetInterval(() => {}, 1000);\n",
 });
 
-async function settlesWithin<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`still running after ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([p, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
  * The pid the hung build wrote into its work dir under `tempRoot`, or `undefined` when `job`
  * settled first (on a busy machine the deadline may pass before node even started).
@@ -205,7 +193,7 @@ Deno.test("job: a build whose grandchild holds the pipes past the deadline is st
       });
       const pid = await hungPid(tempRoot, job);
       await assert.rejects(
-        settlesWithin(job, WAIT_CAP_MS),
+        settlesWithin(job, "the stopped job"),
         (err) => err instanceof DeployError && err.code === "build_timeout",
       );
       assert.deepEqual([...Deno.readDirSync(tempRoot)], [], "the work dir is gone");
@@ -236,7 +224,7 @@ Deno.test("job: an interrupt (Ctrl-C) stops the build's whole process group and 
     assert.ok(pid !== undefined, "the build started");
     interrupt.abort();
     await assert.rejects(
-      settlesWithin(job, WAIT_CAP_MS),
+      settlesWithin(job, "the stopped job"),
       (err) => err instanceof DeployError && err.code === "interrupted",
     );
     assert.equal(alive(pid), false, `node (pid ${pid}) was left running`);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createMemoryLogger, cryptoRandom, FixedClock } from "@org/shared";
 import { startTestPostgres } from "../../tests/support/postgres.ts";
+import { testUser } from "../../tests/support/users.ts";
 import { startWebhookReceiver } from "../../tests/support/webhook_receiver.ts";
 import { endpointId } from "../config/webhooks.ts";
 import { Metrics } from "../metrics/metrics.ts";
@@ -8,7 +9,7 @@ import { createKvStore } from "../store/kv_store.ts";
 import { openPostgres } from "../store/pg_connection.ts";
 import { migrate } from "../store/pg_migrations.ts";
 import { createPgStore } from "../store/pg_store.ts";
-import type { Store, UserRecord } from "../store/store.ts";
+import type { Store } from "../store/store.ts";
 import type { WebhookEndpoint } from "./event_types.ts";
 import { WebhookEvents } from "./events.ts";
 import { WebhookSender } from "./sender.ts";
@@ -19,21 +20,6 @@ const WHSEC = "whsec_" + btoa(String.fromCharCode(...KEY));
 
 function endpointAt(url: string): WebhookEndpoint {
   return { id: endpointId(url), url, secret: KEY, events: ["user.created"] };
-}
-
-function user(n: number, now: number): UserRecord {
-  return {
-    id: `usr_${String(n).padStart(26, "0")}`,
-    provider: "idp",
-    external_id: `e${n}`,
-    email: `u${n}@example.com`,
-    display_name: `U${n}`,
-    status: "active",
-    metadata: {},
-    claims: {},
-    created_at: now,
-    updated_at: now,
-  };
 }
 
 function sender(
@@ -77,7 +63,7 @@ Deno.test({
         new AuditTrail(86400, clock, cryptoRandom),
       );
       for (let n = 0; n < 300; n++) {
-        const u = user(n, clock.now());
+        const u = testUser(n, clock.now());
         await a.users.create(u, events.userCreated(u, "admin", SERVICE_ACTOR));
       }
       const senders = [sender(a, clock, endpoint, "a"), sender(b, clock, endpoint, "b")];
@@ -99,11 +85,14 @@ Deno.test({
 });
 
 Deno.test("sender: an endpoint that does not answer within the attempt timeout is retried later", async () => {
+  // The first request is held until the test lets it go: it can only end by the sender's
+  // timeout, however slow the machine.
   let hang = true;
+  const held = Promise.withResolvers<void>();
   const hits: string[] = [];
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
     hits.push(req.headers.get("webhook-id") ?? "");
-    if (hang) await new Promise((r) => setTimeout(r, 2_000));
+    if (hang) await held.promise;
     return new Response(null, { status: 204 });
   });
   const kv = await Deno.openKv(":memory:");
@@ -117,18 +106,20 @@ Deno.test("sender: an endpoint that does not answer within the attempt timeout i
       cryptoRandom,
       new AuditTrail(86400, clock, cryptoRandom),
     );
-    const u = user(1, clock.now());
+    const u = testUser(1, clock.now());
     await store.users.create(u, events.userCreated(u, "sign_in", SERVICE_ACTOR));
     assert.equal(await sender(store, clock, endpoint, "a", 200).deliverDue(), 0);
     const [pending] = await store.outbox.pending(endpoint.id, 1);
     assert.equal(pending?.attempts, 1);
     assert.equal(pending?.last_error, "no answer within 0.2s");
     hang = false;
+    held.resolve();
     clock.advance(5_000);
     assert.equal(await sender(store, clock, endpoint, "a").deliverDue(), 1);
     assert.equal(hits.length, 2);
     assert.equal(hits[0], hits[1]);
   } finally {
+    held.resolve();
     kv.close();
     await server.shutdown();
   }
@@ -156,7 +147,7 @@ Deno.test("sender: an endpoint failing on one instance is reported failing by ev
       cryptoRandom,
       new AuditTrail(86400, clock, cryptoRandom),
     );
-    const u = user(1, clock.now());
+    const u = testUser(1, clock.now());
     await instances[0]!.store.users.create(u, events.userCreated(u, "sign_in", SERVICE_ACTOR));
     const senders = instances.map((i) =>
       new WebhookSender({

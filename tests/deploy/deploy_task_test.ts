@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { ACCOUNT, type InfraWorld, liveKeys, siteS3, startInfraWorld } from "./infra_world.ts";
 import { writeSiteRepo } from "./site_repo.ts";
-import { WAIT_CAP_MS, waitFor } from "../support/wait.ts";
+import { settlesWithin, waitFor } from "../support/wait.ts";
 import {
   deployProcess,
   deployTaskFlags,
@@ -153,16 +153,7 @@ Deno.test("e2e: Ctrl-C during a hung local build stops the build's processes, re
     }, "the build to start");
     assert.ok(!(await Deno.stat(`${cache}/deploy-src-killed`).catch(() => null)), "stale removed");
     child.kill("SIGINT");
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const out = await Promise.race([
-      output,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`still running ${WAIT_CAP_MS / 1000} s after Ctrl-C`)),
-          WAIT_CAP_MS,
-        );
-      }),
-    ]).finally(() => clearTimeout(timer));
+    const out = await settlesWithin(output, "the deploy after Ctrl-C");
     const stderr = new TextDecoder().decode(out.stderr);
     assert.equal(out.code, 130, stderr);
     assert.match(stderr, /interrupted during/);

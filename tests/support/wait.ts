@@ -42,3 +42,37 @@ export async function waitFor<T>(
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
+
+/**
+ * `promise`'s outcome, or an error once `capMs` passes without one: for a step that must end
+ * (a job that was stopped) but could hang, so the hang fails the test with a message.
+ *
+ * @param promise what must settle
+ * @param what what is awaited, for the error
+ * @param capMs how long at most (default {@linkcode WAIT_CAP_MS})
+ * @returns what `promise` resolves to
+ * @throws {Error} after `capMs` without an outcome, or what `promise` rejects with
+ *
+ * @example
+ * ```ts
+ * await settlesWithin(Promise.resolve(1), "a resolved promise"); // 1
+ * ```
+ */
+export async function settlesWithin<T>(
+  promise: Promise<T>,
+  what: string,
+  capMs = WAIT_CAP_MS,
+): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${what}: still running after ${capMs / 1000} s`)),
+      capMs,
+    );
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -24,8 +24,10 @@ export interface WebhookReceiver extends AsyncDisposable {
   readonly received: ReceivedWebhook[];
   /** The status to answer a verified request with next (default 204). */
   answer: number;
-  /** How long to wait before answering (ms; default 0): longer than a sender's timeout, a hang. */
-  delayMs: number;
+  /** While true, requests are held unanswered (a hang, past any sender's timeout) until released. */
+  holding: boolean;
+  /** Stops holding and answers every held request. */
+  release(): void;
 }
 
 /**
@@ -34,12 +36,19 @@ export interface WebhookReceiver extends AsyncDisposable {
 export function startWebhookReceiver(secret: string): WebhookReceiver {
   const verifier = new Webhook(secret);
   const received: ReceivedWebhook[] = [];
+  let held = Promise.withResolvers<void>();
   const receiver = {
     url: "",
     received,
     answer: 204,
-    delayMs: 0,
+    holding: false,
+    release() {
+      receiver.holding = false;
+      held.resolve();
+      held = Promise.withResolvers<void>();
+    },
     [Symbol.asyncDispose]: async () => {
+      receiver.release();
       await server.shutdown();
     },
   };
@@ -53,7 +62,7 @@ export function startWebhookReceiver(secret: string): WebhookReceiver {
     }
     const parsed = JSON.parse(body) as { type: string; data: Record<string, unknown> };
     const status = verified ? receiver.answer : 400;
-    const delay = receiver.delayMs;
+    const hold = receiver.holding ? held.promise : undefined;
     received.push({
       id: req.headers.get("webhook-id") ?? "",
       verified,
@@ -62,7 +71,7 @@ export function startWebhookReceiver(secret: string): WebhookReceiver {
       data: parsed.data,
       body,
     });
-    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    if (hold) await hold;
     return new Response(null, { status });
   });
   receiver.url = `http://127.0.0.1:${server.addr.port}/hook`;

@@ -74,10 +74,10 @@ stores.test(
     assert.equal(await sender.deliverDue(), 0);
     clock.advance(5_000);
     receiver.answer = 204;
-    receiver.delayMs = 1_500; // past the sender's 300 ms: a timeout
+    receiver.holding = true; // no answer: the sender's 300 ms timeout ends each attempt
     assert.equal(await sender.deliverDue(), 0);
     clock.advance(10_000);
-    receiver.delayMs = 0;
+    receiver.release();
     assert.equal(await sender.deliverDue(), 3);
 
     // Head first, each retried until acknowledged, none skipped, none lost.
