@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { KEEP_NODE_MODULES } from "../tests/support/deno_child.ts";
 import { REPO_ROOT, spawnTokenServer } from "../tests/support/token_server.ts";
 
 /** Runs `deno task compile <args>` in the repository with `env` added. */
 async function compileTask(args: string[], env: Record<string, string>) {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "--quiet", "compile", ...args],
+    args: ["task", KEEP_NODE_MODULES, "--quiet", "compile", ...args],
     cwd: REPO_ROOT,
     env: { NO_COLOR: "1", ...env },
   }).output();

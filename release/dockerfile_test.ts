@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { REPO_ROOT, spawnTokenServer } from "../tests/support/token_server.ts";
+import { KEEP_NODE_MODULES } from "../tests/support/deno_child.ts";
 
 // Docker cannot run here, so these tests hold the Dockerfile to what the project tests (the
 // Deno version, the start task's permissions) and run its command and health check directly.
@@ -63,7 +64,7 @@ Deno.test("Dockerfile: its command serves, and its health check passes, and fail
     TOKEN_EXCHANGE__SERVER__PORT: "0",
   };
   const args = cmd.map((a) => a === "server/main.ts" ? join(REPO_ROOT, a) : a);
-  args.splice(1, 0, `--config=${join(REPO_ROOT, "deno.json")}`);
+  args.splice(1, 0, KEEP_NODE_MODULES, `--config=${join(REPO_ROOT, "deno.json")}`);
   const server = await spawnTokenServer({ env, program: { path: Deno.execPath(), args } });
   try {
     assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);

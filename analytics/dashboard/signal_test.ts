@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { KEEP_NODE_MODULES } from "../../tests/support/deno_child.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -23,6 +24,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
       const child = new Deno.Command(Deno.execPath(), {
         args: [
           "run",
+          KEEP_NODE_MODULES,
           "--no-check",
           `--config=${ROOT}deno.json`,
           "--allow-net=127.0.0.1",

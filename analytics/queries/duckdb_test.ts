@@ -4,6 +4,7 @@ import { insertRows } from "./insert_rows.ts";
 import { openLocalTable } from "./local_table.ts";
 import { KNOWN_ROWS } from "./_test_rows.ts";
 import { fileURLToPath } from "node:url";
+import { KEEP_NODE_MODULES } from "../../tests/support/deno_child.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -29,6 +30,7 @@ Deno.test("without --allow-ffi the plugin loads, and DuckDB says which flag it n
   const out = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
+      KEEP_NODE_MODULES,
       "--no-prompt",
       "--no-check",
       `--config=${ROOT}deno.json`,

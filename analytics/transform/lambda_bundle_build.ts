@@ -19,6 +19,9 @@ export async function bundleTransform(): Promise<string> {
   const result = await new Deno.Command(Deno.execPath(), {
     args: [
       "bundle",
+      // Only ever run where `node_modules` is complete (`deno task analytics:bundle`, the tests):
+      // setting it up again would re-create symlinks a parallel test may be loading through.
+      "--node-modules-dir=manual",
       "--quiet",
       "--platform",
       "deno",

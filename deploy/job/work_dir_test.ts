@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { deployTempRoot } from "../pipeline/deploy_input.ts";
 import { makeWorkDir, OWNER_FILE, removeStaleWorkDirs } from "./work_dir.ts";
+import { KEEP_NODE_MODULES } from "../../tests/support/deno_child.ts";
 
 const WORK_DIR_MODULE = new URL("./work_dir.ts", import.meta.url).href;
 
@@ -58,7 +59,7 @@ Deno.test("work dirs: processes sharing one HOME never lose a directory to anoth
     const runs = await Promise.all(
       Array.from({ length: 4 }, () =>
         new Deno.Command(Deno.execPath(), {
-          args: ["eval", "--quiet", child, root],
+          args: ["eval", KEEP_NODE_MODULES, "--quiet", child, root],
           stdout: "piped",
           stderr: "piped",
         }).output()),

@@ -5,6 +5,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { KEEP_NODE_MODULES } from "../support/deno_child.ts";
 
 const WORKSPACE = new URL("../../", import.meta.url);
 /** The CLI entry point. */
@@ -51,6 +52,7 @@ export function deployProcess(options: DeployProcessOptions): Deno.Command {
   return new Deno.Command(Deno.execPath(), {
     args: [
       "run",
+      KEEP_NODE_MODULES,
       `--config=${WORKSPACE_DENO_JSON}`,
       ...options.flags,
       DEPLOY_MAIN,

@@ -8,6 +8,7 @@ import {
 import { CloudFrontClient, CreateDistributionWithTagsCommand } from "@aws-sdk/client-cloudfront";
 import { testAwsConfig } from "../support/s3.ts";
 import { startAwsFakes } from "./aws.ts";
+import { KEEP_NODE_MODULES } from "../support/deno_child.ts";
 
 // A child process with only the fakes' environment: proves the AWS_ENDPOINT_URL_<SERVICE>
 // names are the ones each real SDK client reads, with no endpoint passed in code.
@@ -30,7 +31,7 @@ await Deno.stdout.write(new TextEncoder().encode(who.Account));
 Deno.test("startAwsFakes(): its env alone points every real SDK client at the fakes", async () => {
   await using aws = startAwsFakes({ accountId: "111122223333", region: "eu-west-1" });
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["eval", "--ext=ts", probe],
+    args: ["eval", KEEP_NODE_MODULES, "--ext=ts", probe],
     env: {
       ...aws.env,
       NO_COLOR: "1",

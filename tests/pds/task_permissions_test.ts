@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { deployTaskFlags, WORKSPACE_DENO_JSON } from "../deploy/deploy_process.ts";
+import { KEEP_NODE_MODULES } from "../support/deno_child.ts";
 
 Deno.test("pds: posts parse, and the OAuth and Secrets Manager modules load, under the deploy task's flags", async () => {
   const dir = await Deno.makeTempDir({ prefix: "pds-flags-" });
@@ -22,7 +23,14 @@ Deno.test("pds: posts parse, and the OAuth and Secrets Manager modules load, und
       f.startsWith("--allow-read=") ? `${f},${dir}` : f
     );
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "--config", WORKSPACE_DENO_JSON, ...flags, `${dir}/probe.ts`],
+      args: [
+        "run",
+        KEEP_NODE_MODULES,
+        "--config",
+        WORKSPACE_DENO_JSON,
+        ...flags,
+        `${dir}/probe.ts`,
+      ],
       clearEnv: true,
       env: { HOME: home, PATH: Deno.env.get("PATH") ?? "", NO_COLOR: "1" },
       stdout: "piped",

@@ -5,6 +5,7 @@ import { resolveConfig } from "../../server/config/resolve.ts";
 import type { Config } from "../../server/config/schema.ts";
 import { type RunningServer, startServer } from "../../server/serve.ts";
 import type { Scheduler } from "../../server/scheduler.ts";
+import { KEEP_NODE_MODULES } from "./deno_child.ts";
 
 /** The repository root (for subprocess runs). */
 export const REPO_ROOT: string = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -262,6 +263,7 @@ function cliArgs(args: readonly string[]): string[] {
   return [
     "run",
     "--quiet",
+    KEEP_NODE_MODULES,
     `--config=${join(REPO_ROOT, "deno.json")}`,
     ...SERVER_PERMISSION_FLAGS,
     join(REPO_ROOT, "server", "main.ts"),

@@ -12,6 +12,7 @@ import { opensslAvailable } from "../../support/test_ca.ts";
 import { REPO_ROOT } from "../../support/token_server.ts";
 import { installPeers } from "./install.ts";
 import { PDS_HOST, PLC_HOST, SITE_HOST } from "./pds_world.ts";
+import { KEEP_NODE_MODULES } from "../../support/deno_child.ts";
 
 const HOSTS = `127.0.0.1 localhost\n::1 localhost\n` +
   `127.0.0.1 ${PDS_HOST} alice.${PDS_HOST} ${PLC_HOST} ${SITE_HOST}\n`;
@@ -28,7 +29,7 @@ Deno.test({
       // As root a mount and network namespace; otherwise a user namespace maps us to root in it.
       const user = Deno.uid() === 0 ? [] : ["--user", "--map-root-user"];
       const script = 'mount --bind "$1" /etc/hosts && ip link set lo up && exec "$2" test ' +
-        '--allow-all --config "$3" "$4"';
+        `${KEEP_NODE_MODULES} --allow-all --config "$3" "$4"`;
       const out = await new Deno.Command("unshare", {
         args: [
           ...user,
