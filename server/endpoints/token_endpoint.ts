@@ -8,7 +8,8 @@ import { jsonResponse, TOKEN_HEADERS } from "../http/json_response.ts";
  * `POST /token`: reads the form (within `server.body_timeout`), refuses an `id_token` field unless the `id_token` grant is
  * served, dispatches on `grant_type` (absent, empty or unknown → `unsupported_grant_type`),
  * and checks the request's DPoP proof under `token.dpop` before the grant runs. An answer to
- * a request with a proof carries the current `DPoP-Nonce`, errors included.
+ * a request with a proof carries the current `DPoP-Nonce`, errors included (a refused proof's
+ * too, and under `required` the refusal of a request without one).
  *
  * @param grants the served grants by `grant_type`
  * @param ctx what grants depend on
@@ -37,12 +38,12 @@ export function createTokenEndpoint(
       ctx.metrics.tokenIssued(type);
       return jsonResponse(body, 200, TOKEN_HEADERS);
     }
-    const proof = await dpop.check(req);
     let body;
     try {
-      body = await grant(params, ctx, proof);
+      body = await grant(params, ctx, await dpop.check(req));
     } catch (err) {
-      // The client keeps its nonce current from every answer (RFC 9449 §8.2).
+      // The client keeps its nonce current from every answer (RFC 9449 §8.2), a refused
+      // proof's included.
       if (err instanceof OAuthError) {
         throw new OAuthError(err.code, err.status, err.description, {
           ...err.headers,

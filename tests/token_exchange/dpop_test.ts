@@ -168,7 +168,7 @@ Deno.test("dpop: a proof without the server nonce gets use_dpop_nonce and the no
   assert.deepEqual(decodeJwt(t.access_token).cnf, { jkt: key.jkt });
 });
 
-Deno.test("dpop: a replayed proof is refused, even for another grant", async () => {
+Deno.test("dpop: a replayed proof is refused, even for another grant, with the current nonce", async () => {
   await using h = await harness();
   const key = await dpopKey();
   let sent = "";
@@ -186,6 +186,8 @@ Deno.test("dpop: a replayed proof is refused, even for another grant", async () 
     headers: { dpop: sent, "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: t.refresh_token! }),
   });
+  // A refused proof's answer carries the nonce too, so the client's next proof can pass.
+  assert.match(replay.headers.get("dpop-nonce") ?? "", /^[A-Za-z0-9_-]{43}$/);
   assert.deepEqual(await refusal(Promise.resolve(replay)), [
     400,
     "invalid_dpop_proof",
@@ -231,7 +233,9 @@ Deno.test("dpop: optional issues Bearer without a proof; required refuses it; of
   }
   {
     await using h = await harness(`[token]\ndpop = "required"\n`);
-    assert.deepEqual(await refusal(request(h, "authorization_code", CODE)), [
+    const bare = await request(h, "authorization_code", CODE);
+    assert.match(bare.headers.get("dpop-nonce") ?? "", /^[A-Za-z0-9_-]{43}$/);
+    assert.deepEqual(await refusal(Promise.resolve(bare)), [
       400,
       "invalid_dpop_proof",
       "This server requires a DPoP proof (RFC 9449) on /token",
