@@ -25,12 +25,9 @@ import { chromiumMissing, launchChromium } from "../../support/browser.ts";
 import { freePort } from "../../support/free_port.ts";
 import { startMinistack } from "../support/aws_emulator.ts";
 import { duckdbExtensions } from "../support/duckdb_extensions.ts";
-import {
-  ANALYTICS_PEER_ROUTES as ROUTES,
-  makeSiteRoot,
-  peerCli,
-  withTable,
-} from "./analytics_peer_world.ts";
+import { makeSiteRoot, peerCli, withTable } from "./analytics_peer_world.ts";
+import { FAKE_ROUTES, writeCalls } from "../aws/peer_world.ts";
+import { startRecordingProxy } from "../support/recording_proxy.ts";
 const NOW = Date.now();
 const TODAY = utcDay(NOW);
 const YESTERDAY = utcDay(NOW, -1);
@@ -73,14 +70,23 @@ Deno.test({
       accountId: ministack.accountId,
       region: ministack.region,
     });
-    for (const r of ROUTES) {
+    for (const r of FAKE_ROUTES.ministack) {
       // deno-lint-ignore no-console -- the one line that says a service ran on our fake
       console.log(`ministack: ${r.service} runs on our fake: ${r.why}`);
     }
+    // The CLI's calls (the dashboard's DuckDB's too) go through the proxy, which names them for
+    // the operations table of docs/aws-conformance.md.
+    await using proxy = startRecordingProxy(ministack.endpoint);
     const port = freePort();
     const root = await makeSiteRoot("analytics-peer-", { analytics: { dashboard: { port } } });
     try {
-      const { flags, env, cli } = await peerCli(ministack, fakes, extensions.home, root);
+      const { flags, env, cli } = await peerCli(
+        ministack,
+        fakes,
+        extensions.home,
+        root,
+        proxy.endpoint,
+      );
 
       const site = await cli("bootstrap");
       assert.equal(site.code, 0, site.stdout + site.stderr);
@@ -167,6 +173,7 @@ Deno.test({
       assert.equal(stopped.code, 0, stopped.stderr);
       assert.doesNotMatch(stopped.stderr, /cannot run/);
     } finally {
+      await writeCalls("ministack", "analytics-peer", proxy.calls, fakes.allCalls());
       await Deno.remove(root, { recursive: true });
     }
     // deno-lint-ignore no-console -- the peer's run time, for the report

@@ -1,8 +1,8 @@
 /**
- * What the analytics peer tests share: the services that run on our fakes beside ministack, a
- * site repo in a temp folder, the CLI as a site runs it (a subprocess under the deploy task's
- * flags plus DuckDB's addon, `AWS_ENDPOINT_URL` at ministack), and the table opened the
- * product's way.
+ * What the analytics peer tests share: a site repo in a temp folder, the CLI as a site runs
+ * it (a subprocess under the deploy task's flags plus DuckDB's addon, `AWS_ENDPOINT_URL` at
+ * ministack or a recording proxy in front of it, ministack's `FAKE_ROUTES` on our fakes), and
+ * the table opened the product's way.
  *
  * @module
  */
@@ -13,19 +13,9 @@ import type { PageViewSource } from "../../../analytics/queries/source.ts";
 import { deployTaskFlags, runDeployProcess } from "../../deploy/deploy_process.ts";
 import type { startAwsFakes } from "../../fakes/aws.ts";
 import type { AwsEmulator } from "../support/aws_emulator.ts";
-import { FAKE_ROUTES, type FakeRoute } from "../aws/peer_world.ts";
+import { FAKE_ROUTES } from "../aws/peer_world.ts";
 
 const WORKSPACE = new URL("../../../", import.meta.url).pathname;
-
-/** What ministack cannot serve for these flows runs on our fakes: the site flows' routes, and Glue. */
-export const ANALYTICS_PEER_ROUTES: readonly FakeRoute[] = [
-  ...FAKE_ROUTES.ministack,
-  {
-    service: "GLUE",
-    why: "ministack 1.5.33 has no Glue GetCatalog or CreateCatalog (InvalidAction: Unknown Glue " +
-      "action: GetCatalog), so the s3tablescatalog federation cannot be made there",
-  },
-];
 
 /**
  * A site repo in a new temp folder: `.git` and `config/production.jsonc` (`blog`, us-east-1).
@@ -63,9 +53,11 @@ export interface PeerCli {
  * cache) and DuckDB's addon; HOME holds the extensions where DuckDB looks (~/.duckdb/extensions).
  *
  * @param ministack the emulator
- * @param fakes our fakes, for `ANALYTICS_PEER_ROUTES`
+ * @param fakes our fakes, for ministack's `FAKE_ROUTES`
  * @param extensionsHome the HOME holding DuckDB's extensions
  * @param root the site repo
+ * @param endpoint the CLI's `AWS_ENDPOINT_URL` (a recording proxy in front of ministack);
+ *   ministack's own by default
  * @returns the flags, the environment, and a runner
  */
 export async function peerCli(
@@ -73,6 +65,7 @@ export async function peerCli(
   fakes: ReturnType<typeof startAwsFakes>,
   extensionsHome: string,
   root: string,
+  endpoint: string = ministack.endpoint,
 ): Promise<PeerCli> {
   const flags = [
     ...(await deployTaskFlags(extensionsHome)).map((f) =>
@@ -82,7 +75,8 @@ export async function peerCli(
   ];
   const env = {
     ...ministack.env,
-    ...Object.fromEntries(ANALYTICS_PEER_ROUTES.map((r) => {
+    AWS_ENDPOINT_URL: endpoint,
+    ...Object.fromEntries(FAKE_ROUTES.ministack.map((r) => {
       const name = `AWS_ENDPOINT_URL_${r.service}`;
       return [name, fakes.endpointEnv[name]!];
     })),

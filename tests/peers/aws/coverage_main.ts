@@ -8,28 +8,9 @@
  *
  * @module
  */
-import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { CALLS_DIR } from "./peer_world.ts";
-
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-
-/** The SDK package of each client import, as the product names it. */
-const SERVICE_OF_PACKAGE: Record<string, string> = {
-  "client-acm": "acm",
-  "client-cloudfront": "cloudfront",
-  "client-cloudwatch-logs": "logs",
-  "client-firehose": "firehose",
-  "client-glue": "glue",
-  "client-iam": "iam",
-  "client-lambda": "lambda",
-  "client-lambda-microvms": "lambda-microvms",
-  "client-route-53": "route53",
-  "client-s3": "s3",
-  "client-s3tables": "s3tables",
-  "client-secrets-manager": "secretsmanager",
-  "client-sts": "sts",
-};
+import { productOperations } from "../support/product_operations.ts";
 
 /** Our fakes name some services differently from SigV4. */
 const FAKE_SERVICE: Record<string, string> = { microvms: "lambda-microvms" };
@@ -38,42 +19,6 @@ interface Recorded {
   emulator: string;
   calls: { service: string; operation: string; status: number }[];
   onFake: { service: string; operation: string }[];
-}
-
-async function* sources(dir: string): AsyncGenerator<string> {
-  for await (const e of Deno.readDir(dir)) {
-    const path = join(dir, e.name);
-    if (e.isDirectory) yield* sources(path);
-    else if (e.name.endsWith(".ts") && !e.name.endsWith("_test.ts") && !e.name.startsWith("_")) {
-      yield path;
-    }
-  }
-}
-
-/** `service:Operation` → the files calling it. */
-async function productOperations(): Promise<Map<string, Set<string>>> {
-  const ops = new Map<string, Set<string>>();
-  for (const dir of ["deploy", "analytics"]) {
-    for await (const file of sources(join(ROOT, dir))) {
-      const text = await Deno.readTextFile(file);
-      const imports = [
-        ...text.matchAll(/import\s*\{([^}]*)\}\s*from\s*"@aws-sdk\/(client-[a-z0-9-]+)"/g),
-      ];
-      for (const [, names, pkg] of imports) {
-        const service = SERVICE_OF_PACKAGE[pkg!];
-        if (!service) continue;
-        for (const raw of names!.split(",")) {
-          const name = raw.replace(/^\s*type\s+/, "").split(" as ")[0]!.trim();
-          const op = name.match(/^(\w+)Command$/)?.[1] ?? name.match(/^paginate(\w+)$/)?.[1];
-          if (!op || !new RegExp(`\\b${name}\\b\\s*\\(`).test(text)) continue;
-          const key = `${service}:${op}`;
-          if (!ops.has(key)) ops.set(key, new Set());
-          ops.get(key)!.add(relative(ROOT, file));
-        }
-      }
-    }
-  }
-  return ops;
 }
 
 async function recorded(): Promise<Recorded[]> {

@@ -218,7 +218,15 @@ export async function startPeerWorld(
 /** Where the recorded calls of each flow go. */
 export const CALLS_DIR: string = join(PEERS_CACHE, "aws-calls");
 
-async function writeCalls(
+/**
+ * Writes a flow's recorded calls to {@linkcode CALLS_DIR}, where `coverage_main.ts` reads them.
+ *
+ * @param name the emulator
+ * @param flow names the flow (the file is `<emulator>-<flow>.json`)
+ * @param calls what the recording proxy forwarded to the emulator
+ * @param fakeCalls what our fakes served
+ */
+export async function writeCalls(
   name: AwsEmulatorName,
   flow: string,
   calls: readonly ProxiedCall[],

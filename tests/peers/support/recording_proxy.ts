@@ -1,6 +1,6 @@
 /**
- * A loopback HTTP proxy in front of an AWS emulator that records every operation the CLI
- * sends through it, with the emulator's answer status: the evidence of which operations ran
+ * A loopback HTTP proxy in front of an AWS emulator that records every operation the CLI's
+ * AWS SDK clients send through it, with the emulator's answer status: the evidence of which operations ran
  * against the emulator (docs/aws-conformance.md).
  *
  * @module
@@ -21,7 +21,7 @@ export interface ProxiedCall {
 export interface RecordingProxy extends AsyncDisposable {
   /** `http://127.0.0.1:<port>`: give it to the CLI as `AWS_ENDPOINT_URL`. */
   readonly endpoint: string;
-  /** Every call so far, in order. */
+  /** Every SDK call so far, in order. */
   readonly calls: readonly ProxiedCall[];
   /** Stops the proxy. */
   close(): Promise<void>;
@@ -31,7 +31,7 @@ export interface RecordingProxy extends AsyncDisposable {
 const DROPPED = ["host", "connection", "content-length", "transfer-encoding", "accept-encoding"];
 
 /**
- * Starts a proxy that forwards every request to `upstream` and records it.
+ * Starts a proxy that forwards every request to `upstream` and records the SDK's.
  *
  * @param upstream the emulator's endpoint
  */
@@ -53,7 +53,10 @@ export function startRecordingProxy(upstream: string): RecordingProxy {
         body: req.method === "GET" || req.method === "HEAD" ? null : body,
         redirect: "manual",
       });
-      calls.push({ service, operation, status: res.status });
+      // Only the SDK's requests are operations of the table; DuckDB's own reads of the catalog
+      // and the data files (the analytics peer) pass through unrecorded.
+      const agent = `${req.headers.get("user-agent")} ${req.headers.get("x-amz-user-agent")}`;
+      if (agent.includes("aws-sdk-js")) calls.push({ service, operation, status: res.status });
       const out = new Headers(res.headers);
       for (const h of ["connection", "transfer-encoding"]) out.delete(h);
       const empty = req.method === "HEAD" || [204, 205, 304].includes(res.status);
