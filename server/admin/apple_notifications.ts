@@ -1,5 +1,6 @@
 import type { JWTPayload } from "jose";
 import { deleteUserRecord } from "./operations.ts";
+import { lookUpUsers } from "./user_lookup.ts";
 import type { ServiceDeps } from "../deps.ts";
 import type { Actor, UserRecord } from "../store/store.ts";
 
@@ -80,7 +81,9 @@ export async function applyAppleEvent(
     deps.log.warn("apple notification: unknown event type ignored", { provider, type: event.type });
     return "ignored";
   }
-  const user = await users.findByExternalId(provider, event.sub);
+  // The guarded look-up: a sub no store can hold (a NUL) names no user, on every store.
+  const [user] = (await lookUpUsers(users, { by: "external", provider, externalId: event.sub }))
+    .users;
   if (user === undefined) {
     deps.log.info("apple notification for no known user", { provider, type: event.type });
     return "unknown_user";

@@ -170,3 +170,36 @@ Deno.test("e2e: Ctrl-C during a hung local build stops the build's processes, re
     await Deno.remove(home, { recursive: true });
   }
 });
+
+/**
+ * Several deploys of one user at once, as the CLI runs them: each cleans the shared temp root
+ * (`$HOME/.cache/org-deploy`) before it builds and makes its own work directories there, so a
+ * clean-up that removed a directory another run holds fails a build here. The narrow race (a
+ * clean-up between another run's creating and locking a directory) is too rare at four runs;
+ * `deploy/job/work_dir_test.ts` makes it likely and shows it fixed.
+ */
+Deno.test("e2e: several CLI processes with one HOME at once clean the temp root and build in it, none losing its work dirs", async () => {
+  await using world = await startInfraWorld({ siteName: "blog", region: "eu-west-1", app: "blog" });
+  await writeSiteRepo(world.root);
+  const home = await Deno.makeTempDir({ prefix: "deploy-home-" });
+  const cache = `${home}/.cache/org-deploy`;
+  try {
+    const opts = { flagsHome: home, home };
+    const boot = await runTask(world, ["bootstrap"], opts);
+    assert.equal(boot.code, 0, boot.stderr);
+    // What a run killed with SIGKILL leaves: a work dir whose owner lock nobody holds.
+    await Deno.mkdir(`${cache}/deploy-build-killed`, { recursive: true });
+    await Deno.writeTextFile(`${cache}/deploy-build-killed/.owner`, "");
+
+    const runs = await Promise.all(
+      Array.from({ length: 4 }, () => runTask(world, ["plan", "--json"], opts)),
+    );
+    for (const run of runs) {
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(JSON.parse(run.stdout).uploads.length, 6, run.stdout);
+    }
+    assert.deepEqual(await Array.fromAsync(Deno.readDir(cache)), [], "every work dir removed");
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});

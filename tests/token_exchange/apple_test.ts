@@ -20,6 +20,7 @@ import { mintOperatorToken } from "../../server/auth/operator_token.ts";
 import { REVOKE_INTERVAL_MS } from "../../server/providers/apple_revocation.ts";
 import { adminFetch, adminJson, SECRET } from "../support/internal_api.ts";
 import { type OidcFixture, startOidcProvider } from "../support/oidc.ts";
+import { storeBackends } from "../support/store_backends.ts";
 import {
   spawnTokenServer,
   startTokenServer,
@@ -772,3 +773,28 @@ Deno.test("apple revoke: PATCH status Deleted queues the revoke as DELETE does",
   await scheduler.revokeRun();
   assert.deepEqual(apple.revocations.map((r) => r.token), [apple.refreshTokens[0]]);
 });
+
+const stores = storeBackends("apple notifications");
+
+stores.test(
+  "an event whose sub no store can hold names no user: 200 and nothing changed, on every store",
+  async (storage) => {
+    await using apple = await startApple();
+    await using te = await startAppleService(apple, storage);
+    const res = await signIn(te.issuer, "c1");
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+    for (const sub of [`${APPLE_SUB}\u0000`, `${APPLE_SUB}\ud800`]) {
+      const now = Math.floor(Date.now() / 1000);
+      const events = JSON.stringify({ type: "account-delete", sub, event_time: now });
+      const answer = await notify(te, await appleEvent(apple, "account-delete", { events }));
+      assert.equal(answer.status, 200, `${JSON.stringify(sub)}: ${await answer.clone().text()}`);
+      await answer.body?.cancel();
+    }
+    const user = await te.server.deps.store.users.findByExternalId("apple", APPLE_SUB);
+    assert.equal(user?.status, "active");
+  },
+);
+
+// Last: registered after every case, so it runs after them.
+stores.stopAfterAll();
