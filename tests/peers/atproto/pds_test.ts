@@ -28,8 +28,10 @@ Deno.test({
       await Deno.writeTextFile(hosts, HOSTS);
       // As root a mount and network namespace; otherwise a user namespace maps us to root in it.
       const user = Deno.uid() === 0 ? [] : ["--user", "--map-root-user"];
+      // --no-check: type-checking in manual mode wants `@types/node` in node_modules, which only
+      // the default mode adds; `deno check .` covers the inner file.
       const script = 'mount --bind "$1" /etc/hosts && ip link set lo up && exec "$2" test ' +
-        `${KEEP_NODE_MODULES} --allow-all --config "$3" "$4"`;
+        `${KEEP_NODE_MODULES} --no-check --allow-all --config "$3" "$4"`;
       const out = await new Deno.Command("unshare", {
         args: [
           ...user,
