@@ -2,9 +2,8 @@
  * The CLI's own small objects in its buckets (environment and plugin state, build records and
  * manifests, the deploy lock, preview records, the owed invalidation): read and write JSON,
  * write bytes (source zips, the builder's agent bundle), check, list and remove, and the
- * conditional write the lock is built on; and the one
- * server-side copy (kept build outputs in and out of `outputs/objects/`). Site uploads go
- * through `sync/`, not here.
+ * conditional write the lock is built on; and the one server-side copy (kept build outputs in
+ * and out of `outputs/objects/`). Site uploads go through `sync/`, not here.
  *
  * @module
  */
