@@ -1,9 +1,9 @@
 /**
  * The CLI's own small objects in its buckets (environment and plugin state, build records and
  * manifests, the deploy lock, preview records, the owed invalidation): read and write JSON,
- * check, list and remove, and the conditional write the lock is built on; and the one
- * server-side copy (kept build outputs in and out of `outputs/objects/`). Site uploads go
- * through `sync/`, not here.
+ * write bytes (source zips, the builder's agent bundle), check, list and remove, and the
+ * conditional write the lock is built on; and the one server-side copy (kept build outputs in
+ * and out of `outputs/objects/`). Site uploads go through `sync/`, not here.
  *
  * @module
  */
@@ -111,6 +111,36 @@ export async function putJson(at: S3Location, key: string, value: unknown): Prom
   await aws(
     { resource: where(at, key), action: "s3:PutObject" },
     () => at.s3.send(jsonPut(at, key, value)),
+  );
+}
+
+/**
+ * Writes bytes the CLI stores as they are: a build's source zip, the builder's agent bundle.
+ *
+ * @param at bucket and client
+ * @param key object key
+ * @param body the bytes
+ * @param contentType their media type (`application/zip`)
+ * @throws {DeployError} an S3 failure
+ */
+export async function putBytes(
+  at: S3Location,
+  key: string,
+  body: Uint8Array,
+  contentType: string,
+): Promise<void> {
+  await aws(
+    { resource: where(at, key), action: "s3:PutObject" },
+    () =>
+      at.s3.send(
+        new PutObjectCommand({
+          Bucket: at.bucket,
+          Key: key,
+          Body: body,
+          ContentLength: body.byteLength,
+          ContentType: contentType,
+        }),
+      ),
   );
 }
 

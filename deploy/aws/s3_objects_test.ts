@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { S3Client } from "@aws-sdk/client-s3";
+import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { startS3, testAwsConfig } from "../../tests/support/s3.ts";
 import {
   getObjectText,
   getText,
   listObjects,
   objectExists,
+  putBytes,
   putJson,
   putJsonIf,
   removeObject,
@@ -61,4 +62,14 @@ Deno.test("s3 objects: a conditional delete removes only the version named", asy
   assert.equal(await removeObject(t.at, "locks/p.json", second), true);
   assert.equal(await objectExists(t.at, "locks/p.json"), false);
   assert.equal(await removeObject(t.at, "locks/p.json", second), true, "absent: nothing to do");
+});
+
+Deno.test("s3 objects: bytes are stored as given, with their length and media type", async () => {
+  await using t = await bucket();
+  const zip = new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0, 255]);
+  await putBytes(t.at, "build/b1.zip", zip, "application/zip");
+  const out = await t.at.s3.send(new GetObjectCommand({ Bucket: "b", Key: "build/b1.zip" }));
+  assert.equal(out.ContentType, "application/zip");
+  assert.equal(out.ContentLength, zip.byteLength);
+  assert.deepEqual(await out.Body!.transformToByteArray(), zip);
 });

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+import { GetObjectCommand } from "@aws-sdk/client-s3";
 import {
   type BuildRecord,
   type ChangedManifest,
@@ -17,8 +17,15 @@ import {
   routingKey,
   sourceKey,
 } from "./record.ts";
-import { aws, isNotFound } from "../aws/errors.ts";
-import { getText, listObjects, objectExists, putJson, type S3Location } from "../aws/s3_objects.ts";
+import { isNotFound } from "../aws/errors.ts";
+import {
+  getText,
+  listObjects,
+  objectExists,
+  putBytes,
+  putJson,
+  type S3Location,
+} from "../aws/s3_objects.ts";
 import { DeployError } from "../errors.ts";
 import type { RoutingTarget } from "../routing/publish_routing.ts";
 
@@ -69,19 +76,7 @@ export async function downloadObject(
  */
 export async function putSourceZip(at: S3Location, id: string, body: Uint8Array): Promise<string> {
   const key = sourceKey(id);
-  await aws(
-    { resource: `s3://${at.bucket}/${key}`, action: "s3:PutObject" },
-    () =>
-      at.s3.send(
-        new PutObjectCommand({
-          Bucket: at.bucket,
-          Key: key,
-          Body: body,
-          ContentLength: body.byteLength,
-          ContentType: "application/zip",
-        }),
-      ),
-  );
+  await putBytes(at, key, body, "application/zip");
   return key;
 }
 

@@ -8,9 +8,8 @@
  *
  * @module
  */
-import { DeleteObjectCommand, type S3Client } from "@aws-sdk/client-s3";
-import { aws } from "../aws/errors.ts";
-import { getText, putJson } from "../aws/s3_objects.ts";
+import type { S3Client } from "@aws-sdk/client-s3";
+import { getText, putJson, removeObject } from "../aws/s3_objects.ts";
 
 /** Past this many keys the record keeps `all` instead: the next invalidation is `/*` anyway. */
 export const MAX_OWED_KEYS = 10_000;
@@ -92,8 +91,5 @@ export async function recordOwed(at: OwedAt, keys: readonly string[]): Promise<O
  * @param at bucket and key
  */
 export async function clearOwed(at: OwedAt): Promise<void> {
-  await aws(
-    { resource: `s3://${at.bucket}/${at.key}`, action: "s3:DeleteObject" },
-    () => at.s3.send(new DeleteObjectCommand({ Bucket: at.bucket, Key: at.key })),
-  );
+  await removeObject(at, at.key);
 }

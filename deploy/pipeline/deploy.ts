@@ -346,8 +346,8 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
  *
  * @param input resolved config, state, flags and dependencies
  * @returns the plan
- * @throws DeployError from the zip or build; `plan_unsupported` for a builder that syncs
- *   remotely (plan with `--builder local` or `--no-build`)
+ * @throws DeployError from the zip or build; `plan_unsupported` for the MicroVM builder, whose
+ *   build reports what it published, not a plan (plan with `--builder local` or `--no-build`)
  *
  * @example
  * ```ts

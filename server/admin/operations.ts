@@ -392,6 +392,18 @@ export class AdminOperations {
     return deleted;
   }
 
+  /**
+   * Records that `operator` signed in to or out of the console. The console writes its own log
+   * line (it names the session's end), so only the record is written here.
+   */
+  async recordConsoleSession(
+    operator: OperatorPrincipal,
+    action: "console.login" | "console.logout",
+  ): Promise<void> {
+    const details = { auth: operator.method, peer: operator.peer };
+    await this.deps.store.audit.append([this.#record(operator, action, undefined, details)]);
+  }
+
   /** The signing keys in the store's ring, and the one this process signs with. */
   async signingKeys(): Promise<SigningKeys> {
     const { ring } = await this.deps.store.keyring.load();

@@ -35,7 +35,6 @@ import { keysPage } from "./pages/keys_page.ts";
 import { auditPage } from "./pages/audit_page.ts";
 import { deliveriesPage } from "./pages/deliveries_page.ts";
 import { parseAuditQuery, parseDeliveryQuery } from "../admin/list_queries.ts";
-import { operatorActor } from "../audit/audit_trail.ts";
 import { usersPage } from "./pages/users_page.ts";
 import { confirmDeletePage, userPage } from "./pages/user_page.ts";
 import {
@@ -230,12 +229,7 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
         ? (decodeJwt(token).exp ?? 0) * 1000
         : now + MAX_SESSION_MS;
       const opened = sessions.open(operator, until);
-      await service.store.audit.append([
-        service.audit.record(operatorActor(operator), "console.login", undefined, {
-          auth: operator.method,
-          peer: operator.peer,
-        }),
-      ]);
+      await ops.recordConsoleSession(operator, "console.login");
       service.log.info("console login", {
         operator: operator.subject,
         auth: operator.method,
@@ -252,12 +246,7 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       authed(async (c) => {
         sessions.end(readSessionCookie(c.req.headers.get("cookie")));
         const { operator } = c.session;
-        await service.store.audit.append([
-          service.audit.record(operatorActor(operator), "console.logout", undefined, {
-            auth: operator.method,
-            peer: operator.peer,
-          }),
-        ]);
+        await ops.recordConsoleSession(operator, "console.logout");
         service.log.info("console logout", {
           operator: operator.subject,
           auth: operator.method,

@@ -13,11 +13,10 @@ import {
   type LambdaMicrovmsClient,
   UpdateMicrovmImageCommand,
 } from "@aws-sdk/client-lambda-microvms";
-import { PutObjectCommand } from "@aws-sdk/client-s3";
 import type { Clock } from "@org/shared";
 import type { AgentBundle } from "./bundle.ts";
 import { AGENT_HOOK_PORT } from "./agent/hooks.ts";
-import { getText, putJson, type S3Location } from "../../aws/s3_objects.ts";
+import { getText, putBytes, putJson, type S3Location } from "../../aws/s3_objects.ts";
 import { DeployError } from "../../errors.ts";
 import { aws, awsFailure } from "../../aws/errors.ts";
 
@@ -156,19 +155,7 @@ export async function ensureBuilderImage(o: EnsureImageOptions): Promise<ReadyIm
     };
   }
   const bundleKey = `builder/agent-${o.bundle.hash.slice(0, 16)}.zip`;
-  await aws(
-    { resource: `s3://${o.store.bucket}/${bundleKey}`, action: "s3:PutObject" },
-    () =>
-      o.store.s3.send(
-        new PutObjectCommand({
-          Bucket: o.store.bucket,
-          Key: bundleKey,
-          Body: o.bundle.zip,
-          ContentLength: o.bundle.zip.byteLength,
-          ContentType: "application/zip",
-        }),
-      ),
-  );
+  await putBytes(o.store, bundleKey, o.bundle.zip, "application/zip");
   const definition = imageDefinition(o, bundleKey, hash);
   o.onStatus?.(current ? "updating the builder image" : "creating the builder image");
   const image = `builder image ${o.name}`;
