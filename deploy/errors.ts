@@ -255,6 +255,20 @@ export function interruptedError(during: string): DeployError {
 }
 
 /**
+ * The error of a plan asked of the MicroVM builder, from the plan command or from the builder
+ * itself (a dry run reaching it).
+ *
+ * @returns a `plan_unsupported` error
+ */
+export function planUnsupportedError(): DeployError {
+  return new DeployError(
+    "plan_unsupported",
+    "a MicroVM build reports what it published, not a plan, so plan builds on this machine",
+    { hint: "run plan without --builder microvm (it builds locally), or with --no-build" },
+  );
+}
+
+/**
  * The error a registered but not yet built command throws.
  *
  * @param command the full command as typed, e.g. `bootstrap` or `pds login`

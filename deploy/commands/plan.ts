@@ -6,7 +6,7 @@
  * @module
  */
 import type { Command } from "../cli/command.ts";
-import { DeployError } from "../errors.ts";
+import { planUnsupportedError } from "../errors.ts";
 import { planDeploy } from "../pipeline/deploy.ts";
 import { planJson, planLines } from "../pipeline/report.ts";
 import { openSiteDeploy } from "../pipeline/deploy_input.ts";
@@ -36,11 +36,7 @@ export const planCommand: Command = {
   async run(ctx) {
     const builder = ctx.flags.builder ?? "local";
     if (builder === "microvm" && ctx.flags["no-build"] !== true) {
-      throw new DeployError(
-        "plan_unsupported",
-        "a MicroVM build reports what it published, not a plan, so plan builds on this machine",
-        { hint: "run plan without --builder (it builds locally), or with --no-build" },
-      );
+      throw planUnsupportedError();
     }
     using deploy = await openSiteDeploy(ctx, { builder: "local" });
     const plan = await planDeploy(deploy.input);

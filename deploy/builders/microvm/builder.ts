@@ -35,7 +35,7 @@ import {
 import { objectExists } from "../../aws/s3_objects.ts";
 import type { MicrovmIdle } from "../../config/site_config.ts";
 import { builderImageName, builderLogGroup, buildLogStream } from "../../config/names.ts";
-import { DeployError, interruptedError } from "../../errors.ts";
+import { DeployError, interruptedError, planUnsupportedError } from "../../errors.ts";
 import {
   buildDeadlineMs,
   type JobInput,
@@ -184,11 +184,7 @@ export function createMicrovmBuilder(o: MicrovmBuilderOptions): Builder {
 
   const run = async (input: JobInput, hooks: JobHooks = {}): Promise<JobOutcome> => {
     if (input.dryRun) {
-      throw new DeployError(
-        "plan_unsupported",
-        "a MicroVM build reports what it published, not a plan, so plan builds on this machine",
-        { hint: "run plan with --builder local or --no-build" },
-      );
+      throw planUnsupportedError();
     }
     const source = await storeSource(input);
     const store = { s3: o.clients.s3, bucket: input.target.bucket };
