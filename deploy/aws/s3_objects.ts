@@ -70,6 +70,29 @@ export async function getObjectText(
 }
 
 /**
+ * Streams an object into a new file (a source zip: too big to hold as text).
+ *
+ * @param at bucket and client
+ * @param key object key
+ * @param path the file to create
+ * @returns false, with no file made, when there is no such object (or bucket) or it is empty
+ * @throws {DeployError} any other S3 failure
+ */
+export async function downloadToFile(at: S3Location, key: string, path: string): Promise<boolean> {
+  let body;
+  try {
+    const out = await at.s3.send(new GetObjectCommand({ Bucket: at.bucket, Key: key }));
+    body = out.Body?.transformToWebStream();
+  } catch (err) {
+    if (isNotFound(err)) return false;
+    throw awsFailure(err, { resource: where(at, key), action: "s3:GetObject" });
+  }
+  if (!body) return false;
+  await body.pipeTo((await Deno.create(path)).writable);
+  return true;
+}
+
+/**
  * Reads an object as text.
  *
  * @param at bucket and client

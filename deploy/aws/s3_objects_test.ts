@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { startS3, testAwsConfig } from "../../tests/support/s3.ts";
 import {
+  downloadToFile,
   getObjectText,
   getText,
   listObjects,
@@ -72,4 +73,19 @@ Deno.test("s3 objects: bytes are stored as given, with their length and media ty
   assert.equal(out.ContentType, "application/zip");
   assert.equal(out.ContentLength, zip.byteLength);
   assert.deepEqual(await out.Body!.transformToByteArray(), zip);
+});
+
+Deno.test("s3 objects: an object streams into a new file; a missing one makes no file", async () => {
+  await using t = await bucket();
+  const dir = await Deno.makeTempDir({ prefix: "s3-download-" });
+  try {
+    const zip = new Uint8Array(70_000).map((_, i) => i % 251);
+    await putBytes(t.at, "build/b1.zip", zip, "application/zip");
+    assert.equal(await downloadToFile(t.at, "build/b1.zip", `${dir}/b1.zip`), true);
+    assert.deepEqual(await Deno.readFile(`${dir}/b1.zip`), zip);
+    assert.equal(await downloadToFile(t.at, "build/b2.zip", `${dir}/b2.zip`), false);
+    await assert.rejects(Deno.stat(`${dir}/b2.zip`), Deno.errors.NotFound);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

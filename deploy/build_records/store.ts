@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { GetObjectCommand } from "@aws-sdk/client-s3";
 import {
   type BuildRecord,
   type ChangedManifest,
@@ -17,8 +16,8 @@ import {
   routingKey,
   sourceKey,
 } from "./record.ts";
-import { isNotFound } from "../aws/errors.ts";
 import {
+  downloadToFile,
   getText,
   listObjects,
   objectExists,
@@ -50,18 +49,9 @@ export async function downloadObject(
   key: string,
   path: string,
 ): Promise<void> {
-  let out;
-  try {
-    out = await at.s3.send(new GetObjectCommand({ Bucket: at.bucket, Key: key }));
-  } catch (err) {
-    if (isNotFound(err)) {
-      throw new DeployError("build_source_missing", `s3://${at.bucket}/${key} does not exist`);
-    }
-    throw err;
+  if (!await downloadToFile(at, key, path)) {
+    throw new DeployError("build_source_missing", `s3://${at.bucket}/${key} is missing or empty`);
   }
-  const body = out.Body?.transformToWebStream();
-  if (!body) throw new DeployError("build_source_missing", `s3://${at.bucket}/${key} is empty`);
-  await body.pipeTo((await Deno.create(path)).writable);
 }
 
 /**
