@@ -7,6 +7,7 @@ import { startOidcProvider } from "../support/oidc.ts";
 import { type ReceivedSpan, startOtlpCollector } from "../support/otlp_collector.ts";
 import { providerToml, spawnTokenServer } from "../support/token_server.ts";
 import { waitFor } from "../support/wait.ts";
+import { adminFetch, adminJson, internalToml } from "../support/internal_api.ts";
 import { startWebhookReceiver } from "../support/webhook_receiver.ts";
 
 const WHSEC = "whsec_" + btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
@@ -103,4 +104,119 @@ Deno.test("tracing: a token request is one trace with provider and store spans, 
   const ofRequest = lines.filter((l) => l.request_id === requestId);
   assert.ok(ofRequest.length > 0, stderr);
   for (const line of ofRequest) assert.equal(line.trace_id, request.traceId);
+});
+
+Deno.test("tracing: internal listener requests are spans with route and status, a provider timeout is marked on its span", async (t) => {
+  await using collector = startOtlpCollector();
+  await using idp = await startOidcProvider();
+  // Accepts connections (the kernel's backlog) and never answers: a provider that hangs.
+  using hang = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const toml = `[server]\nport = 0\n` + providerToml("idp", idp.issuer) +
+    providerToml("slow", idp.issuer) +
+    `token_endpoint = "http://127.0.0.1:${hang.addr.port}/token"\ntimeout = "1s"\n` +
+    internalToml("port = 0\n");
+  const server = await spawnTokenServer({
+    toml,
+    env: {
+      OTEL_DENO: "true",
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+    },
+  });
+  let stderr: string;
+  let createdBy: string | null;
+  try {
+    const created = await adminFetch(server, "POST", "/internal/users", {
+      body: { provider: "idp", external_id: "e1", email: "e1@example.com" },
+    });
+    assert.equal(created.status, 201, await created.clone().text());
+    createdBy = created.headers.get("x-request-id");
+    const { id } = await created.json() as { id: string };
+    await (await adminJson(server, "GET", `/internal/users/${id}`, 200));
+    const refused = await adminFetch(server, "GET", `/internal/users/${id}`, {
+      headers: { authorization: "Bearer wrong" },
+    });
+    assert.equal(refused.status, 401);
+    await refused.body?.cancel();
+    const login = await fetch(`${server.internalUrl}/admin/login`);
+    assert.equal(login.status, 200);
+    await login.body?.cancel();
+    const timedOut = await fetch(`${server.url}/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code: "c",
+        provider: "slow",
+        redirect_uri: "https://app.example/cb",
+      }),
+    });
+    assert.equal(timedOut.status, 504, await timedOut.clone().text());
+    await timedOut.body?.cancel();
+  } finally {
+    stderr = (await server.stop("SIGTERM")).stderr;
+  }
+
+  const serverSpan = (name: string, status: number) =>
+    waitFor(
+      () =>
+        collector.spans.find((s) =>
+          s.kind === 2 && s.name === name &&
+          String(s.attributes["http.response.status_code"]) === String(status)
+        ),
+      `the ${name} ${status} server span`,
+    );
+
+  await t.step(
+    "an operator's API call is a request span of the internal listener, with its store spans and log lines",
+    async () => {
+      const create = await serverSpan("POST /internal/users", 201);
+      assert.equal(create.attributes["http.route"], "/internal/users");
+      assert.equal(create.attributes["token_exchange.listener"], "internal");
+      const get = await serverSpan("GET /internal/users/{id}", 200);
+      assert.equal(get.attributes["http.route"], "/internal/users/{id}");
+      assert.equal(get.attributes["token_exchange.listener"], "internal");
+      const storeOps = (request: typeof create) =>
+        collector.spans.filter((s) =>
+          s.traceId === request.traceId && s.parentSpanId === request.spanId &&
+          s.name.startsWith("store ")
+        ).map((s) => s.attributes["db.operation.name"]);
+      assert.ok(storeOps(create).includes("users.create"), storeOps(create).join());
+      assert.ok(storeOps(get).includes("users.get"), storeOps(get).join());
+
+      const lines = stderr.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
+      const ofCreate = lines.filter((l) => l.request_id === createdBy);
+      assert.ok(ofCreate.length > 0, stderr);
+      for (const line of ofCreate) assert.equal(line.trace_id, create.traceId);
+    },
+  );
+
+  await t.step("a refused operator call is a span with its route and 401", async () => {
+    const refused = await serverSpan("GET /internal/users/{id}", 401);
+    assert.equal(refused.attributes["token_exchange.listener"], "internal");
+  });
+
+  await t.step("a console page is a request span of the internal listener", async () => {
+    const page = await serverSpan("GET /admin/login", 200);
+    assert.equal(page.attributes["http.route"], "/admin/login");
+    assert.equal(page.attributes["token_exchange.listener"], "internal");
+  });
+
+  await t.step(
+    "a provider call past its timeout is a failed provider span marked timed out, under a 504",
+    async () => {
+      const request = await serverSpan("POST /token", 504);
+      assert.equal(request.attributes["token_exchange.grant_type"], "authorization_code");
+      const call = collector.spans.find((s) =>
+        s.traceId === request.traceId && s.name === "provider slow" &&
+        s.attributes["token_exchange.provider.timed_out"] === true
+      );
+      assert.ok(call, JSON.stringify(collector.spans.filter((s) => s.traceId === request.traceId)));
+      assert.equal(call.attributes["http.request.method"], "POST");
+      assert.equal(call.attributes["server.address"], "127.0.0.1");
+      assert.equal(call.attributes["token_exchange.provider.timeout_s"], 1);
+      assert.equal(call.attributes["http.response.status_code"], undefined);
+      assert.equal(call.status, 2);
+    },
+  );
 });
