@@ -132,7 +132,7 @@ Deno.test("tracing: internal listener requests are spans with route and status, 
     assert.equal(created.status, 201, await created.clone().text());
     createdBy = created.headers.get("x-request-id");
     const { id } = await created.json() as { id: string };
-    await (await adminJson(server, "GET", `/internal/users/${id}`, 200));
+    await adminJson(server, "GET", `/internal/users/${id}`, 200);
     const refused = await adminFetch(server, "GET", `/internal/users/${id}`, {
       headers: { authorization: "Bearer wrong" },
     });
