@@ -12,7 +12,7 @@ import { startWebhookReceiver } from "../support/webhook_receiver.ts";
 
 const WHSEC = "whsec_" + btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
 
-Deno.test("tracing: a token request is one trace with provider and store spans, its log lines name it", async () => {
+Deno.test("tracing: a code exchange and a refresh are traces with provider and store spans, each webhook attempt a trace of its own, log lines name their trace", async () => {
   await using collector = startOtlpCollector();
   await using idp = await startOidcProvider();
   await using receiver = startWebhookReceiver(WHSEC);
@@ -32,6 +32,9 @@ Deno.test("tracing: a token request is one trace with provider and store spans, 
   let requestId: string | null;
   try {
     assert.ok(server.stdout.some((l) => /tracing on/.test(l)), server.stdout.join("\n"));
+    // The new user's `user.created` goes out as a trace of its own per attempt: the first
+    // fails, the second, after its backoff, succeeds.
+    receiver.answer = 500;
     const res = await fetch(`${server.url}/token`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -44,17 +47,30 @@ Deno.test("tracing: a token request is one trace with provider and store spans, 
     });
     assert.equal(res.status, 200, await res.clone().text());
     requestId = res.headers.get("x-request-id");
-    await res.body?.cancel();
-    // The new user's `user.created` goes out as a trace of its own.
+    const { refresh_token } = await res.json() as { refresh_token: string };
+    const refreshed = await fetch(`${server.url}/token`, {
+      method: "POST",
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token }),
+    });
+    assert.equal(refreshed.status, 200, await refreshed.clone().text());
+    await refreshed.body?.cancel();
     await waitFor(() => receiver.received.length > 0, "the user.created delivery");
+    receiver.answer = 204;
+    await waitFor(() => receiver.received.some((r) => r.status === 204), "the redelivery");
   } finally {
     stderr = (await server.stop("SIGTERM")).stderr;
   }
 
-  const request = await waitFor(
-    () => collector.spans.find((s) => s.kind === 2 && s.name === "POST /token"),
-    "the /token server span",
-  );
+  const tokenRequest = (grantType: string) =>
+    waitFor(
+      () =>
+        collector.spans.find((s) =>
+          s.kind === 2 && s.name === "POST /token" &&
+          s.attributes["token_exchange.grant_type"] === grantType
+        ),
+      `the /token server span of ${grantType}`,
+    );
+  const request = await tokenRequest("authorization_code");
   assert.equal(request.attributes["http.route"], "/token");
   assert.equal(request.attributes["token_exchange.grant_type"], "authorization_code");
   assert.equal(request.attributes["token_exchange.listener"], "public");
@@ -88,16 +104,38 @@ Deno.test("tracing: a token request is one trace with provider and store spans, 
   assert.ok(storeOps.includes("users.create"), storeOps.join());
   assert.ok(storeOps.includes("sessions.create"), storeOps.join());
 
-  // The webhook delivery: a trace of its own, with Deno's client span of the POST under it.
-  const delivery = await waitFor(
-    () => collector.spans.find((s) => s.name === "webhook deliver"),
-    "the delivery span",
-  );
-  assert.notEqual(delivery.traceId, request.traceId);
-  assert.equal(delivery.parentSpanId, "");
-  assert.equal(delivery.attributes["webhook.event_type"], "user.created");
-  assert.equal(delivery.attributes["webhook.outcome"], "delivered");
-  assert.ok(collector.spans.some((s) => s.kind === 3 && s.parentSpanId === delivery.spanId));
+  // The refresh: its own request span, its grant type, its rotation a store span under it.
+  const refresh = await tokenRequest("refresh_token");
+  assert.equal(String(refresh.attributes["http.response.status_code"]), "200");
+  const refreshOps = collector.spans.filter((s) =>
+    s.traceId === refresh.traceId && s.parentSpanId === refresh.spanId &&
+    s.name.startsWith("store ")
+  ).map((s) => s.attributes["db.operation.name"]);
+  assert.deepEqual(refreshOps, ["sessions.readForRefresh", "sessions.rotate"]);
+
+  // Each delivery attempt: a trace of its own, with Deno's client span of the POST under it.
+  const attempt = (n: number) =>
+    waitFor(
+      () =>
+        collector.spans.find((s) =>
+          s.name === "webhook deliver" && s.attributes["webhook.attempt"] === n
+        ),
+      `the span of delivery attempt ${n}`,
+    );
+  const [failed, delivered] = [await attempt(1), await attempt(2)];
+  assert.equal(failed.attributes["webhook.outcome"], "HTTP 500");
+  assert.equal(failed.status, 2);
+  assert.equal(delivered.attributes["webhook.outcome"], "delivered");
+  assert.notEqual(failed.traceId, delivered.traceId);
+  for (const delivery of [failed, delivered]) {
+    assert.notEqual(delivery.traceId, request.traceId);
+    assert.equal(delivery.parentSpanId, "");
+    assert.equal(delivery.attributes["webhook.event_type"], "user.created");
+    assert.equal(delivery.attributes["webhook.message_id"], receiver.received[0]!.id);
+    assert.match(String(delivery.attributes["webhook.endpoint"]), /^whe_/);
+    assert.equal(delivery.attributes["server.address"], "127.0.0.1");
+    assert.ok(collector.spans.some((s) => s.kind === 3 && s.parentSpanId === delivery.spanId));
+  }
 
   // Every log line of the request names its trace beside its request id.
   const lines = stderr.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
@@ -106,7 +144,7 @@ Deno.test("tracing: a token request is one trace with provider and store spans, 
   for (const line of ofRequest) assert.equal(line.trace_id, request.traceId);
 });
 
-Deno.test("tracing: internal listener requests are spans with route and status, a provider timeout is marked on its span", async (t) => {
+Deno.test("tracing: internal listener requests are spans with route and status; provider failures and timeouts are marked on their spans", async (t) => {
   await using collector = startOtlpCollector();
   await using idp = await startOidcProvider();
   // Accepts connections (the kernel's backlog) and never answers: a provider that hangs.
@@ -138,21 +176,32 @@ Deno.test("tracing: internal listener requests are spans with route and status, 
     });
     assert.equal(refused.status, 401);
     await refused.body?.cancel();
+    // Metrics stay on /internal/metrics with tracing on, counting what went before.
+    const metrics = await adminFetch(server, "GET", "/internal/metrics");
+    assert.equal(metrics.status, 200);
+    assert.match(await metrics.text(), /token_exchange_http_requests_total\{[^}]*status="201"\} 1/);
     const login = await fetch(`${server.internalUrl}/admin/login`);
     assert.equal(login.status, 200);
     await login.body?.cancel();
-    const timedOut = await fetch(`${server.url}/token`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({
-        grant_type: "authorization_code",
-        code: "c",
-        provider: "slow",
-        redirect_uri: "https://app.example/cb",
-      }),
+    const exchange = async (provider: string, status: number) => {
+      const res = await fetch(`${server.url}/token`, {
+        method: "POST",
+        body: new URLSearchParams({
+          grant_type: "authorization_code",
+          code: "c",
+          provider,
+          redirect_uri: "https://app.example/cb",
+        }),
+      });
+      assert.equal(res.status, status, await res.clone().text());
+      await res.body?.cancel();
+    };
+    idp.server.service.once("beforeResponse", (res: { statusCode: number; body: unknown }) => {
+      res.statusCode = 500;
+      res.body = { error: "server_error" };
     });
-    assert.equal(timedOut.status, 504, await timedOut.clone().text());
-    await timedOut.body?.cancel();
+    await exchange("idp", 502);
+    await exchange("slow", 504);
   } finally {
     stderr = (await server.stop("SIGTERM")).stderr;
   }
@@ -201,6 +250,21 @@ Deno.test("tracing: internal listener requests are spans with route and status, 
     assert.equal(page.attributes["http.route"], "/admin/login");
     assert.equal(page.attributes["token_exchange.listener"], "internal");
   });
+
+  await t.step(
+    "a provider's failing answer is on its span: its status, the span failed",
+    async () => {
+      const request = await serverSpan("POST /token", 502);
+      const call = collector.spans.find((s) =>
+        s.traceId === request.traceId && s.name === "provider idp" &&
+        s.attributes["http.request.method"] === "POST"
+      );
+      assert.ok(call, JSON.stringify(collector.spans.filter((s) => s.traceId === request.traceId)));
+      assert.equal(call.attributes["http.response.status_code"], 500);
+      assert.equal(call.attributes["token_exchange.provider.timed_out"], false);
+      assert.equal(call.status, 2);
+    },
+  );
 
   await t.step(
     "a provider call past its timeout is a failed provider span marked timed out, under a 504",
