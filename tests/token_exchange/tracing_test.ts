@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { startOidcProvider } from "../support/oidc.ts";
 import { type ReceivedSpan, startOtlpCollector } from "../support/otlp_collector.ts";
+import { startTestPostgres } from "../support/postgres.ts";
 import { providerToml, spawnTokenServer } from "../support/token_server.ts";
 import { waitFor } from "../support/wait.ts";
 import { adminFetch, adminJson, internalToml } from "../support/internal_api.ts";
@@ -283,4 +284,35 @@ Deno.test("tracing: internal listener requests are spans with route and status; 
       assert.equal(call.status, 2);
     },
   );
+});
+
+Deno.test("tracing: on PostgreSQL a store operation's span names the system postgresql", async () => {
+  await using collector = startOtlpCollector();
+  await using pg = await startTestPostgres();
+  const server = await spawnTokenServer({
+    toml: `[server]\nport = 0\n[storage]\nurl = "\${TE_DATABASE_URL}"\n`,
+    env: {
+      TE_DATABASE_URL: await pg.schema("tracing"),
+      OTEL_DENO: "true",
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+    },
+  });
+  try {
+    const res = await fetch(`${server.url}/health`);
+    assert.equal(res.status, 200, await res.clone().text());
+    await res.body?.cancel();
+  } finally {
+    await server.stop("SIGTERM");
+  }
+  const request = await waitFor(
+    () => collector.spans.find((s) => s.kind === 2 && s.name === "GET /health"),
+    "the /health server span",
+  );
+  const ping = collector.spans.find((s) =>
+    s.parentSpanId === request.spanId && s.name === "store ping"
+  );
+  assert.ok(ping, JSON.stringify(collector.spans.filter((s) => s.traceId === request.traceId)));
+  assert.equal(ping.attributes["db.system.name"], "postgresql");
+  assert.equal(ping.attributes["db.operation.name"], "ping");
 });
