@@ -3,15 +3,30 @@
  * OTLP over HTTP to a collector in this test, which then holds the spans of a token request.
  */
 import assert from "node:assert/strict";
+import { adminFetch, adminJson, internalToml } from "../support/internal_api.ts";
 import { startOidcProvider } from "../support/oidc.ts";
-import { type ReceivedSpan, startOtlpCollector } from "../support/otlp_collector.ts";
+import {
+  type OtlpCollector,
+  type ReceivedSpan,
+  startOtlpCollector,
+} from "../support/otlp_collector.ts";
 import { startTestPostgres } from "../support/postgres.ts";
 import { providerToml, spawnTokenServer } from "../support/token_server.ts";
 import { waitFor } from "../support/wait.ts";
-import { adminFetch, adminJson, internalToml } from "../support/internal_api.ts";
 import { startWebhookReceiver } from "../support/webhook_receiver.ts";
 
 const WHSEC = "whsec_" + btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
+
+/** The environment that turns tracing on, exporting to `collector` in its JSON encoding. */
+const tracingTo = (collector: OtlpCollector) => ({
+  OTEL_DENO: "true",
+  OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+  OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+});
+
+/** The JSON log lines of a server's standard error. */
+const logLines = (stderr: string): Record<string, unknown>[] =>
+  stderr.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
 
 Deno.test("tracing: a code exchange and a refresh are traces with provider and store spans, each webhook attempt a trace of its own, log lines name their trace", async () => {
   await using collector = startOtlpCollector();
@@ -21,13 +36,7 @@ Deno.test("tracing: a code exchange and a refresh are traces with provider and s
     `[[webhooks.endpoints]]\nurl = "${receiver.url}"\nsecret = "\${W}"\nevents = ["user.created"]\n`;
   const server = await spawnTokenServer({
     toml,
-    env: {
-      W: WHSEC,
-      OTEL_DENO: "true",
-      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
-      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-      OTEL_SERVICE_NAME: "token-exchange-test",
-    },
+    env: { W: WHSEC, ...tracingTo(collector), OTEL_SERVICE_NAME: "token-exchange-test" },
   });
   let stderr: string;
   let requestId: string | null;
@@ -139,8 +148,7 @@ Deno.test("tracing: a code exchange and a refresh are traces with provider and s
   }
 
   // Every log line of the request names its trace beside its request id.
-  const lines = stderr.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
-  const ofRequest = lines.filter((l) => l.request_id === requestId);
+  const ofRequest = logLines(stderr).filter((l) => l.request_id === requestId);
   assert.ok(ofRequest.length > 0, stderr);
   for (const line of ofRequest) assert.equal(line.trace_id, request.traceId);
 });
@@ -156,11 +164,7 @@ Deno.test("tracing: internal listener requests are spans with route and status; 
     internalToml("port = 0\n");
   const server = await spawnTokenServer({
     toml,
-    env: {
-      OTEL_DENO: "true",
-      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
-      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-    },
+    env: tracingTo(collector),
   });
   let stderr: string;
   let createdBy: string | null;
@@ -234,8 +238,7 @@ Deno.test("tracing: internal listener requests are spans with route and status; 
       assert.ok(storeOps(create).includes("users.create"), storeOps(create).join());
       assert.ok(storeOps(get).includes("users.get"), storeOps(get).join());
 
-      const lines = stderr.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
-      const ofCreate = lines.filter((l) => l.request_id === createdBy);
+      const ofCreate = logLines(stderr).filter((l) => l.request_id === createdBy);
       assert.ok(ofCreate.length > 0, stderr);
       for (const line of ofCreate) assert.equal(line.trace_id, create.traceId);
     },
@@ -291,12 +294,7 @@ Deno.test("tracing: on PostgreSQL a store operation's span names the system post
   await using pg = await startTestPostgres();
   const server = await spawnTokenServer({
     toml: `[server]\nport = 0\n[storage]\nurl = "\${TE_DATABASE_URL}"\n`,
-    env: {
-      TE_DATABASE_URL: await pg.schema("tracing"),
-      OTEL_DENO: "true",
-      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
-      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-    },
+    env: { TE_DATABASE_URL: await pg.schema("tracing"), ...tracingTo(collector) },
   });
   try {
     const res = await fetch(`${server.url}/health`);
