@@ -17,6 +17,9 @@ import { startWebhookReceiver } from "../support/webhook_receiver.ts";
 
 const WHSEC = "whsec_" + btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
 
+/** A trace id a caller started. */
+const CALLER_TRACE = "0af7651916cd43dd8448eb211c80319c";
+
 /** The environment that turns tracing on, exporting to `collector` in its JSON encoding. */
 const tracingTo = (collector: OtlpCollector) => ({
   OTEL_DENO: "true",
@@ -175,7 +178,10 @@ Deno.test("tracing: internal listener requests are spans with route and status; 
     assert.equal(created.status, 201, await created.clone().text());
     createdBy = created.headers.get("x-request-id");
     const { id } = await created.json() as { id: string };
-    await adminJson(server, "GET", `/internal/users/${id}`, 200);
+    // A caller's W3C trace context makes the request part of the caller's trace.
+    await adminJson(server, "GET", `/internal/users/${id}`, 200, {
+      headers: { traceparent: `00-${CALLER_TRACE}-b7ad6b7169203331-01` },
+    });
     const refused = await adminFetch(server, "GET", `/internal/users/${id}`, {
       headers: { authorization: "Bearer wrong" },
     });
@@ -222,7 +228,7 @@ Deno.test("tracing: internal listener requests are spans with route and status; 
     );
 
   await t.step(
-    "an operator's API call is a request span of the internal listener, with its store spans and log lines",
+    "an operator's API call is a request span of the internal listener (in its caller's trace), with its store spans and log lines",
     async () => {
       const create = await serverSpan("POST /internal/users", 201);
       assert.equal(create.attributes["http.route"], "/internal/users");
@@ -230,6 +236,7 @@ Deno.test("tracing: internal listener requests are spans with route and status; 
       const get = await serverSpan("GET /internal/users/{id}", 200);
       assert.equal(get.attributes["http.route"], "/internal/users/{id}");
       assert.equal(get.attributes["token_exchange.listener"], "internal");
+      assert.equal(get.traceId, CALLER_TRACE);
       const storeOps = (request: typeof create) =>
         collector.spans.filter((s) =>
           s.traceId === request.traceId && s.parentSpanId === request.spanId &&
