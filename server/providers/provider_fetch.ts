@@ -28,12 +28,11 @@ export async function providerFetch(
   init: RequestInit,
   timeoutSeconds: number,
 ): Promise<Response> {
+  const signal = AbortSignal.timeout(timeoutSeconds * 1000);
   try {
-    return await fetchFn(url, {
-      ...init,
-      redirect: "error",
-      signal: AbortSignal.timeout(timeoutSeconds * 1000),
-    });
+    const res = await fetchFn(url, { ...init, redirect: "error", signal });
+    DEADLINES.set(res, signal);
+    return res;
   } catch (err) {
     const name = (err as Error).name;
     if (name === "TimeoutError" || name === "AbortError") {
@@ -44,16 +43,26 @@ export async function providerFetch(
 }
 
 /**
+ * The deadline of each answer {@linkcode providerFetch} returned: it also covers the body, so a
+ * provider that sends its headers and then stalls is a timeout too.
+ */
+const DEADLINES = new WeakMap<Response, AbortSignal>();
+
+/**
  * Reads a provider's JSON answer, at most {@linkcode MAX_PROVIDER_RESPONSE_BYTES}, turning
- * anything but a JSON object into 502.
+ * anything but a JSON object into 502, and a body still unread when the call's deadline passed
+ * into 504.
  *
- * @throws {OAuthError} 502 `server_error`
+ * @throws {OAuthError} 502 or 504 `server_error`
  */
 export async function providerJson(res: Response, what: string): Promise<Record<string, unknown>> {
   let body: unknown;
   try {
     body = JSON.parse(await readCapped(res, MAX_PROVIDER_RESPONSE_BYTES));
   } catch (err) {
+    if (DEADLINES.get(res)?.aborted) {
+      throw serverError(504, { msg: `provider ${what} timed out`, status: res.status });
+    }
     throw serverError(502, { msg: `provider ${what} is not JSON`, status: res.status, err });
   }
   if (body === null || typeof body !== "object" || Array.isArray(body)) {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { OAuthError } from "../errors.ts";
-import { MAX_PROVIDER_RESPONSE_BYTES, providerJson } from "./provider_fetch.ts";
+import { MAX_PROVIDER_RESPONSE_BYTES, providerFetch, providerJson } from "./provider_fetch.ts";
 
 const json = (body: string, headers: Record<string, string> = {}) =>
   new Response(body, { headers: { "content-type": "application/json", ...headers } });
@@ -36,4 +36,18 @@ Deno.test("providerJson() refuses what is not a JSON object as a 502", async () 
       (e) => e instanceof OAuthError && e.status === 502,
     );
   }
+});
+
+Deno.test("providerJson() answers 504 when the provider's deadline passes while its body is read", async () => {
+  // Headers and the first byte of the body, then nothing: a provider that stalls mid-answer.
+  await using provider = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => new Response(new ReadableStream({ start: (c) => c.enqueue(new Uint8Array([123])) })),
+  );
+  const res = await providerFetch(fetch, `http://127.0.0.1:${provider.addr.port}/jwks`, {}, 1);
+  assert.equal(res.status, 200);
+  await assert.rejects(
+    providerJson(res, "JWKS"),
+    (e) => e instanceof OAuthError && e.status === 504 && e.code === "server_error",
+  );
 });

@@ -5,6 +5,7 @@ import { resolveConfig } from "../../server/config/resolve.ts";
 import type { Config } from "../../server/config/schema.ts";
 import { type RunningServer, startServer } from "../../server/serve.ts";
 import type { Scheduler } from "../../server/scheduler.ts";
+import type { Tracing } from "../../server/telemetry/tracing.ts";
 import { KEEP_NODE_MODULES } from "./deno_child.ts";
 
 /** The repository root (for subprocess runs). */
@@ -38,6 +39,8 @@ export interface TokenServerOptions {
   readonly fetch?: typeof fetch;
   /** Repeats the periodic session sweep; default a real (hourly, unref'd) interval. */
   readonly scheduler?: Scheduler;
+  /** Tracing, as `main.ts` passes it for `OTEL_DENO=true`; default off. */
+  readonly tracing?: Tracing;
 }
 
 /** A token-exchange service running in this process. */
@@ -99,6 +102,7 @@ export async function startTokenServer(options: TokenServerOptions = {}): Promis
       ...(options.random ? { random: options.random } : {}),
       ...(options.fetch ? { fetch: options.fetch } : {}),
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+      ...(options.tracing ? { tracing: options.tracing } : {}),
     });
   } catch (err) {
     if (ownKv) kv.close();

@@ -3,15 +3,35 @@
  * OTLP over HTTP to a collector in this test, which then holds the spans of a token request.
  */
 import assert from "node:assert/strict";
+import { adminFetch, adminJson, internalToml } from "../support/internal_api.ts";
 import { startOidcProvider } from "../support/oidc.ts";
-import { type ReceivedSpan, startOtlpCollector } from "../support/otlp_collector.ts";
+import {
+  type OtlpCollector,
+  type ReceivedSpan,
+  startOtlpCollector,
+} from "../support/otlp_collector.ts";
+import { startTestPostgres } from "../support/postgres.ts";
 import { providerToml, spawnTokenServer } from "../support/token_server.ts";
 import { waitFor } from "../support/wait.ts";
 import { startWebhookReceiver } from "../support/webhook_receiver.ts";
 
 const WHSEC = "whsec_" + btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
 
-Deno.test("tracing: a token request is one trace with provider and store spans, its log lines name it", async () => {
+/** A trace id a caller started. */
+const CALLER_TRACE = "0af7651916cd43dd8448eb211c80319c";
+
+/** The environment that turns tracing on, exporting to `collector` in its JSON encoding. */
+const tracingTo = (collector: OtlpCollector) => ({
+  OTEL_DENO: "true",
+  OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+  OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+});
+
+/** The JSON log lines of a server's standard error. */
+const logLines = (stderr: string): Record<string, unknown>[] =>
+  stderr.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
+
+Deno.test("tracing: a code exchange and a refresh are traces with provider and store spans, each webhook attempt a trace of its own, log lines name their trace", async () => {
   await using collector = startOtlpCollector();
   await using idp = await startOidcProvider();
   await using receiver = startWebhookReceiver(WHSEC);
@@ -19,18 +39,15 @@ Deno.test("tracing: a token request is one trace with provider and store spans, 
     `[[webhooks.endpoints]]\nurl = "${receiver.url}"\nsecret = "\${W}"\nevents = ["user.created"]\n`;
   const server = await spawnTokenServer({
     toml,
-    env: {
-      W: WHSEC,
-      OTEL_DENO: "true",
-      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
-      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-      OTEL_SERVICE_NAME: "token-exchange-test",
-    },
+    env: { W: WHSEC, ...tracingTo(collector), OTEL_SERVICE_NAME: "token-exchange-test" },
   });
   let stderr: string;
   let requestId: string | null;
   try {
     assert.ok(server.stdout.some((l) => /tracing on/.test(l)), server.stdout.join("\n"));
+    // The new user's `user.created` goes out as a trace of its own per attempt: the first
+    // fails, the second, after its backoff, succeeds.
+    receiver.answer = 500;
     const res = await fetch(`${server.url}/token`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -43,17 +60,30 @@ Deno.test("tracing: a token request is one trace with provider and store spans, 
     });
     assert.equal(res.status, 200, await res.clone().text());
     requestId = res.headers.get("x-request-id");
-    await res.body?.cancel();
-    // The new user's `user.created` goes out as a trace of its own.
+    const { refresh_token } = await res.json() as { refresh_token: string };
+    const refreshed = await fetch(`${server.url}/token`, {
+      method: "POST",
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token }),
+    });
+    assert.equal(refreshed.status, 200, await refreshed.clone().text());
+    await refreshed.body?.cancel();
     await waitFor(() => receiver.received.length > 0, "the user.created delivery");
+    receiver.answer = 204;
+    await waitFor(() => receiver.received.some((r) => r.status === 204), "the redelivery");
   } finally {
     stderr = (await server.stop("SIGTERM")).stderr;
   }
 
-  const request = await waitFor(
-    () => collector.spans.find((s) => s.kind === 2 && s.name === "POST /token"),
-    "the /token server span",
-  );
+  const tokenRequest = (grantType: string) =>
+    waitFor(
+      () =>
+        collector.spans.find((s) =>
+          s.kind === 2 && s.name === "POST /token" &&
+          s.attributes["token_exchange.grant_type"] === grantType
+        ),
+      `the /token server span of ${grantType}`,
+    );
+  const request = await tokenRequest("authorization_code");
   assert.equal(request.attributes["http.route"], "/token");
   assert.equal(request.attributes["token_exchange.grant_type"], "authorization_code");
   assert.equal(request.attributes["token_exchange.listener"], "public");
@@ -87,20 +117,207 @@ Deno.test("tracing: a token request is one trace with provider and store spans, 
   assert.ok(storeOps.includes("users.create"), storeOps.join());
   assert.ok(storeOps.includes("sessions.create"), storeOps.join());
 
-  // The webhook delivery: a trace of its own, with Deno's client span of the POST under it.
-  const delivery = await waitFor(
-    () => collector.spans.find((s) => s.name === "webhook deliver"),
-    "the delivery span",
-  );
-  assert.notEqual(delivery.traceId, request.traceId);
-  assert.equal(delivery.parentSpanId, "");
-  assert.equal(delivery.attributes["webhook.event_type"], "user.created");
-  assert.equal(delivery.attributes["webhook.outcome"], "delivered");
-  assert.ok(collector.spans.some((s) => s.kind === 3 && s.parentSpanId === delivery.spanId));
+  // The refresh: its own request span, its grant type, its rotation a store span under it.
+  const refresh = await tokenRequest("refresh_token");
+  assert.equal(String(refresh.attributes["http.response.status_code"]), "200");
+  const refreshOps = collector.spans.filter((s) =>
+    s.traceId === refresh.traceId && s.parentSpanId === refresh.spanId &&
+    s.name.startsWith("store ")
+  ).map((s) => s.attributes["db.operation.name"]);
+  assert.deepEqual(refreshOps, ["sessions.readForRefresh", "sessions.rotate"]);
+
+  // Each delivery attempt: a trace of its own, with Deno's client span of the POST under it.
+  const attempt = (n: number) =>
+    waitFor(
+      () =>
+        collector.spans.find((s) =>
+          s.name === "webhook deliver" && s.attributes["webhook.attempt"] === n
+        ),
+      `the span of delivery attempt ${n}`,
+    );
+  const [failed, delivered] = [await attempt(1), await attempt(2)];
+  assert.equal(failed.attributes["webhook.outcome"], "HTTP 500");
+  assert.equal(failed.status, 2);
+  assert.equal(delivered.attributes["webhook.outcome"], "delivered");
+  assert.notEqual(failed.traceId, delivered.traceId);
+  for (const delivery of [failed, delivered]) {
+    assert.notEqual(delivery.traceId, request.traceId);
+    assert.equal(delivery.parentSpanId, "");
+    assert.equal(delivery.attributes["webhook.event_type"], "user.created");
+    assert.equal(delivery.attributes["webhook.message_id"], receiver.received[0]!.id);
+    assert.match(String(delivery.attributes["webhook.endpoint"]), /^whe_/);
+    assert.equal(delivery.attributes["server.address"], "127.0.0.1");
+    assert.ok(collector.spans.some((s) => s.kind === 3 && s.parentSpanId === delivery.spanId));
+  }
 
   // Every log line of the request names its trace beside its request id.
-  const lines = stderr.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
-  const ofRequest = lines.filter((l) => l.request_id === requestId);
+  const ofRequest = logLines(stderr).filter((l) => l.request_id === requestId);
   assert.ok(ofRequest.length > 0, stderr);
   for (const line of ofRequest) assert.equal(line.trace_id, request.traceId);
+});
+
+Deno.test("tracing: internal listener requests are spans with route and status; provider failures and timeouts are marked on their spans", async (t) => {
+  await using collector = startOtlpCollector();
+  await using idp = await startOidcProvider();
+  // Accepts connections (the kernel's backlog) and never answers: a provider that hangs.
+  using hang = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const toml = `[server]\nport = 0\n` + providerToml("idp", idp.issuer) +
+    providerToml("slow", idp.issuer) +
+    `token_endpoint = "http://127.0.0.1:${hang.addr.port}/token"\ntimeout = "1s"\n` +
+    internalToml("port = 0\n");
+  const server = await spawnTokenServer({
+    toml,
+    env: tracingTo(collector),
+  });
+  let stderr: string;
+  let createdBy: string | null;
+  try {
+    const created = await adminFetch(server, "POST", "/internal/users", {
+      body: { provider: "idp", external_id: "e1", email: "e1@example.com" },
+    });
+    assert.equal(created.status, 201, await created.clone().text());
+    createdBy = created.headers.get("x-request-id");
+    const { id } = await created.json() as { id: string };
+    // A caller's W3C trace context makes the request part of the caller's trace.
+    await adminJson(server, "GET", `/internal/users/${id}`, 200, {
+      headers: { traceparent: `00-${CALLER_TRACE}-b7ad6b7169203331-01` },
+    });
+    const refused = await adminFetch(server, "GET", `/internal/users/${id}`, {
+      headers: { authorization: "Bearer wrong" },
+    });
+    assert.equal(refused.status, 401);
+    await refused.body?.cancel();
+    // Metrics stay on /internal/metrics with tracing on, counting what went before.
+    const metrics = await adminFetch(server, "GET", "/internal/metrics");
+    assert.equal(metrics.status, 200);
+    assert.match(await metrics.text(), /token_exchange_http_requests_total\{[^}]*status="201"\} 1/);
+    const login = await fetch(`${server.internalUrl}/admin/login`);
+    assert.equal(login.status, 200);
+    await login.body?.cancel();
+    const exchange = async (provider: string, status: number) => {
+      const res = await fetch(`${server.url}/token`, {
+        method: "POST",
+        body: new URLSearchParams({
+          grant_type: "authorization_code",
+          code: "c",
+          provider,
+          redirect_uri: "https://app.example/cb",
+        }),
+      });
+      assert.equal(res.status, status, await res.clone().text());
+      await res.body?.cancel();
+    };
+    idp.server.service.once("beforeResponse", (res: { statusCode: number; body: unknown }) => {
+      res.statusCode = 500;
+      res.body = { error: "server_error" };
+    });
+    await exchange("idp", 502);
+    await exchange("slow", 504);
+  } finally {
+    stderr = (await server.stop("SIGTERM")).stderr;
+  }
+
+  const serverSpan = (name: string, status: number) =>
+    waitFor(
+      () =>
+        collector.spans.find((s) =>
+          s.kind === 2 && s.name === name &&
+          String(s.attributes["http.response.status_code"]) === String(status)
+        ),
+      `the ${name} ${status} server span`,
+    );
+
+  await t.step(
+    "an operator's API call is a request span of the internal listener (in its caller's trace), with its store spans and log lines",
+    async () => {
+      const create = await serverSpan("POST /internal/users", 201);
+      assert.equal(create.attributes["http.route"], "/internal/users");
+      assert.equal(create.attributes["token_exchange.listener"], "internal");
+      const get = await serverSpan("GET /internal/users/{id}", 200);
+      assert.equal(get.attributes["http.route"], "/internal/users/{id}");
+      assert.equal(get.attributes["token_exchange.listener"], "internal");
+      assert.equal(get.traceId, CALLER_TRACE);
+      const storeOps = (request: typeof create) =>
+        collector.spans.filter((s) =>
+          s.traceId === request.traceId && s.parentSpanId === request.spanId &&
+          s.name.startsWith("store ")
+        ).map((s) => s.attributes["db.operation.name"]);
+      assert.ok(storeOps(create).includes("users.create"), storeOps(create).join());
+      assert.ok(storeOps(get).includes("users.get"), storeOps(get).join());
+
+      const ofCreate = logLines(stderr).filter((l) => l.request_id === createdBy);
+      assert.ok(ofCreate.length > 0, stderr);
+      for (const line of ofCreate) assert.equal(line.trace_id, create.traceId);
+    },
+  );
+
+  await t.step("a refused operator call is a span with its route and 401", async () => {
+    const refused = await serverSpan("GET /internal/users/{id}", 401);
+    assert.equal(refused.attributes["token_exchange.listener"], "internal");
+  });
+
+  await t.step("a console page is a request span of the internal listener", async () => {
+    const page = await serverSpan("GET /admin/login", 200);
+    assert.equal(page.attributes["http.route"], "/admin/login");
+    assert.equal(page.attributes["token_exchange.listener"], "internal");
+  });
+
+  await t.step(
+    "a provider's failing answer is on its span: its status, the span failed",
+    async () => {
+      const request = await serverSpan("POST /token", 502);
+      const call = collector.spans.find((s) =>
+        s.traceId === request.traceId && s.name === "provider idp" &&
+        s.attributes["http.request.method"] === "POST"
+      );
+      assert.ok(call, JSON.stringify(collector.spans.filter((s) => s.traceId === request.traceId)));
+      assert.equal(call.attributes["http.response.status_code"], 500);
+      assert.equal(call.attributes["token_exchange.provider.timed_out"], false);
+      assert.equal(call.status, 2);
+    },
+  );
+
+  await t.step(
+    "a provider call past its timeout is a failed provider span marked timed out, under a 504",
+    async () => {
+      const request = await serverSpan("POST /token", 504);
+      assert.equal(request.attributes["token_exchange.grant_type"], "authorization_code");
+      const call = collector.spans.find((s) =>
+        s.traceId === request.traceId && s.name === "provider slow" &&
+        s.attributes["token_exchange.provider.timed_out"] === true
+      );
+      assert.ok(call, JSON.stringify(collector.spans.filter((s) => s.traceId === request.traceId)));
+      assert.equal(call.attributes["http.request.method"], "POST");
+      assert.equal(call.attributes["server.address"], "127.0.0.1");
+      assert.equal(call.attributes["token_exchange.provider.timeout_s"], 1);
+      assert.equal(call.attributes["http.response.status_code"], undefined);
+      assert.equal(call.status, 2);
+    },
+  );
+});
+
+Deno.test("tracing: on PostgreSQL a store operation's span names the system postgresql", async () => {
+  await using collector = startOtlpCollector();
+  await using pg = await startTestPostgres();
+  const server = await spawnTokenServer({
+    toml: `[server]\nport = 0\n[storage]\nurl = "\${TE_DATABASE_URL}"\n`,
+    env: { TE_DATABASE_URL: await pg.schema("tracing"), ...tracingTo(collector) },
+  });
+  try {
+    const res = await fetch(`${server.url}/health`);
+    assert.equal(res.status, 200, await res.clone().text());
+    await res.body?.cancel();
+  } finally {
+    await server.stop("SIGTERM");
+  }
+  const request = await waitFor(
+    () => collector.spans.find((s) => s.kind === 2 && s.name === "GET /health"),
+    "the /health server span",
+  );
+  const ping = collector.spans.find((s) =>
+    s.parentSpanId === request.spanId && s.name === "store ping"
+  );
+  assert.ok(ping, JSON.stringify(collector.spans.filter((s) => s.traceId === request.traceId)));
+  assert.equal(ping.attributes["db.system.name"], "postgresql");
+  assert.equal(ping.attributes["db.operation.name"], "ping");
 });
