@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { DuckDBValue } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
 import type { QueryRange } from "./range.ts";
 import { previousRange, timeBucket } from "./range.ts";
 import {
@@ -225,20 +225,14 @@ function viewsBy(grouped: string, column: string): string {
 }
 
 /**
- * One row per day or hour of the range from the counts `n` of `grouped` keyed by `key`; a
- * bucket without rows shows as 0.
+ * One row per day or hour of the range (`column`, as text) with the count `n` of `grouped`
+ * keyed by `column` (as `value`); a bucket without rows shows as 0.
  */
-function everyBucket(
-  grouped: string,
-  unit: "day" | "hour",
-  key: string,
-  label: string,
-  value: string,
-): string {
+function everyBucket(grouped: string, unit: "day" | "hour", column: string, value: string): string {
   const [buckets, format] = unit === "day" ? [DAYS, "%Y-%m-%d"] : [HOURS, "%Y-%m-%dT%H:00Z"];
-  return `SELECT strftime(b.${unit}, '${format}') AS ${label}, ` +
+  return `SELECT strftime(b.${unit}, '${format}') AS ${column}, ` +
     `CAST(coalesce(g.n, 0) AS BIGINT) AS ${value} FROM (${buckets}) b LEFT JOIN ` +
-    `(SELECT ${key} AS ${unit}, n FROM ${grouped}) g USING (${unit}) ORDER BY b.${unit}`;
+    `(SELECT ${column} AS ${unit}, n FROM ${grouped}) g USING (${unit}) ORDER BY b.${unit}`;
 }
 
 /** The queries, by name. */
@@ -255,8 +249,7 @@ export const NAMED_QUERIES: Readonly<Record<QueryName, NamedQuery>> = {
     groupBy: ["bucket"],
     // Both sides are naive UTC timestamps for hours: the sources set the session time zone
     // to UTC.
-    finish: (grouped, range) =>
-      everyBucket(grouped, timeBucket(range), "bucket", "bucket", "views"),
+    finish: (grouped, range) => everyBucket(grouped, timeBucket(range), "bucket", "views"),
   }),
   unique_visitors: scanQuery({
     name: "unique_visitors",
@@ -269,7 +262,7 @@ export const NAMED_QUERIES: Readonly<Record<QueryName, NamedQuery>> = {
   }, {
     scan: "visits",
     groupBy: ["day"],
-    finish: (grouped) => everyBucket(grouped, "day", "day", "day", "visitors"),
+    finish: (grouped) => everyBucket(grouped, "day", "day", "visitors"),
   }),
   top_paths: scanQuery({
     name: "top_paths",
@@ -555,10 +548,8 @@ async function select(
   return { rows, total: groupsTotal ?? sum(rows, query.total) };
 }
 
-type Connection = Parameters<Parameters<PageViewSource["use"]>[0]>[0];
-
 /** Runs SQL with the range's parameters that it names (DuckDB refuses one it does not use). */
-async function read(c: Connection, sql: string, range: QueryRange): Promise<RawRow[]> {
+async function read(c: DuckDBConnection, sql: string, range: QueryRange): Promise<RawRow[]> {
   const all: Record<string, DuckDBValue> = {
     from: range.from,
     to: range.to,
