@@ -5,6 +5,10 @@
  * spliced into the text is the table's, from the validated configuration. A query with a total
  * also runs on the previous range of equal length, so its total comes with its change.
  *
+ * Eleven of them read one of two shared scans (`shared_scan.ts`): the dashboard, which asks for
+ * every panel at once, reads the range once for all the page-view panels and once for visitors
+ * and entry pages, instead of once per query.
+ *
  * @module
  */
 import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
