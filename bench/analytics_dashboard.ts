@@ -5,11 +5,14 @@
  *
  * - `analytics_query_<name>_<range>`: one named query (with its previous-range comparison)
  *   through the real handler over loopback HTTP (median of 3), for the last 7 and the last 90
- *   days (the whole table), alone on the engine;
+ *   days (the whole table), alone on the engine and scanning for itself alone;
+ * - `analytics_scan_<scan>_<range>`: one run of each scan the page's queries share (for all
+ *   its members, with the previous range), the unit of work that replaces those queries;
  * - `analytics_first_page_load_<range>`: what the page's first load asks for (the page, its
  *   four assets, the query list, then every query at once, as the page does), median of 3,
- *   on the pooled connections (`QUERY_CONNECTIONS`), and `…_one_connection_<range>` the same
- *   with every query on one connection, as before the pool;
+ *   on the pooled connections (`QUERY_CONNECTIONS`) with shared scans, as the dashboard runs;
+ *   `…_unshared_<range>` the same with every query scanning for itself (before the shared
+ *   scans), and `…_one_connection_<range>` that on one connection (before the pool);
  * - the floors beside them: `analytics_floor_count_<range>`, a bare `count(*)` over the same
  *   days, the least any query can cost; `analytics_floor_slowest_query_<range>`, the slowest
  *   query alone, the least a page that waits for all its queries can take;
@@ -26,7 +29,8 @@ import { silentLogger } from "@org/shared";
 import { createDashboardHandler } from "../analytics/dashboard/handler.ts";
 import { serveDashboard } from "../analytics/dashboard/serve.ts";
 import { openLocalTable } from "../analytics/queries/local_table.ts";
-import { QUERY_NAMES, runNamedQuery } from "../analytics/queries/named_queries.ts";
+import { NAMED_QUERIES, QUERY_NAMES, runNamedQuery } from "../analytics/queries/named_queries.ts";
+import { createScanSharing, type ScanSharing } from "../analytics/queries/shared_scan.ts";
 import type { PageViewSource } from "../analytics/queries/source.ts";
 import { utcDay } from "../analytics/queries/range.ts";
 
@@ -118,11 +122,13 @@ function oneConnection(source: PageViewSource): PageViewSource {
 }
 
 let pooled = true;
+let scans: ScanSharing | undefined = createScanSharing();
 const serial = oneConnection(source);
 await using server = serveDashboard(0, (port) =>
   createDashboardHandler({
     port,
-    runQuery: (name, range) => runNamedQuery(pooled ? source : serial, name, range),
+    runQuery: (name, range) =>
+      runNamedQuery(pooled ? source : serial, name, range, scans ? { scans } : {}),
     includeBotsByDefault: false,
     site: { siteName: "blog", env: "production" },
     clock: { now: () => todayMs },
@@ -190,6 +196,11 @@ for (const [label, range] of Object.entries(ranges)) {
   // All the page's work spread over every core with nothing else running: no scheduling of
   // the queries can make the page faster than this on this machine.
   ms(`analytics_floor_page_cpu_per_core_${label}`, page.cpu / cores);
+  const shared: ScanSharing | undefined = scans;
+  scans = undefined;
+  const unshared = await measured(pageLoad);
+  ms(`analytics_first_page_load_unshared_${label}`, unshared.wall);
+  ms(`analytics_first_page_load_cpu_unshared_${label}`, unshared.cpu);
   pooled = false;
   ms(`analytics_first_page_load_one_connection_${label}`, await timed(pageLoad));
   pooled = true;
@@ -212,4 +223,15 @@ for (const [label, range] of Object.entries(ranges)) {
   }
   ms(`analytics_floor_slowest_query_${label}`, Math.max(...each));
   ms(`analytics_floor_sum_of_queries_${label}`, each.reduce((a, b) => a + b, 0));
+  for (const scan of new Set(QUERY_NAMES.flatMap((n) => NAMED_QUERIES[n].shared?.scan ?? []))) {
+    const member = QUERY_NAMES.find((n) => NAMED_QUERIES[n].shared?.scan === scan)!;
+    const t = await measured(() =>
+      runNamedQuery(source, member, { ...range, includeBots: false }, {
+        scans: createScanSharing(),
+      })
+    );
+    ms(`analytics_scan_${scan}_${label}`, t.wall);
+    ms(`analytics_scan_cpu_${scan}_${label}`, t.cpu);
+  }
+  scans = shared;
 }

@@ -14,6 +14,7 @@ import { createDashboardHandler } from "../dashboard/handler.ts";
 import { nextStopSignal, serveDashboard } from "../dashboard/serve.ts";
 import { runNamedQuery } from "../queries/named_queries.ts";
 import { botsIncludedByDefault } from "../queries/range.ts";
+import { createScanSharing } from "../queries/shared_scan.ts";
 import { openSiteTable } from "../queries/site_source.ts";
 import { ANALYTICS_REGION } from "../pipeline/names.ts";
 import type { AnalyticsConfig } from "../section.ts";
@@ -30,10 +31,13 @@ export const dashboardCommand: PluginCommand<AnalyticsConfig> = {
   async run(ctx, config, host) {
     const loaded = await ctx.site();
     using engine = createDashboardEngine(() => openSiteTable(host, config, ctx.environ));
+    // The page asks for all its panels at once: queries reading the same scan share one run.
+    const scans = createScanSharing();
     await using server = serveDashboard(config.dashboard.port, (port) =>
       createDashboardHandler({
         port,
-        runQuery: async (name, range) => runNamedQuery(await engine.source(), name, range),
+        runQuery: async (name, range) =>
+          runNamedQuery(await engine.source(), name, range, { scans }),
         includeBotsByDefault: botsIncludedByDefault(config.bots),
         site: { siteName: loaded.config.siteName, env: loaded.env },
         clock: ctx.clock,

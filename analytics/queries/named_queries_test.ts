@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
 import { insertRows } from "./insert_rows.ts";
 import { openLocalTable } from "./local_table.ts";
-import { NAMED_QUERIES, type QueryName, runNamedQuery } from "./named_queries.ts";
+import {
+  NAMED_QUERIES,
+  QUERY_NAMES,
+  type QueryName,
+  type QueryResult,
+  runNamedQuery,
+} from "./named_queries.ts";
+import { createScanSharing } from "./shared_scan.ts";
+import type { PageViewSource } from "./source.ts";
 import type { QueryRange } from "./range.ts";
 import { KNOWN_ROWS, PANEL_ROWS, testRow } from "./_test_rows.ts";
 
@@ -11,10 +19,17 @@ const everyone: QueryRange = { ...TWO_DAYS, includeBots: true };
 
 type Run = (name: QueryName, range: QueryRange) => ReturnType<typeof runNamedQuery>;
 
+/**
+ * Runs `fn` on a table of `rows` twice: every query scanning alone, then every query reading
+ * the scans it shares with the page's other queries (as the dashboard runs them), so each
+ * known answer holds both ways.
+ */
 async function withRows(fn: (run: Run) => Promise<void>, rows = KNOWN_ROWS): Promise<void> {
   using source = await openLocalTable();
   await insertRows(source, rows);
   await fn((name, range) => runNamedQuery(source, name, range));
+  const scans = createScanSharing();
+  await fn((name, range) => runNamedQuery(source, name, range, { scans }));
 }
 
 /** The first week of March 2026; its previous range is the last week of February. */
@@ -186,14 +201,21 @@ Deno.test("unique_visitors and referrers agree with a row-by-row count on varied
   for (const r of humansOnly) {
     keysPerDay.set(r.day, (keysPerDay.get(r.day) ?? new Set()).add(r.visitor_key));
   }
-  const visitors = await runNamedQuery(source, "unique_visitors", range);
-  assert.deepEqual(
-    visitors.rows,
-    ["09", "10", "11", "12", "13", "14", "15"].map((d) => ({
-      day: `2026-01-${d}`,
-      visitors: keysPerDay.get(`2026-01-${d}`)?.size ?? 0,
-    })),
-  );
+  const scans = createScanSharing();
+  const both = (name: QueryName) =>
+    Promise.all([
+      runNamedQuery(source, name, range),
+      runNamedQuery(source, name, range, { scans }),
+    ]);
+  for (const visitors of await both("unique_visitors")) {
+    assert.deepEqual(
+      visitors.rows,
+      ["09", "10", "11", "12", "13", "14", "15"].map((d) => ({
+        day: `2026-01-${d}`,
+        visitors: keysPerDay.get(`2026-01-${d}`)?.size ?? 0,
+      })),
+    );
+  }
 
   const perHost = new Map<string, number>();
   for (const r of humansOnly) {
@@ -205,7 +227,7 @@ Deno.test("unique_visitors and referrers agree with a row-by-row count on varied
   const expected = [...perHost].map(([referrer, views]) => ({ referrer, views }))
     .sort((a, b) => b.views - a.views || (a.referrer < b.referrer ? -1 : 1));
   assert.ok(expected.length >= 3);
-  assert.deepEqual((await runNamedQuery(source, "referrers", range)).rows, expected);
+  for (const referrers of await both("referrers")) assert.deepEqual(referrers.rows, expected);
 });
 
 Deno.test("devices, browsers, os: page views by the user agent's classes, unknown for old rows", async () => {
@@ -362,4 +384,75 @@ Deno.test("a ranked list's total counts every group, not only the top 20", async
     assert.equal(r.total, 25);
     assert.equal(Object.keys(r.rows[0]!).join(), "path,referrer,requests");
   }, rows);
+});
+
+/** A source that counts what it lends connections for (one scan or query each). */
+function counting(source: PageViewSource): { source: PageViewSource; uses: () => number } {
+  let uses = 0;
+  return {
+    source: {
+      ...source,
+      use(fn) {
+        uses++;
+        return source.use(fn);
+      },
+    },
+    uses: () => uses,
+  };
+}
+
+Deno.test("the page's queries asked at once read each shared scan once, with the answers of each alone", async () => {
+  using table = await openLocalTable();
+  await insertRows(table, PANEL_ROWS);
+  const { source, uses } = counting(table);
+  const page = (run: (name: QueryName) => Promise<QueryResult>) =>
+    Promise.all(QUERY_NAMES.map(run));
+  for (const range of [weekHumans, weekEveryone, { ...weekHumans, to: "2026-03-02" }]) {
+    const readers = QUERY_NAMES.map((n) => NAMED_QUERIES[n]);
+    // Alone: each query once, and again for its previous range when it has a total.
+    const reads = (qs: typeof readers) => qs.reduce((n, q) => n + (q.total ? 2 : 1), 0);
+    const before = uses();
+    const alone = await page((name) => runNamedQuery(source, name, range));
+    assert.equal(uses() - before, reads(readers));
+    const scans = createScanSharing();
+    const shared = await page((name) => runNamedQuery(source, name, range, { scans }));
+    assert.deepEqual(shared, alone);
+    // Shared: each scan once for the range and once for the previous range; the rest as alone.
+    const scanned = new Set(readers.flatMap((q) => q.shared ? [q.shared.scan] : []));
+    assert.deepEqual([...scanned].sort(), ["page_views", "visits"]);
+    assert.equal(
+      uses() - before - reads(readers),
+      2 * scanned.size + reads(readers.filter((q) => !q.shared)),
+    );
+  }
+});
+
+Deno.test("entry_pages and unique_visitors read together: an asset-only visit is a visitor without an entry", async () => {
+  const day = "2026-03-02";
+  const rows = [
+    testRow(`${day}T09:00:00.000Z`, { uri: "/style.css", content_type: "text/css" }),
+    testRow(`${day}T10:00:00.000Z`, { uri: "/a" }),
+    testRow(`${day}T11:00:00.000Z`, { uri: "/b" }),
+    testRow(`${day}T08:00:00.000Z`, {
+      uri: "/img.png",
+      content_type: "image/png",
+      visitor_key: "v2",
+    }),
+    // An exact tie in time: the path decides, so the answer never changes between runs.
+    testRow(`${day}T12:00:00.000Z`, { uri: "/b", visitor_key: "v3" }),
+    testRow(`${day}T12:00:00.000Z`, { uri: "/a", visitor_key: "v3" }),
+  ];
+  using source = await openLocalTable();
+  await insertRows(source, rows);
+  const range: QueryRange = { from: day, to: day, includeBots: false };
+  const scans = createScanSharing();
+  const [visitors, entries] = await Promise.all([
+    runNamedQuery(source, "unique_visitors", range, { scans }),
+    runNamedQuery(source, "entry_pages", range, { scans }),
+  ]);
+  assert.deepEqual(visitors.rows, [{ day, visitors: 3 }]);
+  assert.deepEqual(entries.rows, [{ path: "/a", entries: 2 }]);
+  assert.equal(entries.total, 2);
+  const alone = await runNamedQuery(source, "entry_pages", range);
+  assert.deepEqual(alone.rows, entries.rows);
 });

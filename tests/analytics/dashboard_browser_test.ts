@@ -10,6 +10,7 @@ import { serveDashboard } from "../../analytics/dashboard/serve.ts";
 import { insertRows } from "../../analytics/queries/insert_rows.ts";
 import { openLocalTable } from "../../analytics/queries/local_table.ts";
 import { runNamedQuery } from "../../analytics/queries/named_queries.ts";
+import { createScanSharing } from "../../analytics/queries/shared_scan.ts";
 import { KNOWN_ROWS, PANEL_ROWS, testRow } from "../../analytics/queries/_test_rows.ts";
 import type { PageViewRow } from "../../analytics/transform/row.ts";
 import { chromiumMissing, launchChromium } from "../support/browser.ts";
@@ -40,10 +41,12 @@ async function openDashboardPage(
     const source = stack.use(await openLocalTable());
     await insertRows(source, rows);
     const logs: string[] = [];
+    // As the dashboard command runs them: the page's queries in flight share their scans.
+    const scans = createScanSharing();
     const server = stack.use(serveDashboard(0, (port) =>
       createDashboardHandler({
         port,
-        runQuery: (name, range) => runNamedQuery(source, name, range),
+        runQuery: (name, range) => runNamedQuery(source, name, range, { scans }),
         includeBotsByDefault: false,
         site: { siteName: "blog", env: "production" },
         clock: { now: () => Date.parse(now) },
