@@ -84,8 +84,9 @@ export interface CommandContext {
   /** Wall clock (timestamps, wait deadlines). */
   readonly clock: Clock;
   /**
-   * How long and how often a deploy waits for CloudFront to deploy changed rules (the SDK
-   * waiter sleeps by itself, so tests shorten its delays here); none: `RULES_DEPLOYED_WAIT`.
+   * Bounds of every wait for a distribution to be `Deployed` (a deploy's changed rules,
+   * `destroy`), replacing each one's own; none in the CLI. The SDK's waiter sleeps by itself, so
+   * tests shorten its delays here.
    */
   readonly deployedWait?: DeployedWait;
   /** HTTP for requests that are not AWS calls (the account's PDS, the site's own documents). */

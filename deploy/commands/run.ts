@@ -62,7 +62,7 @@ export interface CliDeps {
   sleep?: (ms: number) => Promise<void>;
   /** Clock; default the system clock. */
   clock?: Clock;
-  /** The wait for CloudFront to deploy changed rules; default `RULES_DEPLOYED_WAIT`. Tests shorten it. */
+  /** Bounds of every wait for a distribution to be `Deployed`; default each wait's own. Tests shorten them. */
   deployedWait?: DeployedWait;
   /** HTTP client for non-AWS requests (the PDS); default the global `fetch`. */
   fetch?: typeof fetch;

@@ -12,7 +12,7 @@ import type { CliDeps } from "./run.ts";
 import type { DeployedWait } from "../cdn/distribution_deployed.ts";
 
 /**
- * The wait for CloudFront to deploy changed rules, shortened for tests: the SDK's waiter sleeps
+ * Every wait for a distribution to be `Deployed`, shortened for tests: the SDK's waiter sleeps
  * by itself, so a test must not leave it the CLI's seconds between polls.
  */
 export const TEST_DEPLOYED_WAIT: DeployedWait = {

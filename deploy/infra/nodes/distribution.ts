@@ -480,7 +480,7 @@ export function distributionComment(facts: SiteFacts): string {
  * How long `destroy` waits for a disabled distribution to be `Deployed` (CloudFront's
  * precondition for deleting it): up to 45 minutes, polling every 20 s to 1 min.
  */
-export const DELETE_DEPLOYED_WAIT: DeployedWait = {
+const DELETE_DEPLOYED_WAIT: DeployedWait = {
   maxWaitSeconds: 45 * 60,
   minDelaySeconds: 20,
   maxDelaySeconds: 60,
