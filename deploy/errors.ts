@@ -72,6 +72,11 @@ export type DeployErrorCode =
    * 10 KB with no rules store (bootstrap creates it), or one rule past the store's limits.
    */
   | "rules_too_large"
+  /**
+   * The rules were published, but the distribution was not `Deployed` (the new rules on every
+   * edge location) within the deploy's wait; nothing was uploaded.
+   */
+  | "rules_propagation_timeout"
   /** `previews.password` names an unset variable or a secret without a string value. */
   | "preview_password_missing"
   /** The build output holds no file: syncing it would empty the live site. */

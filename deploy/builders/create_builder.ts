@@ -49,7 +49,7 @@ export function createBuilder(
       s3: site.clients.s3,
       logger: ctx.log,
       clock: ctx.clock,
-      routing: routingDeps(site.clients),
+      routing: routingDeps(site.clients, ctx.deployedWait),
       ...(options.tempRoot ? { tempRoot: options.tempRoot } : {}),
       ...(ctx.out.color ? {} : { env: { NO_COLOR: "1" } }),
     });

@@ -10,6 +10,7 @@ import type { Files } from "../config/files.ts";
 import type { LoadedSite } from "../config/load.ts";
 import type { PdsConfig } from "../config/pds_config.ts";
 import type { Output } from "./output.ts";
+import type { DeployedWait } from "../cdn/distribution_deployed.ts";
 
 /** A flag a command accepts besides the global ones. */
 export interface FlagSpec {
@@ -82,6 +83,12 @@ export interface CommandContext {
   sleep(ms: number): Promise<void>;
   /** Wall clock (timestamps, wait deadlines). */
   readonly clock: Clock;
+  /**
+   * Bounds of every wait for a distribution to be `Deployed` (a deploy's changed rules,
+   * `destroy`), replacing each one's own; none in the CLI. The SDK's waiter sleeps by itself, so
+   * tests shorten its delays here.
+   */
+  readonly deployedWait?: DeployedWait;
   /** HTTP for requests that are not AWS calls (the account's PDS, the site's own documents). */
   readonly fetch: typeof fetch;
   /** Aborted on Ctrl-C/SIGTERM (`main.ts`): long commands stop their work and clean up. */

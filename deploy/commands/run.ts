@@ -19,6 +19,7 @@ import {
 } from "../cli/args.ts";
 import { expandShorthand } from "../cli/shorthand.ts";
 import type { CommandContext, CommandTable, Prompt } from "../cli/command.ts";
+import type { DeployedWait } from "../cdn/distribution_deployed.ts";
 import { createOutput, type Output } from "../cli/output.ts";
 import { asDeployError, errorDetails } from "../cli/error_report.ts";
 import { commandHelp, groupHelp, usageText } from "../cli/usage.ts";
@@ -61,6 +62,8 @@ export interface CliDeps {
   sleep?: (ms: number) => Promise<void>;
   /** Clock; default the system clock. */
   clock?: Clock;
+  /** Bounds of every wait for a distribution to be `Deployed`; default each wait's own. Tests shorten them. */
+  deployedWait?: DeployedWait;
   /** HTTP client for non-AWS requests (the PDS); default the global `fetch`. */
   fetch?: typeof fetch;
   /** Aborted on Ctrl-C/SIGTERM (`main.ts` listens for them); the command then exits 130. */
@@ -230,6 +233,7 @@ function createContext(p: ContextParts): CommandContext {
     schemaUrl: deps.schemaUrl,
     sleep: deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     clock: deps.clock ?? systemClock,
+    ...(deps.deployedWait ? { deployedWait: deps.deployedWait } : {}),
     fetch: deps.fetch ?? ((input, init) => fetch(input, init)),
     ...(deps.signal ? { signal: deps.signal } : {}),
     accountId: () => account ??= resolveAccountId(deps),

@@ -1,6 +1,7 @@
 /**
  * In-process CLI dependencies for tests: captured stdout/stderr, scripted prompt answers,
- * the real file system (tests use temp directories) and no terminal unless asked.
+ * the real file system (tests use temp directories), no terminal unless asked, and short
+ * waits for CloudFront.
  *
  * @module
  */
@@ -8,6 +9,17 @@ import { silentLogger } from "@org/shared";
 import { COMMAND_TABLE } from "./table.ts";
 import { denoFiles } from "../config/files.ts";
 import type { CliDeps } from "./run.ts";
+import type { DeployedWait } from "../cdn/distribution_deployed.ts";
+
+/**
+ * Every wait for a distribution to be `Deployed`, shortened for tests: the SDK's waiter sleeps
+ * by itself, so a test must not leave it the CLI's seconds between polls.
+ */
+export const TEST_DEPLOYED_WAIT: DeployedWait = {
+  maxWaitSeconds: 60,
+  minDelaySeconds: 0.01,
+  maxDelaySeconds: 0.05,
+};
 
 /** Deps plus what the run wrote. */
 export interface CapturedCli {
@@ -50,6 +62,7 @@ export function captureCli(
     schemaUrl: new URL("../config.schema.json", import.meta.url).href,
     log: silentLogger,
     importPlugin: (key) => import(key),
+    deployedWait: TEST_DEPLOYED_WAIT,
     ...rest,
   };
   return { deps, stdout: () => out, stderr: () => err, questions };

@@ -16,6 +16,7 @@ import {
   writeEnvState,
 } from "../state/env_state.ts";
 import type { AwsClients } from "../aws/clients.ts";
+import type { DeployedWait } from "../cdn/distribution_deployed.ts";
 import { dependencyOrder, SITE_GRAPH } from "./graph.ts";
 import { canonicalJson } from "./policy_document.ts";
 import type { LiveResource, NodeContext, NodeId, ResourceNode, SiteFacts } from "./resource.ts";
@@ -45,6 +46,8 @@ export interface GraphRun<
   sleep(ms: number): Promise<void>;
   /** Clock (timestamps, deadlines). */
   clock: Clock;
+  /** Bounds of a wait for a distribution to deploy, overriding the node's own (tests). */
+  deployedWait?: DeployedWait;
   /** Progress and notes for the user, one line per call. */
   note(text: string): void;
   /** The nodes (default {@linkcode SITE_GRAPH}). */
@@ -137,6 +140,7 @@ function contextFor<F, C, Id extends string, S extends RecordedState>(
     note: run.note,
     sleep: run.sleep,
     clock: run.clock,
+    ...(run.deployedWait ? { deployedWait: run.deployedWait } : {}),
   };
 }
 

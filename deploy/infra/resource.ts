@@ -10,6 +10,7 @@ import type { SiteConfig } from "../config/site_config.ts";
 import type { NodeOutputs } from "../state/env_state.ts";
 import type { AwsClients } from "../aws/clients.ts";
 import type { HostedZoneSummary } from "../dns/hosted_zone.ts";
+import type { DeployedWait } from "../cdn/distribution_deployed.ts";
 
 /** Node ids, in dependency order. Stable: they key `nodes` in the state file. */
 export type NodeId =
@@ -99,6 +100,8 @@ export interface NodeContext<F = SiteFacts, C = AwsClients, Id extends string = 
   sleep(ms: number): Promise<void>;
   /** Clock for deadlines. */
   readonly clock: Clock;
+  /** Bounds of a wait for a distribution to deploy, overriding the node's own (tests shorten it). */
+  readonly deployedWait?: DeployedWait;
 }
 
 /** One resource around a site (type parameters as {@linkcode NodeContext}). */

@@ -144,8 +144,15 @@ export interface JobOutcome extends Omit<ChangedManifest, "version" | "id"> {
   readonly sync?: SyncResult;
 }
 
-/** A job step, reported as it starts (the caller reports unpacking and building). */
-export type JobStage = "rules" | "seo" | "sync";
+/**
+ * A job step, reported as it starts (the caller reports unpacking and building). `deployed`:
+ * the rules changed what the edge locations run, and the job waits for the distribution to be
+ * `Deployed` before it goes on.
+ */
+export type JobStage = "rules" | "deployed" | "seo" | "sync";
+
+/** The line a job's `deployed` step shows (the CLI's step line, the MicroVM build's log line). */
+export const DEPLOYED_STEP = "waiting for CloudFront to deploy the new rules to its edge locations";
 
 /** What the job needs from where it runs. */
 export interface JobDeps {
@@ -218,7 +225,8 @@ export function jobFailureReason(err: unknown): string {
  * @param deps S3, logger and hooks
  * @returns the outcome
  * @throws DeployError `build_source_missing`, `build_failed`, `build_timeout`, `dist_missing`,
- *   `rules_invalid`, `dist_empty`, `too_many_deletes`; an AWS error that outlived its retries
+ *   `rules_invalid`, `rules_propagation_timeout`, `dist_empty`, `too_many_deletes`; an AWS
+ *   error that outlived its retries
  *
  * @example
  * ```ts
@@ -317,7 +325,10 @@ async function publishRules(
     keys,
     { indexDocument: target.indexDocument, spa: target.spa, hasStore: !!target.store },
   );
-  const report = await applyRouting(deps.routing, target, spec, input.dryRun ?? false);
+  const report = await applyRouting(deps.routing, target, spec, input.dryRun ?? false, {
+    onWaitDeployed: () => deps.onStage?.("deployed"),
+    ...(deps.signal ? { signal: deps.signal } : {}),
+  });
   for (const change of report.changes) deps.logger.info("rules", { change });
   return { report, warnings: [] };
 }

@@ -14,7 +14,7 @@ import type { Builder, BuildPaths } from "../builders/builder.ts";
 import { sourceKey } from "../build_records/record.ts";
 import { stripPath } from "../job/run_steps.ts";
 import { planInvalidation } from "../cdn/plan_invalidation.ts";
-import type { JobInput, JobOutcome } from "../job/job.ts";
+import { DEPLOYED_STEP, type JobInput, type JobOutcome } from "../job/job.ts";
 import { type DeployLockInput, invalidateOwed, takePublishingLock } from "./publishing.ts";
 import { makeWorkDir } from "../job/work_dir.ts";
 import { interruptedError } from "../errors.ts";
@@ -35,6 +35,7 @@ export type DeployStage =
   | "zip"
   | "build"
   | "rules"
+  | "deployed"
   | "seo"
   | "sync"
   | "invalidate";
@@ -53,6 +54,7 @@ export const DEPLOY_STAGES: Readonly<
     step: "putting the redirect and header rules live",
     name: "publishing the rules",
   },
+  deployed: { step: DEPLOYED_STEP, name: "the wait for CloudFront to deploy the rules" },
   seo: { step: "writing robots.txt and sitemap.xml", name: "writing the SEO files" },
   sync: { step: "comparing with the live site", name: "the sync" },
   invalidate: { step: "invalidating the changed paths", name: "the invalidation" },

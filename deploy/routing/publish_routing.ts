@@ -31,6 +31,12 @@ import { findHeadersPolicy } from "../infra/nodes/rules_response.ts";
 import type { RoutingSpec } from "./routing_spec.ts";
 import type { SiteRules } from "./site_rules.ts";
 import { DeployError } from "../errors.ts";
+import { humanDuration } from "../pipeline/report.ts";
+import {
+  type DeployedWait,
+  RULES_DEPLOYED_WAIT,
+  waitDistributionDeployed,
+} from "../cdn/distribution_deployed.ts";
 
 /** Where a site's rules go live: names, ids and what the function's code depends on (JSON). */
 export interface RoutingTarget {
@@ -181,23 +187,39 @@ export interface RoutingDeps {
   readonly cloudfront: CloudFrontClient;
   /** The rules store's data plane; needed only when a store is involved. */
   readonly store?: RulesStoreClient;
+  /** How long and how often to wait for the distribution to deploy. Default {@linkcode RULES_DEPLOYED_WAIT}. */
+  readonly deployedWait?: DeployedWait;
+}
+
+/** What {@linkcode applyRouting} tells, and what stops it. */
+export interface RoutingHooks {
+  /** The rules changed what the edge locations run: the wait for `Deployed` starts. */
+  readonly onWaitDeployed?: () => void;
+  /** Ctrl-C: stops the wait (`interrupted`). */
+  readonly signal?: AbortSignal;
 }
 
 /**
- * Puts the spec live (or, with `dryRun`, says what would change).
+ * Puts the spec live (or, with `dryRun`, says what would change). When a function, the policy
+ * or the associations changed, it then waits until the distribution is `Deployed` (the edge
+ * locations run the new rules) before it returns, so the caller's sync never meets old rules;
+ * the store's new keys need no wait (CloudFront has no status for them; it says seconds).
  *
- * @param deps CloudFront and the store's data plane
+ * @param deps CloudFront, the store's data plane, the wait's bounds
  * @param target names and ids
  * @param spec what the rules become ({@linkcode routingSpec})
  * @param dryRun compare only
+ * @param hooks the wait starting; Ctrl-C
  * @returns what changed
- * @throws DeployError from AWS calls (naming the action and resource)
+ * @throws DeployError from AWS calls (naming the action and resource);
+ *   `rules_propagation_timeout`; `interrupted`
  */
 export async function applyRouting(
   deps: RoutingDeps,
   target: RoutingTarget,
   spec: RoutingSpec,
   dryRun: boolean,
+  hooks: RoutingHooks = {},
 ): Promise<RulesReport> {
   const cf = deps.cloudfront;
   const changes: string[] = [];
@@ -219,6 +241,8 @@ export async function applyRouting(
   } else if (spec.table === "store") {
     requireStoreClient(deps, "(none)");
   }
+
+  const storePuts = changes.length;
 
   const rewrite: RewriteFunctionSpec = {
     name: target.rewriteFunction,
@@ -266,6 +290,14 @@ export async function applyRouting(
     );
   }
 
+  // Everything but the store's keys reaches the edge locations only once the distribution is
+  // deployed again; a stale key is deleted after that, when no edge runs a function asking
+  // for it any more.
+  if (!dryRun && changes.length > storePuts) {
+    hooks.onWaitDeployed?.();
+    await waitRulesDeployed(deps, target.distributionId, hooks.signal);
+  }
+
   // Last: entries no rule uses any more, once the function no longer asks for them.
   if (target.store && staleKeys.length > 0) {
     if (!dryRun) await deps.store!.update(target.store.arn, new Map(), staleKeys);
@@ -283,6 +315,25 @@ export async function applyRouting(
     changed: changes.length > 0,
     changes,
   };
+}
+
+async function waitRulesDeployed(
+  deps: RoutingDeps,
+  id: string,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const wait = deps.deployedWait ?? RULES_DEPLOYED_WAIT;
+  if (await waitDistributionDeployed(deps.cloudfront, id, wait, signal) === "deployed") return;
+  throw new DeployError(
+    "rules_propagation_timeout",
+    `distribution ${id} was still deploying the new redirect/header rules after ${
+      humanDuration(wait.maxWaitSeconds * 1000)
+    }; no page was uploaded`,
+    {
+      hint: "the rules are published; once `aws cloudfront get-distribution --id " + id +
+        "` says Deployed, run the deploy again (safe: it uploads the pages and waits for nothing)",
+    },
+  );
 }
 
 function requireStoreClient(deps: RoutingDeps, name: string): RulesStoreClient {

@@ -20,6 +20,7 @@ import {
 import type { AwsClientConfig } from "../aws/client_factory.ts";
 import { aws } from "../aws/errors.ts";
 import type { RoutingDeps, RulesStoreClient } from "./publish_routing.ts";
+import type { DeployedWait } from "../cdn/distribution_deployed.ts";
 import type { AwsClients } from "../aws/clients.ts";
 import { CDN_REGION } from "../config/names.ts";
 
@@ -95,13 +96,19 @@ export function createRulesStoreClient(client: CloudFrontKeyValueStoreClient): R
  * CloudFront and the rules store's data plane from a command's (or the build agent's) clients.
  *
  * @param clients the AWS clients
+ * @param deployedWait how long and how often to wait for the distribution to deploy changed
+ *   rules; default `RULES_DEPLOYED_WAIT` (tests pass short delays)
  * @returns the routing dependencies
  */
-export function routingDeps(clients: Pick<AwsClients, "cloudfront" | "client">): RoutingDeps {
+export function routingDeps(
+  clients: Pick<AwsClients, "cloudfront" | "client">,
+  deployedWait?: DeployedWait,
+): RoutingDeps {
   return {
     cloudfront: clients.cloudfront,
     store: createRulesStoreClient(
       clients.client(KeyValueStoreClient, "CLOUDFRONT_KEYVALUESTORE", CDN_REGION),
     ),
+    ...(deployedWait ? { deployedWait } : {}),
   };
 }

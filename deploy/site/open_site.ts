@@ -129,6 +129,7 @@ export async function openSite(
       previous,
       sleep: (ms) => ctx.sleep(ms),
       clock: ctx.clock,
+      ...(ctx.deployedWait ? { deployedWait: ctx.deployedWait } : {}),
       note: (text) => ctx.out.step(text),
     }),
     [Symbol.dispose]: () => clients[Symbol.dispose](),

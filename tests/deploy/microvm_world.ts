@@ -15,7 +15,7 @@ import { routingDeps } from "../../deploy/routing/rules_store_client.ts";
 import type { MicrovmSeams } from "../../deploy/builders/create_builder.ts";
 import { runCli } from "../../deploy/commands/run.ts";
 import type { Command } from "../../deploy/cli/command.ts";
-import { captureCli } from "../../deploy/commands/test_deps.ts";
+import { captureCli, TEST_DEPLOYED_WAIT } from "../../deploy/commands/test_deps.ts";
 import { createDeployCommand } from "../../deploy/commands/deploy.ts";
 import { createPreviewDeployCommand } from "../../deploy/commands/preview_deploy.ts";
 import { COMMAND_TABLE } from "../../deploy/commands/table.ts";
@@ -98,7 +98,7 @@ export async function microvmWorld(options: MicrovmWorldOptions): Promise<Microv
         try {
           await runAgentJob(parsed.job, {
             s3,
-            routing: routingDeps(clients),
+            routing: routingDeps(clients, TEST_DEPLOYED_WAIT),
             log: (line) => world.aws.logs.state.append(logGroup, logStream, [line]),
           });
         } finally {

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { ACCOUNT, type InfraWorld, siteS3, startInfraWorld } from "./infra_world.ts";
 import { git, writeSiteRepo } from "./site_repo.ts";
+import type { AwsFakesOptions } from "../fakes/aws.ts";
 import {
   isViewerResponse,
   loadStoreViewerRequestHandler,
@@ -27,8 +28,8 @@ const CONFIG = {
   ],
 };
 
-async function bootstrapped(): Promise<InfraWorld> {
-  const world = await startInfraWorld(CONFIG);
+async function bootstrapped(options: AwsFakesOptions = {}): Promise<InfraWorld> {
+  const world = await startInfraWorld(CONFIG, options);
   await writeSiteRepo(world.root);
   await Deno.writeTextFile(join(world.root, "src", "_redirects"), "/blog/* /posts/:splat 302\n");
   await git(world.root, "add", "-A");
@@ -38,12 +39,30 @@ async function bootstrapped(): Promise<InfraWorld> {
   return world;
 }
 
+const RULE_WRITE =
+  /^(CreateFunction|UpdateFunction|PublishFunction|UpdateDistribution|CreateResponseHeadersPolicy|UpdateResponseHeadersPolicy)$/;
+
 /** CloudFront calls that change the rules or the distribution. */
 function ruleWrites(world: InfraWorld): string[] {
-  return world.aws.cloudfront.calls.map((c) => c.operation).filter((op) =>
-    /^(CreateFunction|UpdateFunction|PublishFunction|UpdateDistribution|CreateResponseHeadersPolicy|UpdateResponseHeadersPolicy)$/
-      .test(op)
-  );
+  return world.aws.cloudfront.calls.map((c) => c.operation).filter((op) => RULE_WRITE.test(op));
+}
+
+/** `GetDistribution` calls since the last call that changed the rules or the distribution. */
+function pollsSinceLastRuleWrite(world: InfraWorld): number {
+  const ops = world.aws.cloudfront.calls.map((c) => c.operation);
+  const last = ops.findLastIndex((op) => RULE_WRITE.test(op));
+  return ops.slice(last + 1).filter((op) => op === "GetDistribution").length;
+}
+
+/** The site's objects under `site/` in the bucket. */
+async function siteKeys(world: InfraWorld): Promise<number> {
+  const s3 = siteS3(world);
+  try {
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: "site/" }));
+    return listed.KeyCount ?? 0;
+  } finally {
+    s3.destroy();
+  }
 }
 
 async function liveRedirect(world: InfraWorld, url: string): Promise<[number, string] | string> {
@@ -167,6 +186,18 @@ Deno.test("rules: 2,000 redirects go into the rules store bootstrap made; the fu
   assert.equal(JSON.parse(again.stdout).rules.changed, false);
   assert.equal(world.aws.cloudfrontKvs.callsOf("UpdateKeys").length, updates);
 
+  // One rule changed in the store: keys only, which have no status to wait on.
+  const polls = world.aws.cloudfront.callsOf("GetDistribution").length;
+  lines[7] = "/old/page-7 /newer/page-7 301";
+  await Deno.writeTextFile(join(world.root, "src", "_redirects"), lines.join("\n") + "\n");
+  await git(world.root, "commit", "-q", "-am", "one rule changed");
+  const keysOnly = await world.run(["deploy", "--builder", "local", "--json"]);
+  assert.equal(keysOnly.code, 0, keysOnly.stderr);
+  assert.deepEqual(JSON.parse(keysOnly.stdout).rules.changes, [
+    "key value store production-blog-rules: 1 key(s) put",
+  ]);
+  assert.equal(world.aws.cloudfront.callsOf("GetDistribution").length, polls);
+
   await Deno.writeTextFile(join(world.root, "src", "_redirects"), "/x /y 301\n");
   await git(world.root, "commit", "-q", "-am", "few rules");
   const fewer = await world.run(["deploy", "--builder", "local", "--json"]);
@@ -215,4 +246,59 @@ Deno.test("rules: a hostile _redirects stops the deploy with rules_invalid befor
   } finally {
     s3.destroy();
   }
+});
+
+Deno.test("rules: a deploy whose rules changed starts its sync only once the distribution reports Deployed; an identical redeploy does not ask", async () => {
+  // Every publish and update leaves the distribution InProgress for three GetDistribution reads.
+  await using world = await bootstrapped({ cloudfront: { deployAfterReads: 3 } });
+  const cf = world.aws.cloudfront;
+  const [distribution] = [...cf.state.distributions.values()];
+  let stderr = "";
+  let atSync: { status: string; polls: number } | undefined;
+  const first = await world.run(["deploy", "--builder", "local"], {
+    stderr: (text) => {
+      stderr += text;
+      if (atSync === undefined && text.includes("comparing with the live site")) {
+        atSync = { status: distribution!.status, polls: pollsSinceLastRuleWrite(world) };
+      }
+    },
+  });
+  assert.equal(first.code, 0, stderr);
+  // Three answers InProgress, the fourth Deployed, all before the sync's first step.
+  assert.deepEqual(atSync, { status: "Deployed", polls: 4 });
+  const waiting = stderr.indexOf("› waiting for CloudFront to deploy the new rules");
+  assert.ok(waiting >= 0 && waiting < stderr.indexOf("› comparing with the live site"), stderr);
+
+  const polls = cf.callsOf("GetDistribution").length;
+  const again = await world.run(["deploy", "--builder", "local"]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(cf.callsOf("GetDistribution").length, polls, "no GetDistribution at all");
+  assert.doesNotMatch(again.stderr, /waiting for CloudFront/);
+});
+
+Deno.test("rules: a distribution still deploying the new rules when the wait ends is rules_propagation_timeout, with nothing uploaded", async () => {
+  await using world = await bootstrapped({ cloudfront: { deployAfterReads: Infinity } });
+  const r = await world.run(["deploy", "--builder", "local", "--json"], {
+    deployedWait: { maxWaitSeconds: 0.5, minDelaySeconds: 0.05, maxDelaySeconds: 0.1 },
+  });
+  assert.equal(r.code, 1, r.stderr);
+  const { error } = JSON.parse(r.stdout);
+  assert.equal(error.code, "rules_propagation_timeout");
+  assert.match(error.message, /still deploying the new redirect\/header rules after 500 ms/);
+  assert.match(error.hint, /get-distribution --id EDFAKE\w+. says Deployed, run the deploy again/);
+  assert.ok(world.aws.cloudfront.callsOf("GetDistribution").length >= 2, "it polled");
+  assert.equal(await siteKeys(world), 0, "nothing uploaded");
+});
+
+Deno.test("rules: GetDistribution refused (a role without it) ends the wait at once, with the action named and nothing uploaded", async () => {
+  await using world = await bootstrapped();
+  world.aws.cloudfront.fail("GetDistribution", { code: "AccessDenied", status: 403, times: 50 });
+  const r = await world.run(["deploy", "--builder", "local", "--json"], {
+    // Were the refusal polled like "not yet", this test would wait ten minutes.
+    deployedWait: { maxWaitSeconds: 600, minDelaySeconds: 5, maxDelaySeconds: 30 },
+  });
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(JSON.parse(r.stdout).error.message, /cloudfront:GetDistribution/);
+  assert.equal(world.aws.cloudfront.callsOf("GetDistribution").length, 1);
+  assert.equal(await siteKeys(world), 0, "nothing uploaded");
 });

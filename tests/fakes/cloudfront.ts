@@ -38,7 +38,10 @@ export interface FakeDistribution {
   arn: string;
   /** `<id lowercased>.cloudfront.net`. */
   domainName: string;
-  /** Current status; `InProgress` after every create/update until deployed. */
+  /**
+   * Current status; `InProgress` after every create/update, publish of an associated function
+   * or update of its response headers policy, until deployed.
+   */
   status: FakeDistributionStatus;
   /** The current ETag (changes on every update). */
   etag: string;
@@ -420,6 +423,14 @@ export function startCloudFrontFake(
   };
   const associatedWith = (arn: string): FakeDistribution | undefined =>
     [...distributions.values()].find((d) => functionArnsOf(d.config).includes(arn));
+  /**
+   * A change the edge locations apply only as the distribution deploys again: `InProgress`,
+   * as after an update ("as soon as the distributions finish deploying", Publish functions).
+   */
+  const redeploy = (d: FakeDistribution) => {
+    d.status = deployAfterReads <= 0 ? "Deployed" : "InProgress";
+    d.readsUntilDeployed = deployAfterReads;
+  };
   /** CloudFront runs only published (LIVE) functions, one per event type and behaviour. */
   const checkFunctionAssociations = (config: XmlNode) => {
     const behaviours = [
@@ -771,8 +782,7 @@ export function startCloudFrontFake(
           d.config = config;
           d.etag = nextEtag();
           d.lastModified = now();
-          d.status = deployAfterReads <= 0 ? "Deployed" : "InProgress";
-          d.readsUntilDeployed = deployAfterReads;
+          redeploy(d);
           return xmlResponse(distributionXml(d), 200, { etag: d.etag });
         }, { Id: id });
       }
@@ -967,6 +977,9 @@ export function startCloudFrontFake(
           const f = fn(id);
           checkIfMatch(ifMatch, f.development.etag);
           f.live = { ...f.development, etag: nextEtag(), lastModified: now() };
+          for (const d of distributions.values()) {
+            if (functionArnsOf(d.config).includes(f.arn)) redeploy(d);
+          }
           return xmlResponse(functionSummaryXml(f, "LIVE"));
         }, { Name: id });
       }
@@ -1053,6 +1066,11 @@ export function startCloudFrontFake(
           p.config = policyInput(bodyOrFail(), id);
           p.etag = nextEtag();
           p.lastModified = now();
+          for (const d of distributions.values()) {
+            if (textAt(d.config, "DefaultCacheBehavior/ResponseHeadersPolicyId") === id) {
+              redeploy(d);
+            }
+          }
           return xmlResponse(policyXml(p), 200, { etag: p.etag });
         }, { Id: id });
       }

@@ -7,6 +7,7 @@ import {
   DeleteFunctionCommand,
   DescribeFunctionCommand,
   type DistributionConfig,
+  GetDistributionCommand,
   GetDistributionConfigCommand,
   GetFunctionCommand,
   ListFunctionsCommand,
@@ -259,6 +260,70 @@ Deno.test("cloudfront fake: only published functions associate; an associated fu
     await sdk.send(new DeleteFunctionCommand({ Name: "prod-site-rewrite", IfMatch: fn.ETag }));
     assert.equal(cf.state.functions.size, 0);
     assert.equal(cf.state.tags.has(arn), false);
+  } finally {
+    sdk.destroy();
+  }
+});
+
+Deno.test("cloudfront fake: publishing an associated function leaves its distribution InProgress until it deploys again; an unassociated one does not", async () => {
+  await using cf = startCloudFrontFake({ deployAfterReads: 1 });
+  const sdk = client(cf.endpoint);
+  try {
+    const oac = await sdk.send(
+      new CreateOriginAccessControlCommand({
+        OriginAccessControlConfig: {
+          Name: "prod-site",
+          SigningProtocol: "sigv4",
+          SigningBehavior: "always",
+          OriginAccessControlOriginType: "s3",
+        },
+      }),
+    );
+    const create = (name: string) =>
+      sdk.send(
+        new CreateFunctionCommand({
+          Name: name,
+          FunctionConfig: { Comment: "", Runtime: "cloudfront-js-2.0" },
+          FunctionCode: bytes(CODE_V1),
+        }),
+      );
+    const fn = await create("prod-site-rewrite");
+    const other = await create("other");
+    await sdk.send(new PublishFunctionCommand({ Name: "prod-site-rewrite", IfMatch: fn.ETag }));
+    const dist = await sdk.send(
+      new CreateDistributionWithTagsCommand({
+        DistributionConfigWithTags: {
+          DistributionConfig: distributionConfig(
+            oac.OriginAccessControl!.Id!,
+            fn.FunctionSummary!.FunctionMetadata!.FunctionARN!,
+          ),
+          Tags: { Items: [] },
+        },
+      }),
+    );
+    const id = dist.Distribution!.Id!;
+    const status = async () =>
+      (await sdk.send(new GetDistributionCommand({ Id: id }))).Distribution?.Status;
+    assert.equal(await status(), "InProgress");
+    assert.equal(await status(), "Deployed");
+
+    await sdk.send(new PublishFunctionCommand({ Name: "other", IfMatch: other.ETag }));
+    assert.equal(await status(), "Deployed");
+
+    const updated = await sdk.send(
+      new UpdateFunctionCommand({
+        Name: "prod-site-rewrite",
+        IfMatch: fn.ETag,
+        FunctionConfig: { Comment: "", Runtime: "cloudfront-js-2.0" },
+        FunctionCode: bytes(CODE_V2),
+      }),
+    );
+    assert.equal(await status(), "Deployed", "a DEVELOPMENT change does not reach the edges");
+    await sdk.send(
+      new PublishFunctionCommand({ Name: "prod-site-rewrite", IfMatch: updated.ETag }),
+    );
+    assert.equal(await status(), "InProgress");
+    assert.equal(await status(), "Deployed");
   } finally {
     sdk.destroy();
   }

@@ -29,7 +29,8 @@ import {
 import { DeployError } from "../../errors.ts";
 import type { NodeOutputs } from "../../state/env_state.ts";
 import { SITE_ORIGIN_PATH } from "../../state/bucket_layout.ts";
-import { aws, awsErrorCode, awsMaybe } from "../../aws/errors.ts";
+import { aws, awsErrorCode, awsMaybe, isNotFound } from "../../aws/errors.ts";
+import { type DeployedWait, waitDistributionDeployed } from "../../cdn/distribution_deployed.ts";
 import { tagList } from "../../aws/tags.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 import { bucketOriginDomain } from "./bucket.ts";
@@ -476,35 +477,37 @@ export function distributionComment(facts: SiteFacts): string {
 }
 
 /**
- * Polls until the distribution is `Deployed` (CloudFront's precondition for deleting it).
+ * How long `destroy` waits for a disabled distribution to be `Deployed` (CloudFront's
+ * precondition for deleting it): up to 45 minutes, polling every 20 s to 1 min.
+ */
+const DELETE_DEPLOYED_WAIT: DeployedWait = {
+  maxWaitSeconds: 45 * 60,
+  minDelaySeconds: 20,
+  maxDelaySeconds: 60,
+};
+
+/**
+ * Waits until the distribution is `Deployed` (CloudFront's precondition for deleting it), or
+ * gone.
  *
- * @param ctx node context (sleep, clock)
+ * @param ctx node context (CloudFront; the wait's bounds, which tests shorten)
  * @param id distribution id
- * @param timeoutMs give up after this long (default 45 minutes)
- * @param intervalMs between polls (default 20 s)
+ * @returns false when the distribution is gone already
  * @throws {DeployError} `wait_timeout`
  */
-export async function waitDeployed(
-  ctx: NodeContext,
-  id: string,
-  timeoutMs = 45 * 60_000,
-  intervalMs = 20_000,
-): Promise<void> {
-  const deadline = ctx.clock.now() + timeoutMs;
-  for (;;) {
-    const out = await get(ctx.clients.cloudfront, id);
-    if (!out || out.Distribution?.Status === "Deployed") return;
-    if (ctx.clock.now() >= deadline) {
-      throw new DeployError(
-        "wait_timeout",
-        `distribution ${id} is still ${out.Distribution?.Status}`,
-        {
-          hint: "CloudFront is slow to propagate; run `deploy destroy --yes` again later",
-        },
-      );
+async function waitDeployedForDelete(ctx: NodeContext, id: string): Promise<boolean> {
+  const wait = ctx.deployedWait ?? DELETE_DEPLOYED_WAIT;
+  try {
+    if (await waitDistributionDeployed(ctx.clients.cloudfront, id, wait) === "deployed") {
+      return true;
     }
-    await ctx.sleep(intervalMs);
+  } catch (err) {
+    if (err instanceof DeployError && isNotFound(err.cause, "NoSuchDistribution")) return false;
+    throw err;
   }
+  throw new DeployError("wait_timeout", `distribution ${id} is still InProgress`, {
+    hint: "CloudFront is slow to propagate; run `deploy destroy --yes` again later",
+  });
 }
 
 /** The distribution node. */
@@ -607,7 +610,7 @@ export const distributionNode: ResourceNode = {
     ctx.note(
       `waiting for distribution ${id} to deploy (CloudFront deletes only deployed, disabled distributions)`,
     );
-    await waitDeployed(ctx, id);
+    if (!(await waitDeployedForDelete(ctx, id))) return;
     const latest = await get(cf, id);
     if (!latest) return;
     await aws(

@@ -26,7 +26,7 @@ export interface RulesPolicyInput {
 
 /**
  * The statements (pure): write and publish the site's two functions, set the distribution's
- * associations, keep its response headers policy (CloudFront scopes policy listing to `*`),
+ * associations and wait for it to deploy them, keep its response headers policy (CloudFront scopes policy listing to `*`),
  * and read and write the rules store's keys.
  *
  * @param input account, site and resources
@@ -54,7 +54,12 @@ export function rulesStatements(input: RulesPolicyInput): PolicyStatement[] {
     {
       Sid: "AssociateRules",
       Effect: "Allow",
-      Action: ["cloudfront:GetDistributionConfig", "cloudfront:UpdateDistribution"],
+      // GetDistribution: the deploy waits for `Deployed` after changing the rules.
+      Action: [
+        "cloudfront:GetDistributionConfig",
+        "cloudfront:UpdateDistribution",
+        "cloudfront:GetDistribution",
+      ],
       Resource: input.distributionArn,
     },
     {

@@ -1,6 +1,7 @@
 /**
- * Every AWS operation `deploy/` and `analytics/` call: each `new XxxCommand(` and
- * `paginateXxx(` use of an `@aws-sdk/client-*` import in their non-test files. The rows of the
+ * Every AWS operation `deploy/` and `analytics/` call: each `new XxxCommand(`, `paginateXxx(`
+ * and waiter (`waitUntilXxx(`, by the operation it polls) use of an `@aws-sdk/client-*` import
+ * in their non-test files. The rows of the
  * operations table of docs/aws-conformance.md (`coverage_main.ts` prints it).
  *
  * @module
@@ -30,6 +31,14 @@ export const SERVICE_OF_PACKAGE: Readonly<Record<string, string>> = {
   "client-s3tables": "s3tables",
   "client-secrets-manager": "secretsmanager",
   "client-sts": "sts",
+};
+
+/**
+ * The operation each SDK waiter the product uses polls (the waiter sends it; our code has no
+ * `new XxxCommand(` for it). A waiter missing here is an error, as a missing package is.
+ */
+export const OPERATION_OF_WAITER: Readonly<Record<string, string>> = {
+  waitUntilDistributionDeployed: "GetDistribution",
 };
 
 async function* sources(dir: string): AsyncGenerator<string> {
@@ -65,7 +74,12 @@ export async function productOperations(root = REPO_ROOT): Promise<Map<string, S
         }
         for (const raw of names!.split(",")) {
           const name = raw.replace(/^\s*type\s+/, "").split(" as ")[0]!.trim();
-          const op = name.match(/^(\w+)Command$/)?.[1] ?? name.match(/^paginate(\w+)$/)?.[1];
+          const waiter = /^wait(Until|For)\w+$/.test(name);
+          if (waiter && !OPERATION_OF_WAITER[name]) {
+            throw new Error(`${relative(root, file)} uses ${name}: add the operation it polls`);
+          }
+          const op = name.match(/^(\w+)Command$/)?.[1] ?? name.match(/^paginate(\w+)$/)?.[1] ??
+            OPERATION_OF_WAITER[name];
           if (!op || !new RegExp(`\\b${name}\\b\\s*\\(`).test(text)) continue;
           const key = `${service}:${op}`;
           if (!ops.has(key)) ops.set(key, new Set());

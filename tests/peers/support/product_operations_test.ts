@@ -22,6 +22,8 @@ Deno.test("product operations: every AWS client deploy/ and analytics/ import is
   assert.deepEqual([...ops.get("cloudfront-keyvaluestore:UpdateKeys")!], [
     "deploy/routing/rules_store_client.ts",
   ]);
+  // The SDK waiter's GetDistribution counts as the product's call too.
+  assert.ok(ops.get("cloudfront:GetDistribution")!.has("deploy/cdn/distribution_deployed.ts"));
 });
 
 Deno.test("docs/aws-conformance.md's operations table lists exactly the operations the product calls", async () => {

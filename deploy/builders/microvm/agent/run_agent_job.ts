@@ -9,7 +9,13 @@
 import type { S3Client } from "@aws-sdk/client-s3";
 import type { Clock, Logger } from "@org/shared";
 import type { ChangedManifest } from "../../../build_records/record.ts";
-import { changedManifest, jobFailureReason, type JobInput, runJob } from "../../../job/job.ts";
+import {
+  changedManifest,
+  DEPLOYED_STEP,
+  jobFailureReason,
+  type JobInput,
+  runJob,
+} from "../../../job/job.ts";
 import { type AgentJob, doneMarker, failedMarker } from "./job_description.ts";
 import { readKeptFiles } from "../../../state/kept_files.ts";
 import type { KeptFile } from "../../../sync/retention.ts";
@@ -111,6 +117,10 @@ export async function runAgentJob(job: AgentJob, deps: AgentDeps): Promise<Agent
       onUnpacked: (files) =>
         deps.log(`source: ${files} files from s3://${job.bucket}/${job.sourceKey}`),
       onOutput: (line) => deps.log(line),
+      // The CLI relays the build's log: the one step that can take minutes shows there.
+      onStage: (stage) => {
+        if (stage === "deployed") deps.log(`rules: ${DEPLOYED_STEP}`);
+      },
       ...(deps.clock ? { clock: deps.clock } : {}),
       ...(deps.tempRoot ? { tempRoot: deps.tempRoot } : {}),
       ...(deps.env ? { env: deps.env } : {}),
