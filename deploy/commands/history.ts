@@ -8,7 +8,7 @@ import type { Command } from "../cli/command.ts";
 import { type BuildRecord, newestFirst } from "../build_records/record.ts";
 import { listBuildRecords } from "../build_records/store.ts";
 import { openSite } from "../site/open_site.ts";
-import { humanDuration } from "../pipeline/report.ts";
+import { humanDuration } from "../units.ts";
 
 /**
  * The history as a terminal table: a header, then one aligned row per build.

@@ -11,7 +11,7 @@ import { inspect } from "../infra/reconcile.ts";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { keptFilesKey, owedInvalidationKey, stateKey } from "../state/bucket_layout.ts";
 import { keptTotals, readKeptFiles } from "../state/kept_files.ts";
-import { formatBytes } from "../pipeline/report.ts";
+import { formatBytes } from "../units.ts";
 import { readOwed } from "../cdn/owed_invalidation.ts";
 import { INVALIDATE_ALL, planInvalidation } from "../cdn/plan_invalidation.ts";
 import { openSite, stateOrReason } from "../site/open_site.ts";

@@ -1,45 +1,14 @@
 /**
  * What `deploy plan` and `deploy deploy` show, as pure functions of the pipeline's results: the
- * durations, byte counts, the upload progress bar, the human lines and the `--json` shapes.
+ * upload progress bar, the human lines and the `--json` shapes (durations and byte counts come
+ * from `units.ts`).
  *
  * @module
  */
 import type { DeployPlan, DeploySummary } from "./deploy.ts";
 import type { SyncProgress } from "../sync/engine.ts";
 import type { RulesReport } from "../routing/publish_routing.ts";
-
-/**
- * Formats milliseconds for people: `850 ms`, `42 s`, `3m 05s`, `1h 02m`.
- *
- * @param ms a duration
- * @returns the text
- */
-export function humanDuration(ms: number): string {
-  if (ms < 1000) return `${ms} ms`;
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m ${String(s % 60).padStart(2, "0")}s`;
-  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, "0")}m`;
-}
-
-/**
- * Bytes for people, in powers of 1024: `512 B`, `1.5 KB`, `12.0 MB`.
- *
- * @param bytes a byte count
- * @returns the text
- */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ["KB", "MB", "GB", "TB"];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
-}
+import { formatBytes, humanDuration } from "../units.ts";
 
 /**
  * One frame of the upload progress bar: `uploading [#####-----] 12/40 files  1.2 MB/4.0 MB`;

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import type { DeploySummary } from "./deploy.ts";
 import {
-  formatBytes,
   planJson,
   planLines,
   progressBar,
@@ -9,13 +8,6 @@ import {
   summaryJson,
   summaryLines,
 } from "./report.ts";
-
-Deno.test("formatBytes() counts in powers of 1024", () => {
-  assert.equal(formatBytes(0), "0 B");
-  assert.equal(formatBytes(1023), "1023 B");
-  assert.equal(formatBytes(1536), "1.5 KB");
-  assert.equal(formatBytes(100 * 1024 * 1024), "100.0 MB");
-});
 
 Deno.test("progressBar() fills by bytes and shows files and bytes, without escape codes", () => {
   const half = progressBar(

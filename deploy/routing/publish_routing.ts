@@ -31,7 +31,7 @@ import { findHeadersPolicy } from "../infra/nodes/rules_response.ts";
 import type { RoutingSpec } from "./routing_spec.ts";
 import type { SiteRules } from "./site_rules.ts";
 import { DeployError } from "../errors.ts";
-import { humanDuration } from "../pipeline/report.ts";
+import { humanDuration } from "../units.ts";
 import {
   type DeployedWait,
   RULES_DEPLOYED_WAIT,
