@@ -10,6 +10,10 @@
  * @module
  */
 
+import {
+  type CloudFrontClient,
+  CreateOriginAccessControlCommand,
+} from "@aws-sdk/client-cloudfront";
 import { restXmlError } from "./rest_xml.ts";
 import { type AwsFake, FakeAwsError, type RoutedCall, startFakeServer } from "./server.ts";
 import {
@@ -1293,4 +1297,24 @@ function checkQuantities(node: XmlNode): void {
     }
   }
   for (const c of node.children) checkQuantities(c);
+}
+
+/**
+ * Creates, through the SDK, the origin access control a test distribution needs.
+ *
+ * @param client a CloudFront client pointed at the fake
+ * @returns the control's id
+ */
+export async function createTestOac(client: CloudFrontClient): Promise<string> {
+  const created = await client.send(
+    new CreateOriginAccessControlCommand({
+      OriginAccessControlConfig: {
+        Name: "prod-site",
+        SigningProtocol: "sigv4",
+        SigningBehavior: "always",
+        OriginAccessControlOriginType: "s3",
+      },
+    }),
+  );
+  return created.OriginAccessControl!.Id!;
 }

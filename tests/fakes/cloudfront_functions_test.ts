@@ -3,7 +3,6 @@ import {
   CloudFrontClient,
   CreateDistributionWithTagsCommand,
   CreateFunctionCommand,
-  CreateOriginAccessControlCommand,
   DeleteFunctionCommand,
   DescribeFunctionCommand,
   type DistributionConfig,
@@ -17,7 +16,7 @@ import {
   UpdateFunctionCommand,
 } from "@aws-sdk/client-cloudfront";
 import { testAwsConfig } from "../support/s3.ts";
-import { startCloudFrontFake } from "./cloudfront.ts";
+import { createTestOac, startCloudFrontFake } from "./cloudfront.ts";
 
 const CODE_V1 = "function handler(event) { return event.request; }";
 const CODE_V2 = "function handler(event) { var r = event.request; r.uri += 'x'; return r; }";
@@ -183,17 +182,7 @@ Deno.test("cloudfront fake: only published functions associate; an associated fu
   await using cf = startCloudFrontFake({ deployAfterReads: 0 });
   const sdk = client(cf.endpoint);
   try {
-    const oac = await sdk.send(
-      new CreateOriginAccessControlCommand({
-        OriginAccessControlConfig: {
-          Name: "prod-site",
-          SigningProtocol: "sigv4",
-          SigningBehavior: "always",
-          OriginAccessControlOriginType: "s3",
-        },
-      }),
-    );
-    const oacId = oac.OriginAccessControl!.Id!;
+    const oacId = await createTestOac(sdk);
     const fn = await sdk.send(
       new CreateFunctionCommand({
         Name: "prod-site-rewrite",
@@ -269,16 +258,7 @@ Deno.test("cloudfront fake: publishing an associated function leaves its distrib
   await using cf = startCloudFrontFake({ deployAfterReads: 1 });
   const sdk = client(cf.endpoint);
   try {
-    const oac = await sdk.send(
-      new CreateOriginAccessControlCommand({
-        OriginAccessControlConfig: {
-          Name: "prod-site",
-          SigningProtocol: "sigv4",
-          SigningBehavior: "always",
-          OriginAccessControlOriginType: "s3",
-        },
-      }),
-    );
+    const oacId = await createTestOac(sdk);
     const create = (name: string) =>
       sdk.send(
         new CreateFunctionCommand({
@@ -294,7 +274,7 @@ Deno.test("cloudfront fake: publishing an associated function leaves its distrib
       new CreateDistributionWithTagsCommand({
         DistributionConfigWithTags: {
           DistributionConfig: distributionConfig(
-            oac.OriginAccessControl!.Id!,
+            oacId,
             fn.FunctionSummary!.FunctionMetadata!.FunctionARN!,
           ),
           Tags: { Items: [] },

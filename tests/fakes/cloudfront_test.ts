@@ -3,7 +3,6 @@ import {
   CloudFrontClient,
   CreateDistributionWithTagsCommand,
   CreateInvalidationCommand,
-  CreateOriginAccessControlCommand,
   DeleteDistributionCommand,
   DeleteOriginAccessControlCommand,
   type DistributionConfig,
@@ -19,7 +18,7 @@ import {
   UpdateDistributionCommand,
 } from "@aws-sdk/client-cloudfront";
 import { testAwsConfig } from "../support/s3.ts";
-import { startCloudFrontFake } from "./cloudfront.ts";
+import { createTestOac, startCloudFrontFake } from "./cloudfront.ts";
 
 function siteConfig(oacId: string, extra: Partial<DistributionConfig> = {}): DistributionConfig {
   return {
@@ -51,25 +50,11 @@ function siteConfig(oacId: string, extra: Partial<DistributionConfig> = {}): Dis
   };
 }
 
-async function createOac(client: CloudFrontClient): Promise<string> {
-  const created = await client.send(
-    new CreateOriginAccessControlCommand({
-      OriginAccessControlConfig: {
-        Name: "prod-site",
-        SigningProtocol: "sigv4",
-        SigningBehavior: "always",
-        OriginAccessControlOriginType: "s3",
-      },
-    }),
-  );
-  return created.OriginAccessControl!.Id!;
-}
-
 Deno.test("cloudfront fake: distribution create, read, update, disable, delete with ETags", async () => {
   await using cf = startCloudFrontFake({ deployAfterReads: 1 });
   const client = new CloudFrontClient({ ...testAwsConfig, endpoint: cf.endpoint, maxAttempts: 1 });
   try {
-    const oacId = await createOac(client);
+    const oacId = await createTestOac(client);
     const created = await client.send(
       new CreateDistributionWithTagsCommand({
         DistributionConfigWithTags: {
@@ -181,8 +166,8 @@ Deno.test("cloudfront fake: list distributions and OACs, duplicate and invalid i
       (await client.send(new ListDistributionsCommand({}))).DistributionList?.Quantity,
       0,
     );
-    const oacId = await createOac(client);
-    await assert.rejects(createOac(client), { name: "OriginAccessControlAlreadyExists" });
+    const oacId = await createTestOac(client);
+    await assert.rejects(createTestOac(client), { name: "OriginAccessControlAlreadyExists" });
     const oacs = await client.send(new ListOriginAccessControlsCommand({}));
     assert.deepEqual(oacs.OriginAccessControlList?.Items?.map((o) => [o.Id, o.Name]), [[
       oacId,
@@ -265,7 +250,7 @@ Deno.test("cloudfront fake: an unissued certificate is refused when the lookup s
   await using cf = startCloudFrontFake({ certificateStatus: () => "PENDING_VALIDATION" });
   const client = new CloudFrontClient({ ...testAwsConfig, endpoint: cf.endpoint, maxAttempts: 1 });
   try {
-    const oacId = await createOac(client);
+    const oacId = await createTestOac(client);
     await assert.rejects(
       client.send(
         new CreateDistributionWithTagsCommand({
@@ -292,7 +277,7 @@ Deno.test("cloudfront fake: invalidations complete after a read and are listed n
   await using cf = startCloudFrontFake({ deployAfterReads: 0 });
   const client = new CloudFrontClient({ ...testAwsConfig, endpoint: cf.endpoint, maxAttempts: 1 });
   try {
-    const oacId = await createOac(client);
+    const oacId = await createTestOac(client);
     const { Distribution: d } = await client.send(
       new CreateDistributionWithTagsCommand({
         DistributionConfigWithTags: { DistributionConfig: siteConfig(oacId), Tags: { Items: [] } },
