@@ -14,6 +14,7 @@
 import { identifyBot } from "./bots.ts";
 import { campaignFields } from "./campaign.ts";
 import { referrerChannel } from "./channel.ts";
+import { storedReferrer } from "./referrer.ts";
 import type { PageViewRow } from "./row.ts";
 import { parseUserAgent } from "./user_agent.ts";
 import { visitorKey } from "./visitor_key.ts";
@@ -109,7 +110,7 @@ export function mapCloudFrontRecord(
       query: null,
       method,
       status,
-      referrer,
+      referrer: storedReferrer(referrer),
       user_agent: null,
       country: text(r["c-country"]),
       asn: integer(r["asn"]),

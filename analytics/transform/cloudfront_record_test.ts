@@ -78,6 +78,12 @@ Deno.test("mapCloudFrontRecord() counts a referrer on the site's own host as dir
   const own = row({ ...PAGE_VIEW, "cs(Referer)": "https://www.blog.example.com/posts/" });
   assert.equal(own.channel, "direct");
   assert.equal(own.referrer, "https://www.blog.example.com/posts/");
+  const withQuery = row({ ...PAGE_VIEW, "cs(Referer)": "https://mail.example.net/r%3Fid%3D4#m" });
+  assert.equal(
+    withQuery.referrer,
+    "https://mail.example.net/r",
+    "stored without query or fragment",
+  );
   assert.equal(row({ ...PAGE_VIEW, "cs(Referer)": "https://chatgpt.com/" }).channel, "ai");
   assert.equal(row({ ...PAGE_VIEW, "cs(Referer)": "-" }).channel, "direct");
 });
@@ -91,10 +97,12 @@ Deno.test("mapCloudFrontRecord() maps hostile user agents, queries and referrers
     { "cs-uri-query": "utm_source=%E0%A4%A&&&==&utm_medium" },
     { "cs(Referer)": "http://[::1" },
     { "cs(Referer)": "javascript:alert(1)" },
+    { "cs(Referer)": `https://a.example/${"p".repeat(10_000)}?${"k=v&".repeat(2_000)}` },
   ];
   for (const fields of hostile) {
     const out = row({ ...PAGE_VIEW, ...fields });
     assert.deepEqual(Object.keys(out), ROW_COLUMNS.map((c) => c.name));
+    assert.ok(out.referrer === null || out.referrer.length <= 1_000, "referrer bounded");
     for (const col of ["browser", "os", "utm_source", "utm_medium", "bot_name"] as const) {
       const v = out[col];
       assert.ok(v === null || (v.length <= 100 && !/\p{Cc}/u.test(v)), `${col}: ${v}`);
