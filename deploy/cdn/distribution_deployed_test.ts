@@ -3,7 +3,8 @@ import type { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import { DeployError } from "../errors.ts";
 import { type DeployedWait, waitDistributionDeployed } from "./distribution_deployed.ts";
 
-const QUICK: DeployedWait = { maxWaitSeconds: 5, minDelaySeconds: 0.01, maxDelaySeconds: 0.02 };
+// Short pauses, but a bound no busy machine reaches before the fake says Deployed.
+const QUICK: DeployedWait = { maxWaitSeconds: 60, minDelaySeconds: 0.01, maxDelaySeconds: 0.02 };
 
 /** A CloudFront client whose `GetDistribution` answers each status in turn (the last repeats). */
 function answering(...answers: (string | Error)[]): { cf: CloudFrontClient; calls: () => number } {
@@ -27,7 +28,8 @@ Deno.test("waitDistributionDeployed() polls through InProgress and returns once 
 
 Deno.test("waitDistributionDeployed() says timed out when the bound passes first", async () => {
   const { cf, calls } = answering("InProgress");
-  const wait = { maxWaitSeconds: 0.2, minDelaySeconds: 0.01, maxDelaySeconds: 0.02 };
+  // Two seconds of 10–20 ms pauses: a second poll however busy the machine.
+  const wait = { maxWaitSeconds: 2, minDelaySeconds: 0.01, maxDelaySeconds: 0.02 };
   assert.equal(await waitDistributionDeployed(cf, "E1", wait), "timed out");
   assert.ok(calls() >= 2);
 });
