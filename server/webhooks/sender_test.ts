@@ -22,6 +22,16 @@ function endpointAt(url: string): WebhookEndpoint {
   return { id: endpointId(url), url, secret: KEY, events: ["user.created"] };
 }
 
+/** The events the store commits beside each change, for one endpoint. */
+function eventsFor(endpoint: WebhookEndpoint, clock: FixedClock): WebhookEvents {
+  return new WebhookEvents(
+    [endpoint],
+    clock,
+    cryptoRandom,
+    new AuditTrail(86400, clock, cryptoRandom),
+  );
+}
+
 function sender(
   store: Store,
   clock: FixedClock,
@@ -56,12 +66,7 @@ Deno.test({
       const clock = new FixedClock();
       const [a, b] = pools.map((p) => createPgStore(p, clock)) as [Store, Store];
       const endpoint = endpointAt(receiver.url);
-      const events = new WebhookEvents(
-        [endpoint],
-        clock,
-        cryptoRandom,
-        new AuditTrail(86400, clock, cryptoRandom),
-      );
+      const events = eventsFor(endpoint, clock);
       for (let n = 0; n < 300; n++) {
         const u = testUser(n, clock.now());
         await a.users.create(u, events.userCreated(u, "admin", SERVICE_ACTOR));
@@ -100,12 +105,7 @@ Deno.test("sender: an endpoint that does not answer within the attempt timeout i
     const clock = new FixedClock();
     const store = createKvStore(kv, clock);
     const endpoint = endpointAt(`http://127.0.0.1:${server.addr.port}/`);
-    const events = new WebhookEvents(
-      [endpoint],
-      clock,
-      cryptoRandom,
-      new AuditTrail(86400, clock, cryptoRandom),
-    );
+    const events = eventsFor(endpoint, clock);
     const u = testUser(1, clock.now());
     await store.users.create(u, events.userCreated(u, "sign_in", SERVICE_ACTOR));
     assert.equal(await sender(store, clock, endpoint, "a", 200).deliverDue(), 0);
@@ -141,12 +141,7 @@ Deno.test("sender: an endpoint failing on one instance is reported failing by ev
       return { owner, logs, metrics, store };
     });
     const endpoint = endpointAt(`http://127.0.0.1:${server.addr.port}/`);
-    const events = new WebhookEvents(
-      [endpoint],
-      clock,
-      cryptoRandom,
-      new AuditTrail(86400, clock, cryptoRandom),
-    );
+    const events = eventsFor(endpoint, clock);
     const u = testUser(1, clock.now());
     await instances[0]!.store.users.create(u, events.userCreated(u, "sign_in", SERVICE_ACTOR));
     const senders = instances.map((i) =>

@@ -223,14 +223,19 @@ Deno.test("admin console: the cookie is Secure when the issuer is https, and las
   assert.ok(maxAge > 590 && maxAge <= 600, `Max-Age ${maxAge} within the token's 600 s`);
 });
 
-Deno.test("admin console: a redelivery needs the CSRF token; sign-in, redelivery and logout are audited", async () => {
-  await using receiver = startWebhookReceiver(WHSEC);
-  await using te = await startTokenServer({
+/** The console and the internal API, with one webhook endpoint whose sends the test drives. */
+function startWithWebhooks(receiverUrl: string) {
+  return startTokenServer({
     scheduler: { every: () => () => {} },
     env: { W: WHSEC },
     toml: `[internal_api]\nenabled = true\nauth_methods = ["operator_token"]\n` +
-      `[[webhooks.endpoints]]\nurl = "${receiver.url}"\nsecret = "\${W}"\n`,
+      `[[webhooks.endpoints]]\nurl = "${receiverUrl}"\nsecret = "\${W}"\n`,
   });
+}
+
+Deno.test("admin console: a redelivery needs the CSRF token; sign-in, redelivery and logout are audited", async () => {
+  await using receiver = startWebhookReceiver(WHSEC);
+  await using te = await startWithWebhooks(receiver.url);
   await createUser(te, 1, true);
   assert.equal(await te.server.webhooks!.deliverDue(), 1);
   const [delivery] = await te.server.deps.store.outbox.deliveries({}, 1);
@@ -276,12 +281,7 @@ Deno.test("admin console: a redelivery needs the CSRF token; sign-in, redelivery
 
 Deno.test("admin console: the webhooks page shows an endpoint failing from the count every instance shares, and ok again after a delivery", async () => {
   await using receiver = startWebhookReceiver(WHSEC);
-  await using te = await startTokenServer({
-    scheduler: { every: () => () => {} },
-    env: { W: WHSEC },
-    toml: `[internal_api]\nenabled = true\nauth_methods = ["operator_token"]\n` +
-      `[[webhooks.endpoints]]\nurl = "${receiver.url}"\nsecret = "\${W}"\n`,
-  });
+  await using te = await startWithWebhooks(receiver.url);
   const id = endpointId(receiver.url);
   const res = await login(te, operatorToken(te));
   await res.body?.cancel();
