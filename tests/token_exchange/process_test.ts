@@ -114,6 +114,8 @@ Deno.test("first run: no command serves, and says once how to add a provider", a
     assert.equal(out.split("no identity provider is configured").length - 1, 1, out);
     assert.match(out, /\[providers\.google\]/);
     assert.match(out, /docs\/configuration\.md#providers/);
+    // From a checkout there is no `token-exchange` command: the hint names the one that runs.
+    assert.match(out, /`deno run -A \S*server\/main\.ts --help` shows this again/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
