@@ -10,7 +10,7 @@ import { PREVIEW_USER } from "../preview/auth.ts";
 import type { Command } from "../cli/command.ts";
 import type { MicrovmSeams } from "../builders/create_builder.ts";
 import { runDeploy } from "../pipeline/deploy.ts";
-import { openSiteDeploy } from "../pipeline/deploy_input.ts";
+import { builderFlag, openSiteDeploy } from "../pipeline/deploy_input.ts";
 import { summaryLines } from "../pipeline/report.ts";
 import { PREVIEW_ENV } from "../config/names.ts";
 import { previewTarget } from "../preview/open_preview.ts";
@@ -37,7 +37,7 @@ export function createPreviewDeployCommand(seams: MicrovmSeams = {}): Command {
       builder: {
         type: "string",
         values: ["local", "microvm"],
-        description: "where to build (default microvm)",
+        description: "where to build (default: build.builder, else microvm)",
       },
       refresh: { type: "boolean", description: "re-upload every file" },
       force: { type: "boolean", description: "allow deleting more than half of the files" },
@@ -49,7 +49,7 @@ export function createPreviewDeployCommand(seams: MicrovmSeams = {}): Command {
       "uploaded, deleted, unchanged, …}.",
     async run(ctx) {
       const id = parsePreviewId(ctx.args.id ?? "");
-      const builder = ctx.flags.builder === "local" ? "local" : "microvm";
+      const builder = builderFlag(ctx.flags.builder);
       let passworded = false;
       using deploy = await openSiteDeploy(ctx, {
         builder,

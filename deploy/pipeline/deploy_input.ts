@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { BuilderKind } from "../config/site_config.ts";
 import type { CommandContext } from "../cli/command.ts";
 import { createBuilder, type MicrovmSeams } from "../builders/create_builder.ts";
 import type { LoadedSite } from "../config/load.ts";
@@ -66,10 +67,23 @@ export function deployTempRoot(
   return home ? `${home.replace(/[\\/]+$/, "")}/.cache/org-deploy` : undefined;
 }
 
+/**
+ * The `--builder` flag as a builder, or undefined when not given (the config decides).
+ *
+ * @param flag the flag's value (the command's flag spec allows only `local` and `microvm`)
+ * @returns the builder the flag names
+ */
+export function builderFlag(flag: unknown): BuilderKind | undefined {
+  return flag === "local" || flag === "microvm" ? flag : undefined;
+}
+
 /** What kind of deploy {@linkcode openSiteDeploy} resolves. */
 export interface SiteDeployOptions {
-  /** Where the job runs: `local` or `microvm` (`--no-build` always syncs locally). */
-  readonly builder: "local" | "microvm";
+  /**
+   * Where the job runs: `local` or `microvm` (`--no-build` always syncs locally); absent: the
+   * configuration's `build.builder`.
+   */
+  readonly builder?: BuilderKind | undefined;
   /** MicroVM builder overrides for tests; none in the CLI. */
   readonly seams?: MicrovmSeams;
   /**
@@ -132,7 +146,7 @@ export async function openSiteDeploy(
       await removeStaleWorkDirs(tempRoot);
     }
     // A restore copies inside the bucket from this process: the local builder's sync, no build.
-    const builderName = noBuild || storedOutput ? "local" : options.builder;
+    const builderName = noBuild || storedOutput ? "local" : options.builder ?? config.build.builder;
     const routing = target ? undefined : routingTarget(ctx.env, bucket, config, state);
     const builder = createBuilder(ctx, site, state, builderName, {
       seams: options.seams ?? {},
