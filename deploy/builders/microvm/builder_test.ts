@@ -7,9 +7,8 @@ import { startLogsFake } from "../../../tests/fakes/logs.ts";
 import { type MicrovmRunContext, startMicrovmsFake } from "../../../tests/fakes/microvms.ts";
 import { startS3, testAwsConfig } from "../../../tests/support/s3.ts";
 import type { AgentBundle } from "./bundle.ts";
-import { type AgentJob, parseAgentJob } from "./agent/job_description.ts";
 import type { JobHooks } from "../builder.ts";
-import type { JobInput } from "../../job/job.ts";
+import { fromWire, type JobInput } from "../../job/job_input.ts";
 import { getBuildRecord, putManifest, sourceExists } from "../../build_records/store.ts";
 import { DeployError } from "../../errors.ts";
 import { createMicrovmBuilder, type MicrovmBuilderOptions } from "./builder.ts";
@@ -37,7 +36,7 @@ interface Env {
 
 /** Fakes on loopback; `guest` plays the agent inside the VM. */
 async function setup(
-  guest: (ctx: MicrovmRunContext, job: AgentJob, env: Env) => Promise<void> | void,
+  guest: (ctx: MicrovmRunContext, job: JobInput, env: Env) => Promise<void> | void,
   fakeClock = true,
 ): Promise<Env> {
   const clock = new FixedClock(Date.parse("2026-05-01T10:00:00.000Z"));
@@ -54,9 +53,7 @@ async function setup(
     runningAfterReads: 0,
     ...(fakeClock ? { now: () => clock.now() } : {}),
     onRun: async (ctx) => {
-      const parsed = parseAgentJob(ctx.payload ?? "");
-      if ("error" in parsed) throw new Error(parsed.error);
-      await guest(ctx, parsed.job, env);
+      await guest(ctx, fromWire(ctx.payload ?? ""), env);
     },
   });
   const microvms = new LambdaMicrovmsClient({
@@ -136,8 +133,8 @@ function buildJob(zip: string, buildId: string, extra: Partial<JobInput> = {}): 
   };
 }
 
-async function succeed(ctx: MicrovmRunContext, job: AgentJob, env: Env) {
-  await putManifest({ s3: env.s3, bucket: job.bucket }, {
+async function succeed(ctx: MicrovmRunContext, job: JobInput, env: Env) {
+  await putManifest({ s3: env.s3, bucket: job.target.bucket }, {
     version: 1,
     id: job.buildId,
     changedKeys: ["index.html", "app.css"],
@@ -192,12 +189,11 @@ Deno.test("microvm builder: launches with memory on the image, idle unchanged, m
       logStream: "build-abc123-01234567",
     },
   });
-  const job = parseAgentJob(String(input.runHookPayload));
-  assert.ok("job" in job);
-  assert.equal(job.job.sourceKey, "build/abc123.zip");
-  assert.equal(job.job.prefix, "site/");
-  assert.equal(job.job.refresh, undefined, "no --refresh, no refresh in the job");
-  assert.equal(job.job.force, undefined);
+  const job = fromWire(String(input.runHookPayload));
+  assert.deepEqual(job.source, { bucketKey: "build/abc123.zip" });
+  assert.equal(job.target.prefix, "site/");
+  assert.equal(job.refresh, undefined, "no --refresh, no refresh in the job");
+  assert.equal(job.force, undefined);
 
   assert.equal(env.vms.callsOf("TerminateMicrovm").length, 1);
   assert.equal([...env.vms.state.microvms.values()][0]!.state, "TERMINATED");
@@ -330,10 +326,9 @@ Deno.test("microvm builder: --refresh and --force reach the agent job", async ()
   );
   await Deno.remove(zip);
   const input = env.vms.callsOf("RunMicrovm")[0]!.input;
-  const job = parseAgentJob(String(input.runHookPayload));
-  assert.ok("job" in job);
-  assert.equal(job.job.refresh, true);
-  assert.equal(job.job.force, true);
+  const job = fromWire(String(input.runHookPayload));
+  assert.equal(job.refresh, true);
+  assert.equal(job.force, true);
 });
 
 Deno.test("microvm builder: Ctrl-C stops waiting for the build and terminates the VM", async () => {
