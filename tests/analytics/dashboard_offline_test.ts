@@ -14,7 +14,9 @@ import { freePort } from "../support/free_port.ts";
 import { type DashboardProcess, startDashboardProcess } from "./dashboard_process.ts";
 
 const WORKSPACE = new URL("../../", import.meta.url).pathname;
-const FFI_HINT = "add --allow-ffi (e.g. --allow-ffi=./node_modules) to the deploy task's flags";
+// From a checkout the addon is in the checkout's node_modules, not the site's.
+const FFI_HINT =
+  `add --allow-ffi=${WORKSPACE}node_modules (where DuckDB's addon is) to the deploy task's flags`;
 
 async function withOfflineDashboard(fn: (dashboard: DashboardProcess) => Promise<void>) {
   const port = freePort();
