@@ -5,11 +5,11 @@
  *
  * @module
  */
-import type { Command, CommandContext } from "../cli/command.ts";
+import type { Command, CommandContext } from "../command.ts";
 import { recordedValidation, type ValidationRecord } from "../infra/nodes/certificate.ts";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { parseJsonc } from "@org/shared";
-import { reconcileLine } from "../cli/node_lines.ts";
+import { reconcileLine } from "../infra/node_lines.ts";
 import { reconcile } from "../infra/reconcile.ts";
 import { siteDenoJson } from "../plugin/site_deno_json.ts";
 import { installedPlugins } from "../plugin/site_imports.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Command } from "../cli/command.ts";
+import type { Command } from "../command.ts";
 import { runDeploy } from "../pipeline/deploy.ts";
 import { summaryJson, summaryLines } from "../pipeline/report.ts";
 import type { MicrovmSeams } from "../builders/create_builder.ts";

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import type { Command, CommandContext } from "../cli/command.ts";
-import { asDeployError, errorDetails } from "../cli/error_report.ts";
+import type { Command, CommandContext } from "../command.ts";
+import { asDeployError, errorDetails } from "../error_report.ts";
 import { DeployError } from "../errors.ts";
 import type { OrphanRecord } from "../pds/document_plan.ts";
 import type { PruneOptions } from "../pds/document_sync.ts";

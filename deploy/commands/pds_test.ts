@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { CommandContext } from "../cli/command.ts";
+import type { CommandContext } from "../command.ts";
 import { warnRecordsNotRolledBack } from "./pds.ts";
 
 /** Just what the rollback warning reads: the env, the raw config and the warning channel. */

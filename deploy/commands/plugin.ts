@@ -8,7 +8,7 @@
  * @module
  */
 import { parseJsonc } from "@org/shared";
-import type { Command, CommandContext } from "../cli/command.ts";
+import type { Command, CommandContext } from "../command.ts";
 import { suggest } from "../config/suggest.ts";
 import cliPackage from "../deno.json" with { type: "json" };
 import { DeployError } from "../errors.ts";

@@ -11,7 +11,7 @@
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { previewAuth, readPreviewPassword } from "../preview/auth.ts";
 import { Route53Client } from "@aws-sdk/client-route-53";
-import type { Command } from "../cli/command.ts";
+import type { Command } from "../command.ts";
 import { CDN_REGION, PREVIEW_ENV, previewWildcard } from "../config/names.ts";
 import { recordedValidation } from "../infra/nodes/certificate.ts";
 import { reconcile } from "../infra/reconcile.ts";
@@ -19,7 +19,7 @@ import { manualRecords } from "../dns/dns_records.ts";
 import { requirePreviewConfig } from "../preview/open_preview.ts";
 import { findEnclosingZone } from "../dns/route53_zone.ts";
 import { openSite } from "../site/open_site.ts";
-import { reconcileLine } from "../cli/node_lines.ts";
+import { reconcileLine } from "../infra/node_lines.ts";
 import { validationTable } from "./bootstrap.ts";
 
 /**

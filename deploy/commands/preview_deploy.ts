@@ -7,7 +7,7 @@
  * @module
  */
 import { PREVIEW_USER } from "../preview/auth.ts";
-import type { Command } from "../cli/command.ts";
+import type { Command } from "../command.ts";
 import type { MicrovmSeams } from "../builders/create_builder.ts";
 import { runDeploy } from "../pipeline/deploy.ts";
 import { openSiteDeploy } from "../pipeline/deploy_input.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Command } from "../cli/command.ts";
+import type { Command } from "../command.ts";
 import { PREVIEW_ENV } from "../config/names.ts";
 import { requirePreviewConfig } from "../preview/open_preview.ts";
 import { parsePreviewId } from "../preview/preview_id.ts";

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Command } from "../cli/command.ts";
+import type { Command } from "../command.ts";
 import { previewRows, previewTable } from "../preview/listing.ts";
 import { PREVIEW_ENV } from "../config/names.ts";
 import { requirePreviewConfig } from "../preview/open_preview.ts";

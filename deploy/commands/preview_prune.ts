@@ -6,7 +6,7 @@
  */
 import { parseDuration } from "@org/shared";
 import type { S3Client } from "@aws-sdk/client-s3";
-import type { Command, CommandContext } from "../cli/command.ts";
+import type { Command, CommandContext } from "../command.ts";
 import { DeployError } from "../errors.ts";
 import { previewAges } from "../preview/listing.ts";
 import { PREVIEW_ENV } from "../config/names.ts";

@@ -6,14 +6,14 @@
  *
  * @module
  */
-import type { Command } from "../cli/command.ts";
+import type { Command } from "../command.ts";
 import { builderImageName, PREVIEW_ENV } from "../config/names.ts";
 import { DeployError } from "../errors.ts";
 import { teardown } from "../infra/reconcile.ts";
 import { requirePreviewConfig } from "../preview/open_preview.ts";
 import { terminateRunningBuilds } from "../preview/running_builds.ts";
 import { openSite, stateOrReason } from "../site/open_site.ts";
-import { teardownLine } from "../cli/node_lines.ts";
+import { teardownLine } from "../infra/node_lines.ts";
 
 /** The `preview teardown` command. */
 export const previewTeardownCommand: Command = {

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { Command, CommandContext } from "../cli/command.ts";
+import type { Command, CommandContext } from "../command.ts";
 import type { RollbackMethod } from "../build_records/output.ts";
 import type { MicrovmSeams } from "../builders/create_builder.ts";
 import { chooseRollbackMethod } from "../build_records/output_store.ts";

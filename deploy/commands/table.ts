@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Command, CommandGroup, CommandTable } from "../cli/command.ts";
+import type { Command, CommandGroup, CommandTable } from "../command.ts";
 import { notImplemented } from "../errors.ts";
 import { bootstrapCommand } from "./bootstrap.ts";
 import { configCommand } from "./config.ts";

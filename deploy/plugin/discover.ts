@@ -6,7 +6,7 @@
  */
 import { parseJsonc } from "@org/shared";
 import { DeployError } from "../errors.ts";
-import type { CommandTable } from "../cli/command.ts";
+import type { CommandTable } from "../command.ts";
 import { type DeployPlugin, isDeployPlugin } from "./contract.ts";
 import { type InstalledPlugin, installedPlugins, PLUGIN_NAME } from "./site_imports.ts";
 

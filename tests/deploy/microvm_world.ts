@@ -13,9 +13,9 @@ import { runAgentJob } from "../../deploy/builders/microvm/agent/run_agent_job.t
 import { createAwsClients } from "../../deploy/aws/clients.ts";
 import { routingDeps } from "../../deploy/routing/rules_store_client.ts";
 import type { MicrovmSeams } from "../../deploy/builders/create_builder.ts";
-import { runCli } from "../../deploy/commands/run.ts";
-import type { Command } from "../../deploy/cli/command.ts";
-import { captureCli, TEST_DEPLOYED_WAIT } from "../../deploy/commands/test_deps.ts";
+import { runCli } from "../../deploy/cli/run.ts";
+import type { Command } from "../../deploy/command.ts";
+import { captureCli, TEST_DEPLOYED_WAIT } from "../../deploy/cli/test_deps.ts";
 import { createDeployCommand } from "../../deploy/commands/deploy.ts";
 import { createPreviewDeployCommand } from "../../deploy/commands/preview_deploy.ts";
 import { COMMAND_TABLE } from "../../deploy/commands/table.ts";

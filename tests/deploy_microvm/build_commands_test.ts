@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { S3Client } from "@aws-sdk/client-s3";
 import { FixedClock } from "@org/shared";
-import { captureCli } from "../../deploy/commands/test_deps.ts";
-import { runCli } from "../../deploy/commands/run.ts";
+import { captureCli } from "../../deploy/cli/test_deps.ts";
+import { runCli } from "../../deploy/cli/run.ts";
 import { parseAgentJob } from "../../deploy/builders/microvm/agent/job_description.ts";
 import type { BuildRecord } from "../../deploy/build_records/record.ts";
 import { putBuildRecord, putManifest } from "../../deploy/build_records/store.ts";

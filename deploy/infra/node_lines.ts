@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { NodeReport, NodeResult, TeardownResult } from "../infra/reconcile.ts";
-import type { Output } from "./output.ts";
+import type { NodeReport, NodeResult, TeardownResult } from "./reconcile.ts";
+import type { Output } from "../output.ts";
 
 /** The styles a line may use. */
 export type Paint = Output["paint"];
