@@ -17,7 +17,7 @@ import { runCli } from "../../deploy/cli/run.ts";
 import type { Command } from "../../deploy/command.ts";
 import { captureCli, TEST_DEPLOYED_WAIT } from "../../deploy/cli/test_deps.ts";
 import { createDeployCommand } from "../../deploy/commands/deploy.ts";
-import { createPreviewDeployCommand } from "../../deploy/commands/preview_deploy.ts";
+import { createPreviewDeployCommand } from "../../deploy/commands/preview/index.ts";
 import { COMMAND_TABLE } from "../../deploy/commands/table.ts";
 import { lookupAccountIdWithSts } from "../../deploy/aws/clients.ts";
 import { createKeepAlive } from "../../deploy/builders/microvm/keep_alive.ts";
