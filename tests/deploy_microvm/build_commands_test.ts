@@ -15,7 +15,7 @@ import { createRollbackCommand } from "../../deploy/commands/rollback.ts";
 import { COMMAND_TABLE } from "../../deploy/commands/table.ts";
 import { startLogsFake } from "../fakes/logs.ts";
 import { startMicrovmsFake } from "../fakes/microvms.ts";
-import { startCloudFrontFake } from "../deploy_sync/cloudfront_fake.ts";
+import { startCloudFrontFake } from "../fakes/cloudfront.ts";
 import { startS3, testAwsConfig } from "../support/s3.ts";
 
 const BUCKET = "production-blog-123456789012";
@@ -127,6 +127,7 @@ Deno.test("logs: prints each line with its timestamp; an unknown build is build_
 Deno.test("rollback: rebuilds the stored source in a MicroVM and invalidates what changed", async () => {
   await using t = await setup();
   await using cf = startCloudFrontFake();
+  cf.state.seedDistribution("EDIST");
   const clock = new FixedClock(Date.parse("2026-05-04T10:00:00.000Z"));
   await using vms = startMicrovmsFake({
     imageReadyAfterReads: 0,
@@ -207,7 +208,7 @@ Deno.test("rollback: rebuilds the stored source in a MicroVM and invalidates wha
     out.invalidation.paths,
     ["/", "/blog", "/blog/", "/blog/index.html", "/index.html"],
   );
-  assert.equal(cf.invalidations[0]!.distributionId, "EDIST");
+  assert.equal(cf.state.invalidations[0]!.distributionId, "EDIST");
   const job = parseAgentJob(String(vms.callsOf("RunMicrovm")[0]!.input.runHookPayload));
   assert.ok("job" in job);
   assert.equal(job.job.sourceKey, "build/aaa111.zip");
