@@ -19,7 +19,7 @@ import { initCommand } from "./init.ts";
 import { PDS_COMMANDS } from "./pds/index.ts";
 import { PREVIEW_COMMANDS } from "./preview/index.ts";
 import { planCommand } from "./plan.ts";
-import { pluginAddCommand, pluginListCommand, pluginRemoveCommand } from "./plugin.ts";
+import { pluginAddCommand, pluginListCommand, pluginRemoveCommand } from "./plugin/index.ts";
 import { statusCommand } from "./status.ts";
 
 /**

@@ -18,7 +18,8 @@ import { reconcile } from "../../infra/reconcile.ts";
 import { manualRecords } from "../../dns/dns_records.ts";
 import { requirePreviewConfig } from "../../preview/open_preview.ts";
 import { findEnclosingZone } from "../../dns/route53_zone.ts";
-import { openSite } from "../../site/open_site.ts";
+import { type AwsSite, openSite } from "../../site/open_site.ts";
+import type { NodeOutputs } from "../../state/env_state.ts";
 import { reconcileLine, validationTable } from "../../infra/node_lines.ts";
 
 /**
@@ -28,14 +29,57 @@ import { reconcileLine, validationTable } from "../../infra/node_lines.ts";
 export const DNS_PENDING_EXIT = 75;
 
 /**
- * Runs `deploy preview bootstrap`.
+ * Runs `deploy preview bootstrap`: the preview facts (domain, zone, password check), the
+ * reconcile of the stack, then what it found, as data or as lines.
  *
  * @param ctx the command context
- * @returns the exit code
+ * @returns the exit code: 0, or {@linkcode DNS_PENDING_EXIT} while the certificate waits
  */
 export async function previewBootstrap(ctx: CommandContext): Promise<number> {
   using site = await openSite(ctx, { aws: true });
   const previous = await site.state();
+  const preview = await previewFacts(ctx, site);
+  const facts = { ...site.facts, preview };
+  const json = ctx.out.mode === "json";
+  if (!json) {
+    ctx.out.line(`Bootstrapping the preview stack (${facts.bucket}, ${facts.config.region}):`);
+    ctx.out.line(
+      preview.zone
+        ? `  DNS: Route 53 zone ${preview.zone.name} serves ${preview.domain}`
+        : `  DNS: no Route 53 zone encloses ${preview.domain}; the records to create are printed below`,
+    );
+  }
+  const result = await reconcile(
+    { ...site.graphRun(previous), facts },
+    (r) => json ? undefined : ctx.out.line(reconcileLine(ctx.out.paint, r)),
+  );
+  const found = stackOutcome(preview, result.nodes);
+  const code = found.issued ? 0 : DNS_PENDING_EXIT;
+  if (json) {
+    ctx.out.data({
+      env: PREVIEW_ENV,
+      bucket: facts.bucket,
+      domain: preview.domain,
+      changed: result.changed,
+      zone: preview.zone?.name ?? null,
+      certificate: {
+        arn: found.cert?.arn ?? null,
+        domain: previewWildcard(preview.domain),
+        status: found.status,
+      },
+      records: found.records,
+      role: found.role ?? null,
+      nodes: result.nodes,
+      state: result.state,
+    });
+    return code;
+  }
+  printOutcome(ctx, preview, found, result.changed);
+  return code;
+}
+
+/** The preview base domain, the Route 53 zone enclosing it, and the password check. */
+async function previewFacts(ctx: CommandContext, site: AwsSite) {
   const domain = requirePreviewConfig(site.site);
   const zone = await findEnclosingZone(
     site.clients.client(Route53Client, "ROUTE_53", CDN_REGION),
@@ -50,71 +94,66 @@ export async function previewBootstrap(ctx: CommandContext): Promise<number> {
     ),
     site.facts.bucket,
   );
-  const facts = { ...site.facts, preview: { domain, zone, auth } };
-  const json = ctx.out.mode === "json";
-  if (!json) {
-    ctx.out.line(`Bootstrapping the preview stack (${facts.bucket}, ${facts.config.region}):`);
-    ctx.out.line(
-      zone
-        ? `  DNS: Route 53 zone ${zone.name} serves ${domain}`
-        : `  DNS: no Route 53 zone encloses ${domain}; the records to create are printed below`,
-    );
-  }
-  const result = await reconcile(
-    { ...site.graphRun(previous), facts },
-    (r) => json ? undefined : ctx.out.line(reconcileLine(ctx.out.paint, r)),
-  );
-  const outputs = (id: string) => result.nodes.find((n) => n.id === id)?.outputs;
+  return { domain, zone, auth };
+}
+
+type PreviewFacts = Awaited<ReturnType<typeof previewFacts>>;
+
+/** What the reconcile left (pure): the certificate and its status, DNS records, the role. */
+function stackOutcome(
+  preview: PreviewFacts,
+  nodes: readonly { readonly id: string; readonly outputs?: NodeOutputs }[],
+) {
+  const outputs = (id: string) => nodes.find((n) => n.id === id)?.outputs;
   const cert = outputs("certificate");
   const status = String(outputs("certificateValidation")?.status ?? cert?.status ?? "UNKNOWN");
   const distributionDomain = outputs("distribution")?.domainName;
-  const records = zone ? [] : manualRecords({
-    domain,
+  const records = preview.zone ? [] : manualRecords({
+    domain: preview.domain,
     validation: recordedValidation(cert),
     ...(typeof distributionDomain === "string" ? { distributionDomain } : {}),
   });
-  const issued = status === "ISSUED";
   const role = outputs("deployRole")?.arn;
-  const code = issued ? 0 : DNS_PENDING_EXIT;
-  if (json) {
-    ctx.out.data({
-      env: PREVIEW_ENV,
-      bucket: facts.bucket,
-      domain,
-      changed: result.changed,
-      zone: zone?.name ?? null,
-      certificate: { arn: cert?.arn ?? null, domain: previewWildcard(domain), status },
-      records,
-      role: typeof role === "string" ? role : null,
-      nodes: result.nodes,
-      state: result.state,
-    });
-    return code;
-  }
+  return {
+    cert,
+    status,
+    records,
+    issued: status === "ISSUED",
+    role: typeof role === "string" ? role : undefined,
+  };
+}
+
+/** The lines after the reconcile: DNS records to create, the role, what is left to do. */
+function printOutcome(
+  ctx: CommandContext,
+  preview: PreviewFacts,
+  found: ReturnType<typeof stackOutcome>,
+  changed: boolean,
+): void {
+  const { domain, zone } = preview;
   ctx.out.line();
-  if (records.length > 0) {
+  if (found.records.length > 0) {
     ctx.out.line(
-      issued
+      found.issued
         ? "These DNS records must stay at your DNS provider:"
         : "Create these DNS records at your DNS provider:",
     );
-    for (const line of validationTable(records)) ctx.out.line(line);
+    for (const line of validationTable(found.records)) ctx.out.line(line);
   }
-  if (typeof role === "string") ctx.out.line(`Preview deploy role: ${role}`);
-  if (!issued) {
+  if (found.role !== undefined) ctx.out.line(`Preview deploy role: ${found.role}`);
+  if (!found.issued) {
     ctx.out.line(
-      `The certificate for ${previewWildcard(domain)} is ${status}: ` +
+      `The certificate for ${previewWildcard(domain)} is ${found.status}: ` +
         (zone
           ? "ACM has not issued it yet; re-run `deploy preview bootstrap` in a few minutes"
           : "re-run `deploy preview bootstrap` once these DNS records are in place"),
     );
-    return code;
+    return;
   }
   ctx.out.line(
-    result.changed
+    changed
       ? "Preview stack ready."
       : "No changes: every resource of the preview stack is up to date.",
   );
   ctx.out.line(`Previews: https://<id>.${domain}`);
-  return 0;
 }
