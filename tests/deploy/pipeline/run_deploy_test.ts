@@ -436,3 +436,37 @@ Deno.test("deploy: a held lock makes another deploy wait a bounded time, then re
   );
   assert.equal(locks.KeyCount ?? 0, 0, "released after the takeover");
 });
+
+Deno.test("deploy: the PDS stage runs before the build and once the site is live, both outside the lock, and not after a failed run", async () => {
+  await using t = await setup();
+  const locked = async () =>
+    ((await t.s3.send(new ListObjectsV2Command({ Bucket: "site-bucket", Prefix: lockKey("") })))
+      .KeyCount ?? 0) > 0;
+  const seen: string[] = [];
+  const pds = {
+    beforeBuild: async () => void seen.push(`before, locked: ${await locked()}`),
+    afterPublish: async () => void seen.push(`after, locked: ${await locked()}`),
+  };
+  const input = (over: Partial<DeployInput> = {}) =>
+    t.input({
+      pds,
+      lock: { key: lockKey("production"), holder: "test", waitMs: 0 },
+      onProgress: (e) => void (e.kind === "stage" && seen.push(e.stage)),
+      ...over,
+    });
+  await runDeploy(input());
+  assert.equal(seen[0], "before, locked: false");
+  assert.equal(seen[1], "revision", "the stage's first step comes before the pipeline's");
+  assert.ok(seen.indexOf("sync") < seen.indexOf("invalidate"));
+  assert.equal(seen.at(-2), "invalidate");
+  assert.equal(seen.at(-1), "after, locked: false");
+
+  seen.length = 0;
+  const failing: Builder = {
+    ...createLocalBuilder({ s3: t.s3, logger: silentLogger }),
+    run: () => Promise.reject(new Error("the build failed")),
+  };
+  await assert.rejects(runDeploy(input({ builder: failing })), /the build failed/);
+  assert.equal(seen[0], "before, locked: false");
+  assert.ok(!seen.some((s) => s.startsWith("after")), "nothing is published after a failure");
+});
