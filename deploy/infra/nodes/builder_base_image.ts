@@ -109,7 +109,8 @@ export async function listManagedImages(microvms: LambdaMicrovmsClient): Promise
     if (err instanceof DeployError && err.code === "aws_operation_unsupported") {
       // Only the MicroVM builder needs the listing: a site can build locally without it.
       throw new DeployError(err.code, err.message, {
-        hint: `${err.hint}; to build without Lambda MicroVMs, set "build": { "builder": "local" } ` +
+        hint:
+          `${err.hint}; to build without Lambda MicroVMs, set "build": { "builder": "local" } ` +
           "in the configuration (docs/deploy-config.md)",
         cause: err,
       });
