@@ -42,17 +42,18 @@ export type DeployStage =
   | "invalidate";
 
 /**
- * Every stage, once: the progress line shown as it starts (`step`), and how an interruption
- * before it names it (`name`).
+ * Every stage, once: the progress line shown as it starts (`step`; `planStep` instead in a plan,
+ * where the stage changes nothing), and how an interruption before it names it (`name`).
  */
 export const DEPLOY_STAGES: Readonly<
-  Record<DeployStage, { readonly step: string; readonly name: string }>
+  Record<DeployStage, { readonly step: string; readonly planStep?: string; readonly name: string }>
 > = {
   revision: { step: "reading the revision", name: "reading the revision" },
   zip: { step: "zipping the source", name: "zipping the source" },
   build: { step: "building", name: "the build" },
   rules: {
     step: "putting the redirect and header rules live",
+    planStep: "comparing the redirect and header rules with the live ones",
     name: "publishing the rules",
   },
   deployed: { step: DEPLOYED_STEP, name: "the wait for CloudFront to deploy the rules" },
@@ -61,9 +62,12 @@ export const DEPLOY_STAGES: Readonly<
   invalidate: { step: "invalidating the changed paths", name: "the invalidation" },
 };
 
-/** Progress events: a stage starting, or upload/delete progress inside the sync. */
+/**
+ * Progress events: a stage starting (`plan` set in a plan, which changes nothing), or
+ * upload/delete progress inside the sync.
+ */
 export type DeployProgress =
-  | { readonly kind: "stage"; readonly stage: DeployStage }
+  | { readonly kind: "stage"; readonly stage: DeployStage; readonly plan?: true }
   | ({ readonly kind: "sync" } & SyncProgress);
 
 /** Everything one plan or deploy needs, already resolved from config, state and flags. */
@@ -257,7 +261,7 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
     if (input.signal?.aborted) {
       throw interruptedError(`the deploy, before ${DEPLOY_STAGES[s].name}`);
     }
-    input.onProgress?.({ kind: "stage", stage: s });
+    input.onProgress?.({ kind: "stage", stage: s, ...(dryRun ? { plan: true as const } : {}) });
   };
   const { source } = input;
   const warnings: string[] = [];

@@ -283,7 +283,8 @@ function progressReporter(ctx: CommandContext): (event: DeployProgress) => void 
         ctx.out.progress("");
         barShown = false;
       }
-      ctx.out.step(DEPLOY_STAGES[event.stage].step);
+      const stage = DEPLOY_STAGES[event.stage];
+      ctx.out.step(event.plan ? stage.planStep ?? stage.step : stage.step);
       return;
     }
     if (!ctx.out.color) return;

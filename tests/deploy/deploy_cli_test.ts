@@ -133,6 +133,10 @@ Deno.test("deploy plan: shows uploads, deletes and invalidation, changing nothin
   assert.match(human.stdout, /^6 to upload \(.+\), 0 to delete, 0 unchanged$/m);
   assert.match(human.stdout, /^would invalidate \d+ path\(s\): .*\/index\.html/m);
   assert.match(human.stdout, /Nothing was changed/);
+  // Its progress says what it does: it compares the rules, it does not put them live.
+  const progress = human.stdout + human.stderr;
+  assert.match(progress, /comparing the redirect and header rules with the live ones/);
+  assert.doesNotMatch(progress, /putting the redirect and header rules live/);
   assert.deepEqual(await liveKeys(world, BUCKET), [], "plan uploads nothing");
   assert.equal(invalidations(world).length, 0, "plan invalidates nothing");
 
