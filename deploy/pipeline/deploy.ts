@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { writeLiveBuild } from "../build_records/live_build.ts";
 import type { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { type Clock, type Logger, systemClock } from "@org/shared";
@@ -156,6 +157,11 @@ export interface DeployInput {
    * passes its own). None: paths owed by a failed run are not kept.
    */
   readonly owedKey?: string;
+  /**
+   * Where the build that goes live is recorded (`liveBuildKey(env)`). None: a preview, which
+   * `history` does not show.
+   */
+  readonly liveKey?: string;
   /**
    * Keep the files the build no longer has for open tabs: the kept list's key
    * (`keptFilesKey(env)`, read before the job and written after it) and config
@@ -444,6 +450,10 @@ async function publish(input: DeployInput): Promise<DeploySummary> {
   if (input.retention && outcome.kept) {
     const at = { s3: input.clients.s3, bucket: input.bucket, key: input.retention.key };
     await writeKeptFiles(at, kept, outcome.kept);
+  }
+  if (input.liveKey !== undefined) {
+    const at = { s3: input.clients.s3, bucket: input.bucket };
+    await writeLiveBuild(at, input.liveKey, revision.id, clock.now());
   }
   // Past this point the site is published: the invalidation is sent even after a Ctrl-C. A
   // preview has no distribution to invalidate (its distribution does not cache).

@@ -15,7 +15,13 @@ import { DEPLOY_STAGES, type DeployInput, type DeployProgress } from "./deploy.t
 import { servingOrigin, siteOrigin } from "../seo/policy.ts";
 import { openSite } from "../site/open_site.ts";
 import { denoCommandRunner } from "../source/revision.ts";
-import { keptFilesKey, lockKey, owedInvalidationKey, SITE_PREFIX } from "../state/bucket_layout.ts";
+import {
+  keptFilesKey,
+  liveBuildKey,
+  lockKey,
+  owedInvalidationKey,
+  SITE_PREFIX,
+} from "../state/bucket_layout.ts";
 import { progressBar } from "./report.ts";
 import { refusePreviewEnv } from "../config/env_name.ts";
 import type { RoutingTarget } from "../routing/publish_routing.ts";
@@ -196,7 +202,7 @@ export async function openSiteDeploy(
         waitMs: LOCK_WAIT_MS,
         ...(ctx.flags["force-unlock"] === true ? { forceUnlock: true } : {}),
       },
-      ...(target ? {} : { owedKey: owedInvalidationKey(ctx.env) }),
+      ...(target ? {} : { owedKey: owedInvalidationKey(ctx.env), liveKey: liveBuildKey(ctx.env) }),
       // A preview follows each build at once: it is short-lived, and its CDN does not cache.
       ...(target ? {} : {
         retention: {
