@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { bootstrapCommandFor, deployCommandFor } from "../config/env_name.ts";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import type { Command, CommandContext } from "../command.ts";
 import { resolveSiteConfig } from "../config/site_config.ts";
@@ -252,7 +253,9 @@ export const initCommand: Command = {
       }
       ctx.out.line(
         `next: \`deno task deploy config ${ctx.env}\` to review it, then ` +
-          `\`deno task deploy bootstrap ${ctx.env}\` and \`deno task deploy ${ctx.env}\``,
+          `\`deno task ${bootstrapCommandFor(ctx.env)}\` and \`deno task ${
+            deployCommandFor(ctx.env)
+          }\``,
       );
     }
   },

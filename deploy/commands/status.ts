@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { bootstrapCommandFor } from "../config/env_name.ts";
 import type { Command } from "../command.ts";
 import { statusLine } from "../infra/node_lines.ts";
 import { inspect } from "../infra/reconcile.ts";
@@ -76,7 +77,7 @@ export const statusCommand: Command = {
     ctx.out.line(
       state
         ? `  state     s3://${facts.bucket}/${stateKey(facts.env)} (updated ${state.updatedAt})`
-        : `  state     ${stateError ?? "missing: run `deploy bootstrap`"}`,
+        : `  state     ${stateError ?? `missing: run \`${bootstrapCommandFor(facts.env)}\``}`,
     );
     ctx.out.line(
       owed.length === 0

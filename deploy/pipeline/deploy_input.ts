@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { bootstrapCommandFor } from "../config/env_name.ts";
 import type { BuilderKind } from "../config/site_config.ts";
 import type { CommandContext } from "../command.ts";
 import { createBuilder, type MicrovmSeams } from "../builders/create_builder.ts";
@@ -134,7 +135,7 @@ export async function openSiteDeploy(
     const target = aside?.(site);
     if (!target && !state.distributionId) {
       throw new DeployError("distribution_unknown", `state/${ctx.env}.json names no distribution`, {
-        hint: `run \`deploy bootstrap ${ctx.env}\` to finish creating the environment`,
+        hint: `run \`${bootstrapCommandFor(ctx.env)}\` to finish creating the environment`,
       });
     }
     const config = site.config;
