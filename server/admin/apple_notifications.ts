@@ -2,7 +2,8 @@ import type { JWTPayload } from "jose";
 import { deleteUserRecord } from "./operations.ts";
 import { lookUpUsers } from "./user_lookup.ts";
 import type { ServiceDeps } from "../deps.ts";
-import type { Actor, UserRecord } from "../store/store.ts";
+import type { Actor } from "../store/audit.ts";
+import type { UserRecord } from "../store/users.ts";
 
 /**
  * Oldest `iat` (seconds) accepted on a notification: Apple delivers within seconds and retries

@@ -1,4 +1,4 @@
-import type { UserRecord } from "../store/store.ts";
+import type { UserRecord } from "../store/users.ts";
 
 /** The full user object the internal API answers with (see `docs/http-api.md`). */
 export interface UserView {

@@ -6,7 +6,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { InternalAuthMethod } from "../config/schema.ts";
-import type { ServiceDeps } from "../deps.ts";
+import type { DepsWith } from "../deps.ts";
 import { OAuthError, slowDown } from "../errors.ts";
 import type { RequestInfo } from "../http/router.ts";
 import { type AddressSet, createAddressSet } from "../limits/address_set.ts";
@@ -36,9 +36,9 @@ export interface OperatorPrincipal {
 export const UNAUTHORIZED_DESCRIPTION = "Operator authentication is required";
 
 /** What the gate depends on. */
-export type GateDeps = Pick<
-  ServiceDeps,
-  "config" | "keys" | "store" | "clock" | "log" | "metrics" | "webhooks"
+export type GateDeps = DepsWith<
+  "config" | "keys" | "clock" | "log" | "metrics" | "webhooks",
+  "lockouts"
 >;
 
 /** One mechanism: the operator's subject, or `undefined` when it does not accept. */

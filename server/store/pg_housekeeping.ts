@@ -1,5 +1,5 @@
-import type { Housekeeping } from "./store.ts";
-import { SWEEP_LIMIT } from "./store.ts";
+import type { Housekeeping } from "./housekeeping.ts";
+import { SWEEP_LIMIT } from "./housekeeping.ts";
 import type { Sql } from "./pg_connection.ts";
 
 /**

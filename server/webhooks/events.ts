@@ -11,14 +11,11 @@ import type { Clock, Random } from "@org/shared";
 import type { WebhookEndpoint, WebhookEventType } from "./event_types.ts";
 import { type AuditTrail, SERVICE_ACTOR } from "../audit/audit_trail.ts";
 import { createIdFactory, type IdFactory } from "../store/ids.ts";
-import type {
-  Actor,
-  LockoutState,
-  OutboxFor,
-  SessionFamily,
-  SideRecord,
-  UserRecord,
-} from "../store/store.ts";
+import type { Actor } from "../store/audit.ts";
+import type { LockoutState } from "../store/lockout.ts";
+import type { SessionFamily } from "../store/sessions.ts";
+import type { OutboxFor, SideRecord } from "../store/side_records.ts";
+import type { UserRecord } from "../store/users.ts";
 
 /** Why a session was revoked (`session.revoked` `data.reason`). */
 export type RevocationReason =

@@ -1,4 +1,4 @@
-import type { StoredKey } from "../../store/store.ts";
+import type { StoredKey } from "../../store/keys.ts";
 import { type Html, html } from "../html.ts";
 import { dataTable } from "./data_table.ts";
 import { layout, type Viewer } from "./layout.ts";
