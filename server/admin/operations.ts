@@ -44,7 +44,7 @@ import {
 import { lookUpUsers, type UserLookup } from "./user_lookup.ts";
 import type { RevocationReason } from "../webhooks/events.ts";
 import { FAILING_AFTER } from "../webhooks/retry_schedule.ts";
-import { type UserView, userView } from "./user_view.ts";
+import { type UserView, userView } from "../users/user_view.ts";
 
 /** One live session as operators see it. */
 export interface SessionView {

@@ -1,5 +1,5 @@
 import type { SessionView } from "../../admin/operations.ts";
-import type { UserView } from "../../admin/user_view.ts";
+import type { UserView } from "../../users/user_view.ts";
 import { CSRF_FIELD } from "../csrf.ts";
 import { type Html, html } from "../html.ts";
 import { dataTable } from "./data_table.ts";

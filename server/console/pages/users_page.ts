@@ -1,4 +1,4 @@
-import type { UserView } from "../../admin/user_view.ts";
+import type { UserView } from "../../users/user_view.ts";
 import { type Html, html } from "../html.ts";
 import { dataTable } from "./data_table.ts";
 import { layout, type Notice, type Viewer } from "./layout.ts";
