@@ -1,7 +1,7 @@
 import { errors, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from "jose";
 import { OAuthError } from "../errors.ts";
 import { isStorableText } from "../users/storable_text.ts";
-import { USER_FIELD_LIMITS } from "../users/user_fields.ts";
+import { PROVIDER_CLAIM_LIMITS } from "./claim_limits.ts";
 
 /**
  * How an ID token failed: `malformed` (not a parseable JWT), `expired` (past `exp`), or
@@ -56,17 +56,6 @@ export const PROVIDER_ALGORITHMS = [
 
 /** Default clock skew (seconds) allowed on `exp`, `iat` and `nbf` of provider ID tokens. */
 export const ID_TOKEN_CLOCK_SKEW = 60;
-
-/**
- * Longest `sub` and `jti` (UTF-16 code units) accepted from a provider: `sub` is the user's
- * `external_id` (the internal API's cap, and part of a store key), `jti` keys the replay marker.
- * A longer value fails verification (`invalid_grant` for a presented ID token, 502 for the
- * code exchange's).
- */
-export const PROVIDER_CLAIM_LIMITS = {
-  sub: USER_FIELD_LIMITS.external_id,
-  jti: 255,
-} as const;
 
 /** What an ID token must satisfy. */
 export interface IdTokenExpectations {
