@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import type { CommandContext } from "../cli/command.ts";
-import { warnRecordsNotRolledBack } from "./pds.ts";
+import type { CommandContext } from "../command.ts";
+import { warnRecordsNotRolledBack } from "./pds_stage.ts";
 
 /** Just what the rollback warning reads: the env, the raw config and the warning channel. */
 function context(env: string, pds: unknown) {

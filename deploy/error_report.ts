@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { DeployError } from "../errors.ts";
+import { DeployError } from "./errors.ts";
 import type { Output } from "./output.ts";
 
 /**

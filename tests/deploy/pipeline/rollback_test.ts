@@ -9,20 +9,20 @@ import assert from "node:assert/strict";
 import { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import { HeadObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { silentLogger } from "@org/shared";
-import { testAwsConfig } from "../support/s3.ts";
-import { startNodeS3 } from "../support/s3_node.ts";
-import { startSiteS3 } from "../fakes/s3_bucket_config.ts";
-import { startCloudFrontFake } from "./cloudfront_fake.ts";
-import { type DeployInput, runDeploy } from "../../deploy/pipeline/deploy.ts";
-import { createLocalBuilder } from "../../deploy/builders/local.ts";
-import { chooseRollbackMethod } from "../../deploy/build_records/output_store.ts";
-import { listSite } from "../../deploy/sync/remote.ts";
-import { forEachLimited } from "../../deploy/aws/retry.ts";
-import { owedInvalidationKey } from "../../deploy/state/bucket_layout.ts";
-import { loopbackDeployInput } from "../support/deploy_input.ts";
-import { getText } from "../../deploy/aws/s3_objects.ts";
-import { planInvalidation } from "../../deploy/cdn/plan_invalidation.ts";
-import type { DeployError } from "../../deploy/errors.ts";
+import { testAwsConfig } from "../../support/s3.ts";
+import { startNodeS3 } from "../../support/s3_node.ts";
+import { startSiteS3 } from "../../fakes/s3_bucket_config.ts";
+import { startCloudFrontFake } from "../../fakes/cloudfront.ts";
+import { type DeployInput, runDeploy } from "../../../deploy/pipeline/deploy.ts";
+import { createLocalBuilder } from "../../../deploy/builders/local.ts";
+import { chooseRollbackMethod } from "../../../deploy/build_records/output_store.ts";
+import { listSite } from "../../../deploy/sync/remote.ts";
+import { forEachLimited } from "../../../deploy/aws/retry.ts";
+import { owedInvalidationKey } from "../../../deploy/state/bucket_layout.ts";
+import { loopbackDeployInput } from "../../support/deploy_input.ts";
+import { getText } from "../../../deploy/aws/s3_objects.ts";
+import { planInvalidation } from "../../../deploy/cdn/plan_invalidation.ts";
+import type { DeployError } from "../../../deploy/errors.ts";
 
 const BUCKET = "site-bucket";
 const FILES = Number(Deno.env.get("ROLLBACK_TEST_FILES") ?? 10_000);
@@ -41,6 +41,7 @@ async function writeDist(dir: string, files: ReadonlyMap<string, string>) {
 Deno.test("rollback: a 10,000-file site restores exactly the target manifest; a fault halfway is converged by a re-run", async () => {
   await using s3srv = await startSiteS3({ upstream: await startNodeS3([BUCKET]) });
   await using cf = startCloudFrontFake();
+  cf.state.seedDistribution("EDIST");
   const s3 = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
   const cloudfront = new CloudFrontClient({ ...testAwsConfig, endpoint: cf.endpoint });
   const repo = await Deno.makeTempDir({ prefix: "rollback-site-" });
@@ -99,7 +100,7 @@ Deno.test("rollback: a 10,000-file site restores exactly the target manifest; a 
 
     // The re-run converges: only what still differs is copied, and everything owed is
     // invalidated.
-    const invalidationsBefore = cf.invalidations.length;
+    const invalidationsBefore = cf.state.invalidations.length;
     const rerun = await runDeploy(restore);
     // Half the differing paths were copied before the fault, and the deletions, which come
     // last, had not started.
@@ -108,10 +109,10 @@ Deno.test("rollback: a 10,000-file site restores exactly the target manifest; a 
       `re-run copied ${rerun.uploaded}`,
     );
     assert.equal(rerun.deleted, FILES / 10);
-    assert.equal(cf.invalidations.length, invalidationsBefore + 1);
+    assert.equal(cf.state.invalidations.length, invalidationsBefore + 1);
     // Everything the rollback changed, the failed run's share included (10,000 files: `/*`).
     const changed = [...v1.keys(), ...v2.keys()].filter((k) => v1.get(k) !== v2.get(k));
-    assert.deepEqual(cf.invalidations.at(-1)!.paths, planInvalidation(changed, 1000));
+    assert.deepEqual(cf.state.invalidations.at(-1)!.paths, planInvalidation(changed, 1000));
 
     // Exactly the target manifest: keys and contents, headers, tags.
     const live = await listSite({ s3, bucket: BUCKET, prefix: "site/" });

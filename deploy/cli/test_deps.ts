@@ -6,7 +6,7 @@
  * @module
  */
 import { silentLogger } from "@org/shared";
-import { COMMAND_TABLE } from "./table.ts";
+import { COMMAND_TABLE } from "../commands/table.ts";
 import { denoFiles } from "../config/files.ts";
 import type { CliDeps } from "./run.ts";
 import type { DeployedWait } from "../cdn/distribution_deployed.ts";

@@ -2,15 +2,19 @@
  * What a deploy command is and what it receives. A command is one entry in the command
  * table (`commands/table.ts`): a name, a summary, the flags it accepts and `run(ctx)`.
  *
+ * A leaf beside `errors.ts`: it imports nothing from `cli/` or `commands/`, so the domain
+ * folders that take a context (`site/`, `pipeline/`, `builders/`, `plugin/`) do not depend on
+ * the CLI layer, and the runner (`cli/run.ts`) can sit on top of them.
+ *
  * @module
  */
 import type { Clock, ConfigIssue, Logger } from "@org/shared";
-import type { DeployError } from "../errors.ts";
-import type { Files } from "../config/files.ts";
-import type { LoadedSite } from "../config/load.ts";
-import type { PdsConfig } from "../config/pds_config.ts";
+import type { DeployError } from "./errors.ts";
+import type { Files } from "./config/files.ts";
+import type { LoadedSite } from "./config/load.ts";
+import type { PdsConfig } from "./config/pds_config.ts";
 import type { Output } from "./output.ts";
-import type { DeployedWait } from "../cdn/distribution_deployed.ts";
+import type { DeployedWait } from "./cdn/distribution_deployed.ts";
 
 /** A flag a command accepts besides the global ones. */
 export interface FlagSpec {

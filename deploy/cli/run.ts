@@ -11,18 +11,13 @@ import { findRepoRoot } from "../config/locate.ts";
 import { assertEnvName } from "../config/env_name.ts";
 import { resolvePdsConfig } from "../config/pds_config.ts";
 import { DeployError } from "../errors.ts";
-import {
-  commandWords,
-  type Invocation,
-  MissingCommandError,
-  parseInvocation,
-} from "../cli/args.ts";
-import { expandShorthand } from "../cli/shorthand.ts";
-import type { CommandContext, CommandTable, Prompt } from "../cli/command.ts";
+import { commandWords, type Invocation, MissingCommandError, parseInvocation } from "./args.ts";
+import { expandShorthand } from "./shorthand.ts";
+import type { CommandContext, CommandTable, Prompt } from "../command.ts";
 import type { DeployedWait } from "../cdn/distribution_deployed.ts";
-import { createOutput, type Output } from "../cli/output.ts";
-import { asDeployError, errorDetails } from "../cli/error_report.ts";
-import { commandHelp, groupHelp, usageText } from "../cli/usage.ts";
+import { createOutput, type Output } from "../output.ts";
+import { asDeployError, errorDetails } from "../error_report.ts";
+import { commandHelp, groupHelp, usageText } from "./usage.ts";
 import { FIRST_PARTY_PLUGINS, pluginUnavailable, withPlugins } from "../plugin/commands.ts";
 import { type DiscoveredPlugin, discoverPlugins, needsPlugins } from "../plugin/discover.ts";
 import { pluginHost } from "../plugin/host.ts";

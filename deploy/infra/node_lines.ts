@@ -1,11 +1,13 @@
 /**
  * How a resource graph walk is shown, one line per node, the same for the site's commands and
- * every plugin's: what bootstrap did, what status found, what destroy did (pure).
+ * every plugin's: what bootstrap did, what status found, what destroy did, and the DNS records
+ * a bootstrap asks the user to create (pure).
  *
  * @module
  */
-import type { NodeReport, NodeResult, TeardownResult } from "../infra/reconcile.ts";
-import type { Output } from "./output.ts";
+import type { NodeReport, NodeResult, TeardownResult } from "./reconcile.ts";
+import type { Output } from "../output.ts";
+import type { ValidationRecord } from "./nodes/certificate.ts";
 
 /** The styles a line may use. */
 export type Paint = Output["paint"];
@@ -83,4 +85,19 @@ export function statusLine(
 export function teardownLine(paint: Paint, r: TeardownResult<string>): string {
   const tag = r.action === "deleted" ? paint.red("deleted") : paint.dim(r.action.padEnd(7));
   return `  ${tag}  ${r.label}${r.reason ? ` (${r.reason})` : ""}`;
+}
+
+/**
+ * A table of DNS records to create (pure): the certificate's validation records, or the
+ * preview stack's records for another DNS provider.
+ *
+ * @param records the records
+ * @returns lines: a header, then one row per record, columns aligned
+ */
+export function validationTable(
+  records: readonly Pick<ValidationRecord, "name" | "type" | "value">[],
+): string[] {
+  const rows = [["NAME", "TYPE", "VALUE"], ...records.map((r) => [r.name, r.type, r.value])];
+  const width = (i: number) => Math.max(...rows.map((r) => r[i]!.length));
+  return rows.map((r) => `  ${r[0]!.padEnd(width(0))}  ${r[1]!.padEnd(width(1))}  ${r[2]}`);
 }

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { freePort } from "../../tests/support/free_port.ts";
-import type { CommandTable } from "../cli/command.ts";
+import type { CommandTable } from "../command.ts";
 import { runCli } from "./run.ts";
 import { captureCli } from "./test_deps.ts";
-import { COMMAND_TABLE, planned } from "./table.ts";
-import { usageText } from "../cli/usage.ts";
+import { COMMAND_TABLE, planned } from "../commands/table.ts";
+import { usageText } from "./usage.ts";
 
 async function withSite(
   text: string | undefined,

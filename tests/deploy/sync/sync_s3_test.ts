@@ -8,13 +8,13 @@ import {
   S3Client,
 } from "@aws-sdk/client-s3";
 import { CloudFrontClient } from "@aws-sdk/client-cloudfront";
-import { startS3, testAwsConfig } from "../support/s3.ts";
-import type { DeployError } from "../../deploy/errors.ts";
-import { syncSite } from "../../deploy/sync/engine.ts";
-import { listSite } from "../../deploy/sync/remote.ts";
-import { planInvalidation } from "../../deploy/cdn/plan_invalidation.ts";
-import { createInvalidation } from "../../deploy/cdn/send_invalidation.ts";
-import { startCloudFrontFake } from "./cloudfront_fake.ts";
+import { startS3, testAwsConfig } from "../../support/s3.ts";
+import type { DeployError } from "../../../deploy/errors.ts";
+import { syncSite } from "../../../deploy/sync/engine.ts";
+import { listSite } from "../../../deploy/sync/remote.ts";
+import { planInvalidation } from "../../../deploy/cdn/plan_invalidation.ts";
+import { createInvalidation } from "../../../deploy/cdn/send_invalidation.ts";
+import { startCloudFrontFake } from "../../fakes/cloudfront.ts";
 
 /** An S3 client on the fixture's s3rver (close it with `destroy()`). */
 function s3Of(s3srv: { endpoint: string }): S3Client {
@@ -35,6 +35,7 @@ async function writeSite(dir: string, files: Record<string, string>) {
 Deno.test("syncSite() uploads with MIME, cache, tags and MD5, then an identical redeploy does nothing", async () => {
   await using s3srv = await startS3(["site-bucket"]);
   await using cf = startCloudFrontFake();
+  cf.state.seedDistribution("E1");
   const s3 = s3Of(s3srv);
   const cloudfront = new CloudFrontClient({ ...testAwsConfig, endpoint: cf.endpoint });
   const sentTagging: string[] = [];
@@ -88,7 +89,7 @@ Deno.test("syncSite() uploads with MIME, cache, tags and MD5, then an identical 
     assert.equal(again.unchanged, 4);
     const paths = planInvalidation(again.changedKeys, 1000);
     assert.equal(await createInvalidation(cloudfront, "E1", paths, "b1"), undefined);
-    assert.equal(cf.invalidations.length, 0);
+    assert.equal(cf.state.invalidations.length, 0);
 
     await Deno.writeTextFile(`${dist}/a/index.html`, "<p>a2</p>");
     await Deno.remove(`${dist}/logo.png`);
@@ -102,7 +103,14 @@ Deno.test("syncSite() uploads with MIME, cache, tags and MD5, then an identical 
       "b3",
     );
     assert.deepEqual(sent?.paths, ["/a", "/a/", "/a/index.html", "/logo.png"]);
-    assert.deepEqual(cf.invalidations, [{
+    const sentBatches = cf.state.invalidations.map((
+      { distributionId, callerReference, paths },
+    ) => ({
+      distributionId,
+      callerReference,
+      paths,
+    }));
+    assert.deepEqual(sentBatches, [{
       distributionId: "E1",
       callerReference: sent!.callerReference,
       paths: ["/a", "/a/", "/a/index.html", "/logo.png"],

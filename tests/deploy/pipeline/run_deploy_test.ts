@@ -8,15 +8,15 @@ import {
 } from "@aws-sdk/client-s3";
 import { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import { silentLogger } from "@org/shared";
-import { startS3, testAwsConfig } from "../support/s3.ts";
-import { startCloudFrontFake } from "./cloudfront_fake.ts";
-import { type DeployInput, planDeploy, runDeploy } from "../../deploy/pipeline/deploy.ts";
-import { createLocalBuilder } from "../../deploy/builders/local.ts";
-import type { Builder } from "../../deploy/builders/builder.ts";
-import type { CommandRunner } from "../../deploy/source/revision.ts";
-import { DeployError } from "../../deploy/errors.ts";
-import { BUILD_SCRIPT } from "../deploy/site_repo.ts";
-import { lockKey, owedInvalidationKey } from "../../deploy/state/bucket_layout.ts";
+import { startS3, testAwsConfig } from "../../support/s3.ts";
+import { startCloudFrontFake } from "../../fakes/cloudfront.ts";
+import { type DeployInput, planDeploy, runDeploy } from "../../../deploy/pipeline/deploy.ts";
+import { createLocalBuilder } from "../../../deploy/builders/local.ts";
+import type { Builder } from "../../../deploy/builders/builder.ts";
+import type { CommandRunner } from "../../../deploy/source/revision.ts";
+import { DeployError } from "../../../deploy/errors.ts";
+import { BUILD_SCRIPT } from "../site_repo.ts";
+import { lockKey, owedInvalidationKey } from "../../../deploy/state/bucket_layout.ts";
 
 async function makeSiteRepo(): Promise<string> {
   const root = await Deno.makeTempDir({ prefix: "site-repo-" });
@@ -55,6 +55,7 @@ async function liveKeys(s3: S3Client): Promise<string[]> {
 async function setup() {
   const s3srv = await startS3(["site-bucket"]);
   const cf = startCloudFrontFake();
+  cf.state.seedDistribution("EDIST");
   const s3 = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
   const cloudfront = new CloudFrontClient({ ...testAwsConfig, endpoint: cf.endpoint });
   const repo = await makeSiteRepo();
@@ -114,28 +115,28 @@ Deno.test("deploy: first deploy uploads all, identical redeploy uploads and inva
     "site/sitemap.xml",
   ]);
   assert.deepEqual(first.invalidation?.paths, planned.invalidation);
-  assert.equal(t.cf.invalidations.length, 1);
-  assert.equal(t.cf.invalidations[0]!.distributionId, "EDIST");
+  assert.equal(t.cf.state.invalidations.length, 1);
+  assert.equal(t.cf.state.invalidations[0]!.distributionId, "EDIST");
 
   const again = await runDeploy(t.input());
   assert.equal(again.uploaded, 0);
   assert.equal(again.deleted, 0);
   assert.equal(again.unchanged, 6);
   assert.equal(again.invalidation, undefined);
-  assert.equal(t.cf.invalidations.length, 1, "no invalidation request at all");
+  assert.equal(t.cf.state.invalidations.length, 1, "no invalidation request at all");
 
   await Deno.writeTextFile(`${t.repo}/src/blog/index.html`, "<h1>blog v2</h1>");
   const changed = await runDeploy(t.input());
   assert.equal(changed.uploaded, 1);
   assert.deepEqual(changed.changedKeys, ["blog/index.html"]);
-  assert.deepEqual(t.cf.invalidations[1]!.paths, ["/blog", "/blog/", "/blog/index.html"]);
+  assert.deepEqual(t.cf.state.invalidations[1]!.paths, ["/blog", "/blog/", "/blog/index.html"]);
 
   await Deno.remove(`${t.repo}/src/img/logo.png`);
   const removed = await runDeploy(t.input());
   assert.equal(removed.uploaded, 0);
   assert.equal(removed.deleted, 1);
   assert.ok(!(await liveKeys(t.s3)).includes("site/img/logo.png"));
-  assert.deepEqual(t.cf.invalidations[2]!.paths, ["/img/logo.png"]);
+  assert.deepEqual(t.cf.state.invalidations[2]!.paths, ["/img/logo.png"]);
 });
 
 Deno.test("deploy: the source zip respects .gitignore, sourceIgnore and sourceInclude", async () => {
@@ -193,7 +194,7 @@ Deno.test("deploy: a missing sourceInclude path fails before anything is uploade
   );
   assert.equal(built, false);
   assert.deepEqual(await liveKeys(t.s3), []);
-  assert.equal(t.cf.invalidations.length, 0);
+  assert.equal(t.cf.state.invalidations.length, 0);
 });
 
 Deno.test("deploy: a non-production environment publishes Disallow-all robots and no sitemap", async () => {
@@ -222,7 +223,7 @@ Deno.test("deploy: an empty build output is refused with dist_empty and the live
     (err) => err instanceof DeployError && err.code === "dist_empty",
   );
   assert.deepEqual(await liveKeys(t.s3), before);
-  assert.equal(t.cf.invalidations.length, 1);
+  assert.equal(t.cf.state.invalidations.length, 1);
 });
 
 Deno.test("deploy: deleting most of a live site needs --force; plan warns instead of failing", async () => {
@@ -282,7 +283,7 @@ Deno.test("deploy: a dirty tree redeployed with a new edit to the same file inva
   await runDeploy(t.input());
   await Deno.writeTextFile(`${t.repo}/src/blog/index.html`, "<h1>v3</h1>");
   await runDeploy(t.input());
-  const [, second, third] = t.cf.invalidations;
+  const [, second, third] = t.cf.state.invalidations;
   assert.deepEqual(second!.paths, third!.paths);
   assert.notEqual(second!.callerReference, third!.callerReference);
 });
@@ -306,11 +307,11 @@ Deno.test("deploy: an invalidation CloudFront refuses stays owed and the next de
   assert.equal(await owedRecord(t.s3), undefined, "nothing owed after a deploy that invalidated");
 
   await Deno.writeTextFile(`${t.repo}/src/blog/index.html`, "<h1>blog v2</h1>");
-  t.cf.refusing = true;
+  // CloudFront refuses the next invalidation: too many in progress.
+  t.cf.fail("CreateInvalidation", { code: "TooManyInvalidationsInProgress" });
   await assert.rejects(runDeploy(input()), /TooManyInvalidationsInProgress/);
   assert.deepEqual(await owedRecord(t.s3), { version: 1, keys: ["blog/index.html"], all: false });
 
-  t.cf.refusing = false;
   await Deno.writeTextFile(`${t.repo}/src/index.html`, "<h1>home v2</h1>");
   const next = await runDeploy(input());
   assert.deepEqual(next.changedKeys, ["index.html"], "only the home page changed this time");
@@ -325,9 +326,9 @@ Deno.test("deploy: an invalidation CloudFront refuses stays owed and the next de
 
   // The owed paths count against invalidationMaxPaths like any others.
   await Deno.writeTextFile(`${t.repo}/src/blog/index.html`, "<h1>blog v3</h1>");
-  t.cf.refusing = true;
+  // CloudFront refuses the next invalidation: too many in progress.
+  t.cf.fail("CreateInvalidation", { code: "TooManyInvalidationsInProgress" });
   await assert.rejects(runDeploy(input()));
-  t.cf.refusing = false;
   await Deno.writeTextFile(`${t.repo}/src/index.html`, "<h1>home v3</h1>");
   const capped = await runDeploy(input({ invalidationMaxPaths: 4 }));
   assert.deepEqual(capped.invalidation?.paths, ["/*"]);
@@ -434,4 +435,38 @@ Deno.test("deploy: a held lock makes another deploy wait a bounded time, then re
     new ListObjectsV2Command({ Bucket: "site-bucket", Prefix: "locks/" }),
   );
   assert.equal(locks.KeyCount ?? 0, 0, "released after the takeover");
+});
+
+Deno.test("deploy: the PDS stage runs before the build and once the site is live, both outside the lock, and not after a failed run", async () => {
+  await using t = await setup();
+  const locked = async () =>
+    ((await t.s3.send(new ListObjectsV2Command({ Bucket: "site-bucket", Prefix: lockKey("") })))
+      .KeyCount ?? 0) > 0;
+  const seen: string[] = [];
+  const pds = {
+    beforeBuild: async () => void seen.push(`before, locked: ${await locked()}`),
+    afterPublish: async () => void seen.push(`after, locked: ${await locked()}`),
+  };
+  const input = (over: Partial<DeployInput> = {}) =>
+    t.input({
+      pds,
+      lock: { key: lockKey("production"), holder: "test", waitMs: 0 },
+      onProgress: (e) => void (e.kind === "stage" && seen.push(e.stage)),
+      ...over,
+    });
+  await runDeploy(input());
+  assert.equal(seen[0], "before, locked: false");
+  assert.equal(seen[1], "revision", "the stage's first step comes before the pipeline's");
+  assert.ok(seen.indexOf("sync") < seen.indexOf("invalidate"));
+  assert.equal(seen.at(-2), "invalidate");
+  assert.equal(seen.at(-1), "after, locked: false");
+
+  seen.length = 0;
+  const failing: Builder = {
+    ...createLocalBuilder({ s3: t.s3, logger: silentLogger }),
+    run: () => Promise.reject(new Error("the build failed")),
+  };
+  await assert.rejects(runDeploy(input({ builder: failing })), /the build failed/);
+  assert.equal(seen[0], "before, locked: false");
+  assert.ok(!seen.some((s) => s.startsWith("after")), "nothing is published after a failure");
 });
