@@ -51,7 +51,10 @@ Deno.test("session guard: a POST needs the session's CSRF token; it yields sessi
   const refused = await refusal(guard(req("POST", {}, `${CSRF_FIELD}=wrong&x=1`), info));
   assert.equal(refused.status, 403);
   assert.match(await refused.text(), /CSRF token/);
-  assert.equal(lines.filter((l) => l.msg === "console request refused: CSRF token missing or wrong").length, 1);
+  assert.equal(
+    lines.filter((l) => l.msg === "console request refused: CSRF token missing or wrong").length,
+    1,
+  );
   const c = await guard(req("POST", {}, `${CSRF_FIELD}=${session.csrf}&x=1`), info);
   assert.equal(c.session, session);
   assert.deepEqual(c.viewer, { subject: "alice", csrf: session.csrf });
