@@ -24,5 +24,8 @@ Deno.test("invocation() names the package when run from JSR, and the binary when
     invocation({ mainUrl: "file:///tmp/x/main.ts", standalone: true, execName: "te" }),
     "te",
   );
-  assert.equal(invocation({ mainUrl: "file:///tmp/x/main.ts", standalone: true }), "token-exchange");
+  assert.equal(
+    invocation({ mainUrl: "file:///tmp/x/main.ts", standalone: true }),
+    "token-exchange",
+  );
 });

@@ -200,7 +200,7 @@ async function serveCommand(args: string[], self: string): Promise<number> {
   if (flags.migrateOnly) return await migrateOnly(config);
   // Deno's built-in OpenTelemetry exports only under OTEL_DENO=true; nothing is traced otherwise.
   const tracing = tracingRequested(Deno.env.get("OTEL_DENO")) ? openTelemetryTracing() : undefined;
-  const server = await startServer({ config, ...(tracing && { tracing }) });
+  const server = await startServer({ config, cli: self, ...(tracing && { tracing }) });
   if (server.publicUrl) console.log(`token-exchange: listening on ${server.publicUrl} (public)`);
   if (server.internalUrl) {
     console.log(`token-exchange: listening on ${server.internalUrl} (internal)`);

@@ -74,7 +74,9 @@ const SECTIONS = [
  */
 function onePerUnsetVariable(issues: readonly ConfigIssue[]): ConfigIssue[] {
   const unset = new Set(
-    issues.filter((i) => /^environment variable \S+ is not set$/.test(i.message)).map((i) => i.path),
+    issues.filter((i) => /^environment variable \S+ is not set$/.test(i.message)).map((i) =>
+      i.path
+    ),
   );
   return issues.filter((i) =>
     !unset.has(i.path) || /^environment variable \S+ is not set$/.test(i.message)
