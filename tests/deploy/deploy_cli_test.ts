@@ -329,3 +329,16 @@ Deno.test("deploy: an AWS refusal during the deploy names the action and resourc
   assert.match(error.hint, /grant cloudfront:CreateInvalidation/);
   assert.doesNotMatch(r.stderr, /unexpected error|this is a bug/);
 });
+
+Deno.test("deploy: a site with build.builder local deploys here without --builder and says nothing of MicroVMs", async () => {
+  await using world = await bootstrapped({ ...CONFIG, build: { builder: "local" } });
+  assert.deepEqual(world.aws.microvms.calls, []);
+  const human = await world.run(["deploy"]);
+  assert.equal(human.code, 0, human.stderr);
+  assert.doesNotMatch(human.stdout + human.stderr, /microvm|builder image|builder role/i);
+  assert.deepEqual(await liveKeys(world, BUCKET), ALL_KEYS);
+  const again = await world.run(["deploy", "--json"]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(JSON.parse(again.stdout).builder, "local");
+  assert.deepEqual(world.aws.microvms.calls, []);
+});
