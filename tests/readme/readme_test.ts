@@ -104,11 +104,15 @@ async function onTerminal(
   return { code, out: out + (await errText) };
 }
 
+/** Whether `script` is missing (then the deploy half is skipped, with one line saying why). */
 function scriptMissing(): boolean {
   try {
     Deno.statSync("/usr/bin/script");
     return false;
   } catch {
+    say(
+      "'Deploying a site' skipped: init needs a terminal, and /usr/bin/script (util-linux) is missing",
+    );
     return true;
   }
 }
