@@ -14,16 +14,15 @@ import {
   S3Client,
 } from "@aws-sdk/client-s3";
 import { FixedClock, silentLogger } from "@org/shared";
-import type { Builder } from "../../deploy/builders/builder.ts";
-import { createLocalBuilder } from "../../deploy/builders/local.ts";
-import { createMicrovmBuilder } from "../../deploy/builders/microvm/builder.ts";
-import { fixtureSiteZip } from "../../deploy/builders/microvm/agent/_fixture_site.ts";
-import { parseAgentJob } from "../../deploy/builders/microvm/agent/job_description.ts";
-import { runAgentJob } from "../../deploy/builders/microvm/agent/run_agent_job.ts";
-import type { JobInput, JobOutcome } from "../../deploy/job/job.ts";
-import { startLogsFake } from "../fakes/logs.ts";
-import { startMicrovmsFake } from "../fakes/microvms.ts";
-import { startS3, testAwsConfig } from "../support/s3.ts";
+import type { Builder } from "../../../deploy/builders/builder.ts";
+import { createLocalBuilder } from "../../../deploy/builders/local.ts";
+import { createMicrovmBuilder } from "../../../deploy/builders/microvm/builder.ts";
+import { fixtureSiteZip } from "../../../deploy/builders/microvm/agent/_fixture_site.ts";
+import type { JobInput, JobOutcome } from "../../../deploy/job/job.ts";
+import { startLogsFake } from "../../fakes/logs.ts";
+import { startMicrovmsFake } from "../../fakes/microvms.ts";
+import { startS3, testAwsConfig } from "../../support/s3.ts";
+import { agentRun, builderSeams, fakeBundle } from "../../support/microvm_builder.ts";
 
 const LOCAL_BUCKET = "local-blog-123456789012";
 const VM_BUCKET = "microvm-blog-123456789012";
@@ -94,15 +93,9 @@ Deno.test("builders: the local and the MicroVM builder publish the same objects,
     imageReadyAfterReads: 1,
     runningAfterReads: 0,
     now: () => clock.now(),
-    onRun: async (ctx) => {
-      const parsed = parseAgentJob(ctx.payload ?? "");
-      if ("error" in parsed) throw new Error(parsed.error);
-      const { logGroup, logStream } = ctx.logging ?? {};
-      await runAgentJob(parsed.job, {
-        s3: vmS3,
-        log: (line) => logs.state.append(logGroup!, logStream!, [line]),
-      });
-    },
+    onRun: agentRun((group, stream, lines) => logs.state.append(group, stream, lines), () => ({
+      s3: vmS3,
+    })),
   });
   const microvms = new LambdaMicrovmsClient({ ...testAwsConfig, endpoint: vms.endpoint });
   const logsClient = new CloudWatchLogsClient({ ...testAwsConfig, endpoint: logs.endpoint });
@@ -127,19 +120,7 @@ Deno.test("builders: the local and the MicroVM builder publish the same objects,
         baseImageArn: "arn:aws:lambda:us-east-1:aws:microvm-image:deno",
         buildRoleArn: "arn:aws:iam::123456789012:role/builder",
       },
-      clock,
-      sleep: (ms) => {
-        clock.advance(ms);
-        return new Promise((r) => setTimeout(r, 1));
-      },
-      keepAlive: () => Promise.resolve(),
-      bundle: () =>
-        Promise.resolve({
-          files: new Map(),
-          hash: "a".repeat(64),
-          zip: new Uint8Array([80, 75, 5, 6]),
-          entry: "x.ts",
-        }),
+      ...builderSeams(clock, { bundle: fakeBundle("a") }),
       pollIntervalMs: 10,
     });
 

@@ -5,18 +5,19 @@
 import assert from "node:assert/strict";
 import { S3Client } from "@aws-sdk/client-s3";
 import { FixedClock } from "@org/shared";
-import { captureCli } from "../../deploy/commands/test_deps.ts";
-import { runCli } from "../../deploy/commands/run.ts";
-import { parseAgentJob } from "../../deploy/builders/microvm/agent/job_description.ts";
-import type { BuildRecord } from "../../deploy/build_records/record.ts";
-import { putBuildRecord, putManifest } from "../../deploy/build_records/store.ts";
-import { getText, putJson } from "../../deploy/aws/s3_objects.ts";
-import { createRollbackCommand } from "../../deploy/commands/rollback.ts";
-import { COMMAND_TABLE } from "../../deploy/commands/table.ts";
-import { startLogsFake } from "../fakes/logs.ts";
-import { startMicrovmsFake } from "../fakes/microvms.ts";
-import { startCloudFrontFake } from "../deploy_sync/cloudfront_fake.ts";
-import { startS3, testAwsConfig } from "../support/s3.ts";
+import { captureCli } from "../../../deploy/commands/test_deps.ts";
+import { runCli } from "../../../deploy/commands/run.ts";
+import { fromWire } from "../../../deploy/job/job_input.ts";
+import type { BuildRecord } from "../../../deploy/build_records/record.ts";
+import { putBuildRecord } from "../../../deploy/build_records/store.ts";
+import { getText, putJson } from "../../../deploy/aws/s3_objects.ts";
+import { createRollbackCommand } from "../../../deploy/commands/rollback.ts";
+import { COMMAND_TABLE } from "../../../deploy/commands/table.ts";
+import { startLogsFake } from "../../fakes/logs.ts";
+import { startMicrovmsFake } from "../../fakes/microvms.ts";
+import { startCloudFrontFake } from "../../deploy_sync/cloudfront_fake.ts";
+import { startS3, testAwsConfig } from "../../support/s3.ts";
+import { builderSeams, reportingRun } from "../../support/microvm_builder.ts";
 
 const BUCKET = "production-blog-123456789012";
 const GROUP = "/aws/microvms/production-blog-builder";
@@ -131,23 +132,11 @@ Deno.test("rollback: rebuilds the stored source in a MicroVM and invalidates wha
   await using vms = startMicrovmsFake({
     imageReadyAfterReads: 0,
     runningAfterReads: 0,
-    onRun: async (ctx) => {
-      const parsed = parseAgentJob(ctx.payload ?? "");
-      if ("error" in parsed) throw new Error(parsed.error);
-      await putManifest(t.store, {
-        version: 1,
-        id: parsed.job.buildId,
-        changedKeys: ["index.html", "blog/index.html"],
-        uploaded: 2,
-        deleted: 0,
-        unchanged: 7,
-        bytesUploaded: 10,
-      });
-      t.logs.state.append(ctx.logging!.logGroup!, ctx.logging!.logStream!, [
-        "building",
-        `build:done:${parsed.job.buildId}`,
-      ]);
-    },
+    onRun: reportingRun(
+      (group, stream, lines) => t.logs.state.append(group, stream, lines),
+      t.s3,
+      ["index.html", "blog/index.html"],
+    ),
   });
   await putJson(t.store, "state/production.json", {
     version: 1,
@@ -166,21 +155,11 @@ Deno.test("rollback: rebuilds the stored source in a MicroVM and invalidates wha
     AWS_ENDPOINT_URL_CLOUDFRONT: cf.endpoint,
   };
   const pings: string[] = [];
-  const rollback = createRollbackCommand({
-    clock,
-    sleep: (ms) => {
-      clock.advance(ms);
-      return new Promise((r) => setTimeout(r, 1));
-    },
-    keepAlive: (target) => Promise.resolve(void pings.push(target.microvmId)),
-    bundle: () =>
-      Promise.resolve({
-        files: new Map(),
-        hash: "c".repeat(64),
-        zip: new Uint8Array(4),
-        entry: "x",
-      }),
-  });
+  const rollback = createRollbackCommand(
+    builderSeams(clock, {
+      keepAlive: (target) => Promise.resolve(void pings.push(target.microvmId)),
+    }),
+  );
   const commands = {
     ...COMMAND_TABLE,
     commands: COMMAND_TABLE.commands.map((c) => c.name === "rollback" ? rollback : c),
@@ -208,10 +187,9 @@ Deno.test("rollback: rebuilds the stored source in a MicroVM and invalidates wha
     ["/", "/blog", "/blog/", "/blog/index.html", "/index.html"],
   );
   assert.equal(cf.invalidations[0]!.distributionId, "EDIST");
-  const job = parseAgentJob(String(vms.callsOf("RunMicrovm")[0]!.input.runHookPayload));
-  assert.ok("job" in job);
-  assert.equal(job.job.sourceKey, "build/aaa111.zip");
-  assert.equal(job.job.origin, "https://blog.example.com");
+  const job = fromWire(String(vms.callsOf("RunMicrovm")[0]!.input.runHookPayload));
+  assert.deepEqual(job.source, { bucketKey: "build/aaa111.zip" });
+  assert.equal(job.origin, "https://blog.example.com");
   assert.equal(vms.callsOf("TerminateMicrovm").length, 1);
 
   // A rollback publishes like a deploy: it makes good what an earlier run owed...
