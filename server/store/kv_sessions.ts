@@ -1,6 +1,7 @@
 import type { Clock } from "@org/shared";
 import type {
   OutboxFor,
+  ProofMark,
   RefreshRecord,
   RefreshSnapshot,
   RotateOutcome,
@@ -134,7 +135,8 @@ export class KvSessionStore implements SessionStore {
     snapshot: RefreshSnapshot,
     retired: RefreshRecord,
     next: RefreshRecord,
+    mark?: ProofMark,
   ): Promise<RotateOutcome> {
-    return this.#rotation.rotate(snapshot, retired, next);
+    return this.#rotation.rotate(snapshot, retired, next, mark);
   }
 }

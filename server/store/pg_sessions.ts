@@ -2,6 +2,7 @@ import type { Clock } from "@org/shared";
 import type postgres from "postgres";
 import type {
   OutboxFor,
+  ProofMark,
   RefreshRecord,
   RefreshSnapshot,
   RotateOutcome,
@@ -24,7 +25,7 @@ export class PgSessionStore implements SessionStore {
 
   /** @param sql the pool @param clock the time source deciding expiry */
   constructor(private readonly sql: Sql, private readonly clock: Clock) {
-    this.#rotation = new PgRotation(sql);
+    this.#rotation = new PgRotation(sql, clock);
   }
 
   /** @inheritdoc */
@@ -121,7 +122,8 @@ export class PgSessionStore implements SessionStore {
     snapshot: RefreshSnapshot,
     retired: RefreshRecord,
     next: RefreshRecord,
+    mark?: ProofMark,
   ): Promise<RotateOutcome> {
-    return this.#rotation.rotate(snapshot, retired, next);
+    return this.#rotation.rotate(snapshot, retired, next, mark);
   }
 }
