@@ -189,7 +189,7 @@ async function serveCommand(args: string[]): Promise<number> {
   const flags = configFlag(args);
   const config = await loadFromCli(flags.config);
   if (flags.migrateOnly) return await migrateOnly(config);
-  const tracing = tracingFromEnv();
+  const tracing = await tracingFromEnv();
   const server = await startServer({ config, ...(tracing && { tracing }) });
   if (server.publicUrl) console.log(`token-exchange: listening on ${server.publicUrl} (public)`);
   if (server.internalUrl) {
