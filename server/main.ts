@@ -46,7 +46,6 @@ import {
   tracingRequested,
 } from "./telemetry/tracing.ts";
 import { samplerFromEnv } from "./telemetry/sampler.ts";
-import { sdkTracing } from "./telemetry/sdk_tracing.ts";
 import { migrate } from "./store/pg_migrations.ts";
 import { redactUrl } from "./store/pg_connection.ts";
 import type { KeyRing } from "./store/store.ts";
@@ -221,9 +220,9 @@ async function serveCommand(args: string[]): Promise<number> {
  * OpenTelemetry (`OTEL_DENO=true`: every request recorded, the sampler variables ignored by
  * Deno), or none.
  */
-function tracingFromEnv():
-  | (Tracing & { mode: string; shutdown?: () => Promise<void> })
-  | undefined {
+async function tracingFromEnv(): Promise<
+  (Tracing & { mode: string; shutdown?: () => Promise<void> }) | undefined
+> {
   const env = (name: string) => Deno.env.get(name);
   if (tracingRequested(env("OTEL_DENO"))) {
     if (env("OTEL_TRACES_SAMPLER") !== undefined) {
@@ -240,6 +239,8 @@ function tracingFromEnv():
     env("OTEL_TRACES_SAMPLER_ARG"),
   );
   if (warning) console.error(`token-exchange: ${warning}`);
+  // Loaded only when asked for: a service without tracing never fetches the SDK's packages.
+  const { sdkTracing } = await import("./telemetry/sdk_tracing.ts");
   const tracing = sdkTracing({
     sampler,
     serviceName: env("OTEL_SERVICE_NAME") ?? "token-exchange",
