@@ -48,7 +48,7 @@ import {
 import { samplerFromEnv } from "./telemetry/sampler.ts";
 import { migrate } from "./store/pg_migrations.ts";
 import { redactUrl } from "./store/pg_connection.ts";
-import type { KeyRing } from "./store/store.ts";
+import type { KeyRing } from "./store/keys.ts";
 
 /** One CLI subcommand. Adding a command is one entry in {@linkcode COMMANDS}. */
 interface Command {

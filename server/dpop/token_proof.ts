@@ -1,7 +1,7 @@
-import type { ServiceDeps } from "../deps.ts";
+import type { DepsWith } from "../deps.ts";
 import { invalidDpopProof, OAuthError } from "../errors.ts";
 import { tokenHash } from "../sessions/opaque_token.ts";
-import type { ProofMark } from "../store/store.ts";
+import type { ProofMark } from "../store/dpop.ts";
 import { DpopNonces } from "./nonce.ts";
 import { PROOF_MAX_AGE, verifyDpopProof } from "./proof.ts";
 
@@ -57,7 +57,7 @@ export const proofReplayed = (): OAuthError =>
  * @returns the check, or `undefined` under `token.dpop = "off"`
  */
 export function createTokenProofCheck(
-  deps: Pick<ServiceDeps, "config" | "store" | "clock" | "random">,
+  deps: DepsWith<"config" | "clock" | "random", "dpop">,
 ): TokenProofCheck | undefined {
   const mode = deps.config.token.dpop;
   if (mode === "off") return undefined;

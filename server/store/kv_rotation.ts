@@ -28,14 +28,9 @@
  * @module
  */
 import type { Clock } from "@org/shared";
-import type {
-  ProofMark,
-  RefreshRecord,
-  RefreshSnapshot,
-  RotateOutcome,
-  SessionFamily,
-  UserRecord,
-} from "./store.ts";
+import type { ProofMark } from "./dpop.ts";
+import type { RefreshRecord, RefreshSnapshot, RotateOutcome, SessionFamily } from "./sessions.ts";
+import type { UserRecord } from "./users.ts";
 import { expireIn, K } from "./kv_keys.ts";
 import { type PendingRotation, RotationQueue, sharesMark } from "./rotation_queue.ts";
 import { DPOP_KEYS, type ProofMarkRecord } from "./kv_dpop.ts";

@@ -18,14 +18,9 @@
  * @module
  */
 import type { Clock } from "@org/shared";
-import type {
-  ProofMark,
-  RefreshRecord,
-  RefreshSnapshot,
-  RotateOutcome,
-  SessionFamily,
-  UserRecord,
-} from "./store.ts";
+import type { ProofMark } from "./dpop.ts";
+import type { RefreshRecord, RefreshSnapshot, RotateOutcome, SessionFamily } from "./sessions.ts";
+import type { UserRecord } from "./users.ts";
 import { json, type Sql } from "./pg_connection.ts";
 import { Batcher } from "./batcher.ts";
 import { type PendingRotation, RotationQueue, sharesMark } from "./rotation_queue.ts";
