@@ -1,11 +1,14 @@
 /**
- * Tracing: the one seam between the service and OpenTelemetry. Deno's built-in OpenTelemetry
- * (`OTEL_DENO=true`) already makes a server span for every request `Deno.serve` answers and a
- * client span for every `fetch`; the service names the request spans after their route and adds
- * child spans for provider calls and store operations, and a trace per webhook delivery.
+ * Tracing: the one seam between the service and OpenTelemetry, in two kinds. Through the
+ * OpenTelemetry SDK (`OTEL_TRACES_EXPORTER=otlp`, `sdk_tracing.ts`) the service makes each
+ * sampled request's server span itself and carries `traceparent` on its calls; under Deno's
+ * built-in OpenTelemetry (`OTEL_DENO=true`) Deno makes a server span for every request
+ * `Deno.serve` answers and a client span for every `fetch`. Either way the service names the
+ * request spans after their route and adds child spans for provider calls and store operations,
+ * and a trace per webhook delivery.
  *
- * Tracing is decided once, at startup: `main.ts` passes a {@linkcode Tracing} only when
- * `OTEL_DENO=true`, and every traced piece (the store, the provider fetch, the grants, the
+ * Tracing is decided once, at startup: `main.ts` passes a {@linkcode Tracing} only when one of
+ * them is asked for, and every traced piece (the store, the provider fetch, the grants, the
  * request logger) is a wrapper put around the plain one only then. Without it the service runs
  * the very same objects as before: no span object is made and no await is added on any path.
  *
