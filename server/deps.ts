@@ -7,6 +7,7 @@ import type { Store } from "./store/store.ts";
 import type { Tracing } from "./telemetry/tracing.ts";
 import type { WebhookEvents } from "./webhooks/events.ts";
 import type { AuditTrail } from "./audit/audit_trail.ts";
+import type { AccessTokenHook } from "./hooks/access_token_hook.ts";
 
 /**
  * Everything request handling depends on, built once per process by `buildService` and
@@ -32,6 +33,8 @@ export interface ServiceDeps {
   readonly webhooks: WebhookEvents;
   /** Builds the audit records of operator actions (`audit.retention`). */
   readonly audit: AuditTrail;
+  /** Set when `[hooks.access_token]` is configured: called before every access token is signed. */
+  readonly accessTokenHook?: AccessTokenHook | undefined;
   /**
    * Set only when tracing is on (`OTEL_DENO=true`): the request spans are then named and the
    * store and provider calls traced. Unset, nothing on any path makes a span.

@@ -10,6 +10,7 @@ import type { Tracing } from "./telemetry/tracing.ts";
 import { Metrics } from "./metrics/metrics.ts";
 import { WebhookEvents } from "./webhooks/events.ts";
 import { AuditTrail } from "./audit/audit_trail.ts";
+import { AccessTokenHook } from "./hooks/access_token_hook.ts";
 
 /** What the process provides to the service: the opened store and the outside world. */
 export interface Runtime {
@@ -100,6 +101,8 @@ export async function buildService(
   const keys = await loadKeyManager(await keyManagerOptions(config, runtime));
   const providers = await createProviderClients(config.providers, runtime);
   const audit = new AuditTrail(config.audit.retention, runtime.clock, runtime.random);
+  const metrics = new Metrics();
+  const hookConfig = config.hooks.access_token;
   return {
     config: { ...config, server: { ...config.server, issuer } },
     store,
@@ -108,9 +111,12 @@ export async function buildService(
     clock: runtime.clock,
     random: runtime.random,
     log: runtime.log,
-    metrics: new Metrics(),
+    metrics,
     webhooks: new WebhookEvents(config.webhooks.endpoints, runtime.clock, runtime.random, audit),
     audit,
     tracing: runtime.tracing,
+    ...(hookConfig === undefined ? {} : {
+      accessTokenHook: new AccessTokenHook(hookConfig, { ...runtime, metrics }),
+    }),
   };
 }

@@ -3,6 +3,7 @@ import { applyEnvOverrides } from "./env_overrides.ts";
 import { isTable, TableReader } from "./reader.ts";
 import { isAllowedIssuerUrl } from "./url_rules.ts";
 import { readWebhooks } from "./webhooks.ts";
+import { readHooks } from "./hooks.ts";
 import {
   type ClientSecretConfig,
   type Config,
@@ -65,6 +66,7 @@ const SECTIONS = [
   "internal_api",
   "rate_limit",
   "webhooks",
+  "hooks",
   "audit",
 ];
 
@@ -250,6 +252,7 @@ export function resolveConfig(
   rl.done();
 
   const webhooks = readWebhooks(root.table("webhooks"), raw.webhooks);
+  const hooks = readHooks(root.table("hooks"), raw.hooks);
 
   const au = root.table("audit");
   const audit = { retention: au.duration("retention", DEFAULTS.auditRetention, 1) };
@@ -276,6 +279,7 @@ export function resolveConfig(
       internal_api,
       rate_limit,
       webhooks,
+      hooks,
       audit,
     },
   };

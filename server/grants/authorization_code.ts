@@ -60,6 +60,7 @@ export async function authorizationCodeGrant(
   claims = await provider.withUserinfo(claims, tokens.access_token);
   return await signIn(
     ctx,
+    "authorization_code",
     providerName,
     claims,
     "code exchanged",

@@ -144,7 +144,16 @@ async function redeemIdToken(
     assertionMark(claims, idToken),
   );
   if (outcome !== "redeemed") throw invalidGrant(REFUSALS[outcome]);
-  return await signIn(ctx, providerName, claims, "id token redeemed", proof, displayName);
+  const grantType = params.get("grant_type") ?? "id_token";
+  return await signIn(
+    ctx,
+    grantType,
+    providerName,
+    claims,
+    "id token redeemed",
+    proof,
+    displayName,
+  );
 }
 
 /**

@@ -4,6 +4,8 @@ import type { RefreshRecord, SessionFamily, UserRecord } from "../store/store.ts
 import { newOpaqueToken, tokenHash } from "../sessions/opaque_token.ts";
 import { accessTokenClaims, type RegisteredClaims } from "./access_claims.ts";
 import { renderClaims } from "../config/claim_templates.ts";
+import { HOOK_RESERVED_CLAIMS } from "../config/schema.ts";
+import { hookRequest } from "../hooks/access_token_hook.ts";
 
 /** The token response of every grant (spec "Token response"). */
 export interface TokenResponse {
@@ -17,7 +19,19 @@ export interface TokenResponse {
 }
 
 /** What the token issuer needs. */
-export type IssueDeps = Pick<ServiceDeps, "config" | "keys" | "clock" | "random" | "store">;
+export type IssueDeps = Pick<
+  ServiceDeps,
+  "config" | "keys" | "clock" | "random" | "store" | "accessTokenHook"
+>;
+
+/**
+ * Where an access token's hook claims come from: a call of the access-token hook (if one is
+ * configured) for the grant named, or claims an earlier call gave for the same refresh (a
+ * retry within the grace does not call the hook again).
+ */
+export type HookStep =
+  | { readonly call: string }
+  | { readonly reuse: Readonly<Record<string, unknown>> | undefined };
 
 /**
  * The claims of an access token for `user` in session `familyId` issued now: registered
@@ -49,23 +63,58 @@ export function accessTokenPayload(
   return accessTokenClaims(registered, renderClaims(token.custom_claims, user), user.claims);
 }
 
+/** A signed access token, and the hook claims it carries (kept for a refresh's retry). */
+export interface MintedAccessToken {
+  readonly token: string;
+  readonly expiresIn: number;
+  readonly tokenType: TokenResponse["token_type"];
+  /** What the access-token hook added; absent when no hook ran (or none is configured). */
+  readonly hookClaims?: Readonly<Record<string, unknown>>;
+}
+
 /**
- * Signs an access token for `user` in session `familyId` ({@linkcode accessTokenPayload}).
+ * Signs an access token for `user` in session `familyId` ({@linkcode accessTokenPayload}),
+ * first calling the access-token hook when one is configured and `hook` asks for a call.
  *
  * @param jkt the thumbprint of the DPoP key to bind the token to, if any
- * @returns the JWT, its lifetime in seconds and its `token_type`
+ * @param hook call the hook for this grant type, or reuse an earlier call's claims
+ * @returns the JWT, its lifetime in seconds, its `token_type` and the hook's claims
+ * @throws {OAuthError} 503 `temporarily_unavailable` when the hook failed under `deny`
  */
-export function mintAccessToken(
-  deps: Pick<IssueDeps, "config" | "keys" | "clock" | "random">,
+export async function mintAccessToken(
+  deps: Pick<IssueDeps, "config" | "keys" | "clock" | "random" | "accessTokenHook">,
   user: UserRecord,
   familyId: string,
-  jkt?: string,
-): { token: string; expiresIn: number; tokenType: TokenResponse["token_type"] } {
-  return {
-    token: deps.keys.sign(accessTokenPayload(deps, user, familyId, jkt)),
+  jkt: string | undefined,
+  hook: HookStep,
+): Promise<MintedAccessToken> {
+  const base = {
     expiresIn: deps.config.token.access_token_ttl,
-    tokenType: jkt === undefined ? "Bearer" : "DPoP",
+    tokenType: jkt === undefined ? "Bearer" as const : "DPoP" as const,
   };
+  const payload = accessTokenPayload(deps, user, familyId, jkt);
+  let hookClaims: Readonly<Record<string, unknown>> | undefined;
+  if ("reuse" in hook) hookClaims = hook.reuse;
+  else if (deps.accessTokenHook !== undefined) {
+    const client = deps.config.providers[user.provider];
+    hookClaims = await deps.accessTokenHook.claimsFor(
+      hookRequest(hook.call, user, payload, {
+        provider: user.provider,
+        client_id: client?.client_id ?? null,
+      }),
+    );
+  }
+  if (hookClaims === undefined) return { ...base, token: deps.keys.sign(payload) };
+  // The registered claims were decided above and win over anything merged in.
+  const signed = { ...payload, ...hookClaims, ...registeredOf(payload) };
+  return { ...base, token: deps.keys.sign(signed), hookClaims };
+}
+
+/** The registered claims of a payload built by {@linkcode accessTokenPayload}. */
+function registeredOf(payload: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of HOOK_RESERVED_CLAIMS) if (k in payload) out[k] = payload[k];
+  return out;
 }
 
 /**
@@ -102,13 +151,17 @@ export function newRefreshToken(
  * @param user the signed-in (active) user
  * @param familyId a fresh `ses_…` id
  * @param jkt the thumbprint of the request's DPoP key, if it sent a proof
+ * @param grantType the `grant_type` answered (what the access-token hook is told)
  * @returns the token response with all four fields
+ * @throws {OAuthError} 503 `temporarily_unavailable` when the hook failed under `deny`
+ *   (nothing is stored then)
  */
 export async function startSession(
   deps: IssueDeps,
   user: UserRecord,
   familyId: string,
   jkt?: string,
+  grantType = "authorization_code",
 ): Promise<TokenResponse> {
   const now = deps.clock.now();
   const family: SessionFamily = {
@@ -120,7 +173,7 @@ export async function startSession(
     ...(jkt === undefined ? {} : { dpop_jkt: jkt }),
   };
   const refresh = newRefreshToken(deps, family, family.expires_at);
-  const access = mintAccessToken(deps, user, family.id, jkt);
+  const access = await mintAccessToken(deps, user, family.id, jkt, { call: grantType });
   await deps.store.sessions.create(family, refresh.record);
   return {
     access_token: access.token,

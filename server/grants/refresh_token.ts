@@ -43,8 +43,13 @@ const MAX_ROUNDS = 4;
  *   must not be able to end the session either). The access token of a refresh with a proof
  *   is bound to the proof's key (`cnf.jkt`, `token_type: DPoP`).
  *
+ * - The access-token hook (`[hooks.access_token]`), when configured, is called before the
+ *   rotation (a refusal under `deny` changes nothing); its claims are kept with the successor,
+ *   so a retry within the grace gets a token with the same claims without a second call.
+ *
  * Errors: missing parameter → `invalid_request`; unknown, expired, revoked or reused token →
- * `invalid_grant`; user not active → `access_denied`.
+ * `invalid_grant`; user not active → `access_denied`; the hook failing under `deny` → 503
+ * `temporarily_unavailable`.
  */
 export async function refreshTokenGrant(
   params: ReadonlyMap<string, string>,
@@ -103,7 +108,15 @@ export async function refreshTokenGrant(
           });
           throw accessDenied("The user may not sign in");
         }
-        const access = mintAccessToken(ctx, user, family!.id, proof?.jkt);
+        // A retry gets the claims the hook gave when the token was rotated: the hook is called
+        // once per successor, and a retry answers like the refresh it repeats.
+        const access = await mintAccessToken(
+          ctx,
+          user,
+          family!.id,
+          proof?.jkt,
+          state.kind === "retry" ? { reuse: record.successor?.claims } : { call: "refresh_token" },
+        );
         const body = {
           access_token: access.token,
           token_type: access.tokenType,
@@ -113,7 +126,7 @@ export async function refreshTokenGrant(
           return { ...body, refresh_token: successorOf(presented, record) };
         }
         if (!rotation) return body;
-        const next = await rotate(ctx, snapshot!, presented, now);
+        const next = await rotate(ctx, snapshot!, presented, now, access.hookClaims);
         if (next.outcome === "rotated") return { ...body, refresh_token: next.token };
         // Lost a race to a concurrent refresh of the same token, or something changed: re-read
         // and decide again (a lost race takes the retry path and gets the winner's successor).
@@ -147,6 +160,7 @@ async function rotate(
   snapshot: RefreshSnapshot,
   presented: string,
   now: number,
+  hookClaims: Readonly<Record<string, unknown>> | undefined,
 ): Promise<{ outcome: "rotated"; token: string } | { outcome: Exclude<RotateOutcome, "rotated"> }> {
   const { record } = snapshot;
   // Never past the family's absolute end: refresh does not extend the session.
@@ -161,6 +175,7 @@ async function rotate(
     successor: {
       hash: next.record.hash,
       sealed: sealSuccessor(presented, next.token),
+      ...(hookClaims === undefined ? {} : { claims: hookClaims }),
     },
   };
   const outcome = await ctx.store.sessions.rotate(snapshot, retired, next.record);

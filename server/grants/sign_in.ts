@@ -11,6 +11,7 @@ import type { UserRecord } from "../store/store.ts";
  * (code exchange, direct ID-token grant).
  *
  * @param ctx the grant context
+ * @param grantType the `grant_type` being answered (what the access-token hook is told)
  * @param provider the provider name
  * @param claims the verified ID-token claims
  * @param event the log message naming how the identity arrived
@@ -19,10 +20,12 @@ import type { UserRecord } from "../store/store.ts";
  * @param beforeSession run with the signed-in user before the session starts (the code
  *   exchange keeps Apple's refresh token there)
  * @returns the full token response
- * @throws {OAuthError} 403 `access_denied` when the policy refuses
+ * @throws {OAuthError} 403 `access_denied` when the policy refuses; 503
+ *   `temporarily_unavailable` when the access-token hook failed under `deny`
  */
 export async function signIn(
   ctx: GrantContext,
+  grantType: string,
   provider: string,
   claims: IdTokenClaims,
   event: string,
@@ -32,7 +35,7 @@ export async function signIn(
 ): Promise<TokenResponse> {
   const user = await provisionUser(ctx, ctx.ids, provider, claims, displayName);
   await beforeSession?.(user);
-  const response = await startSession(ctx, user, ctx.ids.next("ses"), proof?.jkt);
+  const response = await startSession(ctx, user, ctx.ids.next("ses"), proof?.jkt, grantType);
   ctx.log.info(event, { provider, user: user.id });
   return response;
 }

@@ -68,6 +68,11 @@ export interface SealedSuccessor {
    * the first release hold format v1 (AES-256-GCM under HKDF of the token, 95 characters).
    */
   readonly sealed: string;
+  /**
+   * The access-token hook's claims of the refresh that rotated the token: a retry within the
+   * grace issues them again without calling the hook. Absent without a hook.
+   */
+  readonly claims?: Readonly<Record<string, unknown>>;
 }
 
 /**
