@@ -11,6 +11,7 @@ import { Metrics } from "./metrics/metrics.ts";
 import { WebhookEvents } from "./webhooks/events.ts";
 import { AuditTrail } from "./audit/audit_trail.ts";
 import { AccessTokenHook } from "./hooks/access_token_hook.ts";
+import { SessionUse } from "./sessions/session_use.ts";
 
 /** What the process provides to the service: the opened store and the outside world. */
 export interface Runtime {
@@ -115,6 +116,7 @@ export async function buildService(
     webhooks: new WebhookEvents(config.webhooks.endpoints, runtime.clock, runtime.random, audit),
     audit,
     tracing: runtime.tracing,
+    sessionUse: new SessionUse(store.sessions, runtime.log),
     ...(hookConfig === undefined ? {} : {
       accessTokenHook: new AccessTokenHook(hookConfig, { ...runtime, metrics }),
     }),

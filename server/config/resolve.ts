@@ -67,6 +67,7 @@ const SECTIONS = [
   "rate_limit",
   "webhooks",
   "hooks",
+  "privacy",
   "audit",
 ];
 
@@ -254,6 +255,13 @@ export function resolveConfig(
   const webhooks = readWebhooks(root.table("webhooks"), raw.webhooks);
   const hooks = readHooks(root.table("hooks"), raw.hooks);
 
+  const pr = root.table("privacy");
+  const privacy = {
+    session_user_agent: pr.bool("session_user_agent", true),
+    session_ip_prefix: pr.bool("session_ip_prefix", true),
+  };
+  pr.done();
+
   const au = root.table("audit");
   const audit = { retention: au.duration("retention", DEFAULTS.auditRetention, 1) };
   au.done();
@@ -280,6 +288,7 @@ export function resolveConfig(
       rate_limit,
       webhooks,
       hooks,
+      privacy,
       audit,
     },
   };

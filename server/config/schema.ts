@@ -87,6 +87,14 @@ export interface AccessTokenHookConfig {
   readonly failure_policy: "deny" | "allow";
 }
 
+/** `[privacy]`: what a session keeps about the device that started it (`GET /sessions`). */
+export interface PrivacyConfig {
+  /** Keep the sign-in's `User-Agent` (at most 256 characters). */
+  readonly session_user_agent: boolean;
+  /** Keep the sign-in's network: its address cut to IPv4 /24 or IPv6 /48, never the address. */
+  readonly session_ip_prefix: boolean;
+}
+
 /** `[hooks]`. */
 export interface HooksConfig {
   readonly access_token?: AccessTokenHookConfig;
@@ -184,6 +192,7 @@ export interface Config {
   };
   readonly webhooks: WebhooksConfig;
   readonly hooks: HooksConfig;
+  readonly privacy: PrivacyConfig;
   readonly audit: {
     /** Seconds each audit record is kept. */
     readonly retention: number;

@@ -39,6 +39,11 @@ export interface VerifiedProof {
   readonly iat: number;
   /** The server nonce the proof carries, unchecked here. */
   readonly nonce: string | undefined;
+  /**
+   * The access token's hash the proof carries (RFC 9449 §4.2 `ath`), unchecked here: a
+   * resource request's proof must carry its token's.
+   */
+  readonly ath: string | undefined;
 }
 
 /** What a proof must match. */
@@ -118,7 +123,7 @@ export async function verifyDpopProof(
   } catch {
     throw invalidDpopProof("The DPoP proof's signature does not verify with its jwk");
   }
-  const { jti, htm, htu, iat, nonce } = payload;
+  const { jti, htm, htu, iat, nonce, ath } = payload;
   if (typeof jti !== "string" || jti === "" || jti.length > MAX_JTI_CHARS) {
     throw invalidDpopProof("The DPoP proof needs a jti (a unique random string)");
   }
@@ -146,6 +151,7 @@ export async function verifyDpopProof(
     jti,
     iat,
     nonce,
+    ath: typeof ath === "string" ? ath : undefined,
   };
 }
 

@@ -2,7 +2,7 @@ import type { ServiceDeps } from "../deps.ts";
 import { invalidDpopProof, OAuthError } from "../errors.ts";
 import { tokenHash } from "../sessions/opaque_token.ts";
 import { DpopNonces } from "./nonce.ts";
-import { PROOF_MAX_AGE, verifyDpopProof } from "./proof.ts";
+import { PROOF_MAX_AGE, type VerifiedProof, verifyDpopProof } from "./proof.ts";
 
 /** The key a request proved possession of: what its tokens are bound to. */
 export interface ProofBinding {
@@ -54,26 +54,47 @@ export function createTokenProofCheck(
       }
       const now = deps.clock.now();
       const proof = await verifyDpopProof(value, { method: req.method, htu, now });
-      if (proof.nonce === undefined || !(await nonces.accepts(proof.nonce))) {
-        throw new OAuthError(
-          "use_dpop_nonce",
-          400,
-          proof.nonce === undefined
-            ? "The DPoP proof needs the server nonce from the DPoP-Nonce header"
-            : "The DPoP proof's nonce has expired; use the one in the DPoP-Nonce header",
-          await nonceHeader(),
-        );
-      }
-      const fresh = await deps.store.dpop.markProofUsed(
-        tokenHash(`${proof.jkt}.${proof.jti}`),
-        (proof.iat + PROOF_MAX_AGE + 1) * 1000,
-      );
-      if (!fresh) {
-        throw invalidDpopProof(
-          "This DPoP proof was already used; sign a new one for every request",
-        );
-      }
+      await acceptFresh(deps, nonces, proof, 400);
       return { jkt: proof.jkt };
     },
   };
+}
+
+/**
+ * The steps of a proof's check that need the store, shared by `/token` and the resources
+ * (`/sessions`): the proof must carry the current server nonce, else `use_dpop_nonce` with the
+ * `DPoP-Nonce` header; then it is marked used (single use across every instance and restarts,
+ * until it is too old to pass its `iat` check anyway).
+ *
+ * @param deps the store
+ * @param nonces the server nonces
+ * @param proof a proof {@linkcode verifyDpopProof} accepted
+ * @param status 400 at the token endpoint, 401 at a resource (RFC 9449 §8, §9)
+ * @throws {OAuthError} `use_dpop_nonce` (with `DPoP-Nonce`), or 400 `invalid_dpop_proof` for a
+ *   proof used before
+ */
+export async function acceptFresh(
+  deps: Pick<ServiceDeps, "store">,
+  nonces: DpopNonces,
+  proof: VerifiedProof,
+  status: 400 | 401,
+): Promise<void> {
+  if (proof.nonce === undefined || !(await nonces.accepts(proof.nonce))) {
+    const nonce = { "dpop-nonce": await nonces.current() };
+    throw new OAuthError(
+      "use_dpop_nonce",
+      status,
+      proof.nonce === undefined
+        ? "The DPoP proof needs the server nonce from the DPoP-Nonce header"
+        : "The DPoP proof's nonce has expired; use the one in the DPoP-Nonce header",
+      status === 401 ? { ...nonce, "www-authenticate": 'DPoP error="use_dpop_nonce"' } : nonce,
+    );
+  }
+  const fresh = await deps.store.dpop.markProofUsed(
+    tokenHash(`${proof.jkt}.${proof.jti}`),
+    (proof.iat + PROOF_MAX_AGE + 1) * 1000,
+  );
+  if (!fresh) {
+    throw invalidDpopProof("This DPoP proof was already used; sign a new one for every request");
+  }
 }

@@ -1,6 +1,7 @@
 import { base64url, epochSeconds } from "@org/shared";
 import type { ServiceDeps } from "../deps.ts";
-import type { RefreshRecord, SessionFamily, UserRecord } from "../store/store.ts";
+import type { RefreshRecord, SessionClient, SessionFamily, UserRecord } from "../store/store.ts";
+import type { SignInDevice } from "../sessions/sign_in_device.ts";
 import { newOpaqueToken, tokenHash } from "../sessions/opaque_token.ts";
 import { accessTokenClaims, type RegisteredClaims } from "./access_claims.ts";
 import { renderClaims } from "../config/claim_templates.ts";
@@ -21,7 +22,7 @@ export interface TokenResponse {
 /** What the token issuer needs. */
 export type IssueDeps = Pick<
   ServiceDeps,
-  "config" | "keys" | "clock" | "random" | "store" | "accessTokenHook"
+  "config" | "keys" | "clock" | "random" | "store" | "accessTokenHook" | "sessionUse"
 >;
 
 /**
@@ -96,12 +97,8 @@ export async function mintAccessToken(
   let hookClaims: Readonly<Record<string, unknown>> | undefined;
   if ("reuse" in hook) hookClaims = hook.reuse;
   else if (deps.accessTokenHook !== undefined) {
-    const client = deps.config.providers[user.provider];
     hookClaims = await deps.accessTokenHook.claimsFor(
-      hookRequest(hook.call, user, payload, {
-        provider: user.provider,
-        client_id: client?.client_id ?? null,
-      }),
+      hookRequest(hook.call, user, payload, clientOf(deps.config, user)),
     );
   }
   if (hookClaims === undefined) return { ...base, token: deps.keys.sign(payload) };
@@ -140,18 +137,27 @@ export function newRefreshToken(
   };
 }
 
+/** How a session starts: what the hook is told and what the session keeps about the device. */
+export interface SessionStart {
+  /** The `grant_type` answered (what the access-token hook is told). */
+  readonly grantType: string;
+  /** What `[privacy]` lets the session keep about the device. */
+  readonly device?: SignInDevice | undefined;
+}
+
 /**
  * Starts a session for `user`: stores a new family (absolute lifetime
- * `token.refresh_token_ttl` from now) with its first refresh token, and answers the full token
- * response. Shared by the code-exchange and ID-token grants. With a DPoP key the session is
- * bound to it: the family keeps its thumbprint (every refresh must prove that key) and the
- * access token carries it as `cnf.jkt`.
+ * `token.refresh_token_ttl` from now, the app it is for, and the device facts `[privacy]`
+ * allows) with its first refresh token, and answers the full token response. Shared by the
+ * code-exchange and ID-token grants. With a DPoP key the session is bound to it: the family
+ * keeps its thumbprint (every refresh must prove that key) and the access token carries it as
+ * `cnf.jkt`.
  *
- * @param deps config, keys, clock, random and store
+ * @param deps config, keys, clock, random, store, hook and session-use record
  * @param user the signed-in (active) user
  * @param familyId a fresh `ses_…` id
  * @param jkt the thumbprint of the request's DPoP key, if it sent a proof
- * @param grantType the `grant_type` answered (what the access-token hook is told)
+ * @param start the grant type and device facts (default: a code exchange, no device facts)
  * @returns the token response with all four fields
  * @throws {OAuthError} 503 `temporarily_unavailable` when the hook failed under `deny`
  *   (nothing is stored then)
@@ -161,7 +167,7 @@ export async function startSession(
   user: UserRecord,
   familyId: string,
   jkt?: string,
-  grantType = "authorization_code",
+  start: SessionStart = { grantType: "authorization_code" },
 ): Promise<TokenResponse> {
   const now = deps.clock.now();
   const family: SessionFamily = {
@@ -171,14 +177,25 @@ export async function startSession(
     expires_at: now + deps.config.token.refresh_token_ttl * 1000,
     revoked: false,
     ...(jkt === undefined ? {} : { dpop_jkt: jkt }),
+    client: clientOf(deps.config, user),
+    ...start.device,
   };
   const refresh = newRefreshToken(deps, family, family.expires_at);
-  const access = await mintAccessToken(deps, user, family.id, jkt, { call: grantType });
+  const access = await mintAccessToken(deps, user, family.id, jkt, { call: start.grantType });
   await deps.store.sessions.create(family, refresh.record);
+  deps.sessionUse.started(family.id, now);
   return {
     access_token: access.token,
     refresh_token: refresh.token,
     token_type: access.tokenType,
     expires_in: access.expiresIn,
+  };
+}
+
+/** The app a token for `user` goes to: the provider they sign in with and our id there. */
+export function clientOf(config: IssueDeps["config"], user: UserRecord): SessionClient {
+  return {
+    provider: user.provider,
+    client_id: config.providers[user.provider]?.client_id ?? null,
   };
 }

@@ -36,7 +36,8 @@ const MAX_ROUNDS = 4;
  *   gets `access_denied` and the family is revoked): the rotation commit checks that the
  *   record, family and user are unchanged since they were read (a failed check means a re-read
  *   and a new decision).
- *   The family's absolute end never moves.
+ *   The family's absolute end never moves. A refresh is the session's use (`GET /sessions`'s
+ *   `last_used_at`), recorded at most every few minutes (`sessions/session_use.ts`).
  * - DPoP (RFC 9449): a session started with a proof is bound to its key; every refresh of it
  *   needs a proof by that key, else `invalid_grant` saying so, and nothing changes (the family
  *   is not revoked: whoever holds a bound token without its key can do nothing with it, and
@@ -125,9 +126,15 @@ export async function refreshTokenGrant(
         if (state.kind === "retry") {
           return { ...body, refresh_token: successorOf(presented, record) };
         }
-        if (!rotation) return body;
+        if (!rotation) {
+          ctx.sessionUse.refreshed(family!, now);
+          return body;
+        }
         const next = await rotate(ctx, snapshot!, presented, now, access.hookClaims);
-        if (next.outcome === "rotated") return { ...body, refresh_token: next.token };
+        if (next.outcome === "rotated") {
+          ctx.sessionUse.refreshed(family!, now);
+          return { ...body, refresh_token: next.token };
+        }
         // Lost a race to a concurrent refresh of the same token, or something changed: re-read
         // and decide again (a lost race takes the retry path and gets the winner's successor).
         // A snapshot the store answered from memory that failed its checks proves nothing about

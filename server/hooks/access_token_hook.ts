@@ -18,18 +18,13 @@ import { OAuthError, temporarilyUnavailable } from "../errors.ts";
 import { readCapped } from "../http/body.ts";
 import type { HookOutcome, Metrics } from "../metrics/metrics.ts";
 import type { Fetch } from "../providers/provider_fetch.ts";
-import type { UserRecord } from "../store/store.ts";
+import type { SessionClient, UserRecord } from "../store/store.ts";
 import type { TraceSpan, Tracing } from "../telemetry/tracing.ts";
 import { type BodySigner, bodySigner } from "../webhooks/signing.ts";
 import { type HookAnswer, MAX_HOOK_ANSWER_BYTES, readHookAnswer } from "./hook_answer.ts";
 
 /** The client a token is issued to: the app, as the provider knows it. */
-export interface HookClient {
-  /** The `[providers.<name>]` the user signs in with. */
-  readonly provider: string;
-  /** Our client id at that provider (the ID token's audience); `null` for an unknown provider. */
-  readonly client_id: string | null;
-}
+export type HookClient = SessionClient;
 
 /** The JSON body of one hook call (documented in docs/configuration.md). */
 export interface AccessTokenHookRequest {
