@@ -5,7 +5,7 @@
  * @module
  */
 import { clip, invalidRequest } from "../errors.ts";
-import type { UserStatus } from "../store/store.ts";
+import type { UserStatus } from "../store/users.ts";
 import { parseEmailAddress } from "../users/email_address.ts";
 import { isStorableText } from "../users/storable_text.ts";
 import {
@@ -14,7 +14,7 @@ import {
   checkStorable,
   isObject,
   parseClaims,
-} from "../users/claim_rules.ts";
+} from "../claims/claim_rules.ts";
 
 export {
   checkClaimsSize,
@@ -22,7 +22,7 @@ export {
   MAX_CLAIMS_BYTES,
   MAX_JSON_DEPTH,
   parseClaims,
-} from "../users/claim_rules.ts";
+} from "../claims/claim_rules.ts";
 import { truncateText, USER_FIELD_LIMITS } from "../users/user_fields.ts";
 
 /** Every status a user may have; see `docs/http-api.md` for what each allows. */

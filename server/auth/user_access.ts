@@ -7,7 +7,7 @@
  */
 import { base64url } from "@org/shared";
 import { createHash } from "node:crypto";
-import type { ServiceDeps } from "../deps.ts";
+import type { DepsWith } from "../deps.ts";
 import { DpopNonces } from "../dpop/nonce.ts";
 import { verifyDpopProof } from "../dpop/proof.ts";
 import { acceptFresh } from "../dpop/token_proof.ts";
@@ -38,7 +38,7 @@ export type UserAccessCheck = (req: Request, url: string) => Promise<UserAccess>
  *   `use_dpop_nonce`) with a `WWW-Authenticate` header
  */
 export function createUserAccessCheck(
-  deps: Pick<ServiceDeps, "keys" | "config" | "store" | "clock" | "random">,
+  deps: DepsWith<"keys" | "config" | "clock" | "random", "dpop" | "sessions">,
 ): UserAccessCheck {
   const nonces = new DpopNonces(deps.store.dpop, deps.clock, deps.random);
   return async (req, url) => {

@@ -1,4 +1,4 @@
-import type { ServiceDeps } from "../deps.ts";
+import type { DepsWith } from "../deps.ts";
 import { resourceNotFound } from "../errors.ts";
 import { jsonResponse, NO_STORE } from "../http/json_response.ts";
 import type { Route } from "../http/router.ts";
@@ -20,7 +20,12 @@ import { isSessionId } from "../store/ids.ts";
  * @param deps the service dependencies
  * @returns the two routes
  */
-export function sessionsRoutes(deps: ServiceDeps): Route[] {
+export function sessionsRoutes(
+  deps: DepsWith<
+    "config" | "keys" | "clock" | "random" | "log" | "webhooks",
+    "dpop" | "sessions"
+  >,
+): Route[] {
   const check = createUserAccessCheck(deps);
   // A proof's htu names the resource under our issuer (the address clients know), whatever
   // host a proxy forwarded the request to.

@@ -1,3 +1,4 @@
+import type { DepsWith } from "../deps.ts";
 import type { Grant, GrantContext } from "../grants/grant.ts";
 import { createTokenProofCheck } from "../dpop/token_proof.ts";
 import { readForm } from "../http/body.ts";
@@ -17,12 +18,12 @@ import { signInDevice } from "../sessions/sign_in_device.ts";
  * session may keep the request's `User-Agent` and address prefix, as `[privacy]` allows.
  *
  * @param grants the served grants by `grant_type`
- * @param ctx what grants depend on
+ * @param ctx what grants depend on, and the DPoP proof check's store
  * @returns the route handler
  */
 export function createTokenEndpoint(
   grants: ReadonlyMap<string, Grant>,
-  ctx: GrantContext,
+  ctx: GrantContext & DepsWith<"config", "dpop">,
 ): (req: Request, info: RequestInfo) => Promise<Response> {
   const dpop = createTokenProofCheck(ctx);
   // The client address as the public rate limit sees it: the socket peer, or the header a

@@ -1,6 +1,7 @@
 import { base64url, epochSeconds } from "@org/shared";
-import type { ServiceDeps } from "../deps.ts";
-import type { RefreshRecord, SessionClient, SessionFamily, UserRecord } from "../store/store.ts";
+import type { DepsWith } from "../deps.ts";
+import type { RefreshRecord, SessionClient, SessionFamily } from "../store/sessions.ts";
+import type { UserRecord } from "../store/users.ts";
 import type { SignInDevice } from "../sessions/sign_in_device.ts";
 import { newOpaqueToken, tokenHash } from "../sessions/opaque_token.ts";
 import { accessTokenClaims, type RegisteredClaims } from "./access_claims.ts";
@@ -20,9 +21,9 @@ export interface TokenResponse {
 }
 
 /** What the token issuer needs. */
-export type IssueDeps = Pick<
-  ServiceDeps,
-  "config" | "keys" | "clock" | "random" | "store" | "accessTokenHook" | "sessionUse"
+export type IssueDeps = DepsWith<
+  "config" | "keys" | "clock" | "random" | "accessTokenHook" | "sessionUse",
+  "sessions"
 >;
 
 /**

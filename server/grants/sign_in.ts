@@ -4,7 +4,7 @@ import type { SignInDevice } from "../sessions/sign_in_device.ts";
 import type { GrantContext } from "./grant.ts";
 import { startSession, type TokenResponse } from "./issue_tokens.ts";
 import { provisionUser } from "./provision_user.ts";
-import type { UserRecord } from "../store/store.ts";
+import type { UserRecord } from "../store/users.ts";
 
 /** One sign-in of a verified provider identity. */
 export interface SignInRequest {

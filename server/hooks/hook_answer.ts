@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { parseClaims } from "../users/claim_rules.ts";
+import { parseClaims } from "../claims/claim_rules.ts";
 import { HOOK_RESERVED_CLAIMS } from "../config/schema.ts";
 import { clip, OAuthError } from "../errors.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { MAX_CLAIMS_BYTES, MAX_JSON_DEPTH } from "../users/claim_rules.ts";
+import { MAX_CLAIMS_BYTES, MAX_JSON_DEPTH } from "../claims/claim_rules.ts";
 import { readHookAnswer } from "./hook_answer.ts";
 
 const ok = (claims: unknown) => readHookAnswer(200, JSON.stringify({ claims }));

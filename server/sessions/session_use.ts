@@ -6,7 +6,7 @@
  * @module
  */
 import type { Logger } from "@org/shared";
-import type { SessionFamily, SessionStore } from "../store/store.ts";
+import type { SessionFamily, SessionStore } from "../store/sessions.ts";
 
 /** How stale `last_used_at` may be (ms): five minutes, far finer than "which device is this". */
 export const LAST_USED_GRANULARITY_MS = 5 * 60_000;

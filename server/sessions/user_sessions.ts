@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { SessionClient, SessionFamily, SessionStore } from "../store/store.ts";
+import type { SessionClient, SessionFamily, SessionStore } from "../store/sessions.ts";
 import { isLiveSession } from "./live_session.ts";
 
 /** One live session. */

@@ -6,7 +6,7 @@
  * @module
  */
 import { Webhook } from "standardwebhooks";
-import type { OutboxMessage } from "../store/store.ts";
+import type { OutboxMessage } from "../store/outbox.ts";
 
 /**
  * Signs bodies with one secret: the headers of one signed JSON POST of `body` as message `id`

@@ -8,8 +8,8 @@
 import assert from "node:assert/strict";
 import { GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { FixedClock } from "@org/shared";
-import { runCli } from "../../deploy/commands/run.ts";
-import { captureCli } from "../../deploy/commands/test_deps.ts";
+import { runCli } from "../../deploy/cli/run.ts";
+import { captureCli } from "../../deploy/cli/test_deps.ts";
 import { createRollbackCommand } from "../../deploy/commands/rollback.ts";
 import { COMMAND_TABLE } from "../../deploy/commands/table.ts";
 import { lookupAccountIdWithSts } from "../../deploy/aws/clients.ts";

@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { S3Client } from "@aws-sdk/client-s3";
 import { FixedClock } from "@org/shared";
-import { captureCli } from "../../../deploy/commands/test_deps.ts";
-import { runCli } from "../../../deploy/commands/run.ts";
+import { captureCli } from "../../../deploy/cli/test_deps.ts";
+import { runCli } from "../../../deploy/cli/run.ts";
 import { fromWire } from "../../../deploy/job/job_input.ts";
 import type { BuildRecord } from "../../../deploy/build_records/record.ts";
 import { putBuildRecord } from "../../../deploy/build_records/store.ts";
@@ -15,7 +15,7 @@ import { createRollbackCommand } from "../../../deploy/commands/rollback.ts";
 import { COMMAND_TABLE } from "../../../deploy/commands/table.ts";
 import { startLogsFake } from "../../fakes/logs.ts";
 import { startMicrovmsFake } from "../../fakes/microvms.ts";
-import { startCloudFrontFake } from "../../deploy_sync/cloudfront_fake.ts";
+import { startCloudFrontFake } from "../../fakes/cloudfront.ts";
 import { startS3, testAwsConfig } from "../../support/s3.ts";
 import { builderSeams, reportingRun } from "../../support/microvm_builder.ts";
 
@@ -128,6 +128,8 @@ Deno.test("logs: prints each line with its timestamp; an unknown build is build_
 Deno.test("rollback: rebuilds the stored source in a MicroVM and invalidates what changed", async () => {
   await using t = await setup();
   await using cf = startCloudFrontFake();
+  cf.state.seedDistribution("EDIST");
+  cf.state.seedDistribution("EDIST");
   const clock = new FixedClock(Date.parse("2026-05-04T10:00:00.000Z"));
   await using vms = startMicrovmsFake({
     imageReadyAfterReads: 0,
@@ -186,7 +188,7 @@ Deno.test("rollback: rebuilds the stored source in a MicroVM and invalidates wha
     out.invalidation.paths,
     ["/", "/blog", "/blog/", "/blog/index.html", "/index.html"],
   );
-  assert.equal(cf.invalidations[0]!.distributionId, "EDIST");
+  assert.equal(cf.state.invalidations[0]!.distributionId, "EDIST");
   const job = fromWire(String(vms.callsOf("RunMicrovm")[0]!.input.runHookPayload));
   assert.deepEqual(job.source, { bucketKey: "build/aaa111.zip" });
   assert.equal(job.origin, "https://blog.example.com");
