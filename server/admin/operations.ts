@@ -44,6 +44,7 @@ import { lookUpUsers, type UserLookup } from "./user_lookup.ts";
 import type { RevocationReason } from "../webhooks/events.ts";
 import { FAILING_AFTER } from "../webhooks/retry_schedule.ts";
 import { type UserView, userView } from "../users/user_view.ts";
+import { exportUsers, type ImportReport, importUsers } from "./user_import.ts";
 
 /** One live session as operators see it (the same view the user gets from `GET /sessions`). */
 export type { SessionView };
@@ -156,6 +157,27 @@ export class AdminOperations {
     }
     this.#log(operator, record);
     return userView(user);
+  }
+
+  /**
+   * Imports users with their ids from NDJSON (`admin/user_import.ts`): checked whole first,
+   * nothing written when a line is malformed or conflicts; a re-run changes nothing.
+   */
+  async importUsers(operator: OperatorPrincipal, text: string): Promise<ImportReport> {
+    const report = await importUsers(this.deps, this.deps.ids, text, operatorActor(operator));
+    if (report.written) {
+      auditOperatorAction(this.deps.log, operator, "users.import", {
+        created: report.created,
+        unchanged: report.unchanged,
+        failed: report.problems.length,
+      });
+    }
+    return report;
+  }
+
+  /** Every user as an NDJSON line of the import format, in id order. */
+  exportUsers(): AsyncGenerator<string> {
+    return exportUsers(this.deps.store.users);
   }
 
   /** Users after the user `after` (an id, from the cursor), at most `limit`. */
