@@ -39,8 +39,9 @@ export interface ServiceDeps {
   /** Set when `[hooks.access_token]` is configured: called before every access token is signed. */
   readonly accessTokenHook?: AccessTokenHook | undefined;
   /**
-   * Set only when tracing is on (`OTEL_DENO=true`): the request spans are then named and the
-   * store and provider calls traced. Unset, nothing on any path makes a span.
+   * Set only when tracing is on (`OTEL_TRACES_EXPORTER=otlp` or `OTEL_DENO=true`): the request
+   * spans are then named and the store and provider calls traced. Unset, nothing on any path
+   * makes a span.
    */
   readonly tracing?: Tracing | undefined;
 }

@@ -103,6 +103,7 @@ export async function buildService(
   const providers = await createProviderClients(config.providers, runtime);
   const audit = new AuditTrail(config.audit.retention, runtime.clock, runtime.random);
   const metrics = new Metrics();
+  if (runtime.tracing?.droppedSpans) metrics.droppedSpansFrom(runtime.tracing.droppedSpans);
   const hookConfig = config.hooks.access_token;
   return {
     config: { ...config, server: { ...config.server, issuer } },

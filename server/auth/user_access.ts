@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import type { DepsWith } from "../deps.ts";
 import { DpopNonces } from "../dpop/nonce.ts";
 import { verifyDpopProof } from "../dpop/proof.ts";
-import { acceptFresh } from "../dpop/token_proof.ts";
+import { proofMark, proofReplayed, requireCurrentNonce } from "../dpop/token_proof.ts";
 import { OAuthError } from "../errors.ts";
 import { verifyAccessToken } from "../sessions/access_token.ts";
 import { isLiveSession } from "../sessions/live_session.ts";
@@ -64,7 +64,9 @@ export function createUserAccessCheck(
         throw refused("The DPoP proof's ath must be the hash of this access token");
       }
       if (proof.jkt !== jkt) throw refused("The DPoP proof is not signed by the token's key");
-      await acceptFresh(deps, nonces, proof, 401);
+      await requireCurrentNonce(nonces, proof, 401);
+      const mark = proofMark(proof);
+      if (!await deps.store.dpop.markProofUsed(mark.id, mark.expiresAt)) throw proofReplayed();
     } else if (scheme !== "bearer") {
       throw refused("The access token is not bound to a DPoP key: send it as Bearer");
     }

@@ -79,6 +79,7 @@ export class Metrics {
     count: 0,
     outcomes: new Map<HookOutcome, number>(),
   };
+  #droppedSpans: (() => { queueFull: number; exportFailed: number }) | undefined;
 
   /**
    * Records one answered request.
@@ -191,6 +192,14 @@ export class Metrics {
       this.#webhooks.set(endpoint, w = { delivered: 0, failed: 0, failing: false });
     }
     return w;
+  }
+
+  /**
+   * Reports the spans the tracer dropped instead of exporting (a full queue, a failed export:
+   * a collector that is down), read at each scrape. Only under the SDK's tracing.
+   */
+  droppedSpansFrom(source: () => { queueFull: number; exportFailed: number }): void {
+    this.#droppedSpans = source;
   }
 
   /**
@@ -333,6 +342,15 @@ export class Metrics {
       `token_exchange_hook_duration_seconds_sum{hook="access_token"} ${this.#hook.sum}`,
       `token_exchange_hook_duration_seconds_count{hook="access_token"} ${this.#hook.count}`,
     );
+    if (this.#droppedSpans !== undefined) {
+      const dropped = this.#droppedSpans();
+      out.push(
+        "# HELP token_exchange_trace_spans_dropped_total Spans not exported, by reason: the export queue was full, or their export failed.",
+        "# TYPE token_exchange_trace_spans_dropped_total counter",
+        `token_exchange_trace_spans_dropped_total{reason="queue_full"} ${dropped.queueFull}`,
+        `token_exchange_trace_spans_dropped_total{reason="export_failed"} ${dropped.exportFailed}`,
+      );
+    }
     return out.join("\n") + "\n";
   }
 }
