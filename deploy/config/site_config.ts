@@ -169,12 +169,15 @@ export function resolveSiteConfig(raw: unknown, options: ResolveSiteOptions): Si
     if (Object.hasOwn(raw as object, key)) resolved[key] = (raw as Record<string, unknown>)[key];
   }
 
-  issues.push(...redirectIssues(objectItems(raw, "redirects"), (i) => `redirects[${i}]`));
-  issues.push(...headerIssues(objectItems(raw, "headers"), (i) => `headers[${i}]`));
   if (options.domainFlag !== undefined) {
     const flag = checkField(SITE_SCHEMA.fields.domain!, options.domainFlag, "--domain", issues);
     if (flag !== undefined) resolved.domain = flag;
   }
+  const ownHosts = typeof resolved.domain === "string" ? [resolved.domain.toLowerCase()] : [];
+  issues.push(
+    ...redirectIssues(objectItems(raw, "redirects"), (i) => `redirects[${i}]`, ownHosts),
+  );
+  issues.push(...headerIssues(objectItems(raw, "headers"), (i) => `headers[${i}]`));
   if (resolved.app === undefined && !Object.hasOwn(raw as object, "app")) {
     // Nobody chose the fallback as a tag value, so it is made acceptable rather than rejected.
     const fallback = typeof resolved.domain === "string"

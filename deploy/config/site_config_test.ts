@@ -490,3 +490,23 @@ Deno.test("resolveSiteConfig() rejects hop-by-hop and CloudFront-reserved header
     "headers[0].values.Via: must not be a header CloudFront reserves",
   ]);
 });
+
+Deno.test("resolveSiteConfig() refuses config rules whose target leaves the site root, the own domain's URLs too", () => {
+  const rules = {
+    siteName: "blog",
+    domain: "blog.example.com",
+    redirects: [
+      { from: "/x", to: "/../state/production.json", status: 200 },
+      { from: "/y", to: "https://blog.example.com/a/%2e%2e/../locks/x", status: 301 },
+      { from: "/z", to: "https://other.example/../x", status: 301 },
+      { from: "/ok", to: "/a/../b", status: 200 },
+    ],
+  };
+  assert.deepEqual(errors(rules).map((e) => e.path), ["redirects[0].to", "redirects[1].to"]);
+  // `--domain` names the own host when the key does not.
+  const flagged = { ...rules, domain: undefined };
+  assert.deepEqual(
+    errors(flagged, { domainFlag: "blog.example.com" }).map((e) => e.path),
+    ["redirects[0].to", "redirects[1].to"],
+  );
+});

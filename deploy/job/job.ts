@@ -267,7 +267,7 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
       ? await existingOutput(input)
       : await unpackAndBuild(input, deps, work.path);
     // Checked before anything is uploaded: a bad rules file stops the deploy here.
-    const fileRules = await readRuleFiles(distDir);
+    const fileRules = await readRuleFiles(distDir, input.origin);
     const keys = await listKeys(distDir);
     const rules = await publishRules(input, deps, fileRules, keys);
     deps.onStage?.("seo");
