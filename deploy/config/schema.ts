@@ -385,6 +385,7 @@ export const SITE_SCHEMA: ObjectField = {
         password: {
           kind: "string",
           pattern: PREVIEW_PASSWORD_PATTERN,
+          redact: true,
           description:
             "HTTP Basic password on every preview: a Secrets Manager secret's name, or ${VAR} for an environment variable; the router keeps only a hash.",
         },
