@@ -111,9 +111,7 @@ const RULE_APPLY = [
 function ruleRow(r: RedirectRule): string {
   return `[${js(patternSource(r.from))},${js(capturedNames(r.from))},${
     js(normaliseTarget(r.to))
-  },${r.status},${
-    r.force ? 1 : 0
-  }]`;
+  },${r.status},${r.force ? 1 : 0}]`;
 }
 
 /**

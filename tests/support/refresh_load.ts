@@ -37,16 +37,16 @@ export interface LoadResult {
  * instance (what a client does when it did not get an answer): the retry either finds the
  * token still live or, inside the grace window, gets the successor it missed.
  */
-export async function refreshLoad(
+export function refreshLoad(
   servers: readonly LoadTarget[],
   firsts: readonly string[],
-): Promise<{
+): {
   /** What the load saw so far (live). */
   result: Readonly<LoadResult>;
   /** Resolves once `condition` holds of what the load saw. */
   until(condition: (r: Readonly<LoadResult>) => boolean, what: string): Promise<void>;
   stop(): Promise<LoadResult>;
-}> {
+} {
   const result: LoadResult = { ok: 0, serverErrors: [], okAfterErrors: 0, last: [] };
   let running = true;
   const loops = firsts.map((first, i) => {

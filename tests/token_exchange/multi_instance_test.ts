@@ -296,7 +296,7 @@ Deno.test({
       await t.step(
         "kill -9 of one instance under refresh load: the others keep answering, no answered session is lost",
         async () => {
-          const load = await refreshLoad(servers, await sessions(servers, 12));
+          const load = refreshLoad(servers, await sessions(servers, 12));
           await load.until((r) => r.ok >= 25, "refreshes before the kill");
           await c.stop("SIGKILL");
           const before = load.result.ok;
@@ -313,7 +313,7 @@ Deno.test({
         "PostgreSQL restarted under load: clean 500 server_error while down, then recovery without restart",
         async () => {
           const alive = [a, b];
-          const load = await refreshLoad(alive, await sessions(alive, 8));
+          const load = refreshLoad(alive, await sessions(alive, 8));
           await load.until((r) => r.ok >= 10, "refreshes before the stop");
           await pg.stop();
           await load.until((r) => r.serverErrors.length > 0, "a request failing while it is down");
