@@ -11,6 +11,7 @@ import { summaryJson, summaryLines } from "../pipeline/report.ts";
 import type { MicrovmSeams } from "../builders/create_builder.ts";
 import { openSiteDeploy } from "../pipeline/deploy_input.ts";
 import { pdsStage } from "../pipeline/pds_stage.ts";
+import { FORCE_UNLOCK_FLAG } from "../pipeline/publishing.ts";
 
 /**
  * Creates the `deploy` command.
@@ -37,10 +38,7 @@ export function createDeployCommand(seams: MicrovmSeams = {}): Command {
         type: "boolean",
         description: "allow deleting more than half of the live files",
       },
-      "force-unlock": {
-        type: "boolean",
-        description: "remove another deploy's lock on the environment first (operators only)",
-      },
+      "force-unlock": FORCE_UNLOCK_FLAG,
     },
     help:
       "Zips the repository (honouring .gitignore, sourceIgnore and sourceInclude), builds it in\n" +

@@ -180,7 +180,7 @@ export async function openSiteDeploy(
         key: target?.lockKey ?? lockKey(ctx.env),
         holder: lockHolder(ctx),
         waitMs: LOCK_WAIT_MS,
-        ...(ctx.flags["force-unlock"] === true ? { forceUnlock: true } : {}),
+        ...lockOptions(ctx, target === undefined),
       },
       ...(target ? {} : { owedKey: owedInvalidationKey(ctx.env) }),
       // A preview follows each build at once: it is short-lived, and its CDN does not cache.
@@ -240,6 +240,47 @@ export function routingTarget(
 
 /** How long a deploy waits for another deploy of the environment before refusing. */
 export const LOCK_WAIT_MS = 60_000;
+
+/**
+ * The command's `--force-unlock` and the command line its refusal's hint names: every
+ * command that takes the deploy lock passes these (pure).
+ *
+ * @param ctx the command context
+ * @param takesEnv whether the command takes an environment (not the preview commands)
+ * @returns `forceUnlock` when given, and `rerun`
+ */
+export function lockOptions(
+  ctx: CommandContext,
+  takesEnv: boolean,
+): { forceUnlock?: true; rerun: string } {
+  return {
+    ...(ctx.flags["force-unlock"] === true ? { forceUnlock: true } : {}),
+    rerun: forceUnlockRerun(ctx, takesEnv),
+  };
+}
+
+/**
+ * This command line again with `--force-unlock` (pure): the command, its positionals, the
+ * environment, its flags and the global `--config`, `--domain` and `--yes` as given.
+ *
+ * @param ctx the command context
+ * @param takesEnv whether to name the environment (`--env`)
+ * @returns e.g. `deploy rollback 01J… --env production --force-unlock`
+ */
+export function forceUnlockRerun(ctx: CommandContext, takesEnv: boolean): string {
+  const quote = (v: string) => /^[\w@%+=:,./-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`;
+  const parts = ["deploy", ctx.command, ...Object.values(ctx.args).map(quote)];
+  if (takesEnv) parts.push("--env", quote(ctx.env));
+  for (const [name, value] of Object.entries(ctx.flags)) {
+    if (name === "force-unlock" || Object.hasOwn(ctx.args, name) || value === undefined) continue;
+    if (value === true) parts.push(`--${name}`);
+    else if (typeof value === "string") parts.push(`--${name}`, quote(value));
+  }
+  if (ctx.global.config !== undefined) parts.push("--config", quote(ctx.global.config));
+  if (ctx.global.domain !== undefined) parts.push("--domain", quote(ctx.global.domain));
+  if (ctx.global.yes) parts.push("--yes");
+  return [...parts, "--force-unlock"].join(" ");
+}
 
 /**
  * Who a deploy is, as its lock names it to a deploy that waits: the command, the user and host
