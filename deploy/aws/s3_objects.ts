@@ -18,7 +18,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { aws, awsFailure, awsHttpStatus, isNotFound } from "./errors.ts";
 import { allItems } from "./pages.ts";
-import { type RetryOptions, withRetry } from "./retry.ts";
+import { abortable, type RetryOptions, withRetry } from "./retry.ts";
 
 /** A bucket and the client to reach it. */
 export interface S3Location {
@@ -297,7 +297,7 @@ export interface CopySpec {
  *
  * @param at bucket and client
  * @param spec source, destination, and optionally the copy's headers and tags
- * @param retry backoff for transient failures
+ * @param retry backoff for transient failures; its `signal` also aborts the copy in flight
  * @throws {DeployError} an S3 failure once retries are spent (`NoSuchKey` for a missing source)
  */
 export async function copyObject(
@@ -332,6 +332,7 @@ export async function copyObject(
                 }
                 : {}),
             }),
+            abortable(retry),
           ),
         retry,
       ),
