@@ -173,8 +173,8 @@ export async function connectPostgres(
     password: storage.password,
     poolSize: storage.pool_size,
     tlsCa,
-    onFault: (err) =>
-      log?.error("PostgreSQL client wrote to a closed connection; pool replaced", { err }),
+    onFault: (fault, err) =>
+      log?.error("PostgreSQL client fault contained; pool replaced", { fault, err }),
   });
 }
 

@@ -4,17 +4,12 @@
  * bounded pool. Queries are prepared (the client's default), so each statement is parsed once
  * per connection.
  *
- * The pool also contains a fault of the client, postgres.js 3.4.9 (the newest release): a write
- * it deferred with `setImmediate` can run after the connection closed, and throws
- * `TypeError: Cannot read properties of null (reading 'write')` from `nextWrite` where no caller
- * can catch it (porsager/postgres#1154, #1208; the fix, #1168/#1209, is unreleased). Uncaught,
- * that ends the process; and the connection it came from keeps a stale buffer that never flushes
- * again. So {@linkcode openPostgres} stops that one error from ending the process and replaces
- * the whole pool (the broken connection cannot be told apart from the others).
+ * The pool contains the client's known faults on a lost connection (`pg_fault_guard.ts`).
  *
  * @module
  */
 import postgres from "postgres";
+import { type PoolGuardOptions, replaceablePool } from "./pg_fault_guard.ts";
 
 /** The pool type the PostgreSQL store runs on. */
 export type Sql = postgres.Sql;
@@ -31,67 +26,26 @@ export interface PostgresOptions {
   readonly tlsCa?: string | undefined;
   /** Seconds to wait for a connection before a query fails. */
   readonly connectTimeout?: number;
-  /**
-   * Told when the client's write after close was caught and the pool replaced (for the log);
-   * the process goes on either way.
-   */
-  readonly onFault?: (err: TypeError) => void;
-}
-
-/**
- * Whether a thrown value is postgres.js's write to a connection it already closed (see the
- * module doc): a `TypeError` reading `write` of null, thrown from the client's `nextWrite`.
- * Nothing else is contained: any other uncaught error still ends the process.
- *
- * @param err the uncaught value
- * @returns true only for that fault
- */
-export function isClosedSocketWrite(err: unknown): err is TypeError {
-  if (!(err instanceof TypeError)) return false;
-  const stack = err.stack ?? "";
-  return /reading 'write'|evaluating 'socket\.write'/.test(err.message) &&
-    /nextWrite/.test(stack) && /[\\/]postgres(@[^\\/]+)?[\\/].*connection\.js/.test(stack);
+  /** Told when a client fault was contained and the pool replaced (for the log). */
+  readonly onFault?: PoolGuardOptions["onFault"];
+  /** See {@linkcode PoolGuardOptions.stallMs}. */
+  readonly stallMs?: number;
 }
 
 /**
  * Opens a bounded, lazily connecting pool. Nothing connects until the first query; a lost
  * connection is re-opened by the next query, so a database restart needs no service restart
- * (queries in between fail, and the service answers them with a generic `server_error`).
- *
- * The pool returned stands in for the client's own pool, which it replaces with a fresh one
- * when the client's write after close (see {@linkcode isClosedSocketWrite}) is caught: until
- * `end()`, that one uncaught error is kept from ending the process (a listener on
- * `globalThis`'s `error` event), the old pool is ended (its queries in flight get up to 5 s),
- * and the next query runs on the new one.
+ * (queries in between fail, and the service answers them with a generic `server_error`). The
+ * client's faults on a lost connection are contained: the pool is replaced instead of the
+ * process ending or its queries waiting forever ({@linkcode replaceablePool}).
  *
  * @param options URL, password, pool size, CA bundle, fault callback
  * @returns the pool; `end()` it to close
  */
 export function openPostgres(options: PostgresOptions): Sql {
-  let current = connect(options);
-  let ended = false;
-  const onError = (event: ErrorEvent) => {
-    if (ended || !isClosedSocketWrite(event.error)) return;
-    event.preventDefault();
-    const old = current;
-    current = connect(options);
-    old.end({ timeout: 5 }).catch(() => {});
-    options.onFault?.(event.error);
-  };
-  globalThis.addEventListener("error", onError);
-  const end: Sql["end"] = (opts) => {
-    ended = true;
-    globalThis.removeEventListener("error", onError);
-    return current.end(opts);
-  };
-  // A function target, so the stand-in is callable as a tagged template like the pool.
-  return new Proxy(function pool() {} as unknown as Sql, {
-    apply: (_target, _this, args) => Reflect.apply(current, undefined, args),
-    get(_target, prop) {
-      if (prop === "end") return end;
-      const value = Reflect.get(current, prop);
-      return typeof value === "function" ? value.bind(current) : value;
-    },
+  return replaceablePool(() => connect(options), {
+    ...(options.onFault ? { onFault: options.onFault } : {}),
+    ...(options.stallMs !== undefined ? { stallMs: options.stallMs } : {}),
   });
 }
 
