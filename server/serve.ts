@@ -174,7 +174,7 @@ export async function connectPostgres(
     poolSize: storage.pool_size,
     tlsCa,
     onFault: (fault, err) =>
-      log?.error("PostgreSQL client fault contained; pool replaced", { fault, err }),
+      log?.error("PostgreSQL client fault contained", { fault, err }),
   });
 }
 
