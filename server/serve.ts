@@ -173,8 +173,7 @@ export async function connectPostgres(
     password: storage.password,
     poolSize: storage.pool_size,
     tlsCa,
-    onFault: (fault, err) =>
-      log?.error("PostgreSQL client fault contained", { fault, err }),
+    onFault: (fault, err) => log?.error("PostgreSQL client fault contained", { fault, err }),
   });
 }
 
