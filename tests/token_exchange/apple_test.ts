@@ -10,7 +10,7 @@ import {
   SignJWT,
 } from "jose";
 import { createMemoryLogger, FixedClock } from "@org/shared";
-import { consoleCsrf, consoleSession } from "../support/console.ts";
+import { consoleCsrf, consoleForm, consoleSession } from "../support/console.ts";
 import { REVOKE_INTERVAL_MS } from "../../server/providers/apple_revocation.ts";
 import { adminFetch, adminJson, SECRET } from "../support/internal_api.ts";
 import { type OidcFixture, startOidcProvider } from "../support/oidc.ts";
@@ -753,7 +753,7 @@ Deno.test("apple revoke: a deletion from the console queues the revoke, and the 
   const csrf = await consoleCsrf(te, cookie, `/admin/users/${user.id}/delete`);
   const del = await fetch(`${te.internalUrl}/admin/users/${user.id}/delete`, {
     method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+    headers: consoleForm(te, cookie),
     body: new URLSearchParams({ csrf }),
     redirect: "manual",
   });
