@@ -214,8 +214,16 @@ export function replaceablePool(
     get(_target, prop) {
       if (prop === "end") return end;
       if (prop === "begin") {
-        return (...args: unknown[]) =>
-          watch((current.begin as (...a: unknown[]) => Promise<unknown>)(...args));
+        // A native promise: `await` would skip a `then` of its own, so it is tracked from the
+        // call (a transaction is always awaited at once).
+        return (...args: unknown[]) => {
+          const token = Symbol();
+          pending.set(token, Date.now());
+          return (current.begin as (...a: unknown[]) => Promise<unknown>)(...args).then(
+            (v) => settle(token, v),
+            (e) => failed(token, e),
+          );
+        };
       }
       const value = Reflect.get(current, prop);
       return typeof value === "function" ? value.bind(current) : value;

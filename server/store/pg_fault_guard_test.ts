@@ -102,3 +102,42 @@ Deno.test("isStraySocketError() matches a node:net socket error, nothing else", 
   );
   assert.equal(isStraySocketError("ECONNRESET"), false);
 });
+
+Deno.test({
+  name: "openPostgres(): a transaction stalled after a lost connection replaces the pool too",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    await using pg = await startTestPostgres();
+    const url = await pg.schema("pool_stall_tx");
+    const faults: PoolFault[] = [];
+    const sql = openPostgres({ url, poolSize: 2, stallMs: 500, onFault: (f) => faults.push(f) });
+    const killer = postgres(url, { max: 1, onnotice: () => {} });
+    try {
+      const pid = (await sql<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]!.pid;
+      const lost = sql`select pg_sleep(5)`.then(() => "answered", (e) => String(e));
+      await waitFor(async () =>
+        (await killer<{ n: number }[]>`
+          select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep(5)%'`)[
+          0
+        ]!
+          .n > 0, "the query to run");
+      await killer`select pg_terminate_backend(${pid})`;
+      await lost;
+      // Awaited, as the stores do (an `await` skips a native promise's own `then`).
+      const stuck = (async () => {
+        try {
+          await sql.begin((tx) => tx`select pg_sleep(3600)`);
+          return "answered";
+        } catch (err) {
+          return String(err);
+        }
+      })();
+      assert.match(await stuck, /CONNECTION_DESTROYED|CONNECTION_ENDED|terminat/);
+      assert.deepEqual(faults, ["stalled_queries"]);
+    } finally {
+      await sql.end({ timeout: 1 });
+      await killer.end();
+    }
+  },
+});
