@@ -14,15 +14,20 @@
 import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
 import type { QueryRange } from "./range.ts";
 import { previousRange, timeBucket } from "./range.ts";
+import { readBound } from "./duckdb.ts";
 import {
+  createScanSharing,
   groupedSql,
   memberSql,
   type NamedMember,
+  regroupedSql,
+  rolledColumns,
   type ScanMember,
   type ScanSharing,
   type SharedScan,
 } from "./shared_scan.ts";
-import { type PageViewSource, quoteIdentifier } from "./source.ts";
+import type { RolledScan } from "./rollup.ts";
+import { type PageViewSource, quoteIdentifier, type Rollup } from "./source.ts";
 
 /** A cell of a result row, as JSON carries it. */
 export type Cell = string | number | boolean | null;
@@ -151,7 +156,7 @@ function ranked(grouped: string, value: string, order: string): string {
 }
 
 /** The scans several queries share (`shared_scan.ts`). */
-export type ScanName = "page_views" | "visits";
+export type ScanName = "page_views" | "visits" | "requests";
 
 /**
  * A visitor's first page view of a day: the earliest, the path breaking an exact tie in time,
@@ -186,6 +191,9 @@ const SCANS: Readonly<Record<ScanName, SharedScan>> = {
         timeBucket(range) === "day" ? "day" : "date_trunc('hour', CAST(event_time AS TIMESTAMP))"
       } AS bucket, uri, referrer, host, country, channel, device, browser, os, utm_source, ` +
       `utm_medium, utm_campaign FROM ${relation} WHERE ${BOUNDED} AND ${PAGE_VIEW}`,
+    // A day is rolled up by the hour (one day is an hourly range); a longer range is by day.
+    rolled: (column, range) =>
+      column === "bucket" && timeBucket(range) === "day" ? "CAST(bucket AS DATE)" : column,
   },
   // One row per visitor key and day (the key changes daily, so this is the day's visit), with
   // its entry page. Unique visitors count every request's key, entries only page views': read
@@ -204,6 +212,25 @@ const SCANS: Readonly<Record<ScanName, SharedScan>> = {
       return `SELECT day, ${ENTRY} FILTER (WHERE ${PAGE_VIEW}) AS path FROM ${relation} ` +
         `WHERE ${BOUNDED} GROUP BY day, visitor_key`;
     },
+  },
+  // Every request of the range, for the panels that count requests rather than page views:
+  // status codes, cache hits per day, rows, 404s with their Referer, bots. A 404's path and
+  // Referer and a bot's names are null on the other rows, so those sets hold few groups.
+  requests: {
+    columns: [
+      "day",
+      "status",
+      "hit",
+      "missing_path",
+      "missing_referrer",
+      "bot_category",
+      "bot_name",
+    ],
+    rows: (relation) =>
+      `SELECT day, status, ${CACHE_HITS} AS hit, CASE WHEN status = 404 THEN uri END AS ` +
+      "missing_path, CASE WHEN status = 404 THEN referrer END AS missing_referrer, CASE WHEN " +
+      "is_bot THEN coalesce(bot_category, 'unknown') END AS bot_category, CASE WHEN is_bot " +
+      `THEN coalesce(bot_name, 'unknown') END AS bot_name FROM ${relation} WHERE ${BOUNDED}`,
   },
 };
 
@@ -309,38 +336,46 @@ export const NAMED_QUERIES: Readonly<Record<QueryName, NamedQuery>> = {
     groupBy: ["country"],
     finish: (grouped) => `${viewsBy(grouped, "country")} ORDER BY views DESC, country`,
   }),
-  status_codes: {
+  status_codes: scanQuery({
     name: "status_codes",
     title: "Status codes",
     description: "Every request (pages, assets, errors) by the HTTP status CloudFront sent.",
     columns: ["status", "requests"],
     total: "requests",
-    sql: (relation) =>
-      `SELECT status, count(*) AS requests FROM ${relation} WHERE ${BOUNDED} ` +
-      `GROUP BY status ORDER BY requests DESC, status`,
-  },
-  cache_hit_ratio: {
+  }, {
+    scan: "requests",
+    groupBy: ["status"],
+    finish: (grouped) =>
+      `SELECT status, n AS requests FROM ${grouped} ORDER BY requests DESC, status`,
+  }),
+  cache_hit_ratio: scanQuery({
     name: "cache_hit_ratio",
     title: "Cache hit ratio",
     description: "Per day, the share of all requests CloudFront answered from its cache " +
       "(Hit, RefreshHit, OriginShieldHit) out of all requests; empty on a day without requests.",
     columns: ["day", "hits", "requests", "ratio"],
-    sql: (relation) =>
-      `WITH c AS (SELECT day, count(*) FILTER (WHERE ${CACHE_HITS}) AS hits, count(*) AS ` +
-      `requests FROM ${relation} WHERE ${BOUNDED} GROUP BY day) SELECT ` +
+  }, {
+    scan: "requests",
+    groupBy: ["day", "hit"],
+    finish: (grouped) =>
+      `WITH c AS (SELECT day, CAST(coalesce(sum(n) FILTER (WHERE hit), 0) AS BIGINT) AS hits, ` +
+      `CAST(sum(n) AS BIGINT) AS requests FROM ${grouped} GROUP BY day) SELECT ` +
       `strftime(d.day, '%Y-%m-%d') AS day, CAST(coalesce(c.hits, 0) AS BIGINT) AS hits, ` +
       `CAST(coalesce(c.requests, 0) AS BIGINT) AS requests, ` +
       `CASE WHEN c.requests > 0 THEN c.hits / c.requests END AS ratio FROM (${DAYS}) d ` +
       `LEFT JOIN c USING (day) ORDER BY d.day`,
-  },
-  row_count: {
+  }),
+  row_count: scanQuery({
     name: "row_count",
     title: "Rows",
     description: "Rows in the table for the range: every logged request, pages and assets.",
     columns: ["rows"],
     total: "rows",
-    sql: (relation) => `SELECT count(*) AS rows FROM ${relation} WHERE ${BOUNDED}`,
-  },
+  }, {
+    scan: "requests",
+    groupBy: ["day"],
+    finish: (grouped) => `SELECT CAST(coalesce(sum(n), 0) AS BIGINT) AS rows FROM ${grouped}`,
+  }),
   channels: scanQuery({
     name: "channels",
     title: "Channels",
@@ -428,7 +463,7 @@ export const NAMED_QUERIES: Readonly<Record<QueryName, NamedQuery>> = {
         "views DESC, utm_source NULLS LAST, utm_medium NULLS LAST, utm_campaign NULLS LAST",
       ),
   }),
-  not_found: {
+  not_found: scanQuery({
     name: "not_found",
     title: "Not found (404)",
     description: `The ${TOP_LIMIT} most requested missing paths (status 404, pages and ` +
@@ -436,15 +471,18 @@ export const NAMED_QUERIES: Readonly<Record<QueryName, NamedQuery>> = {
       "The total counts every 404.",
     columns: ["path", "referrer", "requests"],
     total: "requests",
-    sql: (relation) =>
+  }, {
+    scan: "requests",
+    groupBy: ["missing_path", "missing_referrer"],
+    finish: (grouped) =>
       ranked(
-        `SELECT uri AS path, referrer, count(*) AS requests FROM ${relation} WHERE ` +
-          `${BOUNDED} AND status = 404 GROUP BY ALL`,
+        `SELECT missing_path AS path, missing_referrer AS referrer, n AS requests FROM ` +
+          `${grouped} WHERE missing_path IS NOT NULL`,
         "requests",
         "requests DESC, path, referrer NULLS LAST",
       ),
-  },
-  bots: {
+  }),
+  bots: scanQuery({
     name: "bots",
     title: "Bots",
     description: `The ${TOP_LIMIT} bots with the most requests, by category (search, ai, ` +
@@ -452,16 +490,18 @@ export const NAMED_QUERIES: Readonly<Record<QueryName, NamedQuery>> = {
       "every bot request.",
     columns: ["category", "name", "requests"],
     total: "requests",
+  }, {
+    scan: "requests",
+    groupBy: ["bot_category", "bot_name"],
     // BOUNDED leaves every bot row out when bots are excluded, so the list is then empty.
-    sql: (relation) =>
+    finish: (grouped) =>
       ranked(
-        `SELECT coalesce(bot_category, 'unknown') AS category, coalesce(bot_name, 'unknown') ` +
-          `AS name, count(*) AS requests FROM ${relation} WHERE ${BOUNDED} AND is_bot ` +
-          `GROUP BY ALL`,
+        `SELECT bot_category AS category, bot_name AS name, n AS requests FROM ${grouped} ` +
+          "WHERE bot_category IS NOT NULL",
         "requests",
         "requests DESC, category, name",
       ),
-  },
+  }),
 };
 
 /**
@@ -536,8 +576,11 @@ async function select(
   query: NamedQuery,
   scans: ScanSharing | undefined,
 ): Promise<{ rows: Record<string, Cell>[]; total?: number }> {
-  const found = query.shared && scans
-    ? (await runScan(source, query.shared.scan, range, scans)).get(query.name)!
+  // With a roll-up every scan reads it: alone, a query reads the scan's rows for every member
+  // (rolled up for all of them), finished for itself.
+  const sharing = scans ?? (source.rollup ? createScanSharing() : undefined);
+  const found = query.shared && sharing
+    ? (await runScan(source, query.shared.scan, range, sharing)).get(query.name)!
     : await source.use((c) => read(c, query.sql(source.relation, range), range));
   let groupsTotal: number | undefined;
   const rows = found.map((row) => {
@@ -553,16 +596,13 @@ async function select(
 }
 
 /** Runs SQL with the range's parameters that it names (DuckDB refuses one it does not use). */
-async function read(c: DuckDBConnection, sql: string, range: QueryRange): Promise<RawRow[]> {
-  const all: Record<string, DuckDBValue> = {
-    from: range.from,
-    to: range.to,
-    bots: range.includeBots,
-  };
-  const params = Object.fromEntries(
-    Object.entries(all).filter(([name]) => new RegExp(`\\$${name}\\b`).test(sql)),
-  );
-  return (await c.runAndReadAll(sql, params)).getRowObjectsJS();
+function read(
+  c: DuckDBConnection,
+  sql: string,
+  range: QueryRange,
+  more: Record<string, DuckDBValue> = {},
+): Promise<RawRow[]> {
+  return readBound(c, sql, { from: range.from, to: range.to, bots: range.includeBots, ...more });
 }
 
 type RawRow = Record<string, unknown>;
@@ -582,17 +622,17 @@ function runScan(
   return scans.share(source, key, () =>
     source.use(async (c) => {
       const scan = SCANS[name];
-      const members: NamedMember<ScanName, QueryName>[] = QUERY_NAMES.flatMap((n) => {
-        const member = NAMED_QUERIES[n].shared;
-        return member?.scan === name ? [{ name: n, member }] : [];
-      });
+      const members = scanMembers(name);
+      const grouped = source.rollup
+        ? await rolledUpSql(source, source.rollup, name, range, members)
+        : { sql: groupedSql(scan, source.relation, range, members), closed: undefined };
       // Temporary tables belong to their connection, which runs one statement at a time.
       const table = quoteIdentifier(`grouped_${name}`);
       await read(
         c,
-        `CREATE OR REPLACE TEMP TABLE ${table} AS ` +
-          groupedSql(scan, source.relation, range, members),
+        `CREATE OR REPLACE TEMP TABLE ${table} AS ${grouped.sql}`,
         range,
+        grouped.closed ? { closed: grouped.closed } : {},
       );
       try {
         const out = new Map<QueryName, RawRow[]>();
@@ -604,6 +644,58 @@ function runScan(
         await c.run(`DROP TABLE IF EXISTS ${table}`);
       }
     }));
+}
+
+/** Every query reading a scan, in page order. */
+function scanMembers(name: ScanName): NamedMember<ScanName, QueryName>[] {
+  return QUERY_NAMES.flatMap((n) => {
+    const member = NAMED_QUERIES[n].shared;
+    return member?.scan === name ? [{ name: n, member }] : [];
+  });
+}
+
+/**
+ * The grouped rows of a scan for a range with a roll-up: its closed days from the roll-up
+ * (refreshed first, so a changed day is rolled up again before it is read), its open days
+ * from the table (after `$closed`, the last closed day), added up group by group.
+ */
+async function rolledUpSql(
+  source: PageViewSource,
+  rollup: Rollup,
+  name: ScanName,
+  range: QueryRange,
+  members: readonly NamedMember<ScanName>[],
+): Promise<{ sql: string; closed: string | undefined }> {
+  const scan = SCANS[name];
+  const lastClosed = rollup.lastClosedDay();
+  if (range.from > lastClosed) {
+    return { sql: groupedSql(scan, source.relation, range, members), closed: undefined };
+  }
+  await rollup.refresh(range);
+  const closed = range.to < lastClosed ? range.to : lastClosed;
+  const parts = [
+    `SELECT ${rolledColumns(scan, members, range)} FROM ${rollup.table(name)} WHERE ` +
+    "rolled_day BETWEEN CAST($from AS DATE) AND CAST($closed AS DATE) AND bots = $bots",
+  ];
+  if (range.to > lastClosed) {
+    const open = `(SELECT * FROM ${source.relation} WHERE day > CAST($closed AS DATE))`;
+    parts.push(groupedSql(scan, open, range, members));
+  }
+  return { sql: regroupedSql(scan, members, parts), closed };
+}
+
+/**
+ * The scans to roll up, each with every query reading it (`rollup.ts`): what the dashboard
+ * attaches a roll-up with.
+ *
+ * @returns the scans
+ */
+export function rolledScans(): RolledScan[] {
+  return (Object.keys(SCANS) as ScanName[]).map((name) => ({
+    name,
+    scan: SCANS[name],
+    members: scanMembers(name),
+  }));
 }
 
 function cell(value: unknown): Cell {

@@ -6,8 +6,10 @@ import {
   QUERY_NAMES,
   type QueryName,
   type QueryResult,
+  rolledScans,
   runNamedQuery,
 } from "./named_queries.ts";
+import { attachRollup } from "./rollup.ts";
 import { createScanSharing } from "./shared_scan.ts";
 import type { PageViewSource } from "./source.ts";
 import type { QueryRange } from "./range.ts";
@@ -20,16 +22,37 @@ const everyone: QueryRange = { ...TWO_DAYS, includeBots: true };
 type Run = (name: QueryName, range: QueryRange) => ReturnType<typeof runNamedQuery>;
 
 /**
- * Runs `fn` on a table of `rows` twice: every query scanning alone, then every query reading
- * the scans it shares with the page's other queries (as the dashboard runs them), so each
- * known answer holds both ways.
+ * Clocks for the roll-up: every day of the rows closed; only 2026-01-31 (and before); the
+ * first two days of {@linkcode WEEK} and all before.
+ */
+const ROLLUP_CLOCKS = ["2027-01-01T00:00:00Z", "2026-02-01T12:00:00Z", "2026-03-04T01:00:00Z"]
+  .map((t) => Date.parse(t));
+
+/**
+ * Runs `fn` on a table of `rows` every way the queries run: every query scanning alone, then
+ * every query reading the scans it shares with the page's other queries (as the dashboard
+ * runs them); then both again with a daily roll-up attached, for each of
+ * {@linkcode ROLLUP_CLOCKS} (closed days read from the roll-up, the others raw). Each known
+ * answer holds every way.
  */
 async function withRows(fn: (run: Run) => Promise<void>, rows = KNOWN_ROWS): Promise<void> {
-  using source = await openLocalTable();
-  await insertRows(source, rows);
-  await fn((name, range) => runNamedQuery(source, name, range));
-  const scans = createScanSharing();
-  await fn((name, range) => runNamedQuery(source, name, range, { scans }));
+  using table = await openLocalTable();
+  await insertRows(table, rows);
+  const sources: PageViewSource[] = [table];
+  for (const [i, now] of ROLLUP_CLOCKS.entries()) {
+    const rollup = await attachRollup(table, {
+      path: ":memory:",
+      alias: `rollup_${i}`,
+      scans: rolledScans(),
+      now: () => now,
+    });
+    sources.push({ ...table, rollup });
+  }
+  for (const source of sources) {
+    await fn((name, range) => runNamedQuery(source, name, range));
+    const scans = createScanSharing();
+    await fn((name, range) => runNamedQuery(source, name, range, { scans }));
+  }
 }
 
 /** The first week of March 2026; its previous range is the last week of February. */
@@ -419,7 +442,7 @@ Deno.test("the page's queries asked at once read each shared scan once, with the
     assert.deepEqual(shared, alone);
     // Shared: each scan once for the range and once for the previous range; the rest as alone.
     const scanned = new Set(readers.flatMap((q) => q.shared ? [q.shared.scan] : []));
-    assert.deepEqual([...scanned].sort(), ["page_views", "visits"]);
+    assert.deepEqual([...scanned].sort(), ["page_views", "requests", "visits"]);
     assert.equal(
       uses() - before - reads(readers),
       2 * scanned.size + reads(readers.filter((q) => !q.shared)),
