@@ -619,13 +619,14 @@ function runScan(
   scans: ScanSharing,
 ): Promise<Map<QueryName, RawRow[]>> {
   const key = `${name} ${range.from} ${range.to} ${range.includeBots}`;
-  return scans.share(source, key, () =>
-    source.use(async (c) => {
-      const scan = SCANS[name];
-      const members = scanMembers(name);
-      const grouped = source.rollup
-        ? await rolledUpSql(source, source.rollup, name, range, members)
-        : { sql: groupedSql(scan, source.relation, range, members), closed: undefined };
+  return scans.share(source, key, async () => {
+    const scan = SCANS[name];
+    const members = scanMembers(name);
+    // Before taking a connection: the roll-up's refresh takes one of its own.
+    const grouped = source.rollup
+      ? await rolledUpSql(source, source.rollup, name, range, members)
+      : { sql: groupedSql(scan, source.relation, range, members), closed: undefined };
+    return source.use(async (c) => {
       // Temporary tables belong to their connection, which runs one statement at a time.
       const table = quoteIdentifier(`grouped_${name}`);
       await read(
@@ -643,7 +644,8 @@ function runScan(
       } finally {
         await c.run(`DROP TABLE IF EXISTS ${table}`);
       }
-    }));
+    });
+  });
 }
 
 /** Every query reading a scan, in page order. */

@@ -229,3 +229,32 @@ async function scansDigest(relation: string, scans: readonly RolledScan[]): Prom
 function literal(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
 }
+
+/** How many closed days before today the dashboard rolls up when it starts: 90 days and the
+ * 90 before them, the longest preset range and its previous range. */
+export const ROLLUP_START_DAYS = 180;
+
+/**
+ * Rolls up the closed days of the last `days` days, one day per refresh, newest first (the
+ * default 7-day page is ready first), stopping between days once `stopped` says so: what the
+ * dashboard does in the background when it starts.
+ *
+ * @param rollup the roll-up
+ * @param now the time, ms since the epoch
+ * @param days how many days back
+ * @param stopped whether to stop (checked before each day)
+ * @returns the days rolled up
+ */
+export async function rollUpRecentDays(
+  rollup: Rollup,
+  now: number,
+  days: number,
+  stopped: () => boolean,
+): Promise<string[]> {
+  const rolled: string[] = [];
+  for (let offset = -1; offset >= -days && !stopped(); offset--) {
+    const day = utcDay(now, offset);
+    rolled.push(...(await rollup.refresh({ from: day, to: day })).rolled);
+  }
+  return rolled;
+}
