@@ -104,6 +104,11 @@ export const QUERY_NAMES = [
   "campaigns",
   "not_found",
   "bots",
+  "downloads",
+  "feed_subscribers",
+  "ai_crawler_pages",
+  "cdn_cost",
+  "cdn_cost_paths",
 ] as const;
 
 /** A query name. */
@@ -129,6 +134,86 @@ export const PAGE_VIEW = "method = 'GET' AND (status BETWEEN 200 AND 299 OR stat
   // CASE, not OR: the path test runs only on the rows without a content type.
   "CASE WHEN content_type IS NULL THEN regexp_matches(uri, '(/|\\.html?|/[^./]*)$') " +
   "ELSE starts_with(content_type, 'text/html') END";
+
+/**
+ * The file extensions a download has (case-insensitive): documents, archives, installers,
+ * e-books, audio, video and data files. Pages, images, scripts and styles are not downloads.
+ */
+export const DOWNLOAD_EXTENSIONS: readonly string[] = [
+  "pdf",
+  "epub",
+  "mobi",
+  "azw3",
+  "djvu",
+  "zip",
+  "gz",
+  "tgz",
+  "bz2",
+  "xz",
+  "zst",
+  "7z",
+  "rar",
+  "tar",
+  "dmg",
+  "pkg",
+  "exe",
+  "msi",
+  "msix",
+  "deb",
+  "rpm",
+  "apk",
+  "appimage",
+  "iso",
+  "img",
+  "jar",
+  "mp3",
+  "m4a",
+  "aac",
+  "ogg",
+  "oga",
+  "opus",
+  "flac",
+  "wav",
+  "mp4",
+  "m4v",
+  "mov",
+  "webm",
+  "mkv",
+  "avi",
+  "csv",
+  "tsv",
+  "xlsx",
+  "xls",
+  "ods",
+  "docx",
+  "doc",
+  "odt",
+  "pptx",
+  "ppt",
+  "odp",
+  "rtf",
+  "parquet",
+  "sqlite",
+];
+
+/**
+ * A download: a successful GET (200, or 206 for a range of the file) of a path ending in one
+ * of {@linkcode DOWNLOAD_EXTENSIONS}.
+ */
+const DOWNLOAD = "method = 'GET' AND status IN (200, 206) AND " +
+  `regexp_matches(uri, '(?i)\\.(${DOWNLOAD_EXTENSIONS.join("|")})$')`;
+
+/**
+ * The paths a site's feeds have (RSS, Atom, JSON Feed): `/feed`, `/rss`, `/atom` (with or
+ * without a trailing slash), `*.rss`, `*.atom`, `feed.xml`, `rss.xml`, `atom.xml`, `index.xml`,
+ * `feed.json`, `*.rss.xml`; or any path served as `application/rss+xml`, `application/atom+xml`
+ * or `application/feed+json`.
+ */
+export const FEED = "method = 'GET' AND (status BETWEEN 200 AND 299 OR status = 304) AND (" +
+  "regexp_matches(uri, '(?i)(/(feed|rss|atom)/?|\\.(rss|atom)|/(feed|rss|atom|index)\\.xml|" +
+  "/feed\\.json|\\.rss\\.xml)$') OR content_type IN ('application/rss+xml', " +
+  "'application/atom+xml', 'application/feed+json') OR starts_with(content_type, " +
+  "'application/rss+xml;') OR starts_with(content_type, 'application/atom+xml;'))";
 
 /** CloudFront's result types that were served from the edge cache. */
 const CACHE_HITS = "result_type IN ('Hit', 'RefreshHit', 'OriginShieldHit')";
@@ -156,7 +241,7 @@ function ranked(grouped: string, value: string, order: string): string {
 }
 
 /** The scans several queries share (`shared_scan.ts`). */
-export type ScanName = "page_views" | "visits" | "requests";
+export type ScanName = "page_views" | "visits" | "requests" | "downloads";
 
 /**
  * A visitor's first page view of a day: the earliest, the path breaking an exact tie in time,
@@ -221,16 +306,31 @@ const SCANS: Readonly<Record<ScanName, SharedScan>> = {
       "day",
       "status",
       "hit",
+      "path",
       "missing_path",
       "missing_referrer",
       "bot_category",
       "bot_name",
+      "ai_crawler",
+      "ai_path",
     ],
+    sums: ["bytes"],
     rows: (relation) =>
-      `SELECT day, status, ${CACHE_HITS} AS hit, CASE WHEN status = 404 THEN uri END AS ` +
-      "missing_path, CASE WHEN status = 404 THEN referrer END AS missing_referrer, CASE WHEN " +
-      "is_bot THEN coalesce(bot_category, 'unknown') END AS bot_category, CASE WHEN is_bot " +
-      `THEN coalesce(bot_name, 'unknown') END AS bot_name FROM ${relation} WHERE ${BOUNDED}`,
+      `SELECT day, status, ${CACHE_HITS} AS hit, uri AS path, CASE WHEN status = 404 THEN uri ` +
+      "END AS missing_path, CASE WHEN status = 404 THEN referrer END AS missing_referrer, " +
+      "CASE WHEN is_bot THEN coalesce(bot_category, 'unknown') END AS bot_category, CASE WHEN " +
+      "is_bot THEN coalesce(bot_name, 'unknown') END AS bot_name, CASE WHEN is_bot AND " +
+      "bot_category = 'ai' THEN coalesce(bot_name, 'unknown') END AS ai_crawler, CASE WHEN " +
+      "is_bot AND bot_category = 'ai' THEN uri END AS ai_path, coalesce(bytes_sent, 0) AS " +
+      `bytes FROM ${relation} WHERE ${BOUNDED}`,
+  },
+  // One row per visitor key, day and downloaded file: a file fetched in ranges (a video, a
+  // resumed download) is one download. Its referrer is that of its first request.
+  downloads: {
+    columns: ["path", "referrer"],
+    rows: (relation) =>
+      "SELECT uri AS path, first(referrer ORDER BY event_time, referrer NULLS LAST) AS " +
+      `referrer FROM ${relation} WHERE ${BOUNDED} AND ${DOWNLOAD} GROUP BY day, visitor_key, uri`,
   },
 };
 
@@ -500,6 +600,112 @@ export const NAMED_QUERIES: Readonly<Record<QueryName, NamedQuery>> = {
           "WHERE bot_category IS NOT NULL",
         "requests",
         "requests DESC, category, name",
+      ),
+  }),
+  downloads: scanQuery({
+    name: "downloads",
+    title: "File downloads",
+    description: `The ${TOP_LIMIT} (file, referrer) pairs with the most downloads: successful ` +
+      "GETs (200, or 206 for a range) of files with a download extension (pdf, zip, dmg, exe, " +
+      "epub, mp3, mp4, csv, …; docs/analytics.md lists them). A visitor fetching a file in " +
+      "several ranges on one UTC day downloads it once, credited to the referrer of the first " +
+      "request. The total counts every download.",
+    columns: ["path", "referrer", "downloads"],
+    total: "downloads",
+  }, {
+    scan: "downloads",
+    groupBy: ["path", "referrer"],
+    finish: (grouped) =>
+      ranked(
+        `SELECT path, referrer, n AS downloads FROM ${grouped}`,
+        "downloads",
+        "downloads DESC, path, referrer NULLS LAST",
+      ),
+  }),
+  feed_subscribers: {
+    name: "feed_subscribers",
+    title: "Feed subscribers",
+    description: "Subscribers of the site's RSS, Atom and JSON feeds by reader (the bot's or " +
+      "browser's name) and feed: where the reader's user agent states a count (Feedly, " +
+      "Inoreader, NewsBlur, …) the latest it stated in the range (basis stated); otherwise " +
+      "the distinct visitor keys that fetched the feed on the latest day the reader did " +
+      "(basis visitors). The total sums the rows. Hosted readers are bots: excluding bots " +
+      "leaves them out.",
+    columns: ["reader", "feed", "subscribers", "basis"],
+    total: "subscribers",
+    sql: (relation) =>
+      ranked(
+        `WITH f AS (SELECT day, event_time, uri AS feed, coalesce(bot_name, browser, ` +
+          `'unknown') AS reader, visitor_key, feed_subscribers FROM ${relation} WHERE ` +
+          `${BOUNDED} AND ${FEED}), stated AS (SELECT reader, feed, arg_max(feed_subscribers, ` +
+          "(event_time, feed_subscribers)) AS subscribers FROM f WHERE feed_subscribers IS NOT " +
+          "NULL GROUP BY reader, feed), counted AS (SELECT reader, feed, arg_max(visitors, day) " +
+          "AS subscribers FROM (SELECT reader, feed, day, count(DISTINCT visitor_key) AS " +
+          "visitors FROM f WHERE feed_subscribers IS NULL GROUP BY ALL) GROUP BY reader, feed) " +
+          "SELECT reader, feed, CAST(subscribers AS BIGINT) AS subscribers, 'stated' AS basis " +
+          "FROM stated UNION ALL SELECT reader, feed, CAST(subscribers AS BIGINT), 'visitors' " +
+          "FROM counted ANTI JOIN stated USING (reader, feed)",
+        "subscribers",
+        "subscribers DESC, reader, feed",
+      ),
+  },
+  ai_crawler_pages: scanQuery({
+    name: "ai_crawler_pages",
+    title: "AI crawler reads",
+    description: `The ${TOP_LIMIT} (AI crawler, path) pairs with the most requests: which ` +
+      "pages each AI crawler (bot category ai: GPTBot, ClaudeBot, PerplexityBot, …) fetched, " +
+      "and how often. Counted only while bots are included; referrals from AI assistants are " +
+      "the ai channel. The total counts every AI crawler request.",
+    columns: ["crawler", "path", "reads"],
+    total: "reads",
+  }, {
+    scan: "requests",
+    groupBy: ["ai_crawler", "ai_path"],
+    finish: (grouped) =>
+      ranked(
+        `SELECT ai_crawler AS crawler, ai_path AS path, n AS reads FROM ${grouped} WHERE ` +
+          "ai_crawler IS NOT NULL",
+        "reads",
+        "reads DESC, crawler, path",
+      ),
+  }),
+  cdn_cost: scanQuery({
+    name: "cdn_cost",
+    title: "CDN traffic per day",
+    description: "Per UTC day, the bytes CloudFront sent (every request), the requests, and " +
+      "the share answered from its cache (Hit, RefreshHit, OriginShieldHit); a low ratio " +
+      "after a deploy points at its cache headers. The total is the bytes.",
+    columns: ["day", "requests", "bytes", "hit_ratio"],
+    total: "bytes",
+  }, {
+    scan: "requests",
+    groupBy: ["day", "hit"],
+    finish: (grouped) =>
+      `WITH c AS (SELECT day, CAST(sum(n) AS BIGINT) AS requests, CAST(sum(bytes) AS BIGINT) ` +
+      `AS bytes, CAST(coalesce(sum(n) FILTER (WHERE hit), 0) AS BIGINT) AS hits FROM ` +
+      `${grouped} GROUP BY day) SELECT strftime(d.day, '%Y-%m-%d') AS day, ` +
+      "CAST(coalesce(c.requests, 0) AS BIGINT) AS requests, CAST(coalesce(c.bytes, 0) AS " +
+      "BIGINT) AS bytes, CASE WHEN c.requests > 0 THEN c.hits / c.requests END AS hit_ratio " +
+      `FROM (${DAYS}) d LEFT JOIN c USING (day) ORDER BY d.day`,
+  }),
+  cdn_cost_paths: scanQuery({
+    name: "cdn_cost_paths",
+    title: "CDN traffic by path",
+    description: `The ${TOP_LIMIT} paths CloudFront sent the most bytes for (every request), ` +
+      "with their requests and the share answered from its cache. The total is every path's " +
+      "bytes.",
+    columns: ["path", "requests", "bytes", "hit_ratio"],
+    total: "bytes",
+  }, {
+    scan: "requests",
+    groupBy: ["path", "hit"],
+    finish: (grouped) =>
+      ranked(
+        "SELECT path, CAST(sum(n) AS BIGINT) AS requests, CAST(sum(bytes) AS BIGINT) AS bytes, " +
+          "coalesce(sum(n) FILTER (WHERE hit), 0) / sum(n) AS hit_ratio FROM " +
+          `${grouped} GROUP BY path`,
+        "bytes",
+        "bytes DESC, path",
       ),
   }),
 };

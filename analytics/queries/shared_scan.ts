@@ -24,6 +24,11 @@ export interface SharedScan {
    */
   rows(relation: string, range: QueryRange, members: readonly string[]): string;
   /**
+   * Columns of its rows summed in every group beside the count `n` (each named as the
+   * column), for members that add up more than rows (bytes served).
+   */
+  readonly sums?: readonly string[];
+  /**
    * A column of the rolled-up grouped rows (`rollup.ts`, rolled up one day at a time) as the
    * range's own grouped rows have it (pure SQL); default the column itself. The page-view scan
    * rolls hours up and answers a range of days by day.
@@ -73,8 +78,9 @@ export function groupedSql<S extends string>(
 ): string {
   const columns = usedColumns(scan, members);
   const sets = [...new Set(members.map((m) => `(${m.member.groupBy.join(", ")})`))];
+  const sums = (scan.sums ?? []).map((c) => `, CAST(sum(${c}) AS BIGINT) AS ${c}`).join("");
   return `SELECT GROUPING_ID(${columns.join(", ")}) AS ${GROUPING}, ${columns.join(", ")}, ` +
-    `count(*) AS n FROM (${scan.rows(relation, range, members.map((m) => m.name))}) ` +
+    `count(*) AS n${sums} FROM (${scan.rows(relation, range, members.map((m) => m.name))}) ` +
     `GROUP BY GROUPING SETS (${sets.join(", ")})`;
 }
 
@@ -107,7 +113,7 @@ export function memberSql<S extends string>(
  *
  * @param scan the scan
  * @param members the members every part was grouped for
- * @param parts queries selecting `grouping_id`, the used columns and `n`
+ * @param parts queries selecting `grouping_id`, the used columns, `n` and the sums
  * @returns the SQL
  */
 export function regroupedSql<S extends string>(
@@ -116,13 +122,14 @@ export function regroupedSql<S extends string>(
   parts: readonly string[],
 ): string {
   const columns = usedColumns(scan, members);
-  return `SELECT ${GROUPING}, ${columns.join(", ")}, CAST(sum(n) AS BIGINT) AS n FROM (` +
+  const sums = ["n", ...(scan.sums ?? [])].map((c) => `CAST(sum(${c}) AS BIGINT) AS ${c}`);
+  return `SELECT ${GROUPING}, ${columns.join(", ")}, ${sums.join(", ")} FROM (` +
     parts.map((p) => `(${p})`).join(" UNION ALL BY NAME ") + ") GROUP BY ALL";
 }
 
 /**
  * The used columns of a rolled-up table's rows for a range (pure): `grouping_id`, each column
- * as {@linkcode SharedScan.rolled} maps it, and `n`.
+ * as {@linkcode SharedScan.rolled} maps it, `n` and the sums.
  *
  * @param scan the scan
  * @param members the members the rows were grouped for
@@ -138,7 +145,7 @@ export function rolledColumns<S extends string>(
     const mapped = scan.rolled?.(c, range) ?? c;
     return mapped === c ? c : `${mapped} AS ${c}`;
   });
-  return [GROUPING, ...columns, "n"].join(", ");
+  return [GROUPING, ...columns, "n", ...(scan.sums ?? [])].join(", ");
 }
 
 /** The scan's columns that some member groups by, in the scan's order. */
