@@ -105,7 +105,10 @@ Deno.test("a roll-up file written by other scans' SQL is emptied, not read", asy
     const table = await openLocalTable();
     using _ = table;
     await insertRows(table, rows);
-    const scans = rolledScans().map((s) => ({ ...s, members: s.members.slice(1) }));
+    // One query fewer reading the requests scan: its grouped rows differ.
+    const scans = rolledScans().map((s) =>
+      s.name === "requests" ? { ...s, members: s.members.slice(1) } : s
+    );
     const rollup = await attachRollup(table, { path, scans, now: () => now });
     assert.equal((await rollup.refresh(WEEK)).rolled.length, 3);
   } finally {
