@@ -6,7 +6,7 @@
  * @module
  */
 import { DeployError, interruptedError } from "../errors.ts";
-import type { BuildPaths } from "./job.ts";
+import type { BuildPaths } from "./job_input.ts";
 import { detectPackageManager, type Step } from "./package_manager.ts";
 import { KILL_GRACE_MS, signalGroup, stopGroup } from "./process_group.ts";
 

@@ -28,6 +28,7 @@ import { readKeptFiles, writeKeptFiles } from "../state/kept_files.ts";
 import type { RetryOptions } from "../aws/retry.ts";
 import type { RoutingTarget, RulesReport } from "../routing/publish_routing.ts";
 import type { OutputManifest } from "../build_records/output.ts";
+import type { PdsStage } from "./pds_stage.ts";
 
 /** A pipeline step, reported as it starts. */
 export type DeployStage =
@@ -163,6 +164,11 @@ export interface DeployInput {
   readonly signal?: AbortSignal;
   /** Where the live site's redirect and header rules go; none (a preview): not applied. */
   readonly routing?: RoutingTarget;
+  /**
+   * The production run's PDS stage (`pds_stage.ts`): its steps before the build and after the
+   * publish, outside the lock. None: no PDS steps (other environments, previews, tests).
+   */
+  readonly pds?: PdsStage;
 }
 
 /** A file of an earlier build kept live for open tabs, as `plan` and `deploy` show it. */
@@ -397,7 +403,9 @@ export async function planDeploy(input: DeployInput): Promise<DeployPlan> {
  * Runs a deploy under the scope's lock: revision → zip → the build-and-publish job (build, SEO
  * files laid over the output in memory, sync: assets, HTML, deletions) → one invalidation of
  * the changed paths and of any an earlier run still owed (none when nothing changed and
- * nothing is owed). The lock is released at the end, whatever happened.
+ * nothing is owed). The lock is released at the end, whatever happened. A production run's
+ * PDS stage ({@linkcode DeployInput.pds}) runs before the lock is taken and after it is
+ * released; it never fails the deploy.
  *
  * @param input resolved config, state, flags and dependencies
  * @returns the summary to print
@@ -416,6 +424,14 @@ export async function planDeploy(input: DeployInput): Promise<DeployPlan> {
  * ```
  */
 export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
+  await input.pds?.beforeBuild?.();
+  const summary = await publish(input);
+  await input.pds?.afterPublish?.();
+  return summary;
+}
+
+/** The locked part of {@linkcode runDeploy}: the job, the kept list, the invalidation. */
+async function publish(input: DeployInput): Promise<DeploySummary> {
   const clock = input.clock ?? systemClock;
   const started = clock.now();
   await using _lock = await takePublishingLock(input);
