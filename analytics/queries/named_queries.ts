@@ -5,9 +5,11 @@
  * spliced into the text is the table's, from the validated configuration. A query with a total
  * also runs on the previous range of equal length, so its total comes with its change.
  *
- * Eleven of them read one of two shared scans (`shared_scan.ts`): the dashboard, which asks for
- * every panel at once, reads the range once for all the page-view panels and once for visitors
- * and entry pages, instead of once per query.
+ * All but `feed_subscribers` read one of four shared scans (`shared_scan.ts`): the dashboard,
+ * which asks for every panel at once, reads the range once for all the page-view panels, once
+ * for visitors and entry pages, once for the panels counting every request and once for
+ * downloads, instead of once per query. With a daily roll-up (`rollup.ts`) the scans' closed
+ * days are read from it.
  *
  * @module
  */
