@@ -5,10 +5,10 @@
  * spliced into the text is the table's, from the validated configuration. A query with a total
  * also runs on the previous range of equal length, so its total comes with its change.
  *
- * All but `feed_subscribers` read one of four shared scans (`shared_scan.ts`): the dashboard,
- * which asks for every panel at once, reads the range once for all the page-view panels, once
- * for visitors and entry pages, once for the panels counting every request and once for
- * downloads, instead of once per query. With a daily roll-up (`rollup.ts`) the scans' closed
+ * Most read one of five shared scans (`shared_scan.ts`): the dashboard, which asks for every
+ * panel at once, reads the range once for all the page-view panels, once for visitors and entry
+ * pages, once for the panels counting every request, once for downloads and once for feeds,
+ * instead of once per query. With a daily roll-up (`rollup.ts`) the scans' closed
  * days are read from it.
  *
  * @module
@@ -243,7 +243,7 @@ function ranked(grouped: string, value: string, order: string): string {
 }
 
 /** The scans several queries share (`shared_scan.ts`). */
-export type ScanName = "page_views" | "visits" | "requests" | "downloads";
+export type ScanName = "page_views" | "visits" | "requests" | "downloads" | "feeds";
 
 /**
  * A visitor's first page view of a day: the earliest, the path breaking an exact tie in time,
@@ -333,6 +333,17 @@ const SCANS: Readonly<Record<ScanName, SharedScan>> = {
     rows: (relation) =>
       "SELECT uri AS path, first(referrer ORDER BY event_time, referrer NULLS LAST) AS " +
       `referrer FROM ${relation} WHERE ${BOUNDED} AND ${DOWNLOAD} GROUP BY day, visitor_key, uri`,
+  },
+  // Every feed fetch, by reader and feed: a stated count with its time, or the visitor key of
+  // a reader that states none. Grouped once for the one member (a latest count is not a sum,
+  // so the member reads the groups, not their counts): a few hundred groups a day.
+  feeds: {
+    columns: ["day", "reader", "feed", "stated_at", "stated", "visitor"],
+    rows: (relation) =>
+      "SELECT day, coalesce(bot_name, browser, 'unknown') AS reader, uri AS feed, CASE WHEN " +
+      "feed_subscribers IS NOT NULL THEN event_time END AS stated_at, feed_subscribers AS " +
+      "stated, CASE WHEN feed_subscribers IS NULL THEN visitor_key END AS visitor FROM " +
+      `${relation} WHERE ${BOUNDED} AND ${FEED}`,
   },
 };
 
@@ -624,7 +635,7 @@ export const NAMED_QUERIES: Readonly<Record<QueryName, NamedQuery>> = {
         "downloads DESC, path, referrer NULLS LAST",
       ),
   }),
-  feed_subscribers: {
+  feed_subscribers: scanQuery({
     name: "feed_subscribers",
     title: "Feed subscribers",
     description: "Subscribers of the site's RSS, Atom and JSON feeds by reader (the bot's or " +
@@ -635,22 +646,23 @@ export const NAMED_QUERIES: Readonly<Record<QueryName, NamedQuery>> = {
       "leaves them out.",
     columns: ["reader", "feed", "subscribers", "basis"],
     total: "subscribers",
-    sql: (relation) =>
+  }, {
+    scan: "feeds",
+    groupBy: ["day", "reader", "feed", "stated_at", "stated", "visitor"],
+    finish: (grouped) =>
       ranked(
-        `WITH f AS (SELECT day, event_time, uri AS feed, coalesce(bot_name, browser, ` +
-          `'unknown') AS reader, visitor_key, feed_subscribers FROM ${relation} WHERE ` +
-          `${BOUNDED} AND ${FEED}), stated AS (SELECT reader, feed, arg_max(feed_subscribers, ` +
-          "(event_time, feed_subscribers)) AS subscribers FROM f WHERE feed_subscribers IS NOT " +
-          "NULL GROUP BY reader, feed), counted AS (SELECT reader, feed, arg_max(visitors, day) " +
-          "AS subscribers FROM (SELECT reader, feed, day, count(DISTINCT visitor_key) AS " +
-          "visitors FROM f WHERE feed_subscribers IS NULL GROUP BY ALL) GROUP BY reader, feed) " +
-          "SELECT reader, feed, CAST(subscribers AS BIGINT) AS subscribers, 'stated' AS basis " +
-          "FROM stated UNION ALL SELECT reader, feed, CAST(subscribers AS BIGINT), 'visitors' " +
-          "FROM counted ANTI JOIN stated USING (reader, feed)",
+        `WITH f AS (SELECT * FROM ${grouped}), stated AS (SELECT reader, feed, ` +
+          "arg_max(stated, (stated_at, stated)) AS subscribers FROM f WHERE stated IS NOT NULL " +
+          "GROUP BY reader, feed), counted AS (SELECT reader, feed, arg_max(visitors, day) AS " +
+          "subscribers FROM (SELECT reader, feed, day, count(DISTINCT visitor) AS visitors " +
+          "FROM f WHERE visitor IS NOT NULL GROUP BY ALL) GROUP BY reader, feed) SELECT " +
+          "reader, feed, CAST(subscribers AS BIGINT) AS subscribers, 'stated' AS basis FROM " +
+          "stated UNION ALL SELECT reader, feed, CAST(subscribers AS BIGINT), 'visitors' FROM " +
+          "counted ANTI JOIN stated USING (reader, feed)",
         "subscribers",
         "subscribers DESC, reader, feed",
       ),
-  },
+  }),
   ai_crawler_pages: scanQuery({
     name: "ai_crawler_pages",
     title: "AI crawler reads",

@@ -442,7 +442,13 @@ Deno.test("the page's queries asked at once read each shared scan once, with the
     assert.deepEqual(shared, alone);
     // Shared: each scan once for the range and once for the previous range; the rest as alone.
     const scanned = new Set(readers.flatMap((q) => q.shared ? [q.shared.scan] : []));
-    assert.deepEqual([...scanned].sort(), ["downloads", "page_views", "requests", "visits"]);
+    assert.deepEqual([...scanned].sort(), [
+      "downloads",
+      "feeds",
+      "page_views",
+      "requests",
+      "visits",
+    ]);
     assert.equal(
       uses() - before - reads(readers),
       2 * scanned.size + reads(readers.filter((q) => !q.shared)),
