@@ -44,7 +44,7 @@ export interface ScanMember<S extends string> {
   readonly groupBy: readonly string[];
   /**
    * Its rows from its groups (pure SQL). `grouped` is a subquery with one row per group: the
-   * columns of {@linkcode groupBy} and `n`, the rows in the group.
+   * columns of {@linkcode groupBy}, `n` (the rows in the group) and the scan's sums.
    */
   finish(grouped: string, range: QueryRange): string;
 }
