@@ -38,3 +38,21 @@ export interface ServiceDeps {
    */
   readonly tracing?: Tracing | undefined;
 }
+
+/**
+ * The parts `K` of {@linkcode ServiceDeps} with only the store concerns `S`: how a part of the
+ * server declares what it depends on and which stores it really touches (a grant that rotates
+ * refresh tokens takes `DepsWith<"clock", "sessions">`, not the whole {@linkcode Store}).
+ *
+ * @example Declaring a narrow dependency
+ * ```ts
+ * import type { DepsWith } from "./deps.ts";
+ *
+ * async function userExists(deps: DepsWith<"log", "users">, id: string): Promise<boolean> {
+ *   return (await deps.store.users.get(id)) !== undefined;
+ * }
+ * ```
+ */
+export type DepsWith<K extends Exclude<keyof ServiceDeps, "store">, S extends keyof Store> =
+  & Pick<ServiceDeps, K>
+  & { readonly store: Pick<Store, S> };

@@ -42,7 +42,7 @@ import { connectPostgres, openStore, startServer } from "./serve.ts";
 import { openTelemetryTracing, tracingRequested } from "./telemetry/tracing.ts";
 import { migrate } from "./store/pg_migrations.ts";
 import { redactUrl } from "./store/pg_connection.ts";
-import type { KeyRing } from "./store/store.ts";
+import type { KeyRing } from "./store/keys.ts";
 
 /** One CLI subcommand. Adding a command is one entry in {@linkcode COMMANDS}. */
 interface Command {

@@ -1,4 +1,4 @@
-import type { ServiceDeps } from "../deps.ts";
+import type { DepsWith } from "../deps.ts";
 import { invalidDpopProof, OAuthError } from "../errors.ts";
 import { tokenHash } from "../sessions/opaque_token.ts";
 import { DpopNonces } from "./nonce.ts";
@@ -35,7 +35,7 @@ export interface TokenProofCheck {
  * @returns the check, or `undefined` under `token.dpop = "off"`
  */
 export function createTokenProofCheck(
-  deps: Pick<ServiceDeps, "config" | "store" | "clock" | "random">,
+  deps: DepsWith<"config" | "clock" | "random", "dpop">,
 ): TokenProofCheck | undefined {
   const mode = deps.config.token.dpop;
   if (mode === "off") return undefined;

@@ -1,3 +1,4 @@
+import type { DepsWith } from "../deps.ts";
 import type { Grant, GrantContext } from "../grants/grant.ts";
 import { createTokenProofCheck } from "../dpop/token_proof.ts";
 import { readForm } from "../http/body.ts";
@@ -12,12 +13,12 @@ import { jsonResponse, TOKEN_HEADERS } from "../http/json_response.ts";
  * too, and under `required` the refusal of a request without one).
  *
  * @param grants the served grants by `grant_type`
- * @param ctx what grants depend on
+ * @param ctx what grants depend on, and the DPoP proof check's store
  * @returns the route handler
  */
 export function createTokenEndpoint(
   grants: ReadonlyMap<string, Grant>,
-  ctx: GrantContext,
+  ctx: GrantContext & DepsWith<"config", "dpop">,
 ): (req: Request) => Promise<Response> {
   const dpop = createTokenProofCheck(ctx);
   return async (req) => {

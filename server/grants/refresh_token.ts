@@ -2,7 +2,7 @@ import { accessDenied, invalidGrant, serverError } from "../errors.ts";
 import { classifyRefresh } from "../sessions/classify_refresh.ts";
 import { openSuccessor, sealSuccessor } from "../sessions/successor_seal.ts";
 import type { ProofBinding } from "../dpop/token_proof.ts";
-import type { RefreshRecord, RefreshSnapshot, RotateOutcome } from "../store/store.ts";
+import type { RefreshRecord, RefreshSnapshot, RotateOutcome } from "../store/sessions.ts";
 import { tokenHash } from "../sessions/opaque_token.ts";
 import type { GrantContext } from "./grant.ts";
 import { mintAccessToken, newRefreshToken, type TokenResponse } from "./issue_tokens.ts";

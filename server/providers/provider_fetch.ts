@@ -1,5 +1,5 @@
 import { serverError } from "../errors.ts";
-import { readCapped } from "../http/body.ts";
+import { readCappedText } from "../http/capped_body.ts";
 import type { Tracing } from "../telemetry/tracing.ts";
 
 /**
@@ -58,7 +58,7 @@ const DEADLINES = new WeakMap<Response, AbortSignal>();
 export async function providerJson(res: Response, what: string): Promise<Record<string, unknown>> {
   let body: unknown;
   try {
-    body = JSON.parse(await readCapped(res, MAX_PROVIDER_RESPONSE_BYTES));
+    body = JSON.parse(await readCappedText(res, MAX_PROVIDER_RESPONSE_BYTES));
   } catch (err) {
     if (DEADLINES.get(res)?.aborted) {
       throw serverError(504, { msg: `provider ${what} timed out`, status: res.status });

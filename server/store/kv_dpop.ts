@@ -1,5 +1,5 @@
 import type { Clock } from "@org/shared";
-import type { DpopStore } from "./store.ts";
+import type { DpopStore } from "./dpop.ts";
 import { expireIn } from "./kv_keys.ts";
 
 /**

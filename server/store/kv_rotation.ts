@@ -25,13 +25,8 @@
  * @module
  */
 import type { Clock } from "@org/shared";
-import type {
-  RefreshRecord,
-  RefreshSnapshot,
-  RotateOutcome,
-  SessionFamily,
-  UserRecord,
-} from "./store.ts";
+import type { RefreshRecord, RefreshSnapshot, RotateOutcome, SessionFamily } from "./sessions.ts";
+import type { UserRecord } from "./users.ts";
 import { expireIn, K } from "./kv_keys.ts";
 import { type PendingRotation, RotationQueue } from "./rotation_queue.ts";
 

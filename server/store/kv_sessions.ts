@@ -1,12 +1,12 @@
 import type { Clock } from "@org/shared";
 import type {
-  OutboxFor,
   RefreshRecord,
   RefreshSnapshot,
   RotateOutcome,
   SessionFamily,
   SessionStore,
-} from "./store.ts";
+} from "./sessions.ts";
+import type { OutboxFor } from "./side_records.ts";
 import { expireIn, K, MINUS_ONE, ONE } from "./kv_keys.ts";
 import { KvRotation } from "./kv_rotation.ts";
 import { queueOutbox } from "./kv_outbox.ts";

@@ -14,13 +14,8 @@
  *
  * @module
  */
-import type {
-  RefreshRecord,
-  RefreshSnapshot,
-  RotateOutcome,
-  SessionFamily,
-  UserRecord,
-} from "./store.ts";
+import type { RefreshRecord, RefreshSnapshot, RotateOutcome, SessionFamily } from "./sessions.ts";
+import type { UserRecord } from "./users.ts";
 import { json, type Sql } from "./pg_connection.ts";
 import { Batcher } from "./batcher.ts";
 import { type PendingRotation, RotationQueue } from "./rotation_queue.ts";

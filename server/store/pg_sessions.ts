@@ -1,13 +1,13 @@
 import type { Clock } from "@org/shared";
 import type postgres from "postgres";
 import type {
-  OutboxFor,
   RefreshRecord,
   RefreshSnapshot,
   RotateOutcome,
   SessionFamily,
   SessionStore,
-} from "./store.ts";
+} from "./sessions.ts";
+import type { OutboxFor } from "./side_records.ts";
 import { json, type Sql } from "./pg_connection.ts";
 import { PgRotation } from "./pg_rotation.ts";
 import { insertOutbox } from "./pg_outbox.ts";

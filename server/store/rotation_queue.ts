@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { RefreshRecord, RefreshSnapshot, RotateOutcome } from "./store.ts";
+import type { RefreshRecord, RefreshSnapshot, RotateOutcome } from "./sessions.ts";
 import { Batcher } from "./batcher.ts";
 
 /** A rotation waiting for its group commit; the batch settles it. */

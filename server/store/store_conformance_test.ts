@@ -14,16 +14,12 @@ import { createKvStore } from "./kv_store.ts";
 import { openPostgres, type Sql } from "./pg_connection.ts";
 import { migrate } from "./pg_migrations.ts";
 import { createPgStore } from "./pg_store.ts";
-import type {
-  AuditRecord,
-  DeliveryAttempt,
-  LockoutState,
-  OutboxMessage,
-  RefreshRecord,
-  SessionFamily,
-  Store,
-  UserRecord,
-} from "./store.ts";
+import type { AuditRecord } from "./audit.ts";
+import type { LockoutState } from "./lockout.ts";
+import type { DeliveryAttempt, OutboxMessage } from "./outbox.ts";
+import type { RefreshRecord, SessionFamily } from "./sessions.ts";
+import type { Store } from "./store.ts";
+import type { UserRecord } from "./users.ts";
 
 const NOW = 1_700_000_000_000;
 const HOUR = 3_600_000;

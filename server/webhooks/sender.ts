@@ -13,7 +13,8 @@ import type { Clock, Logger, Random } from "@org/shared";
 import type { WebhookEndpoint } from "./event_types.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { type ScheduledTask, scheduleExclusive, type Scheduler } from "../scheduler.ts";
-import type { DeliveryAttempt, PendingDelivery, Store } from "../store/store.ts";
+import type { DeliveryAttempt, PendingDelivery } from "../store/outbox.ts";
+import type { Store } from "../store/store.ts";
 import { FAILING_AFTER, nextAttemptAt } from "./retry_schedule.ts";
 import { signedRequest } from "./signing.ts";
 import { traceDelivery } from "./delivery_span.ts";
@@ -26,7 +27,8 @@ export const SEND_INTERVAL_MS = 1_000;
 
 /** What the sender depends on. */
 export interface SenderDeps {
-  readonly store: Store;
+  /** The outbox it sends from and the endpoints' failure runs it counts. */
+  readonly store: Pick<Store, "outbox" | "webhookHealth">;
   readonly clock: Clock;
   readonly random: Random;
   readonly log: Logger;
