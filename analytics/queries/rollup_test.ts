@@ -2,7 +2,12 @@ import assert from "node:assert/strict";
 import { insertRows } from "./insert_rows.ts";
 import { openLocalTable } from "./local_table.ts";
 import { rolledScans, runNamedQuery } from "./named_queries.ts";
-import { attachRollup, lastClosedDay, ROLLUP_CLOSE_AFTER_HOURS } from "./rollup.ts";
+import {
+  attachRollup,
+  lastClosedDay,
+  ROLLUP_CLOSE_AFTER_HOURS,
+  rollUpRecentDays,
+} from "./rollup.ts";
 import type { QueryRange } from "./range.ts";
 import { testRow } from "./_test_rows.ts";
 
@@ -114,4 +119,23 @@ Deno.test("a roll-up file written by other scans' SQL is emptied, not read", asy
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("rollUpRecentDays(): closed days newest first, one refresh each, until told to stop", async () => {
+  const { table, rollup } = await rolledTable(Date.parse("2026-03-10T12:00:00Z"));
+  using _ = table;
+  let asked = 0;
+  // Stops before the third day back (2026-03-07): 03-09 and 03-08 hold no rows.
+  const rolled = await rollUpRecentDays(
+    rollup,
+    Date.parse("2026-03-10T12:00:00Z"),
+    30,
+    () => ++asked > 2,
+  );
+  assert.deepEqual([rolled, asked], [[], 3]);
+  // Every day back to 2026-03-01, newest first: the three with rows.
+  assert.deepEqual(
+    await rollUpRecentDays(rollup, Date.parse("2026-03-10T12:00:00Z"), 9, () => false),
+    ["2026-03-03", "2026-03-02", "2026-03-01"],
+  );
 });
