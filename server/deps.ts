@@ -33,8 +33,9 @@ export interface ServiceDeps {
   /** Builds the audit records of operator actions (`audit.retention`). */
   readonly audit: AuditTrail;
   /**
-   * Set only when tracing is on (`OTEL_DENO=true`): the request spans are then named and the
-   * store and provider calls traced. Unset, nothing on any path makes a span.
+   * Set only when tracing is on (`OTEL_TRACES_EXPORTER=otlp` or `OTEL_DENO=true`): the request
+   * spans are then named and the store and provider calls traced. Unset, nothing on any path
+   * makes a span.
    */
   readonly tracing?: Tracing | undefined;
 }

@@ -190,7 +190,8 @@ export interface StartOptions {
    */
   readonly scheduler?: Scheduler;
   /**
-   * Tracing, when on (`main.ts` passes it for `OTEL_DENO=true`): the store, the provider calls,
+   * Tracing, when on (`main.ts` passes it for `OTEL_TRACES_EXPORTER=otlp` or `OTEL_DENO=true`):
+   * the store, the provider calls,
    * the request spans and the webhook deliveries are then traced. Default: off.
    */
   readonly tracing?: Tracing;

@@ -4,6 +4,17 @@
  * @module
  */
 
+/**
+ * The single-use mark of a DPoP proof (RFC 9449 §11.1), as {@linkcode DpopStore.markProofUsed}
+ * writes it and `SessionStore.rotate` commits it with a rotation.
+ */
+export interface ProofMark {
+  /** A fixed-size digest naming the proof (its key thumbprint and `jti`). */
+  readonly id: string;
+  /** Until when (ms) the proof counts as used: past it the proof's `iat` is too old anyway. */
+  readonly expiresAt: number;
+}
+
 /** The single-use marks of DPoP proofs (RFC 9449) and the secret DPoP nonces derive from. */
 export interface DpopStore {
   /**

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { ProofMark } from "./dpop.ts";
 import type { OutboxFor } from "./side_records.ts";
 import type { UserRecord } from "./users.ts";
 
@@ -79,8 +80,10 @@ export interface RefreshSnapshot {
  * - `unproven`: the snapshot did not hold, and it was not read for this request (the store
  *   answered from what it remembered), so it proves nothing about when the token was live;
  *   nothing was written.
+ * - `replayed`: the DPoP proof's mark given with the rotation already exists (the proof was
+ *   used); nothing was written.
  */
-export type RotateOutcome = "rotated" | "raced" | "changed" | "unproven";
+export type RotateOutcome = "rotated" | "raced" | "changed" | "unproven" | "replayed";
 
 /** Session families and their refresh tokens. */
 export interface SessionStore {
@@ -116,13 +119,18 @@ export interface SessionStore {
   readForRefresh(hash: string): Promise<RefreshSnapshot | undefined>;
   /**
    * Rotates in one atomic step: replaces the snapshot's record by `retired` and stores `next`,
-   * only if the record, its family and its user are all unchanged since `snapshot`.
+   * only if the record, its family and its user are all unchanged since `snapshot`. With
+   * `mark` (a refresh with a DPoP proof), the proof's mark is written in the same step, and
+   * only if no unexpired mark of that proof exists: a replayed proof and a rotation cannot both
+   * succeed, and nothing can leave the rotation without its mark or the reverse.
    *
-   * @returns `rotated`, or why not (the caller re-reads and decides again)
+   * @returns `rotated`, `replayed` (the proof was used: refuse it), or why not (the caller
+   *   re-reads and decides again)
    */
   rotate(
     snapshot: RefreshSnapshot,
     retired: RefreshRecord,
     next: RefreshRecord,
+    mark?: ProofMark,
   ): Promise<RotateOutcome>;
 }

@@ -173,7 +173,8 @@ export class WebhookSender {
     try {
       const res = await (this.deps.fetch ?? fetch)(endpoint.url, {
         method: "POST",
-        headers,
+        // The delivery's span travels with it where the runtime's fetch does not carry it.
+        headers: { ...headers, ...this.deps.tracing?.traceHeaders() },
         body,
         redirect: "manual",
         signal: AbortSignal.timeout(timeout),
