@@ -11,9 +11,10 @@
  *   (docs/analytics.md says how long Firehose holds them).
  * - **Changed**: each rolled-up day keeps its fingerprint (rows and the sum of their event
  *   times in ms); before a range is read the fingerprints of its closed days are read from
- *   the table again, and a day whose fingerprint differs (a late record, a backfill, rows
- *   deleted) is rolled up again, one whose rows are gone is dropped. A rewrite that keeps
- *   the rows (Iceberg compaction) keeps the fingerprint and costs nothing.
+ *   the table again, unless the table's snapshot is the one they were last checked at, and
+ *   a day whose fingerprint differs (a late record, a backfill, rows deleted) is rolled up
+ *   again, one whose rows are gone is dropped. A rewrite that keeps the rows (Iceberg
+ *   compaction) keeps the fingerprint and costs nothing.
  * - **Exact**: a day's grouped rows are the scan's own SQL (`groupedSql`) for that one day,
  *   once per bots rule, so the answer with the roll-up is the answer without it.
  * - **Versioned**: the database holds a digest of the scans' SQL; a release that changes a
@@ -192,6 +193,16 @@ export async function attachRollup(
   // while they are being refreshed share that refresh.
   let queue: Promise<unknown> = Promise.resolve();
   const inFlight = new Map<string, Promise<RollupReport>>();
+  // Days checked (`from to`) and the table's snapshot then: while the snapshot is the same,
+  // the table has not changed and their fingerprints need no reading.
+  const verified = new Map<string, string>();
+  const snapshotNow = async () => {
+    try {
+      return await source.snapshot?.();
+    } catch {
+      return undefined; // Unknown: the fingerprints are read, as without snapshots.
+    }
+  };
   return {
     lastClosedDay: () => lastClosedDay(options.now()),
     table,
@@ -202,7 +213,15 @@ export async function attachRollup(
       const key = `${from} ${last}`;
       const running = inFlight.get(key);
       if (running) return running;
-      const started = queue.then(() => refreshNow(from, last)).finally(() => inFlight.delete(key));
+      const started = queue.then(async () => {
+        const snapshot = await snapshotNow();
+        if (snapshot !== undefined && verified.get(key) === snapshot) {
+          return { rolled: [], dropped: [], checked: 0 };
+        }
+        const report = await refreshNow(from, last);
+        if (snapshot !== undefined) verified.set(key, snapshot);
+        return report;
+      }).finally(() => inFlight.delete(key));
       inFlight.set(key, started);
       queue = started.catch(() => {});
       return started;

@@ -139,3 +139,41 @@ Deno.test("rollUpRecentDays(): closed days newest first, one refresh each, until
     ["2026-03-03", "2026-03-02", "2026-03-01"],
   );
 });
+
+Deno.test("with snapshots, fingerprints are read again only once the table's snapshot changed", async () => {
+  const table = await openLocalTable();
+  using _ = table;
+  await insertRows(table, rows);
+  let snapshot = "1";
+  const source = { ...table, snapshot: () => Promise.resolve(snapshot) };
+  const rollup = await attachRollup(source, {
+    path: ":memory:",
+    scans: rolledScans(),
+    now: () => Date.parse("2026-03-10T00:00:00Z"),
+  });
+  assert.deepEqual((await rollup.refresh(WEEK)).checked, 3);
+  assert.deepEqual(await rollup.refresh(WEEK), { rolled: [], dropped: [], checked: 0 });
+  // Other days are checked on their own.
+  assert.equal((await rollup.refresh({ from: "2026-03-02", to: "2026-03-03" })).checked, 2);
+  // A late record is a new snapshot (every Iceberg commit is one): found and rolled up.
+  await insertRows(table, [testRow("2026-03-02T23:59:00.000Z", { visitor_key: "late" })]);
+  snapshot = "2";
+  assert.deepEqual(await rollup.refresh(WEEK), {
+    rolled: ["2026-03-02"],
+    dropped: [],
+    checked: 3,
+  });
+  // A snapshot that cannot be read is unknown: the fingerprints are read every time.
+  const failing = {
+    ...table,
+    snapshot: () => Promise.reject(new Error("no metadata")),
+  };
+  const again = await attachRollup(failing, {
+    path: ":memory:",
+    alias: "rollup_2",
+    scans: rolledScans(),
+    now: () => Date.parse("2026-03-10T00:00:00Z"),
+  });
+  await again.refresh(WEEK);
+  assert.equal((await again.refresh(WEEK)).checked, 3);
+});

@@ -52,6 +52,7 @@ export async function withRollup(
     use: source.use,
     relation: source.relation,
     rollup,
+    ...(source.snapshot ? { snapshot: source.snapshot } : {}),
     [Symbol.dispose]: () => source[Symbol.dispose](),
   };
 }

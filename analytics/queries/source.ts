@@ -29,6 +29,11 @@ export interface PageViewSource extends Disposable {
    * then read a range's closed days from it and only its open days from the table.
    */
   readonly rollup?: Rollup;
+  /**
+   * The table's current snapshot id, where the table has snapshots (the Iceberg table; a local
+   * table has none): the roll-up reads the days' fingerprints again only once it changed.
+   */
+  snapshot?(): Promise<string | undefined>;
 }
 
 /** What one {@linkcode Rollup.refresh} did. */
