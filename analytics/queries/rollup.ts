@@ -153,10 +153,19 @@ export async function attachRollup(
   };
 
   const dropDay = async (w: DuckDBConnection, day: string) => {
-    for (const t of [...options.scans.map((s) => table(s.name))]) {
-      await readBound(w, `DELETE FROM ${t} WHERE rolled_day = CAST($from AS DATE)`, { from: day });
+    await w.run("BEGIN TRANSACTION");
+    try {
+      for (const s of options.scans) {
+        await readBound(w, `DELETE FROM ${table(s.name)} WHERE rolled_day = CAST($from AS DATE)`, {
+          from: day,
+        });
+      }
+      await readBound(w, `DELETE FROM ${days} WHERE day = CAST($from AS DATE)`, { from: day });
+      await w.run("COMMIT");
+    } catch (err) {
+      await w.run("ROLLBACK").catch(() => {});
+      throw err;
     }
-    await readBound(w, `DELETE FROM ${days} WHERE day = CAST($from AS DATE)`, { from: day });
   };
 
   const refreshNow = (from: string, to: string): Promise<RollupReport> =>
