@@ -38,7 +38,16 @@ export interface ServiceDeps {
    * makes a span.
    */
   readonly tracing?: Tracing | undefined;
+  /**
+   * How operators run this program's commands (`deno run -A server/main.ts` from a checkout,
+   * `token-exchange` as a release binary; `server/invocation.ts`), for the console's hints.
+   * Unset (tests, embedders): the checkout's form.
+   */
+  readonly cli?: string | undefined;
 }
+
+/** The program's command when {@linkcode ServiceDeps.cli} is unset: run from a checkout. */
+export const DEFAULT_CLI = "deno run -A server/main.ts";
 
 /**
  * The parts `K` of {@linkcode ServiceDeps} with only the store concerns `S`: how a part of the

@@ -27,6 +27,8 @@ export interface Runtime {
   readonly keyActivationDelayMs?: number;
   /** Set when tracing is on (the store is then already traced by the caller). */
   readonly tracing?: Tracing | undefined;
+  /** How operators run this program (see `ServiceDeps.cli`). */
+  readonly cli?: string | undefined;
 }
 
 /** Which listeners a process runs for its config. */
@@ -114,5 +116,6 @@ export async function buildService(
     webhooks: new WebhookEvents(config.webhooks.endpoints, runtime.clock, runtime.random, audit),
     audit,
     tracing: runtime.tracing,
+    cli: runtime.cli,
   };
 }

@@ -69,6 +69,21 @@ const SECTIONS = [
 ];
 
 /**
+ * An unset `${VAR}` leaves its key empty, which the key's own rule then reports again ("is
+ * required", "not a URL"): the variable is the one thing to fix, so it is reported once.
+ */
+function onePerUnsetVariable(issues: readonly ConfigIssue[]): ConfigIssue[] {
+  const unset = new Set(
+    issues.filter((i) => /^environment variable \S+ is not set$/.test(i.message)).map((i) =>
+      i.path
+    ),
+  );
+  return issues.filter((i) =>
+    !unset.has(i.path) || /^environment variable \S+ is not set$/.test(i.message)
+  );
+}
+
+/**
  * Turns a parsed config file plus the environment into the resolved {@linkcode Config}.
  *
  * Pure: `env` is passed in. `${VAR}` placeholders are replaced first, then
@@ -255,7 +270,7 @@ export function resolveConfig(
   const audit = { retention: au.duration("retention", DEFAULTS.auditRetention, 1) };
   au.done();
 
-  if (issues.length > 0) return { errors: issues };
+  if (issues.length > 0) return { errors: onePerUnsetVariable(issues) };
   return {
     config: {
       server: { issuer: issuer?.replace(/\/+$/, ""), host, port, role, body_timeout, cors_origins },
