@@ -1,7 +1,7 @@
 // deno-lint-ignore-file no-console -- a CLI entry point is where the console belongs
 /**
  * The token-exchange command line: `serve` (also what runs without a command), `keys generate`,
- * `keys rotate`, `operator-token`.
+ * `keys rotate`, `keys reseal`, `operator-token`, `users import`, `users export`.
  *
  * This is the only file of the member that reads the environment and prints; `serve.ts` opens
  * the store and the listeners for it (and for tests, in-process).
@@ -19,6 +19,9 @@ import {
   systemClock,
 } from "@org/shared";
 import { loadConfig } from "./config/load.ts";
+import { exportUsers, importUsers } from "./admin/user_import.ts";
+import { AuditTrail } from "./audit/audit_trail.ts";
+import { createIdFactory } from "./store/ids.ts";
 import { defaultIssuer } from "./config/resolve.ts";
 import type { Config } from "./config/schema.ts";
 import {
@@ -85,6 +88,16 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     usage: "operator-token --sub NAME [--ttl 1h] [--config PATH]",
     summary: "print an operator JWT for the internal API, signed with the service's key",
     run: operatorTokenCommand,
+  },
+  "users import": {
+    usage: "users import FILE [--json] [--config PATH]",
+    summary: "import users with their ids from NDJSON (docs/http-api.md); a re-run changes nothing",
+    run: usersImportCommand,
+  },
+  "users export": {
+    usage: "users export [--out FILE] [--config PATH]",
+    summary: "write every user as NDJSON in the import format (stdout by default)",
+    run: usersExportCommand,
   },
 };
 
@@ -498,3 +511,78 @@ async function storedKeyRing(config: Config): Promise<KeyRing | undefined> {
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));
+
+async function usersImportCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { config: { type: "string" }, json: { type: "boolean", default: false } },
+    allowPositionals: true,
+  });
+  if (positionals.length !== 1) {
+    throw new Error("users import needs one FILE (NDJSON, a user per line)");
+  }
+  const file = positionals[0]!;
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (err) {
+    throw new Error(`cannot read ${file}: ${(err as Error).message}`);
+  }
+  const config = await loadFromCli(values.config);
+  const opened = await openStore(config.storage, systemClock);
+  try {
+    const report = await importUsers(
+      {
+        clock: systemClock,
+        audit: new AuditTrail(config.audit.retention, systemClock, cryptoRandom),
+        store: opened.store,
+      },
+      createIdFactory(systemClock, cryptoRandom),
+      text,
+      // The audit trail names an import run from the command line this way.
+      { type: "operator", id: "cli" },
+    );
+    if (values.json) console.log(JSON.stringify(report));
+    else {
+      for (const p of report.problems) console.error(`${file}:${p.line}: ${p.reason}`);
+      console.log(
+        report.written
+          ? `token-exchange: ${report.created} users imported, ${report.unchanged} unchanged` +
+            (report.problems.length > 0 ? `, ${report.problems.length} failed` : "")
+          : `token-exchange: nothing imported: ${report.problems.length} line(s) to fix`,
+      );
+    }
+    return report.written && report.problems.length === 0 ? 0 : 1;
+  } finally {
+    await opened.close();
+  }
+}
+
+async function usersExportCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { config: { type: "string" }, out: { type: "string" } },
+    allowPositionals: true,
+  });
+  if (positionals.length > 0) throw new Error(`unexpected argument "${positionals[0]}"`);
+  const config = await loadFromCli(values.config);
+  const opened = await openStore(config.storage, systemClock, { readOnly: true });
+  const out = values.out === undefined
+    ? Deno.stdout.writable
+    : (await Deno.open(values.out, { write: true, create: true, truncate: true })).writable;
+  const writer = out.getWriter();
+  const encoder = new TextEncoder();
+  let n = 0;
+  try {
+    for await (const line of exportUsers(opened.store.users)) {
+      await writer.write(encoder.encode(line + "\n"));
+      n++;
+    }
+  } finally {
+    if (values.out === undefined) writer.releaseLock();
+    else await writer.close();
+    await opened.close();
+  }
+  console.error(`token-exchange: ${n} users exported`);
+  return 0;
+}

@@ -10,6 +10,8 @@ import type { Tracing } from "./telemetry/tracing.ts";
 import { Metrics } from "./metrics/metrics.ts";
 import { WebhookEvents } from "./webhooks/events.ts";
 import { AuditTrail } from "./audit/audit_trail.ts";
+import { AccessTokenHook } from "./hooks/access_token_hook.ts";
+import { SessionUse } from "./sessions/session_use.ts";
 
 /** What the process provides to the service: the opened store and the outside world. */
 export interface Runtime {
@@ -104,6 +106,7 @@ export async function buildService(
   const audit = new AuditTrail(config.audit.retention, runtime.clock, runtime.random);
   const metrics = new Metrics();
   if (runtime.tracing?.droppedSpans) metrics.droppedSpansFrom(runtime.tracing.droppedSpans);
+  const hookConfig = config.hooks.access_token;
   return {
     config: { ...config, server: { ...config.server, issuer } },
     store,
@@ -117,5 +120,9 @@ export async function buildService(
     audit,
     tracing: runtime.tracing,
     cli: runtime.cli,
+    sessionUse: new SessionUse(store.sessions, runtime.log),
+    ...(hookConfig === undefined ? {} : {
+      accessTokenHook: new AccessTokenHook(hookConfig, { ...runtime, metrics }),
+    }),
   };
 }

@@ -3,6 +3,7 @@ import { applyEnvOverrides } from "./env_overrides.ts";
 import { isTable, TableReader } from "./reader.ts";
 import { isAllowedIssuerUrl } from "./url_rules.ts";
 import { readWebhooks } from "./webhooks.ts";
+import { readHooks } from "./hooks.ts";
 import {
   type ClientSecretConfig,
   type Config,
@@ -65,6 +66,8 @@ const SECTIONS = [
   "internal_api",
   "rate_limit",
   "webhooks",
+  "hooks",
+  "privacy",
   "audit",
 ];
 
@@ -265,6 +268,14 @@ export function resolveConfig(
   rl.done();
 
   const webhooks = readWebhooks(root.table("webhooks"), raw.webhooks);
+  const hooks = readHooks(root.table("hooks"), raw.hooks);
+
+  const pr = root.table("privacy");
+  const privacy = {
+    session_user_agent: pr.bool("session_user_agent", true),
+    session_ip_prefix: pr.bool("session_ip_prefix", true),
+  };
+  pr.done();
 
   const au = root.table("audit");
   const audit = { retention: au.duration("retention", DEFAULTS.auditRetention, 1) };
@@ -291,6 +302,8 @@ export function resolveConfig(
       internal_api,
       rate_limit,
       webhooks,
+      hooks,
+      privacy,
       audit,
     },
   };

@@ -107,7 +107,15 @@ Deno.test("--help lists the subcommands and a minimal working config", async () 
   const out = await runTokenCli(Deno.cwd(), ["--help"]);
   assert.equal(out.code, 0);
   for (
-    const c of ["serve", "keys generate", "keys rotate", "keys reseal", "operator-token --sub NAME"]
+    const c of [
+      "serve",
+      "keys generate",
+      "keys rotate",
+      "keys reseal",
+      "operator-token --sub NAME",
+      "users import FILE",
+      "users export",
+    ]
   ) {
     assert.ok(out.stdout.includes(c));
   }
