@@ -9,7 +9,7 @@ import type { Command } from "../command.ts";
 import { runDeploy } from "../pipeline/deploy.ts";
 import { summaryJson, summaryLines } from "../pipeline/report.ts";
 import type { MicrovmSeams } from "../builders/create_builder.ts";
-import { openSiteDeploy } from "../pipeline/deploy_input.ts";
+import { builderFlag, openSiteDeploy } from "../pipeline/deploy_input.ts";
 import { pdsStage } from "../pipeline/pds_stage.ts";
 import { FORCE_UNLOCK_FLAG } from "../pipeline/publishing.ts";
 
@@ -28,7 +28,7 @@ export function createDeployCommand(seams: MicrovmSeams = {}): Command {
       builder: {
         type: "string",
         values: ["local", "microvm"],
-        description: "where to build (default microvm)",
+        description: "where to build (default: build.builder, else microvm)",
       },
       refresh: {
         type: "boolean",
@@ -54,7 +54,7 @@ export function createDeployCommand(seams: MicrovmSeams = {}): Command {
       "lock whose holder is gone (one past its expiry is taken over anyway). Paths a failed or\n" +
       "interrupted deploy changed stay owed and are invalidated by the next deploy.",
     async run(ctx) {
-      const builder = ctx.flags.builder === "local" ? "local" : "microvm";
+      const builder = builderFlag(ctx.flags.builder);
       using deploy = await openSiteDeploy(ctx, { builder, seams });
       // Production only: the comments before the build, the posts to the PDS after it.
       const pds = pdsStage(ctx, "deploy");

@@ -244,6 +244,19 @@ export const SITE_SCHEMA: ObjectField = {
       description:
         "GitHub owner/repo trusted by the deploy roles <env>-<siteName>-gh and preview-<siteName>-gh.",
     },
+    build: {
+      kind: "object",
+      description: "Where the site is built.",
+      fields: {
+        builder: {
+          kind: "enum",
+          values: ["microvm", "local"],
+          default: "microvm",
+          description:
+            "microvm: in a Lambda MicroVM (bootstrap creates its image, role and log group); local: on the machine that runs deploy (no MicroVM resources); --builder overrides it per run.",
+        },
+      },
+    },
     microvm: {
       kind: "object",
       description: "The MicroVM builder.",

@@ -13,6 +13,8 @@ import { headerIssues, type HeaderRule, redirectIssues, type RedirectRule } from
 
 /** Allowed builder memory sizes, in GB. */
 export type MicrovmMemory = 0.5 | 1 | 2 | 4 | 8;
+/** `build.builder` values: where `deploy` builds unless `--builder` says otherwise. */
+export type BuilderKind = "microvm" | "local";
 /** `seo.robots` values. */
 export type RobotsPolicy = "auto" | "index" | "noindex" | "off";
 /** `seo.sitemap` values. */
@@ -26,6 +28,7 @@ export interface SiteConfigInput {
   domain?: string;
   app?: string;
   githubRepo?: string;
+  build?: { builder?: BuilderKind };
   microvm?: {
     memory?: number;
     maxDurationSeconds?: number;
@@ -79,6 +82,8 @@ export interface SiteConfig {
   /** The `app` tag: the key, else the domain, else the repository directory name. */
   app: string;
   githubRepo?: string;
+  /** `local`: every build runs on this machine and no MicroVM resource is wanted. */
+  build: { builder: BuilderKind };
   microvm: { memory: MicrovmMemory; maxDurationSeconds: number; idle: MicrovmIdle };
   retention: {
     microvmDays: number;
