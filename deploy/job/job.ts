@@ -443,7 +443,7 @@ async function unpackAndBuild(input: JobInput, deps: JobDeps, work: string): Pro
   await Deno.mkdir(root);
   const files = await extractZip(zip, root);
   deps.onUnpacked?.(files);
-  const distDir = await runBuildSteps({
+  const { distDir } = await runBuildSteps({
     rootDir: root,
     paths: input.paths,
     deadlineMs: deps.deadlineMs ?? buildDeadlineMs(input.maxDurationSeconds),
