@@ -79,6 +79,10 @@ export type DeployErrorCode =
   | "rules_propagation_timeout"
   /** `previews.password` names an unset variable or a secret without a string value. */
   | "preview_password_missing"
+  /** `build.env` names a `${VAR}` that is not set on the deploying machine. */
+  | "build_env_missing"
+  /** `build.secrets` names a secret that does not exist or holds no string value. */
+  | "build_secret_missing"
   /** The build output holds no file: syncing it would empty the live site. */
   | "dist_empty"
   /** The sync would delete most of the live site; `--force` allows it. */

@@ -50,6 +50,7 @@ export interface SiteConfigInput {
   headers?: { for?: string; values?: Record<string, string> }[];
   seo?: { robots?: RobotsPolicy; robotsContent?: string; sitemap?: SitemapPolicy };
   previews?: { password?: string };
+  build?: { env?: Record<string, string>; secrets?: Record<string, string> };
   paths?: {
     app?: string;
     dist?: string;
@@ -98,6 +99,11 @@ export interface SiteConfig {
   seo: { robots: RobotsPolicy; robotsContent?: string; sitemap: SitemapPolicy };
   /** Pull-request previews: `password` puts HTTP Basic on every preview (`preview/auth.ts`). */
   previews: { password?: string };
+  /**
+   * The install and build steps' environment: `env` as written (`${VAR}` filled at deploy
+   * time, `build/build_env.ts`), `secrets` the Secrets Manager names the builder reads.
+   */
+  build: { env?: Record<string, string>; secrets?: Record<string, string> };
   paths: {
     app: string;
     dist: string;

@@ -40,6 +40,7 @@ Deno.test("resolveSiteConfig() fills every default from the spec for a minimal f
     headers: [],
     seo: { robots: "auto", sitemap: "auto" },
     previews: {},
+    build: {},
     paths: {
       app: ".",
       dist: "dist",
@@ -488,5 +489,26 @@ Deno.test("resolveSiteConfig() rejects hop-by-hop and CloudFront-reserved header
     "headers[0].values.X-Amz-Cf-Pop: must not be a header CloudFront reserves",
     "headers[0].values.content-length: must not be a header CloudFront reserves",
     "headers[0].values.Via: must not be a header CloudFront reserves",
+  ]);
+});
+
+Deno.test("resolveSiteConfig() checks build.env and build.secrets names, each error naming its key", () => {
+  const config = ok({
+    siteName: "blog",
+    build: { env: { PUBLIC_API: "https://${HOST}/api" }, secrets: { CMS_TOKEN: "blog/cms" } },
+  });
+  // `${VAR}` stays as written until a deploy fills it: `config` and other commands never need it.
+  assert.deepEqual(config.build, {
+    env: { PUBLIC_API: "https://${HOST}/api" },
+    secrets: { CMS_TOKEN: "blog/cms" },
+  });
+  const problems = errors({
+    siteName: "blog",
+    build: { env: { "1X": "a" }, secrets: { TOKEN: "has space" }, extra: true },
+  });
+  assert.deepEqual(problems.map((p) => p.path).sort(), [
+    "build.env.1X",
+    "build.extra",
+    "build.secrets.TOKEN",
   ]);
 });
