@@ -28,7 +28,10 @@ import type { KeptFile } from "../sync/retention.ts";
 import { type OutputManifest, restoreFiles } from "../build_records/output.ts";
 import { keepOutput, missingObjects } from "../build_records/output_store.ts";
 import type { RetryOptions } from "../aws/retry.ts";
-import { runBuildSteps } from "./run_steps.ts";
+import { type BuiltSteps, runBuildSteps } from "./run_steps.ts";
+import type { BuildCache } from "../build_cache/build_cache.ts";
+import { readBuildSecrets, type SecretReader } from "../build_settings/build_secrets.ts";
+import { secretMasker } from "../build_settings/mask.ts";
 import { recordOwed } from "../cdn/owed_invalidation.ts";
 import { extractZip } from "./unzip.ts";
 import { makeWorkDir } from "./work_dir.ts";
@@ -89,6 +92,29 @@ export interface JobRetention {
   readonly kept: readonly KeptFile[];
 }
 
+/**
+ * Whose build caches a job uses: the framework caches are kept per site and branch (the
+ * dependency cache is keyed by the lockfile and shared).
+ */
+export interface JobCacheScope {
+  /** Config `siteName`. */
+  readonly site: string;
+  /** The branch built: the environment for a deploy, `preview-<id>` for a preview. */
+  readonly branch: string;
+}
+
+/** What the job's install and build did (none when nothing was built). */
+export interface JobBuildReport {
+  /** Whether the dependencies came from the cache. */
+  readonly cacheHit: boolean;
+  /** Whether framework caches were restored. */
+  readonly frameworkCacheHit: boolean;
+  /** The dependency cache's key; none when the install is not cached or the cache is off. */
+  readonly cacheKey?: string;
+  /** Milliseconds: cache restore, install, build, cache save. */
+  readonly timings: BuiltSteps["timings"];
+}
+
 /** One build-and-publish job, resolved from config, state and flags. */
 export interface JobInput {
   /** The build id (revision-based), for logs and records. */
@@ -134,6 +160,15 @@ export interface JobInput {
    * (a preview): the rules are checked but not applied, with a warning when there are any.
    */
   readonly routing?: RoutingTarget;
+  /** Use the build caches of this site and branch; none (`--no-cache`): neither read nor kept. */
+  readonly cache?: JobCacheScope;
+  /** Config `build.env` with its `${VAR}`s filled: plain values for install and build. */
+  readonly buildEnv?: Readonly<Record<string, string>>;
+  /**
+   * Config `build.secrets`: variable → Secrets Manager secret name. Names only: the values are
+   * read where the build runs, at build time, and masked in its output.
+   */
+  readonly buildSecrets?: Readonly<Record<string, string>>;
 }
 
 /** What the job did: the sync's counts and changed keys, the rules' changes, its warnings. */
@@ -142,6 +177,8 @@ export interface JobOutcome extends Omit<ChangedManifest, "version" | "id"> {
   readonly warnings: readonly string[];
   /** The full sync result, when the job ran in this process (`plan` reads its decisions). */
   readonly sync?: SyncResult;
+  /** The install and build: cache hit, step times. None when nothing was built. */
+  readonly build?: JobBuildReport;
 }
 
 /**
@@ -186,6 +223,10 @@ export interface JobDeps {
   readonly onOutput?: (line: string, stream: "stdout" | "stderr") => void;
   /** Upload and delete progress. */
   readonly onSyncProgress?: (progress: SyncProgress) => void;
+  /** The build cache where this job runs, for `input.cache`'s scope; none: no cache here. */
+  readonly openCache?: (scope: JobCacheScope) => BuildCache;
+  /** Reads `input.buildSecrets` where the build runs (the builder's credentials). */
+  readonly readSecret?: SecretReader;
 }
 
 /**
@@ -263,9 +304,8 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
     ? undefined
     : await makeWorkDir(`deploy-build-${input.buildId.replace(/[^\w.-]/g, "_")}-`, deps.tempRoot);
   try {
-    const distDir = work === undefined
-      ? await existingOutput(input)
-      : await unpackAndBuild(input, deps, work.path);
+    const built = work === undefined ? undefined : await unpackAndBuild(input, deps, work.path);
+    const distDir = built?.distDir ?? await existingOutput(input);
     // Checked before anything is uploaded: a bad rules file stops the deploy here.
     const fileRules = await readRuleFiles(distDir);
     const keys = await listKeys(distDir);
@@ -281,7 +321,11 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
       ...rules.warnings,
       ...seo.warnings,
     ]);
-    const outcome: JobOutcome = rules.report ? { ...synced, rules: rules.report } : synced;
+    const outcome: JobOutcome = {
+      ...synced,
+      ...(rules.report ? { rules: rules.report } : {}),
+      ...(built ? { build: buildReport(built) } : {}),
+    };
     const finished = input.keepOutputDays !== undefined && !input.dryRun
       ? await keepJobOutput(input, input.keepOutputDays, deps, outcome, clock.now())
       : outcome;
@@ -431,7 +475,41 @@ async function existingOutput(input: JobInput): Promise<string> {
   return dir;
 }
 
-async function unpackAndBuild(input: JobInput, deps: JobDeps, work: string): Promise<string> {
+function buildReport(built: BuiltSteps): JobBuildReport {
+  return {
+    cacheHit: built.cacheHit,
+    frameworkCacheHit: built.frameworkCacheHit,
+    ...(built.cacheKey === undefined ? {} : { cacheKey: built.cacheKey }),
+    timings: built.timings,
+  };
+}
+
+/**
+ * The install and build's environment: the builder's, then `build.env`, then the secrets read
+ * now; and the output relay, masking the secrets' values.
+ */
+async function buildEnvironment(
+  input: JobInput,
+  deps: JobDeps,
+): Promise<{ env: Record<string, string>; onOutput?: JobDeps["onOutput"] }> {
+  const names = input.buildSecrets ?? {};
+  let secrets: Record<string, string> = {};
+  if (Object.keys(names).length > 0) {
+    if (!deps.readSecret) throw new Error("the job names build secrets but has no secret reader");
+    secrets = await readBuildSecrets(names, deps.readSecret);
+  }
+  const env = { ...deps.env, ...input.buildEnv, ...secrets };
+  const relay = deps.onOutput;
+  if (!relay) return { env };
+  const mask = secretMasker(Object.values(secrets));
+  return { env, onOutput: (line, stream) => relay(mask(line), stream) };
+}
+
+async function unpackAndBuild(
+  input: JobInput,
+  deps: JobDeps,
+  work: string,
+): Promise<BuiltSteps> {
   let zip: string;
   if ("bucketKey" in input.source) {
     zip = `${work}/source.zip`;
@@ -443,16 +521,18 @@ async function unpackAndBuild(input: JobInput, deps: JobDeps, work: string): Pro
   await Deno.mkdir(root);
   const files = await extractZip(zip, root);
   deps.onUnpacked?.(files);
-  const { distDir } = await runBuildSteps({
+  const { env, onOutput } = await buildEnvironment(input, deps);
+  const cache = input.cache && deps.openCache?.(input.cache);
+  return await runBuildSteps({
     rootDir: root,
     paths: input.paths,
     deadlineMs: deps.deadlineMs ?? buildDeadlineMs(input.maxDurationSeconds),
-    ...(deps.onOutput ? { onOutput: deps.onOutput } : {}),
-    ...(deps.env ? { env: deps.env } : {}),
+    ...(onOutput ? { onOutput } : {}),
+    env,
     ...(deps.signal ? { signal: deps.signal } : {}),
     ...(deps.killGraceMs !== undefined ? { killGraceMs: deps.killGraceMs } : {}),
+    ...(cache ? { cache } : {}),
   });
-  return distDir;
 }
 
 /**
