@@ -18,6 +18,7 @@ import { parsePreviewId } from "../preview/preview_id.ts";
 import { previewLockKey } from "../state/bucket_layout.ts";
 import { previewRecord } from "../preview/record.ts";
 import { writePreviewRecord } from "../preview/store.ts";
+import { NO_CACHE_FLAG } from "../build_cache/no_cache_flag.ts";
 
 /**
  * Creates the `preview deploy` command.
@@ -41,6 +42,7 @@ export function createPreviewDeployCommand(seams: MicrovmSeams = {}): Command {
       },
       refresh: { type: "boolean", description: "re-upload every file" },
       force: { type: "boolean", description: "allow deleting more than half of the files" },
+      "no-cache": NO_CACHE_FLAG,
     },
     help: "Builds the repository as `deploy` does and publishes it under previews/<id>/site/ of\n" +
       "the preview bucket: https://<id>.<domain>. The id is one DNS label (pr-42). SEO files are\n" +
@@ -86,6 +88,8 @@ export function createPreviewDeployCommand(seams: MicrovmSeams = {}): Command {
           unchanged: summary.unchanged,
           bytesUploaded: summary.bytesUploaded,
           durationMs: summary.durationMs,
+          cache: summary.cache,
+          steps: summary.steps,
           builder: deploy.builderName,
           changedKeys: summary.changedKeys,
           warnings: summary.warnings,
