@@ -99,10 +99,19 @@ Deno.test("init gives the repository the deploy task, so `deno task deploy produ
     const cli = captureCli({ ...TTY, cwd: root, answers: ["blog", "", "", ""] });
     assert.equal(await runCli(["init"], cli.deps), 0);
     const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
-    // A jj repository without a lockfile yet: jj, any package manager, kill.
+    // A jj repository without a lockfile yet: jj, any package manager (and node), kill.
     assert.equal(
       config.tasks.deploy,
-      deployTaskCommand(SITE_DEPLOY_ENTRY, ["jj", "deno", "npm", "pnpm", "yarn", "bun", "kill"]),
+      deployTaskCommand(SITE_DEPLOY_ENTRY, [
+        "jj",
+        "deno",
+        "npm",
+        "pnpm",
+        "yarn",
+        "bun",
+        "node",
+        "kill",
+      ]),
     );
     assert.match(cli.stdout(), /created\S* the deploy task in deno\.json/);
     assert.match(cli.stdout(), /`deno task deploy production`/);
@@ -121,7 +130,7 @@ Deno.test("init's deploy task lets the CLI run only what the site uses: its VCS,
     const cli = captureCli({ ...TTY, cwd: root, answers: ["blog", "", "", ""] });
     assert.equal(await runCli(["init"], cli.deps), 0, cli.stderr());
     const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
-    assert.match(config.tasks.deploy, / --allow-run=git,npm,kill jsr:@org\/deploy$/);
+    assert.match(config.tasks.deploy, / --allow-run=git,npm,node,kill jsr:@org\/deploy$/);
     assert.match(config.tasks.deploy, /^deno run --quiet /);
   } finally {
     await Deno.remove(root, { recursive: true });
