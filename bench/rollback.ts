@@ -20,7 +20,7 @@ import { createLocalBuilder } from "../deploy/builders/local.ts";
 import { chooseRollbackMethod } from "../deploy/build_records/output_store.ts";
 import { listSite } from "../deploy/sync/remote.ts";
 import { BUILD_SCRIPT } from "../tests/deploy/site_repo.ts";
-import { startCloudFrontFake } from "../tests/deploy_sync/cloudfront_fake.ts";
+import { startCloudFrontFake } from "../tests/fakes/cloudfront.ts";
 import { type S3Fixture, testAwsConfig } from "../tests/support/s3.ts";
 import { loopbackDeployInput } from "../tests/support/deploy_input.ts";
 import { startNodeS3 } from "../tests/support/s3_node.ts";
@@ -34,6 +34,7 @@ const work = await Deno.makeTempDir({ prefix: "bench-rollback-" });
 let server: S3Fixture | undefined;
 let failed = false;
 const cf = startCloudFrontFake();
+cf.state.seedDistribution("EDIST");
 const cloudfront = new CloudFrontClient({ ...testAwsConfig, endpoint: cf.endpoint });
 let s3: S3Client | undefined;
 try {

@@ -1,6 +1,6 @@
 /**
  * The deploy CLI's one error model: a stable machine-readable `code`, a one-line `message`
- * saying what failed, and a `hint` saying what to do. The CLI runner (`commands/run.ts`) is the
+ * saying what failed, and a `hint` saying what to do. The CLI runner (`cli/run.ts`) is the
  * only place that prints one and turns it into an exit code.
  *
  * @module

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { runCli } from "./commands/run.ts";
+import { runCli } from "./cli/run.ts";
 import { COMMAND_TABLE } from "./commands/table.ts";
 import { denoFiles } from "./config/files.ts";
 import { AWS_ENV_VARS, lookupAccountIdWithSts } from "./aws/clients.ts";

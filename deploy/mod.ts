@@ -47,5 +47,5 @@ export {
 } from "./pipeline/deploy.ts";
 export type { Builder, JobHooks } from "./builders/builder.ts";
 export { createLocalBuilder, type LocalBuilderOptions } from "./builders/local.ts";
-export { type CliDeps, runCli } from "./commands/run.ts";
+export { type CliDeps, runCli } from "./cli/run.ts";
 export { COMMAND_TABLE } from "./commands/table.ts";

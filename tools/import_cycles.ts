@@ -1,7 +1,9 @@
 /**
- * Import cycles between folders inside a workspace member (`deno task cycles`, run by
- * `deno task ok` and CI). A folder is a member's top-level domain folder (`deploy/preview`,
- * `deploy/pipeline`, `server/store`); an edge A → B means a module under A imports one under B.
+ * Import cycles inside a workspace member (`deno task cycles`, run by `deno task ok` and CI),
+ * at two grains: between folders and between files. A folder is a member's top-level domain
+ * folder (`deploy/preview`, `deploy/pipeline`, `server/store`); an edge A → B means a module
+ * under A imports one under B. A file cycle (`job/job.ts` ↔ `job/run_steps.ts`) can sit inside
+ * one folder, where the folder check cannot see it.
  * Every edge on a cycle is printed with one import that makes it, and any cycle fails the run:
  * the folders of a member form a layering (in `server/`: `config` and the `http` plumbing at the
  * bottom, then providers, grants, auth, admin, console, and `endpoints`, which composes the
@@ -161,6 +163,31 @@ async function moduleGraph(root: string, files: readonly string[]): Promise<Map<
 }
 
 /**
+ * Every file-to-file import inside one member, test files left out (pure): the edges whose
+ * cycles the file check reports.
+ *
+ * @param graph file → imported files, repository-relative
+ * @param members member folders
+ * @returns one edge per import, its example the file pair itself
+ */
+export function fileEdges(
+  graph: ReadonlyMap<string, readonly string[]>,
+  members: readonly string[],
+): FolderEdge[] {
+  const memberOf = (file: string) => members.find((m) => file.startsWith(`${m}/`));
+  const edges: FolderEdge[] = [];
+  for (const [file, deps] of [...graph].sort(([a], [b]) => a.localeCompare(b))) {
+    const member = memberOf(file);
+    if (member === undefined || isTestFile(file)) continue;
+    for (const dep of deps) {
+      if (dep === file || memberOf(dep) !== member || isTestFile(dep)) continue;
+      edges.push({ from: file, to: dep, example: [file, dep] });
+    }
+  }
+  return edges;
+}
+
+/**
  * Every folder edge inside one member (pure).
  *
  * @param graph file → imported files, repository-relative
@@ -192,12 +219,22 @@ if (import.meta.main) {
   };
   const members = config.workspace.map((m) => m.replace(/^\.\//, ""));
   const files = (await Promise.all(members.map((m) => sourceFiles(root, m)))).flat();
-  const cycles = cyclicEdges(folderEdges(await moduleGraph(root, files), members));
+  const graph = await moduleGraph(root, files);
+  const cycles = [
+    ...cyclicEdges(folderEdges(graph, members)),
+    ...cyclicEdges(fileEdges(graph, members)),
+  ];
   const lines: string[] = [];
   for (const cycle of cycles) {
-    const folders = [...new Set(cycle.flatMap((e) => [e.from, e.to]))].sort();
-    lines.push(`cycle: ${folders.join(" <-> ")}`);
-    for (const e of cycle) lines.push(`  ${edgeName(e)}: ${e.example[0]} imports ${e.example[1]}`);
+    const nodes = [...new Set(cycle.flatMap((e) => [e.from, e.to]))].sort();
+    lines.push(`cycle: ${nodes.join(" <-> ")}`);
+    for (const e of cycle) {
+      lines.push(
+        e.example[0] === e.from
+          ? `  ${edgeName(e)}`
+          : `  ${edgeName(e)}: ${e.example[0]} imports ${e.example[1]}`,
+      );
+    }
   }
   lines.push(
     cycles.length === 0

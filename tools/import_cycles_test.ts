@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { cyclicEdges, domainFolder, edgeName, folderEdges } from "./import_cycles.ts";
+import { cyclicEdges, domainFolder, edgeName, fileEdges, folderEdges } from "./import_cycles.ts";
 
 const MEMBERS = ["deploy", "server"];
 
@@ -35,4 +35,22 @@ Deno.test("cyclicEdges() finds the edges on cycles and leaves a one-way edge out
     ["d/x -> d/y", "d/y -> d/x"],
   ]);
   assert.deepEqual(cyclicEdges([edge("d/a", "d/b")]), []);
+});
+
+Deno.test("fileEdges() finds a file cycle inside one folder, which folderEdges() cannot see", () => {
+  const graph = new Map([
+    ["deploy/job/job.ts", ["deploy/job/run_steps.ts", "deploy/errors.ts", "shared/mod.ts"]],
+    ["deploy/job/run_steps.ts", ["deploy/job/job.ts", "deploy/errors.ts"]],
+    ["deploy/job/job_test.ts", ["deploy/job/job.ts"]],
+    ["deploy/errors.ts", []],
+  ]);
+  assert.deepEqual(cyclicEdges(folderEdges(graph, MEMBERS)), []);
+  const cycles = cyclicEdges(fileEdges(graph, MEMBERS));
+  assert.deepEqual(cycles.map((c) => c.map(edgeName)), [[
+    "deploy/job/job.ts -> deploy/job/run_steps.ts",
+    "deploy/job/run_steps.ts -> deploy/job/job.ts",
+  ]]);
+  // Broken by a leaf: no cycle left.
+  graph.set("deploy/job/run_steps.ts", ["deploy/job/job_input.ts"]);
+  assert.deepEqual(cyclicEdges(fileEdges(graph, MEMBERS)), []);
 });

@@ -1,4 +1,2 @@
-import { defineConfig } from "astro/config";
-
-// A plain static site, as `npm create astro` gives a new user: two pages.
-export default defineConfig({});
+// A plain static site, as `npm create astro` gives a new user: two pages, the defaults.
+export default {};

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { CommandContext } from "../cli/command.ts";
+import type { CommandContext } from "../command.ts";
 import type { AwsSite } from "../site/open_site.ts";
 import { type EnvStateView, requireBuilderSettings } from "../state/env_state.ts";
 import type { Builder } from "./builder.ts";

@@ -6,7 +6,7 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { DeployError } from "../errors.ts";
 import { suggest } from "../config/suggest.ts";
-import type { Command, CommandGroup, CommandTable, FlagSpec, GlobalFlags } from "./command.ts";
+import type { Command, CommandGroup, CommandTable, FlagSpec, GlobalFlags } from "../command.ts";
 
 /** The flags every command accepts. */
 export const GLOBAL_FLAGS: Readonly<Record<string, FlagSpec & { short?: string }>> = {

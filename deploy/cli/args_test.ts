@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { COMMAND_TABLE } from "../commands/table.ts";
 import { DeployError } from "../errors.ts";
 import { parseInvocation } from "./args.ts";
-import type { CommandTable } from "./command.ts";
+import type { CommandTable } from "../command.ts";
 
 function run(argv: string[], table: CommandTable = COMMAND_TABLE) {
   const inv = parseInvocation(argv, table);

@@ -15,7 +15,7 @@ import { isEnvName } from "../config/env_name.ts";
 import { suggest } from "../config/suggest.ts";
 import { DeployError } from "../errors.ts";
 import { nonCommandWord } from "./args.ts";
-import type { CommandTable } from "./command.ts";
+import type { CommandTable } from "../command.ts";
 
 /** The deploy command the shorthand stands for. */
 export const SHORTHAND_COMMAND = "deploy";

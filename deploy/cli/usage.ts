@@ -5,7 +5,7 @@
  * @module
  */
 import { commandSynopsis, GLOBAL_FLAGS } from "./args.ts";
-import type { Command, CommandGroup, CommandTable } from "./command.ts";
+import type { Command, CommandGroup, CommandTable } from "../command.ts";
 
 const NOT_AVAILABLE = " (not available in this version)";
 

@@ -5,11 +5,11 @@
  *
  * @module
  */
-import type { Command, CommandContext } from "../cli/command.ts";
-import { recordedValidation, type ValidationRecord } from "../infra/nodes/certificate.ts";
+import type { Command, CommandContext } from "../command.ts";
+import { recordedValidation } from "../infra/nodes/certificate.ts";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { parseJsonc } from "@org/shared";
-import { reconcileLine } from "../cli/node_lines.ts";
+import { reconcileLine, validationTable } from "../infra/node_lines.ts";
 import { reconcile } from "../infra/reconcile.ts";
 import { siteDenoJson } from "../plugin/site_deno_json.ts";
 import { installedPlugins } from "../plugin/site_imports.ts";
@@ -17,21 +17,6 @@ import { openSite } from "../site/open_site.ts";
 import { scopedStateKey } from "../state/bucket_layout.ts";
 import { scopedStateNamespaces } from "../state/scoped_state.ts";
 import { refusePreviewEnv } from "../config/env_name.ts";
-
-/**
- * A table of DNS records to create (pure): the certificate's validation records, or the
- * preview stack's records for another DNS provider.
- *
- * @param records the records
- * @returns lines: a header, then one row per record, columns aligned
- */
-export function validationTable(
-  records: readonly Pick<ValidationRecord, "name" | "type" | "value">[],
-): string[] {
-  const rows = [["NAME", "TYPE", "VALUE"], ...records.map((r) => [r.name, r.type, r.value])];
-  const width = (i: number) => Math.max(...rows.map((r) => r[i]!.length));
-  return rows.map((r) => `  ${r[0]!.padEnd(width(0))}  ${r[1]!.padEnd(width(1))}  ${r[2]}`);
-}
 
 /** The `bootstrap` command. */
 export const bootstrapCommand: Command = {

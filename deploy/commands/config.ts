@@ -5,7 +5,7 @@
  * @module
  */
 import type { ConfigIssue } from "@org/shared";
-import type { Command } from "../cli/command.ts";
+import type { Command } from "../command.ts";
 import {
   FIRST_PARTY_SECTIONS,
   resolvePluginSection,

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Command, CommandContext } from "../cli/command.ts";
+import type { Command, CommandContext } from "../command.ts";
 import { DeployError } from "../errors.ts";
 import { INVALIDATE_ALL } from "../cdn/plan_invalidation.ts";
 import { createInvalidation } from "../cdn/send_invalidation.ts";

@@ -5,12 +5,12 @@
  *
  * @module
  */
-import type { Command } from "../cli/command.ts";
+import type { Command } from "../command.ts";
 import { runDeploy } from "../pipeline/deploy.ts";
 import { summaryJson, summaryLines } from "../pipeline/report.ts";
 import type { MicrovmSeams } from "../builders/create_builder.ts";
 import { openSiteDeploy } from "../pipeline/deploy_input.ts";
-import { publishAfterDeploy, refreshCommentsBeforeDeploy } from "./pds.ts";
+import { pdsStage } from "../pipeline/pds_stage.ts";
 import { NO_CACHE_FLAG } from "../build_cache/no_cache_flag.ts";
 
 /**
@@ -61,18 +61,16 @@ export function createDeployCommand(seams: MicrovmSeams = {}): Command {
       "successful build (docs/deploy-builder.md); --no-cache installs and builds without it.",
     async run(ctx) {
       const builder = ctx.flags.builder === "local" ? "local" : "microvm";
-      // Before the build, so the pages this deploy publishes carry the replies read now.
-      if (ctx.env === "production") await refreshCommentsBeforeDeploy(ctx);
       using deploy = await openSiteDeploy(ctx, { builder, seams });
+      // Production only: the comments before the build, the posts to the PDS after it.
+      const pds = pdsStage(ctx, "deploy");
       let summary;
       try {
-        summary = await runDeploy(deploy.input);
+        summary = await runDeploy({ ...deploy.input, ...(pds ? { pds } : {}) });
       } finally {
         ctx.out.progress(""); // never leave a half-drawn bar under the error or summary
       }
       for (const w of summary.warnings) ctx.out.warn(w);
-      // Production only: the records carry the canonical URLs (preview deploys never sync).
-      if (ctx.env === "production") await publishAfterDeploy(ctx);
       if (ctx.out.mode === "json") {
         ctx.out.data(summaryJson(ctx.env, deploy.builderName, summary));
         return 0;

@@ -6,12 +6,12 @@
  *
  * @module
  */
-import type { Command, CommandContext } from "../cli/command.ts";
+import type { Command, CommandContext } from "../command.ts";
 import { refusePreviewEnv } from "../config/env_name.ts";
 import { DeployError } from "../errors.ts";
 import { teardown, type TeardownResult } from "../infra/reconcile.ts";
 import { openSite, stateOrReason } from "../site/open_site.ts";
-import { teardownLine } from "../cli/node_lines.ts";
+import { teardownLine } from "../infra/node_lines.ts";
 import { scopedStateKey } from "../state/bucket_layout.ts";
 import { scopedStateNamespaces } from "../state/scoped_state.ts";
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Command } from "../cli/command.ts";
+import type { Command } from "../command.ts";
 import { type BuildRecord, newestFirst } from "../build_records/record.ts";
 import { listBuildRecords } from "../build_records/store.ts";
 import { openSite } from "../site/open_site.ts";

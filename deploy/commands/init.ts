@@ -6,7 +6,7 @@
  */
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Command, CommandContext } from "../cli/command.ts";
+import type { Command, CommandContext } from "../command.ts";
 import { resolveSiteConfig } from "../config/site_config.ts";
 import {
   deployTaskCommand,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runCli } from "./run.ts";
-import { captureCli } from "./test_deps.ts";
+import { runCli } from "../cli/run.ts";
+import { captureCli } from "../cli/test_deps.ts";
 import { denoFiles } from "../config/files.ts";
 import { loadSite } from "../config/load.ts";
 import { deployTaskCommand, SITE_DEPLOY_ENTRY } from "../cli/deploy_task.ts";

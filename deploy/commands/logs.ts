@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Command } from "../cli/command.ts";
+import type { Command } from "../command.ts";
 import { getBuildRecord } from "../build_records/store.ts";
 import { DeployError } from "../errors.ts";
 import { readLogStream } from "../builders/microvm/log_tail.ts";

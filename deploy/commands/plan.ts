@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Command } from "../cli/command.ts";
+import type { Command } from "../command.ts";
 import { planUnsupportedError } from "../errors.ts";
 import { planDeploy } from "../pipeline/deploy.ts";
 import { planJson, planLines } from "../pipeline/report.ts";

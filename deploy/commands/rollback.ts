@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { Command, CommandContext } from "../cli/command.ts";
+import type { Command, CommandContext } from "../command.ts";
 import type { RollbackMethod } from "../build_records/output.ts";
 import type { MicrovmSeams } from "../builders/create_builder.ts";
 import { chooseRollbackMethod } from "../build_records/output_store.ts";
@@ -17,7 +17,7 @@ import { DeployError } from "../errors.ts";
 import { openSiteDeploy } from "../pipeline/deploy_input.ts";
 import { summaryJson } from "../pipeline/report.ts";
 import { openSite } from "../site/open_site.ts";
-import { warnRecordsNotRolledBack } from "./pds.ts";
+import { pdsStage } from "../pipeline/pds_stage.ts";
 import { NO_CACHE_FLAG } from "../build_cache/no_cache_flag.ts";
 
 /** How to roll back to build `id`, from what was kept of it (the site is opened to read it). */
@@ -42,8 +42,11 @@ async function rollBack(
       : { builder: "microvm", seams, storedBuild: id },
   );
   let announced = false;
+  // Production only: warns that the site's PDS records are not rolled back.
+  const pds = pdsStage(ctx, "rollback");
   const out = await runDeploy({
     ...deploy.input,
+    ...(pds ? { pds } : {}),
     // Only the rollback's own line, once the lock is held; the build's lines on a terminal.
     onProgress: (event) => {
       if (event.kind === "stage" && !announced) {
@@ -93,7 +96,6 @@ export function createRollbackCommand(seams: MicrovmSeams = {}): Command {
         ran = await rollBack(ctx, id, chosen, seams);
       }
       const { out, builderName } = ran;
-      await warnRecordsNotRolledBack(ctx);
       for (const w of out.warnings) ctx.out.warn(w);
       if (ctx.out.mode === "json") {
         ctx.out.data({

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { Command } from "../cli/command.ts";
-import { statusLine } from "../cli/node_lines.ts";
+import type { Command } from "../command.ts";
+import { statusLine } from "../infra/node_lines.ts";
 import { inspect } from "../infra/reconcile.ts";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { keptFilesKey, owedInvalidationKey, stateKey } from "../state/bucket_layout.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Command, CommandGroup, CommandTable } from "../cli/command.ts";
+import type { Command, CommandGroup, CommandTable } from "../command.ts";
 import { notImplemented } from "../errors.ts";
 import { bootstrapCommand } from "./bootstrap.ts";
 import { configCommand } from "./config.ts";
@@ -16,16 +16,11 @@ import { rollbackCommand } from "./rollback.ts";
 import { deleteCommand } from "./delete.ts";
 import { destroyCommand } from "./destroy.ts";
 import { initCommand } from "./init.ts";
-import { PDS_COMMANDS } from "./pds.ts";
+import { PDS_COMMANDS } from "./pds/index.ts";
+import { PREVIEW_COMMANDS } from "./preview/index.ts";
 import { planCommand } from "./plan.ts";
-import { pluginAddCommand, pluginListCommand, pluginRemoveCommand } from "./plugin.ts";
+import { pluginAddCommand, pluginListCommand, pluginRemoveCommand } from "./plugin/index.ts";
 import { statusCommand } from "./status.ts";
-import { previewBootstrapCommand } from "./preview_bootstrap.ts";
-import { previewDeployCommand } from "./preview_deploy.ts";
-import { previewDestroyCommand } from "./preview_destroy.ts";
-import { previewListCommand } from "./preview_list.ts";
-import { previewPruneCommand } from "./preview_prune.ts";
-import { previewTeardownCommand } from "./preview_teardown.ts";
 
 /**
  * A registered command this version does not implement: listed in help, and running it
@@ -63,12 +58,7 @@ export const COMMANDS: readonly Command[] = [
   rollbackCommand,
   deleteCommand,
   destroyCommand,
-  previewBootstrapCommand,
-  previewDeployCommand,
-  previewListCommand,
-  previewDestroyCommand,
-  previewPruneCommand,
-  previewTeardownCommand,
+  ...PREVIEW_COMMANDS,
   ...PDS_COMMANDS,
   pluginAddCommand,
   pluginListCommand,

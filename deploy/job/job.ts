@@ -22,10 +22,9 @@ import {
   type RoutingTarget,
   type RulesReport,
 } from "../routing/publish_routing.ts";
-import type { SeoSettings } from "../seo/policy.ts";
 import { type SyncProgress, type SyncResult, syncSite, type SyncSource } from "../sync/engine.ts";
 import type { KeptFile } from "../sync/retention.ts";
-import { type OutputManifest, restoreFiles } from "../build_records/output.ts";
+import { restoreFiles } from "../build_records/output.ts";
 import { keepOutput, missingObjects } from "../build_records/output_store.ts";
 import type { RetryOptions } from "../aws/retry.ts";
 import { type BuiltSteps, runBuildSteps } from "./run_steps.ts";
@@ -34,74 +33,26 @@ import { readBuildSecrets, type SecretReader } from "../build_settings/build_sec
 import { secretMasker } from "../build_settings/mask.ts";
 import { recordOwed } from "../cdn/owed_invalidation.ts";
 import { extractZip } from "./unzip.ts";
+import type { JobInput, JobRetention } from "./job_input.ts";
+import { getRoutingTarget } from "../build_records/store.ts";
+import { readKeptFiles } from "../state/kept_files.ts";
 import { makeWorkDir } from "./work_dir.ts";
 
-/** Where a build reads and writes, repo-relative (config `paths`). */
-export interface BuildPaths {
-  /** Directory where install and build run (`paths.app`, default `.`). */
-  readonly app: string;
-  /** Built output directory relative to the repo root (`paths.dist`, default `dist`). */
-  readonly dist: string;
-}
-
-/**
- * Where the job's source is: a source zip on this machine, a source zip in the target bucket
- * (what a MicroVM is given), an output directory built already (`--no-build`: the job skips
- * unpack, install and build, and never writes into that directory), or a kept build output
- * (`rollback`: its manifest's files are copied back server-side, with their own headers and
- * tags; nothing is built, and the SEO files are the build's own).
- */
-export type JobSource =
-  | { readonly zip: string }
-  | { readonly bucketKey: string }
-  | { readonly builtDir: string }
-  | { readonly output: OutputManifest };
-
-/** Where the job publishes: the site bucket and the key prefix (`site/`, `previews/<id>/site/`). */
-export interface JobTarget {
-  /** The bucket. */
-  readonly bucket: string;
-  /** The key prefix the output is synced under. */
-  readonly prefix: string;
-}
-
-/** The build record the job finishes (started by the builder: either one, for every deploy). */
-export interface JobRecord {
-  /** Launch time, ISO 8601 (the record's `startedAt`). */
-  readonly startedAt: string;
-  /** The source zip's key (`build/<id>.zip`). */
-  readonly source: string;
-  /** Log group of the build's output. */
-  readonly logGroup: string;
-  /** Log stream of the build's output. */
-  readonly logStream: string;
-}
-
-/**
- * How a job keeps the files its build no longer has, for open tabs (`sync/retention.ts`).
- */
-export interface JobRetention {
-  /** Config `retention.previousDays`. */
-  readonly previousDays: number;
-  /**
-   * The deploy's time (ISO 8601) as the CLI's clock read it: graces count against it, so the
-   * local and the MicroVM builder decide alike whatever the VM's clock says.
-   */
-  readonly now: string;
-  /** What earlier deploys kept (`state/<env>.kept.json`, read by the pipeline). */
-  readonly kept: readonly KeptFile[];
-}
+export type {
+  BuildPaths,
+  JobInput,
+  JobRecord,
+  JobRetention,
+  JobSource,
+  JobTarget,
+  Staged,
+} from "./job_input.ts";
 
 /**
  * Whose build caches a job uses: the framework caches are kept per site and branch (the
  * dependency cache is keyed by the lockfile and shared).
  */
-export interface JobCacheScope {
-  /** Config `siteName`. */
-  readonly site: string;
-  /** The branch built: the environment for a deploy, `preview-<id>` for a preview. */
-  readonly branch: string;
-}
+export type JobCacheScope = NonNullable<JobInput["cache"]>;
 
 /** What the job's install and build did (none when nothing was built). */
 export interface JobBuildReport {
@@ -115,61 +66,11 @@ export interface JobBuildReport {
   readonly timings: BuiltSteps["timings"];
 }
 
-/** One build-and-publish job, resolved from config, state and flags. */
-export interface JobInput {
-  /** The build id (revision-based), for logs and records. */
-  readonly buildId: string;
-  /** Where the source is. */
-  readonly source: JobSource;
-  /** `paths.app` and `paths.dist`. */
-  readonly paths: BuildPaths;
-  /** `microvm.maxDurationSeconds`: install and build together get this plus 60 s. */
-  readonly maxDurationSeconds: number;
-  /** Bucket and key prefix to publish under. */
-  readonly target: JobTarget;
-  /** Object tags for every uploaded file. */
-  readonly tags: Readonly<Record<string, string>>;
-  /** Config `seo`. */
-  readonly seo: SeoSettings;
-  /** The production environment and not a preview: drives `seo` `auto`. */
-  readonly production: boolean;
-  /** Site origin for the sitemap (`https://…`); undefined when unknown. */
-  readonly origin: string | undefined;
-  /** `--refresh`: re-upload every file (and count it as changed for invalidation). */
-  readonly refresh?: boolean;
-  /** `--force`: allow a sync that deletes most of the live site. */
-  readonly force?: boolean;
-  /** `plan`: decide the sync but change nothing (no upload, delete or record). */
-  readonly dryRun?: boolean;
-  /**
-   * Keep the synced output restorable (`outputs/`, see `build_records/output.ts`) for this
-   * many days (config `retention.buildsDays`); none: not kept (a preview, a restore).
-   */
-  readonly keepOutputDays?: number;
-  /** Finish this build record (and store the changed-keys manifest); none: no record. */
-  readonly record?: JobRecord;
-  /**
-   * Where the target's owed invalidation is recorded (`owedInvalidationKey(scope)`): the keys
-   * the sync changes are added there before the first upload. None: not recorded here.
-   */
-  readonly owedKey?: string;
-  /** Keep what the build no longer has for open tabs; none: delete it at once (previews). */
-  readonly retention?: JobRetention;
-  /**
-   * Where the site's redirect and header rules go live, before the sync (the live site). None
-   * (a preview): the rules are checked but not applied, with a warning when there are any.
-   */
+/** A job whose staged parts were read back from the bucket: what the steps below work on. */
+type ReadyJob = Omit<JobInput, "routing" | "retention"> & {
   readonly routing?: RoutingTarget;
-  /** Use the build caches of this site and branch; none (`--no-cache`): neither read nor kept. */
-  readonly cache?: JobCacheScope;
-  /** Config `build.env` with its `${VAR}`s filled: plain values for install and build. */
-  readonly buildEnv?: Readonly<Record<string, string>>;
-  /**
-   * Config `build.secrets`: variable → Secrets Manager secret name. Names only: the values are
-   * read where the build runs, at build time, and masked in its output.
-   */
-  readonly buildSecrets?: Readonly<Record<string, string>>;
-}
+  readonly retention?: Omit<JobRetention, "kept"> & { readonly kept: readonly KeptFile[] };
+};
 
 /** What the job did: the sync's counts and changed keys, the rules' changes, its warnings. */
 export interface JobOutcome extends Omit<ChangedManifest, "version" | "id"> {
@@ -279,7 +180,8 @@ export function jobFailureReason(err: unknown): string {
  * }
  * ```
  */
-export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome> {
+export async function runJob(job: JobInput, deps: JobDeps): Promise<JobOutcome> {
+  const input = await unstage(job, deps);
   if ("output" in input.source) {
     // A restore: the manifest's files copied back server-side where they differ from the live
     // site, and live files the build did not have deleted, by the same sync as any deploy. No
@@ -340,12 +242,33 @@ export async function runJob(input: JobInput, deps: JobDeps): Promise<JobOutcome
 }
 
 /**
+ * The job with its staged parts (the rules target, the kept list) read back from the target
+ * bucket, where the MicroVM builder stored them.
+ */
+async function unstage(job: JobInput, deps: JobDeps): Promise<ReadyJob> {
+  const at = { s3: deps.s3, bucket: job.target.bucket };
+  const { routing, retention, ...rest } = job;
+  const kept = retention === undefined
+    ? undefined
+    : "stagedKey" in retention.kept
+    ? await readKeptFiles({ ...at, key: retention.kept.stagedKey })
+    : retention.kept;
+  return {
+    ...rest,
+    ...(routing === undefined ? {} : {
+      routing: "stagedKey" in routing ? await getRoutingTarget(at, routing.stagedKey) : routing,
+    }),
+    ...(retention === undefined ? {} : { retention: { ...retention, kept: kept! } }),
+  };
+}
+
+/**
  * Puts the build's rules live before its pages (or, planned, says what would change): the
  * config's rules then the output's files'. Without a routing target (a preview) the rules are
  * not applied, which the warning says.
  */
 async function publishRules(
-  input: JobInput,
+  input: ReadyJob,
   deps: JobDeps,
   fileRules: Awaited<ReturnType<typeof readRuleFiles>>,
   keys: readonly string[],
@@ -382,7 +305,7 @@ async function publishRules(
  * on the keys about to change, before anything is (a restore's objects still there).
  */
 async function syncJob(
-  input: JobInput,
+  input: ReadyJob,
   deps: JobDeps,
   source: SyncSource,
   warnings: readonly string[],
@@ -435,7 +358,7 @@ async function syncJob(
  * (the build can still be rolled back to by rebuilding), not a failed deploy.
  */
 async function keepJobOutput(
-  input: JobInput,
+  input: ReadyJob,
   buildsDays: number,
   deps: JobDeps,
   outcome: JobOutcome,
@@ -463,7 +386,7 @@ async function keepJobOutput(
   }
 }
 
-async function existingOutput(input: JobInput): Promise<string> {
+async function existingOutput(input: ReadyJob): Promise<string> {
   const dir = (input.source as { builtDir: string }).builtDir;
   if (!(await Deno.stat(dir).catch(() => undefined))?.isDirectory) {
     throw new DeployError(
@@ -489,7 +412,7 @@ function buildReport(built: BuiltSteps): JobBuildReport {
  * now; and the output relay, masking the secrets' values.
  */
 async function buildEnvironment(
-  input: JobInput,
+  input: ReadyJob,
   deps: JobDeps,
 ): Promise<{ env: Record<string, string>; onOutput?: JobDeps["onOutput"] }> {
   const names = input.buildSecrets ?? {};
@@ -506,7 +429,7 @@ async function buildEnvironment(
 }
 
 async function unpackAndBuild(
-  input: JobInput,
+  input: ReadyJob,
   deps: JobDeps,
   work: string,
 ): Promise<BuiltSteps> {
@@ -559,7 +482,7 @@ export function changedManifest(buildId: string, outcome: JobOutcome): ChangedMa
 }
 
 async function recordDone(
-  input: JobInput,
+  input: ReadyJob,
   deps: JobDeps,
   outcome: JobOutcome,
   now: number,
@@ -579,7 +502,7 @@ async function recordDone(
 }
 
 async function recordFailed(
-  input: JobInput,
+  input: ReadyJob,
   deps: JobDeps,
   err: unknown,
   now: number,

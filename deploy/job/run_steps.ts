@@ -6,7 +6,7 @@
  * @module
  */
 import { DeployError, interruptedError } from "../errors.ts";
-import type { BuildPaths } from "./job.ts";
+import type { BuildPaths } from "./job_input.ts";
 import { detectPackageManager, reuseInstallStep, type Step } from "./package_manager.ts";
 import type {
   BuildCache,

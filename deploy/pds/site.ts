@@ -9,7 +9,7 @@ import type { PdsConfig } from "../config/pds_config.ts";
 import { DeployError } from "../errors.ts";
 import type { ReadBinary } from "./cover.ts";
 import type { OAuthDeps } from "./oauth.ts";
-import type { PublishingPaths } from "./publishing.ts";
+import type { FileWrite, PublishingPaths } from "./publishing.ts";
 import type { SecretStore } from "./secret.ts";
 
 /** The site as the `pds` commands see it. */
@@ -61,4 +61,19 @@ export function publishingSettings(
     });
   }
   return { pds, domain };
+}
+
+/**
+ * Writes the files a publishing step returned, in order, through the site's file seam.
+ *
+ * @param site where to write
+ * @param writes the step's files
+ * @returns their paths (what `--json` lists)
+ */
+export async function writeAll(
+  site: Pick<PdsSite, "writeFile">,
+  writes: readonly FileWrite[],
+): Promise<string[]> {
+  for (const w of writes) await site.writeFile(w.path, w.text);
+  return writes.map((w) => w.path);
 }

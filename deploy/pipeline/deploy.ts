@@ -34,6 +34,7 @@ import { readKeptFiles, writeKeptFiles } from "../state/kept_files.ts";
 import type { RetryOptions } from "../aws/retry.ts";
 import type { RoutingTarget, RulesReport } from "../routing/publish_routing.ts";
 import type { OutputManifest } from "../build_records/output.ts";
+import type { PdsStage } from "./pds_stage.ts";
 
 /** A pipeline step, reported as it starts. */
 export type DeployStage =
@@ -175,6 +176,11 @@ export interface DeployInput {
   readonly buildEnv?: Readonly<Record<string, string>>;
   /** Config `build.secrets` (names only; the builder reads the values). */
   readonly buildSecrets?: Readonly<Record<string, string>>;
+  /**
+   * The production run's PDS stage (`pds_stage.ts`): its steps before the build and after the
+   * publish, outside the lock. None: no PDS steps (other environments, previews, tests).
+   */
+  readonly pds?: PdsStage;
 }
 
 /**
@@ -465,7 +471,9 @@ export async function planDeploy(input: DeployInput): Promise<DeployPlan> {
  * Runs a deploy under the scope's lock: revision → zip → the build-and-publish job (build, SEO
  * files laid over the output in memory, sync: assets, HTML, deletions) → one invalidation of
  * the changed paths and of any an earlier run still owed (none when nothing changed and
- * nothing is owed). The lock is released at the end, whatever happened.
+ * nothing is owed). The lock is released at the end, whatever happened. A production run's
+ * PDS stage ({@linkcode DeployInput.pds}) runs before the lock is taken and after it is
+ * released; it never fails the deploy.
  *
  * @param input resolved config, state, flags and dependencies
  * @returns the summary to print
@@ -484,6 +492,14 @@ export async function planDeploy(input: DeployInput): Promise<DeployPlan> {
  * ```
  */
 export async function runDeploy(input: DeployInput): Promise<DeploySummary> {
+  await input.pds?.beforeBuild?.();
+  const summary = await publish(input);
+  await input.pds?.afterPublish?.();
+  return summary;
+}
+
+/** The locked part of {@linkcode runDeploy}: the job, the kept list, the invalidation. */
+async function publish(input: DeployInput): Promise<DeploySummary> {
   const clock = input.clock ?? systemClock;
   const started = clock.now();
   await using _lock = await takePublishingLock(input);

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { CommandContext } from "../cli/command.ts";
+import type { CommandContext } from "../command.ts";
 import { createBuilder, type MicrovmSeams } from "../builders/create_builder.ts";
 import type { LoadedSite } from "../config/load.ts";
 import type { OutputManifest } from "../build_records/output.ts";

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Command, CommandContext, CommandGroup, CommandTable } from "../cli/command.ts";
+import type { Command, CommandContext, CommandGroup, CommandTable } from "../command.ts";
 import { FIRST_PARTY_SECTIONS, resolvePluginSection } from "../config/plugin_section.ts";
 import { DeployError } from "../errors.ts";
 import type { DeployPlugin, PluginHost } from "./contract.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runCli } from "../commands/run.ts";
-import { captureCli } from "../commands/test_deps.ts";
+import { runCli } from "../cli/run.ts";
+import { captureCli } from "../cli/test_deps.ts";
 import { COMMAND_TABLE } from "../commands/table.ts";
 import { DeployError } from "../errors.ts";
 import type { DeployPlugin, PluginHost } from "./contract.ts";

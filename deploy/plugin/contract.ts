@@ -6,7 +6,7 @@
  */
 import type { S3Client } from "@aws-sdk/client-s3";
 import type { AwsClientClass } from "../aws/client_factory.ts";
-import type { Command, CommandContext } from "../cli/command.ts";
+import type { Command, CommandContext } from "../command.ts";
 import type { PluginSection } from "../config/plugin_section.ts";
 import type { ResourceNode } from "../infra/resource.ts";
 

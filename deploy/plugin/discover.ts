@@ -6,7 +6,7 @@
  */
 import { parseJsonc } from "@org/shared";
 import { DeployError } from "../errors.ts";
-import type { CommandTable } from "../cli/command.ts";
+import type { CommandTable } from "../command.ts";
 import { type DeployPlugin, isDeployPlugin } from "./contract.ts";
 import { type InstalledPlugin, installedPlugins, PLUGIN_NAME } from "./site_imports.ts";
 
@@ -26,10 +26,11 @@ export const MAX_PLUGIN_NAME = 64;
  *
  * @example
  * ```ts
- * import { COMMAND_TABLE } from "../commands/table.ts";
+ * const run = () => Promise.resolve();
+ * const builtin = { commands: [{ name: "bootstrap", summary: "", run }], groups: [] };
  *
- * if (needsPlugins(["bootstrap"], false, COMMAND_TABLE)) throw new Error("a core command");
- * if (!needsPlugins(["analytics", "status"], false, COMMAND_TABLE)) throw new Error("a plugin's");
+ * if (needsPlugins(["bootstrap"], false, builtin)) throw new Error("a core command");
+ * if (!needsPlugins(["analytics", "status"], false, builtin)) throw new Error("a plugin's");
  * ```
  */
 export function needsPlugins(

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { CommandContext } from "../cli/command.ts";
+import type { CommandContext } from "../command.ts";
 import { openSite, stateOrReason } from "../site/open_site.ts";
 import type { PluginHost, PluginSite } from "./contract.ts";
 
@@ -17,7 +17,7 @@ import type { PluginHost, PluginSite } from "./contract.ts";
  * @example
  * ```ts
  * import { FirehoseClient } from "@aws-sdk/client-firehose";
- * import type { CommandContext } from "../cli/command.ts";
+ * import type { CommandContext } from "../command.ts";
  *
  * async function firehoseOf(ctx: CommandContext) {
  *   using site = await pluginHost(ctx).openSite();

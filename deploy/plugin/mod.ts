@@ -62,5 +62,5 @@ export { dependencyOrder } from "../infra/graph.ts";
 export * from "../state/scoped_state.ts";
 export { scopedStateKey } from "../state/bucket_layout.ts";
 export * from "./contract.ts";
-export type { CommandContext, FlagSpec } from "../cli/command.ts";
-export { reconcileLine, statusLine, teardownLine } from "../cli/node_lines.ts";
+export type { CommandContext, FlagSpec } from "../command.ts";
+export { reconcileLine, statusLine, teardownLine } from "../infra/node_lines.ts";

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runCli } from "../commands/run.ts";
-import { captureCli } from "../commands/test_deps.ts";
+import { runCli } from "../cli/run.ts";
+import { captureCli } from "../cli/test_deps.ts";
 
 const INSTALLS_GREETER = JSON.stringify({
   imports: { "@org/deploy-greeter": "jsr:@org/deploy-greeter@^0.1.0" },

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { CommandContext } from "../cli/command.ts";
+import type { CommandContext } from "../command.ts";
 import type { SiteConfig } from "../config/site_config.ts";
 import { lockHolder } from "../pipeline/deploy_input.ts";
 import { takePublishingLock } from "../pipeline/publishing.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import type { CommandContext } from "../cli/command.ts";
+import type { CommandContext } from "../command.ts";
 import { createAwsClients } from "../aws/clients.ts";
 import { secretsManagerStore } from "../pds/secret.ts";
 import { type PdsSite, publishingSettings } from "../pds/site.ts";

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { CommandContext } from "../cli/command.ts";
+import type { CommandContext } from "../command.ts";
 import type { LoadedSite } from "../config/load.ts";
 import { normalizeDomain, PREVIEW_ENV, type SiteNames } from "../config/names.ts";
 import type { SiteConfig } from "../config/site_config.ts";
@@ -73,7 +73,7 @@ export interface AwsSite extends SiteBasics, Disposable {
  *
  * @example
  * ```ts
- * import type { CommandContext } from "../cli/command.ts";
+ * import type { CommandContext } from "../command.ts";
  *
  * async function distributionOf(ctx: CommandContext) {
  *   using site = await openSite(ctx, { aws: true });

@@ -10,17 +10,6 @@ import { truncateText, USER_FIELD_LIMITS } from "../users/user_fields.ts";
 import type { IdTokenClaims } from "./id_token.ts";
 
 /**
- * Longest `sub` and `jti` (UTF-16 code units) accepted from a provider: `sub` is the user's
- * `external_id` (the internal API's cap, and part of a store key), `jti` keys the replay marker.
- * A longer value fails verification (`invalid_grant` for a presented ID token, 502 for the
- * code exchange's).
- */
-export const PROVIDER_CLAIM_LIMITS = {
-  sub: USER_FIELD_LIMITS.external_id,
-  jti: 255,
-} as const;
-
-/**
  * A boolean claim as providers send it: the JSON booleans, or the strings `"true"` and
  * `"false"` (Sign in with Apple sends `email_verified` and `is_private_email` as strings).
  * Anything else (absent, `1`, `"yes"`, `"TRUE"`) is `undefined`, so a check for `true` refuses it.

@@ -1,7 +1,7 @@
 import { errors, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from "jose";
 import { OAuthError } from "../errors.ts";
 import { isStorableText } from "../users/storable_text.ts";
-import { PROVIDER_CLAIM_LIMITS } from "./claims.ts";
+import { PROVIDER_CLAIM_LIMITS } from "./claim_limits.ts";
 
 /**
  * How an ID token failed: `malformed` (not a parseable JWT), `expired` (past `exp`), or

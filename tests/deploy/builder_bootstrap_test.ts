@@ -8,13 +8,12 @@
 import assert from "node:assert/strict";
 import { GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { FixedClock } from "@org/shared";
-import { parseAgentJob } from "../../deploy/builders/microvm/agent/job_description.ts";
-import { putManifest } from "../../deploy/build_records/store.ts";
-import { runCli } from "../../deploy/commands/run.ts";
-import { captureCli } from "../../deploy/commands/test_deps.ts";
+import { runCli } from "../../deploy/cli/run.ts";
+import { captureCli } from "../../deploy/cli/test_deps.ts";
 import { createRollbackCommand } from "../../deploy/commands/rollback.ts";
 import { COMMAND_TABLE } from "../../deploy/commands/table.ts";
 import { lookupAccountIdWithSts } from "../../deploy/aws/clients.ts";
+import { builderSeams, fakeBundle, reportingRun } from "../support/microvm_builder.ts";
 import { ACCOUNT, type InfraWorld, mutatingCalls, startInfraWorld } from "./infra_world.ts";
 
 const BUCKET = `production-blog-${ACCOUNT}`;
@@ -52,28 +51,11 @@ function builderWorld(): Promise<InfraWorld> {
       managedImages: ["al2023-1", "al2023-2", "ubuntu-24"],
       imageReadyAfterReads: 0,
       runningAfterReads: 0,
-      onRun: async (ctx) => {
-        const parsed = parseAgentJob(ctx.payload ?? "");
-        if ("error" in parsed) throw new Error(parsed.error);
-        const s3 = s3Client(world!);
-        try {
-          await putManifest({ s3, bucket: BUCKET }, {
-            version: 1,
-            id: parsed.job.buildId,
-            changedKeys: ["index.html"],
-            uploaded: 1,
-            deleted: 0,
-            unchanged: 0,
-            bytesUploaded: 5,
-          });
-        } finally {
-          s3.destroy();
-        }
-        world!.aws.logs.state.append(ctx.logging!.logGroup!, ctx.logging!.logStream!, [
-          "building",
-          `build:done:${parsed.job.buildId}`,
-        ]);
-      },
+      onRun: reportingRun(
+        (group, stream, lines) => world!.aws.logs.state.append(group, stream, lines),
+        () => s3Client(world!),
+        ["index.html"],
+      ),
     },
   }).then((w) => (world = w));
 }
@@ -170,21 +152,7 @@ Deno.test("a MicroVM build runs on what bootstrap wrote; status reports the buil
     }),
   ).finally(() => s3.destroy());
   const clock = new FixedClock(Date.parse("2026-05-04T10:00:00.000Z"));
-  const rollback = createRollbackCommand({
-    clock,
-    sleep: (ms) => {
-      clock.advance(ms);
-      return new Promise((r) => setTimeout(r, 1));
-    },
-    keepAlive: () => Promise.resolve(),
-    bundle: () =>
-      Promise.resolve({
-        files: new Map(),
-        hash: "d".repeat(64),
-        zip: new Uint8Array(4),
-        entry: "x",
-      }),
-  });
+  const rollback = createRollbackCommand(builderSeams(clock, { bundle: fakeBundle("d") }));
   const commands = {
     ...COMMAND_TABLE,
     commands: COMMAND_TABLE.commands.map((c) => c.name === "rollback" ? rollback : c),

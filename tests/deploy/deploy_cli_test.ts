@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
-import { runCli } from "../../deploy/commands/run.ts";
-import { captureCli } from "../../deploy/commands/test_deps.ts";
+import { runCli } from "../../deploy/cli/run.ts";
+import { captureCli } from "../../deploy/cli/test_deps.ts";
 import { lookupAccountIdWithSts } from "../../deploy/aws/clients.ts";
 import { readEnvState, writeEnvState } from "../../deploy/state/env_state.ts";
 import { ACCOUNT, type InfraWorld, liveKeys, siteS3, startInfraWorld } from "./infra_world.ts";

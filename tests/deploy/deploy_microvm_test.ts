@@ -18,7 +18,7 @@ import {
   PutObjectCommand,
   type S3Client,
 } from "@aws-sdk/client-s3";
-import { parseAgentJob } from "../../deploy/builders/microvm/agent/job_description.ts";
+import { fromWire } from "../../deploy/job/job_input.ts";
 import { ACCOUNT, type InfraWorld, liveKeys, siteS3 } from "./infra_world.ts";
 import { LOOPBACK_ONLY, MICROVM_SITE_CONFIG, microvmWorld } from "./microvm_world.ts";
 import { git, SITE_KEYS } from "./site_repo.ts";
@@ -74,12 +74,11 @@ Deno.test({
     assert.equal(launch.maximumDurationInSeconds, 900);
     assert.match(String(launch.clientToken), /^[0-9a-f-]{36}$/);
     assert.equal(launch.executionRoleArn, `arn:aws:iam::${ACCOUNT}:role/production-blog-builder`);
-    const job = parseAgentJob(String(launch.runHookPayload));
-    assert.ok("job" in job, JSON.stringify(job));
-    const id = job.job.buildId;
+    const job = fromWire(String(launch.runHookPayload));
+    const id = job.buildId;
     assert.match(id, /^[0-9a-f]{12}$/, "the build id is the revision");
-    assert.equal(job.job.maxDurationSeconds, 900);
-    assert.deepEqual(job.job.paths, { app: ".", dist: "dist" });
+    assert.equal(job.maxDurationSeconds, 900);
+    assert.deepEqual(job.paths, { app: ".", dist: "dist" });
 
     // The agent really built and synced the site.
     assert.deepEqual(await liveKeys(world, BUCKET), ALL_KEYS);
@@ -185,15 +184,14 @@ Deno.test({
 
     const second = await mw.run(["deploy", "--json"]);
     assert.equal(second.code, 0, second.stderr + second.stdout);
-    const job = parseAgentJob(String(callsOf(world, "RunMicrovm")[1]!.input.runHookPayload));
-    assert.ok("job" in job);
-    assert.equal(job.job.retention?.previousDays, 7);
-    assert.equal(job.job.retention?.keptKey, undefined, "nothing was kept before");
+    const job = fromWire(String(callsOf(world, "RunMicrovm")[1]!.input.runHookPayload));
+    assert.equal(job.retention?.previousDays, 7);
+    assert.deepEqual(job.retention?.kept, [], "nothing was kept before");
     const summary = JSON.parse(second.stdout);
     assert.equal(summary.deleted, 0);
     assert.deepEqual(summary.expired, []);
     assert.deepEqual(summary.kept.map((f: { key: string }) => f.key), ["img/logo.png"]);
-    assert.equal(summary.kept[0].since, job.job.retention?.now, "graces count from the CLI's time");
+    assert.equal(summary.kept[0].since, job.retention?.now, "graces count from the CLI's time");
     assert.match(second.stderr, /^sync: 1 file\(s\) of earlier builds kept for open tabs$/m);
     assert.ok((await liveKeys(world, BUCKET)).includes("img/logo.png"));
     const record = await bucketJson(world, "state/production.kept.json");
@@ -203,9 +201,8 @@ Deno.test({
     // not read state/), and keeps the grace's start.
     const third = await mw.run(["deploy", "--json"]);
     assert.equal(third.code, 0, third.stderr + third.stdout);
-    const staged = parseAgentJob(String(callsOf(world, "RunMicrovm")[2]!.input.runHookPayload));
-    assert.ok("job" in staged);
-    assert.equal(staged.job.retention?.keptKey, `build/${staged.job.buildId}.kept.json`);
+    const staged = fromWire(String(callsOf(world, "RunMicrovm")[2]!.input.runHookPayload));
+    assert.deepEqual(staged.retention?.kept, { stagedKey: `build/${staged.buildId}.kept.json` });
     assert.deepEqual(JSON.parse(third.stdout).kept, summary.kept);
 
     // Another builder (another machine) carries the same list on.
@@ -389,9 +386,9 @@ Deno.test({
     assert.equal(rules.redirects, 2);
     assert.equal(rules.changed, true);
     const [launch] = callsOf(world, "RunMicrovm");
-    const job = parseAgentJob(String(launch!.input.runHookPayload));
-    assert.ok("job" in job && job.job.routingKey, "the job names its rules target");
-    const target = await bucketJson(world, (job as { job: { routingKey: string } }).job.routingKey);
+    const { routing } = fromWire(String(launch!.input.runHookPayload));
+    assert.ok(routing && "stagedKey" in routing, "the job names its rules target");
+    const target = await bucketJson(world, routing.stagedKey);
     assert.equal((target.configRules as { redirects: unknown[] }).redirects.length, 1);
     const live = world.aws.cloudfront.state.functions.get("production-blog-rewrite")!.live!;
     assert.match(live.code, /posts/);

@@ -9,8 +9,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { lookupAccountIdWithSts } from "../../deploy/aws/clients.ts";
-import { runCli } from "../../deploy/commands/run.ts";
-import { captureCli } from "../../deploy/commands/test_deps.ts";
+import { runCli } from "../../deploy/cli/run.ts";
+import { captureCli } from "../../deploy/cli/test_deps.ts";
 
 const ACCOUNT = "123456789012";
 const IDENTITY = `<GetCallerIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">` +

@@ -7,8 +7,8 @@
  */
 import { join } from "node:path";
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
-import { type CliDeps, runCli } from "../../deploy/commands/run.ts";
-import { captureCli } from "../../deploy/commands/test_deps.ts";
+import { type CliDeps, runCli } from "../../deploy/cli/run.ts";
+import { captureCli } from "../../deploy/cli/test_deps.ts";
 import { lookupAccountIdWithSts } from "../../deploy/aws/clients.ts";
 import { type AwsFakes, type AwsFakesOptions, startAwsFakes } from "../fakes/aws.ts";
 import { S3RVER_CREDENTIALS, type SiteS3, startSiteS3 } from "../fakes/s3_bucket_config.ts";

@@ -8,22 +8,21 @@
 import assert from "node:assert/strict";
 import { LambdaMicrovmsClient } from "@aws-sdk/client-lambda-microvms";
 import { systemClock } from "@org/shared";
-import { parseAgentJob } from "../../deploy/builders/microvm/agent/job_description.ts";
-import { runAgentJob } from "../../deploy/builders/microvm/agent/run_agent_job.ts";
-import { createAwsClients } from "../../deploy/aws/clients.ts";
+import { type AwsClients, createAwsClients } from "../../deploy/aws/clients.ts";
 import { routingDeps } from "../../deploy/routing/rules_store_client.ts";
 import type { MicrovmSeams } from "../../deploy/builders/create_builder.ts";
-import { runCli } from "../../deploy/commands/run.ts";
-import type { Command } from "../../deploy/cli/command.ts";
-import { captureCli, TEST_DEPLOYED_WAIT } from "../../deploy/commands/test_deps.ts";
+import { runCli } from "../../deploy/cli/run.ts";
+import type { Command } from "../../deploy/command.ts";
+import { captureCli, TEST_DEPLOYED_WAIT } from "../../deploy/cli/test_deps.ts";
 import { createDeployCommand } from "../../deploy/commands/deploy.ts";
-import { createPreviewDeployCommand } from "../../deploy/commands/preview_deploy.ts";
+import { createPreviewDeployCommand } from "../../deploy/commands/preview/index.ts";
 import { COMMAND_TABLE } from "../../deploy/commands/table.ts";
 import { lookupAccountIdWithSts } from "../../deploy/aws/clients.ts";
 import { createKeepAlive } from "../../deploy/builders/microvm/keep_alive.ts";
 import type { AwsFakesOptions } from "../fakes/aws.ts";
 import { type InfraWorld, siteS3, startInfraWorld } from "./infra_world.ts";
 import { writeSiteRepo } from "./site_repo.ts";
+import { agentRun } from "../support/microvm_builder.ts";
 
 /** The site the MicroVM tests deploy: 2 GB, 900 s, a 4 s idle window (keep-alive pings). */
 export const MICROVM_SITE_CONFIG = {
@@ -87,22 +86,21 @@ export async function microvmWorld(options: MicrovmWorldOptions): Promise<Microv
     ...options.fakes,
     microvms: {
       managedImages: ["al2023-1"],
+      // The VM's S3, CloudFront and rules-store clients, as the agent builds them from its env.
       onRun: async (ctx) => {
-        const parsed = parseAgentJob(ctx.payload ?? "");
-        if ("error" in parsed) throw new Error(parsed.error);
-        const { logGroup, logStream } = ctx.logging ?? {};
-        if (!logGroup || !logStream) throw new Error("RunMicrovm named no log stream");
         const s3 = siteS3(world);
-        // The VM's CloudFront and rules-store clients, as the agent builds them from its env.
-        using clients = createAwsClients(world.env, parsed.job.region);
+        let clients: AwsClients | undefined;
         try {
-          await runAgentJob(parsed.job, {
-            s3,
-            routing: routingDeps(clients, TEST_DEPLOYED_WAIT),
-            log: (line) => world.aws.logs.state.append(logGroup, logStream, [line]),
-          });
+          await agentRun(
+            (group, stream, lines) => world.aws.logs.state.append(group, stream, lines),
+            (job) => {
+              clients = createAwsClients(world.env, job.target.region!);
+              return { s3, routing: routingDeps(clients, TEST_DEPLOYED_WAIT) };
+            },
+          )(ctx);
         } finally {
           s3.destroy();
+          clients?.[Symbol.dispose]();
         }
       },
     },

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
-import { parseAgentJob } from "../../deploy/builders/microvm/agent/job_description.ts";
+import { fromWire } from "../../deploy/job/job_input.ts";
 import { ACCOUNT, siteS3 } from "./infra_world.ts";
 import { LOOPBACK_ONLY, MICROVM_SITE_CONFIG, microvmWorld } from "./microvm_world.ts";
 
@@ -39,8 +39,8 @@ Deno.test({
       run!.input.executionRoleArn,
       `arn:aws:iam::${ACCOUNT}:role/preview-blog-builder`,
     );
-    const job = parseAgentJob(String(run!.input.runHookPayload));
-    assert.ok("job" in job, JSON.stringify(job));
+    const job = fromWire(String(run!.input.runHookPayload));
+    assert.equal(job.target.prefix, "previews/pr-42/site/");
     const s3 = siteS3(world);
     try {
       const listed = await s3.send(

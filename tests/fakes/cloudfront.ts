@@ -161,6 +161,11 @@ export interface CloudFrontFakeState {
   readonly tags: Map<string, Map<string, string>>;
   /** Marks a distribution `Deployed` now. */
   deploy(id: string): void;
+  /**
+   * Adds a `Deployed` distribution with this id and an empty config, as if made outside the
+   * test: for tests that only invalidate (the deploy pipeline's), which never create one.
+   */
+  seedDistribution(id: string): FakeDistribution;
   /** Marks every invalidation `Completed` now. */
   completeInvalidations(): void;
   /** Reads a text field of a distribution's config by `/`-path, e.g. `DefaultRootObject`. */
@@ -268,6 +273,21 @@ export function startCloudFrontFake(
       const d = distribution(id);
       d.status = "Deployed";
       d.readsUntilDeployed = 0;
+    },
+    seedDistribution(id) {
+      const d: FakeDistribution = {
+        id,
+        arn: `arn:aws:cloudfront::${accountId}:distribution/${id}`,
+        domainName: `${id.toLowerCase()}.cloudfront.net`,
+        status: "Deployed",
+        etag: nextEtag(),
+        lastModified: now(),
+        config: parseXml("<DistributionConfig></DistributionConfig>"),
+        readsUntilDeployed: 0,
+      };
+      distributions.set(id, d);
+      tags.set(d.arn, new Map());
+      return d;
     },
     completeInvalidations() {
       for (const inv of invalidations) inv.status = "Completed";

@@ -11,7 +11,7 @@ Deno.test("pds: posts parse, and the OAuth and Secrets Manager modules load, und
   const dir = await Deno.makeTempDir({ prefix: "pds-flags-" });
   try {
     const posts = new URL("../../deploy/pds/posts.ts", import.meta.url).href;
-    const cmd = new URL("../../deploy/commands/pds.ts", import.meta.url).href;
+    const cmd = new URL("../../deploy/commands/pds/index.ts", import.meta.url).href;
     await Deno.writeTextFile(
       `${dir}/probe.ts`,
       `import { readPosts } from "${posts}";\nimport "${cmd}";\n` +

@@ -6,13 +6,19 @@ import { FixedClock } from "@org/shared";
 import { startLogsFake } from "../../../tests/fakes/logs.ts";
 import { type MicrovmRunContext, startMicrovmsFake } from "../../../tests/fakes/microvms.ts";
 import { startS3, testAwsConfig } from "../../../tests/support/s3.ts";
-import type { AgentBundle } from "./bundle.ts";
-import { type AgentJob, parseAgentJob } from "./agent/job_description.ts";
+import { fakeBundle } from "../../../tests/support/microvm_builder.ts";
 import type { JobHooks } from "../builder.ts";
-import type { JobInput } from "../../job/job.ts";
+import { fromWire, type JobInput } from "../../job/job_input.ts";
 import { getBuildRecord, putManifest, sourceExists } from "../../build_records/store.ts";
 import { DeployError } from "../../errors.ts";
-import { createMicrovmBuilder, type MicrovmBuilderOptions } from "./builder.ts";
+import {
+  createMicrovmBuilder,
+  type MicrovmBuilderOptions,
+  microvmDeps,
+  stageJob,
+} from "./builder.ts";
+import { getRoutingTarget } from "../../build_records/store.ts";
+import { readKeptFiles } from "../../state/kept_files.ts";
 
 const BUCKET = "production-blog-123456789012";
 const IDLE = {
@@ -20,9 +26,6 @@ const IDLE = {
   maxIdleDurationSeconds: 300,
   suspendedDurationSeconds: 120,
 };
-
-const bundle = (hash = "a".repeat(64)): () => Promise<AgentBundle> => () =>
-  Promise.resolve({ files: new Map(), hash, zip: new Uint8Array([80, 75, 5, 6]), entry: "x.ts" });
 
 interface Env {
   clock: FixedClock;
@@ -37,7 +40,7 @@ interface Env {
 
 /** Fakes on loopback; `guest` plays the agent inside the VM. */
 async function setup(
-  guest: (ctx: MicrovmRunContext, job: AgentJob, env: Env) => Promise<void> | void,
+  guest: (ctx: MicrovmRunContext, job: JobInput, env: Env) => Promise<void> | void,
   fakeClock = true,
 ): Promise<Env> {
   const clock = new FixedClock(Date.parse("2026-05-01T10:00:00.000Z"));
@@ -54,9 +57,7 @@ async function setup(
     runningAfterReads: 0,
     ...(fakeClock ? { now: () => clock.now() } : {}),
     onRun: async (ctx) => {
-      const parsed = parseAgentJob(ctx.payload ?? "");
-      if ("error" in parsed) throw new Error(parsed.error);
-      await guest(ctx, parsed.job, env);
+      await guest(ctx, fromWire(ctx.payload ?? ""), env);
     },
   });
   const microvms = new LambdaMicrovmsClient({
@@ -97,7 +98,7 @@ async function setup(
         pings.push(t.microvmId);
         return Promise.resolve();
       },
-      bundle: bundle(),
+      bundle: fakeBundle("a"),
       onWarning: (w) => warnings.push(w),
       ...extra,
     }),
@@ -136,8 +137,8 @@ function buildJob(zip: string, buildId: string, extra: Partial<JobInput> = {}): 
   };
 }
 
-async function succeed(ctx: MicrovmRunContext, job: AgentJob, env: Env) {
-  await putManifest({ s3: env.s3, bucket: job.bucket }, {
+async function succeed(ctx: MicrovmRunContext, job: JobInput, env: Env) {
+  await putManifest({ s3: env.s3, bucket: job.target.bucket }, {
     version: 1,
     id: job.buildId,
     changedKeys: ["index.html", "app.css"],
@@ -192,12 +193,11 @@ Deno.test("microvm builder: launches with memory on the image, idle unchanged, m
       logStream: "build-abc123-01234567",
     },
   });
-  const job = parseAgentJob(String(input.runHookPayload));
-  assert.ok("job" in job);
-  assert.equal(job.job.sourceKey, "build/abc123.zip");
-  assert.equal(job.job.prefix, "site/");
-  assert.equal(job.job.refresh, undefined, "no --refresh, no refresh in the job");
-  assert.equal(job.job.force, undefined);
+  const job = fromWire(String(input.runHookPayload));
+  assert.deepEqual(job.source, { bucketKey: "build/abc123.zip" });
+  assert.equal(job.target.prefix, "site/");
+  assert.equal(job.refresh, undefined, "no --refresh, no refresh in the job");
+  assert.equal(job.force, undefined);
 
   assert.equal(env.vms.callsOf("TerminateMicrovm").length, 1);
   assert.equal([...env.vms.state.microvms.values()][0]!.state, "TERMINATED");
@@ -220,7 +220,7 @@ Deno.test("microvm builder: the image is rebuilt only when the bundle or memory 
 
   await createMicrovmBuilder(env.options({
     microvm: { memory: 4, maxDurationSeconds: 600, idle: IDLE },
-    bundle: bundle("b".repeat(64)),
+    bundle: fakeBundle("b"),
   })).run(buildJob(zip, "b4"));
   assert.equal(env.vms.callsOf("UpdateMicrovmImage").length, 2);
   await Deno.remove(zip);
@@ -330,10 +330,9 @@ Deno.test("microvm builder: --refresh and --force reach the agent job", async ()
   );
   await Deno.remove(zip);
   const input = env.vms.callsOf("RunMicrovm")[0]!.input;
-  const job = parseAgentJob(String(input.runHookPayload));
-  assert.ok("job" in job);
-  assert.equal(job.job.refresh, true);
-  assert.equal(job.job.force, true);
+  const job = fromWire(String(input.runHookPayload));
+  assert.equal(job.refresh, true);
+  assert.equal(job.force, true);
 });
 
 Deno.test("microvm builder: Ctrl-C stops waiting for the build and terminates the VM", async () => {
@@ -351,4 +350,48 @@ Deno.test("microvm builder: Ctrl-C stops waiting for the build and terminates th
   assert.ok(err instanceof DeployError, String(err));
   assert.equal(err.code, "interrupted");
   assert.equal(env.vms.callsOf("TerminateMicrovm").length, 1);
+});
+
+Deno.test("stageJob(): what the VM reads is in the bucket, the big parts by reference, the owed key stays", async () => {
+  await using env = await setup(succeed);
+  const zip = await zipFile();
+  const kept = [{ key: "old.html", size: 3, since: "2026-04-30T10:00:00.000Z" }];
+  const routing = {
+    rewriteFunction: "production-blog-rewrite",
+    bucket: BUCKET,
+    headersFunction: "production-blog-headers",
+    headersPolicy: "production-blog-headers",
+    distributionId: "EDIST",
+    indexDocument: "index.html",
+    spa: false,
+    configRules: { redirects: [], headers: [] },
+    tags: {},
+  };
+  const { job } = await stageJob(
+    buildJob(zip, "abc123", {
+      owedKey: "state/production.invalidation.json",
+      retention: { previousDays: 7, now: "2026-05-01T10:00:00.000Z", kept },
+      routing,
+    }),
+    microvmDeps(env.options()),
+  );
+  await Deno.remove(zip);
+  const store = { s3: env.s3, bucket: BUCKET };
+  assert.deepEqual(job.source, { bucketKey: "build/abc123.zip" });
+  assert.ok(await sourceExists(store, "abc123"));
+  assert.deepEqual(job.target, { bucket: BUCKET, prefix: "site/", region: "us-east-1" });
+  assert.equal(job.owedKey, undefined, "the CLI keeps the owed invalidation");
+  assert.deepEqual(job.record, {
+    startedAt: new Date(env.clock.now()).toISOString(), // once the image is ready
+    source: "build/abc123.zip",
+    logGroup: "/aws/microvms/production-blog-builder",
+    logStream: "build-abc123-01234567",
+  });
+  const stagedKept = job.retention!.kept;
+  assert.ok("stagedKey" in stagedKept);
+  assert.deepEqual(await readKeptFiles({ ...store, key: stagedKept.stagedKey }), kept);
+  assert.ok(job.routing && "stagedKey" in job.routing);
+  assert.deepEqual(await getRoutingTarget(store, job.routing.stagedKey), routing);
+  // What travels is what the agent reads back.
+  assert.deepEqual(fromWire(JSON.stringify({ version: 2, ...job })), job);
 });

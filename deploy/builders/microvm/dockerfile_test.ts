@@ -6,6 +6,7 @@ import { startS3, testAwsConfig } from "../../../tests/support/s3.ts";
 import { getBuildRecord } from "../../build_records/store.ts";
 import { FIXTURE_BUCKET, fixtureJob, fixtureSiteZip } from "./agent/_fixture_site.ts";
 import { buildAgentBundle } from "./bundle.ts";
+import { toWire } from "../../job/job_input.ts";
 import {
   AGENT_FROM_IMAGE,
   AGENT_HOME,
@@ -189,7 +190,7 @@ Deno.test("the agent runs a job end to end against S3 under exactly the image's 
       }),
     );
     const jobPath = `${layout.tmp}/job.json`;
-    await Deno.writeTextFile(jobPath, JSON.stringify(job("img1")));
+    await Deno.writeTextFile(jobPath, toWire(job("img1")));
     const argv = imageCommand(layout.home, layout.tmp);
     const out = await new Deno.Command(Deno.execPath(), {
       args: [...argv.slice(0, argv.indexOf("serve")), "run", "--job", jobPath],

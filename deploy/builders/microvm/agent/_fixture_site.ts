@@ -5,7 +5,7 @@
  * @module
  */
 import { createSourceZip } from "../../../source/zip.ts";
-import type { AgentJob } from "./job_description.ts";
+import type { JobInput } from "../../../job/job_input.ts";
 
 /**
  * Writes the fixture repo into a temp dir and zips it.
@@ -42,22 +42,22 @@ export const FIXTURE_BUCKET = "production-blog-123456789012";
  *
  * @param id the build id
  */
-export function fixtureJob(id: string): AgentJob {
+export function fixtureJob(id: string): JobInput {
   return {
-    version: 1,
     buildId: id,
-    bucket: FIXTURE_BUCKET,
-    region: "us-east-1",
-    sourceKey: `build/${id}.zip`,
-    prefix: "site/",
+    source: { bucketKey: `build/${id}.zip` },
     paths: { app: ".", dist: "dist" },
-    seo: { robots: "auto", sitemap: "auto" },
-    isProduction: true,
-    origin: "https://blog.example.com",
-    tags: { app: "blog", environment: "production" },
     maxDurationSeconds: 600,
-    startedAt: "2026-05-01T10:00:00.000Z",
-    logGroup: "/aws/microvms/production-blog-builder",
-    logStream: `build-${id}-abcdef12`,
+    target: { bucket: FIXTURE_BUCKET, prefix: "site/", region: "us-east-1" },
+    tags: { app: "blog", environment: "production" },
+    seo: { robots: "auto", sitemap: "auto" },
+    production: true,
+    origin: "https://blog.example.com",
+    record: {
+      startedAt: "2026-05-01T10:00:00.000Z",
+      source: `build/${id}.zip`,
+      logGroup: "/aws/microvms/production-blog-builder",
+      logStream: `build-${id}-abcdef12`,
+    },
   };
 }

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { type AgentJob, parseAgentJob } from "./job_description.ts";
+import { DeployError } from "../../../errors.ts";
+import { fromWire, type JobInput } from "../../../job/job_input.ts";
 
 /** The port the agent's hook listener uses (`hooks.port` of the builder image). */
 export const AGENT_HOOK_PORT = 8080;
@@ -19,7 +20,7 @@ export const AGENT_HOOK_PORT = 8080;
  * @returns the request handler
  */
 export function createHookHandler(
-  start: (job: AgentJob) => Promise<unknown>,
+  start: (job: JobInput) => Promise<unknown>,
   onInvalid: (reason: string) => void,
 ): (req: Request) => Promise<Response> {
   let running: Promise<unknown> | undefined;
@@ -29,14 +30,17 @@ export function createHookHandler(
       return Response.json({ ok: true, building: running !== undefined });
     }
     if (req.method === "POST" && path === "/run") {
-      const parsed = parseAgentJob(await req.text());
-      if ("error" in parsed) {
-        onInvalid(parsed.error);
-        return Response.json({ error: parsed.error }, { status: 400 });
+      let job: JobInput;
+      try {
+        job = fromWire(await req.text());
+      } catch (err) {
+        if (!(err instanceof DeployError)) throw err;
+        onInvalid(err.message);
+        return Response.json({ error: err.message }, { status: 400 });
       }
       if (running) return Response.json({ error: "a build is running" }, { status: 409 });
-      running = start(parsed.job).finally(() => running = undefined);
-      return Response.json({ accepted: parsed.job.buildId }, { status: 202 });
+      running = start(job).finally(() => running = undefined);
+      return Response.json({ accepted: job.buildId }, { status: 202 });
     }
     // Suspend/resume/terminate hooks need nothing from the agent.
     if (req.method === "POST") return Response.json({ ok: true });

@@ -21,16 +21,18 @@ import type { RoutingDeps } from "../../../routing/publish_routing.ts";
 import { parseArgs } from "node:util";
 import { AWS_ENV_VARS, createAwsClientFactory } from "../../../aws/client_factory.ts";
 import { AGENT_HOOK_PORT, createHookHandler } from "./hooks.ts";
-import { type AgentJob, parseAgentJob } from "./job_description.ts";
-import { runAgentJob } from "./run_agent_job.ts";
+import { DeployError } from "../../../errors.ts";
+import { fromWire, type JobInput } from "../../../job/job_input.ts";
+import { type AgentOutcome, runAgentJob } from "./run_agent_job.ts";
+import { failedMarker } from "./markers.ts";
 
 /** The job's clients, by the same endpoint and credential rules as the CLI's. */
-function depsFor(job: AgentJob): { s3: S3Client; routing: RoutingDeps } {
+function depsFor(region: string): { s3: S3Client; routing: RoutingDeps } {
   const environ: Record<string, string | undefined> = {};
   for (const name of AWS_ENV_VARS) environ[name] = Deno.env.get(name);
   const factory = createAwsClientFactory(environ);
   return {
-    s3: factory.client(S3Client, "S3", job.region),
+    s3: factory.client(S3Client, "S3", region),
     routing: routingDeps({
       cloudfront: factory.client(CloudFrontClient, "CLOUDFRONT", CDN_REGION),
       client: (make, service, region = CDN_REGION) => factory.client(make, service, region),
@@ -39,6 +41,17 @@ function depsFor(job: AgentJob): { s3: S3Client; routing: RoutingDeps } {
 }
 
 const log = (line: string) => console.log(line);
+
+/** Runs one job with clients for its bucket's region (which the CLI always sends). */
+function runInVm(job: JobInput): Promise<AgentOutcome> {
+  const region = job.target.region;
+  if (region === undefined) {
+    const reason = "build_failed: the job has no target.region";
+    log(failedMarker(job.buildId, reason));
+    return Promise.resolve({ ok: false, reason });
+  }
+  return runAgentJob(job, { ...depsFor(region), log });
+}
 
 if (import.meta.main) {
   const { positionals, values } = parseArgs({
@@ -52,12 +65,15 @@ if (import.meta.main) {
       console.error("usage: main.ts run --job job.json");
       Deno.exit(2);
     }
-    const parsed = parseAgentJob(await Deno.readTextFile(values.job));
-    if ("error" in parsed) {
-      log(`build:failed:unknown:${parsed.error}`);
+    let job: JobInput;
+    try {
+      job = fromWire(await Deno.readTextFile(values.job));
+    } catch (err) {
+      if (!(err instanceof DeployError)) throw err;
+      log(`build:failed:unknown:${err.message}`);
       Deno.exit(1);
     }
-    const outcome = await runAgentJob(parsed.job, { ...depsFor(parsed.job), log });
+    const outcome = await runInVm(job);
     Deno.exit(outcome.ok ? 0 : 1);
   }
   Deno.serve(
@@ -68,7 +84,7 @@ if (import.meta.main) {
       onListen: ({ port }) => log(`agent: hook listener on port ${port}`),
     },
     createHookHandler(
-      (job) => runAgentJob(job, { ...depsFor(job), log }),
+      runInVm,
       (reason) => log(`build:failed:unknown:${reason}`),
     ),
   );

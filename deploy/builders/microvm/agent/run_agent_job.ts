@@ -1,7 +1,6 @@
 /**
- * The build agent's entry for one job: turns the job description the CLI sent into the
- * build-and-publish job's input, calls {@linkcode runJob} (the same function the local builder
- * calls), and logs the lines the CLI follows: `build:start:<id>`, the source size, the build's
+ * The build agent's entry for one job: calls {@linkcode runJob} (the same function the local
+ * builder calls) on the job the CLI sent (`fromWire(payload)`), and logs the lines the CLI follows: `build:start:<id>`, the source size, the build's
  * own output, warnings, the sync counts and the marker that tells how it ended.
  *
  * @module
@@ -16,11 +15,8 @@ import {
   type JobInput,
   runJob,
 } from "../../../job/job.ts";
-import { type AgentJob, doneMarker, failedMarker } from "./job_description.ts";
-import { readKeptFiles } from "../../../state/kept_files.ts";
-import type { KeptFile } from "../../../sync/retention.ts";
-import { getRoutingTarget } from "../../../build_records/store.ts";
-import type { RoutingDeps, RoutingTarget } from "../../../routing/publish_routing.ts";
+import { doneMarker, failedMarker } from "./markers.ts";
+import type { RoutingDeps } from "../../../routing/publish_routing.ts";
 
 /** What the agent needs from the outside. */
 export interface AgentDeps {
@@ -44,78 +40,31 @@ export type AgentOutcome =
   | { readonly ok: false; readonly reason: string };
 
 /**
- * The build-and-publish job's input for a job description (pure): the source is the stored
- * zip, and the job finishes the build record the CLI opened.
- *
- * @param job the job description
- * @param kept the kept list read from `job.retention.keptKey` (none: nothing kept)
- * @returns the job's input
- */
-export function jobInputOf(
-  job: AgentJob,
-  kept: readonly KeptFile[] = [],
-  routing?: RoutingTarget,
-): JobInput {
-  return {
-    buildId: job.buildId,
-    source: { bucketKey: job.sourceKey },
-    paths: job.paths,
-    maxDurationSeconds: job.maxDurationSeconds,
-    target: { bucket: job.bucket, prefix: job.prefix },
-    tags: job.tags,
-    seo: job.seo,
-    production: job.isProduction,
-    origin: job.origin ?? undefined,
-    ...(job.refresh ? { refresh: true } : {}),
-    ...(job.force ? { force: true } : {}),
-    ...(job.retention
-      ? { retention: { previousDays: job.retention.previousDays, now: job.retention.now, kept } }
-      : {}),
-    ...(routing ? { routing } : {}),
-    ...(job.keepOutputDays === undefined ? {} : { keepOutputDays: job.keepOutputDays }),
-    record: {
-      startedAt: job.startedAt,
-      source: job.sourceKey,
-      logGroup: job.logGroup,
-      logStream: job.logStream,
-    },
-  };
-}
-
-/**
  * Runs one job to the end. Never throws for a build problem: the outcome is logged as
  * `build:done:<id>` or `build:failed:<id>:<reason>`, stored as the build record (by the job),
  * and returned.
  *
- * @param job the job (already checked with `parseAgentJob`)
+ * @param job the job (read with `fromWire`)
  * @param deps S3, log writer, clock
  * @returns the outcome
  *
  * @example
  * ```ts
  * import type { S3Client } from "@aws-sdk/client-s3";
- * import type { AgentJob } from "./job_description.ts";
+ * import { fromWire } from "../../../job/job_input.ts";
  *
- * const runLogged = (job: AgentJob, s3: S3Client) =>
- *   runAgentJob(job, { s3, log: (line) => console.log(line) });
+ * const runLogged = (payload: string, s3: S3Client) =>
+ *   runAgentJob(fromWire(payload), { s3, log: (line) => console.log(line) });
  * ```
  */
-export async function runAgentJob(job: AgentJob, deps: AgentDeps): Promise<AgentOutcome> {
+export async function runAgentJob(job: JobInput, deps: AgentDeps): Promise<AgentOutcome> {
   deps.log(`build:start:${job.buildId}`);
   try {
-    const keptKey = job.retention?.keptKey;
-    const kept = keptKey === undefined
-      ? []
-      : await readKeptFiles({ s3: deps.s3, bucket: job.bucket, key: keptKey });
-    const routing = job.routingKey === undefined
-      ? undefined
-      : await getRoutingTarget({ s3: deps.s3, bucket: job.bucket }, job.routingKey);
-    const outcome = await runJob(jobInputOf(job, kept, routing), {
+    const outcome = await runJob(job, {
       s3: deps.s3,
       ...(deps.routing ? { routing: deps.routing } : {}),
       logger: lineLogger(deps.log),
-      onUnpacked: (files) =>
-        deps.log(`source: ${files} files from s3://${job.bucket}/${job.sourceKey}`),
+      onUnpacked: (files) => deps.log(`source: ${files} files from ${sourceName(job)}`),
       onOutput: (line) => deps.log(line),
       // The CLI relays the build's log: the one step that can take minutes shows there.
       onStage: (stage) => {
@@ -138,6 +87,15 @@ export async function runAgentJob(job: AgentJob, deps: AgentDeps): Promise<Agent
     deps.log(failedMarker(job.buildId, reason));
     return { ok: false, reason };
   }
+}
+
+/** Where the job's source is, for the log. */
+function sourceName(job: JobInput): string {
+  return "bucketKey" in job.source
+    ? `s3://${job.target.bucket}/${job.source.bucketKey}`
+    : "zip" in job.source
+    ? job.source.zip
+    : "the output";
 }
 
 /** Warnings and errors as log lines; progress records stay out of the build's log. */
