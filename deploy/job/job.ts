@@ -10,7 +10,12 @@
  */
 import type { S3Client } from "@aws-sdk/client-s3";
 import { type Clock, type Logger, systemClock } from "@org/shared";
-import { type ChangedManifest, finishRecord, runningRecord } from "../build_records/record.ts";
+import {
+  type BuildReport,
+  type ChangedManifest,
+  finishRecord,
+  runningRecord,
+} from "../build_records/record.ts";
 import { downloadObject, putBuildRecord, putManifest } from "../build_records/store.ts";
 import { DeployError } from "../errors.ts";
 import { generateSeoFiles, listKeys } from "../seo/files.ts";
@@ -55,16 +60,7 @@ export type {
 export type JobCacheScope = NonNullable<JobInput["cache"]>;
 
 /** What the job's install and build did (none when nothing was built). */
-export interface JobBuildReport {
-  /** Whether the dependencies came from the cache. */
-  readonly cacheHit: boolean;
-  /** Whether framework caches were restored. */
-  readonly frameworkCacheHit: boolean;
-  /** The dependency cache's key; none when the install is not cached or the cache is off. */
-  readonly cacheKey?: string;
-  /** Milliseconds: cache restore, install, build, cache save. */
-  readonly timings: BuiltSteps["timings"];
-}
+export type JobBuildReport = BuildReport;
 
 /** A job whose staged parts were read back from the bucket: what the steps below work on. */
 type ReadyJob = Omit<JobInput, "routing" | "retention"> & {
@@ -78,8 +74,6 @@ export interface JobOutcome extends Omit<ChangedManifest, "version" | "id"> {
   readonly warnings: readonly string[];
   /** The full sync result, when the job ran in this process (`plan` reads its decisions). */
   readonly sync?: SyncResult;
-  /** The install and build: cache hit, step times. None when nothing was built. */
-  readonly build?: JobBuildReport;
 }
 
 /**
@@ -124,8 +118,11 @@ export interface JobDeps {
   readonly onOutput?: (line: string, stream: "stdout" | "stderr") => void;
   /** Upload and delete progress. */
   readonly onSyncProgress?: (progress: SyncProgress) => void;
-  /** The build cache where this job runs, for `input.cache`'s scope; none: no cache here. */
-  readonly openCache?: (scope: JobCacheScope) => BuildCache;
+  /**
+   * The build cache where this job runs, for `input.cache`'s scope (`workDir`: the job's work
+   * directory, for archives in transit); none: no cache here.
+   */
+  readonly openCache?: (scope: JobCacheScope, workDir: string) => BuildCache;
   /** Reads `input.buildSecrets` where the build runs (the builder's credentials). */
   readonly readSecret?: SecretReader;
 }
@@ -445,7 +442,7 @@ async function unpackAndBuild(
   const files = await extractZip(zip, root);
   deps.onUnpacked?.(files);
   const { env, onOutput } = await buildEnvironment(input, deps);
-  const cache = input.cache && deps.openCache?.(input.cache);
+  const cache = input.cache && deps.openCache?.(input.cache, work);
   return await runBuildSteps({
     rootDir: root,
     paths: input.paths,
@@ -478,6 +475,7 @@ export function changedManifest(buildId: string, outcome: JobOutcome): ChangedMa
     ...(outcome.kept === undefined ? {} : { kept: outcome.kept }),
     ...(outcome.expired === undefined ? {} : { expired: outcome.expired }),
     ...(outcome.rules ? { rules: outcome.rules } : {}),
+    ...(outcome.build ? { build: outcome.build } : {}),
   };
 }
 
