@@ -21,7 +21,7 @@ import {
   type S3Location,
 } from "../aws/s3_objects.ts";
 import { buildCacheObjectKey } from "../state/bucket_layout.ts";
-import { type BuildCache, type BuildCacheContext, dependencyPaths } from "./build_cache.ts";
+import { type BuildCache, type BuildCacheContext, dependencyPaths } from "../job/build_cache.ts";
 import { commandVersionReader, readCacheKey, type VersionReader } from "./cache_key.ts";
 import { frameworkCacheKey, frameworkCachePaths } from "./framework_caches.ts";
 

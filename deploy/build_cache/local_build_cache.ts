@@ -6,7 +6,7 @@
  * @module
  */
 import type { Logger } from "@org/shared";
-import { type BuildCache, type BuildCacheContext, dependencyPaths } from "./build_cache.ts";
+import { type BuildCache, type BuildCacheContext, dependencyPaths } from "../job/build_cache.ts";
 import { commandVersionReader, readCacheKey, type VersionReader } from "./cache_key.ts";
 import type { CacheStore } from "./cache_store.ts";
 import { frameworkCacheKey, frameworkCachePaths } from "./framework_caches.ts";

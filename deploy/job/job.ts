@@ -33,7 +33,7 @@ import { restoreFiles } from "../build_records/output.ts";
 import { keepOutput, missingObjects } from "../build_records/output_store.ts";
 import type { RetryOptions } from "../aws/retry.ts";
 import { type BuiltSteps, runBuildSteps } from "./run_steps.ts";
-import type { BuildCache } from "../build_cache/build_cache.ts";
+import type { BuildCache } from "./build_cache.ts";
 import { readBuildSecrets, type SecretReader } from "../build_settings/build_secrets.ts";
 import { secretMasker } from "../build_settings/mask.ts";
 import { recordOwed } from "../cdn/owed_invalidation.ts";

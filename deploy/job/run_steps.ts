@@ -8,11 +8,7 @@
 import { DeployError, interruptedError } from "../errors.ts";
 import type { BuildPaths } from "./job_input.ts";
 import { detectPackageManager, reuseInstallStep, type Step } from "./package_manager.ts";
-import type {
-  BuildCache,
-  BuildCacheContext,
-  DependencyRestore,
-} from "../build_cache/build_cache.ts";
+import type { BuildCache, BuildCacheContext, DependencyRestore } from "./build_cache.ts";
 import { KILL_GRACE_MS, signalGroup, stopGroup } from "./process_group.ts";
 
 /** Options for {@linkcode runBuildSteps}. */

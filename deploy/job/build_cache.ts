@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Detection } from "../job/package_manager.ts";
+import type { Detection } from "./package_manager.ts";
 
 /** Where a build's cache applies. */
 export interface BuildCacheContext {
