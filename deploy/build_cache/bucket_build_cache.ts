@@ -32,7 +32,10 @@ export type TarRunner = (
 ) => Promise<{ readonly ok: boolean; readonly stderr: string }>;
 
 /** `tar` through `Deno.Command` (needs `--allow-run=tar`). */
-export const commandTarRunner: TarRunner = async (args, cwd) => {
+export const commandTarRunner: TarRunner = async (
+  args: readonly string[],
+  cwd: string,
+): Promise<{ readonly ok: boolean; readonly stderr: string }> => {
   const out = await new Deno.Command("tar", {
     args: [...args],
     cwd,

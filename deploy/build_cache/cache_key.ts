@@ -82,7 +82,9 @@ export function runtimeProgram(manager: PackageManager): "bun" | "node" {
 export type VersionReader = (program: "bun" | "node") => Promise<string>;
 
 /** Reads a program's version with `Deno.Command` (needs `--allow-run` for it). */
-export const commandVersionReader: VersionReader = async (program) => {
+export const commandVersionReader: VersionReader = async (
+  program: "bun" | "node",
+): Promise<string> => {
   const out = await new Deno.Command(program, {
     args: ["--version"],
     stdin: "null",
