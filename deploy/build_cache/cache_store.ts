@@ -112,15 +112,14 @@ export function openCacheStore(root: string, options: CacheStoreOptions = {}): C
   const limit = options.limitBytes ?? DEFAULT_CACHE_LIMIT_BYTES;
   const now = options.now ?? Date.now;
   const entryDir = (kind: CacheKind, key: string) => `${root}/${kind}/${safeName(key)}`;
-  const privateDir = async (prefix: string) => {
-    await Deno.mkdir(root, { recursive: true });
-    return `${root}/${prefix}${now()}-${crypto.randomUUID()}`;
-  };
+  const privateName = (prefix: string) => `${root}/${prefix}${now()}-${crypto.randomUUID()}`;
 
   return {
     root,
     async take(kind, key, sourceRoot) {
-      const claimed = await privateDir(".taking-");
+      // The entry's folder is inside the root, so the root exists whenever there is an entry:
+      // a miss creates nothing (a build that caches nothing leaves no cache folder behind).
+      const claimed = privateName(".taking-");
       try {
         await Deno.rename(entryDir(kind, key), claimed);
       } catch (err) {
@@ -152,7 +151,8 @@ export function openCacheStore(root: string, options: CacheStoreOptions = {}): C
       const present: string[] = [];
       for (const path of paths) if (await exists(`${sourceRoot}/${path}`)) present.push(path);
       if (present.length === 0) return false;
-      const saving = await privateDir(".saving-");
+      await Deno.mkdir(root, { recursive: true });
+      const saving = privateName(".saving-");
       try {
         for (const path of present) {
           await Deno.mkdir(dirname(`${saving}/files/${path}`), { recursive: true });
