@@ -22,7 +22,7 @@ import {
 } from "../aws/s3_objects.ts";
 import { buildCacheObjectKey } from "../state/bucket_layout.ts";
 import { type BuildCache, type BuildCacheContext, dependencyPaths } from "../job/build_cache.ts";
-import { commandVersionReader, readCacheKey, type VersionReader } from "./cache_key.ts";
+import { commandVersionReader, installCacheKey, type VersionReader } from "./cache_key.ts";
 import { frameworkCacheKey, frameworkCachePaths } from "./framework_caches.ts";
 
 /** Runs `tar` with arguments in a directory; resolves whether it succeeded, and its stderr. */
@@ -138,23 +138,11 @@ export function bucketBuildCache(options: BucketBuildCacheOptions): BuildCache {
 
   return {
     async restoreDependencies(context) {
-      let key: string | undefined;
-      try {
-        key = (await readCacheKey(
-          context.detection,
-          context.lockDir,
-          context.appDir,
-          context.app,
-          options.readVersion ?? commandVersionReader,
-        ))?.key;
-      } catch (err) {
-        logger.warn(
-          `dependency cache not used: the runtime's version is unknown (${
-            err instanceof Error ? err.message : String(err)
-          })`,
-        );
-        return { hit: false };
-      }
+      const key = await installCacheKey(
+        context,
+        options.readVersion ?? commandVersionReader,
+        (line) => logger.warn(line),
+      );
       if (key === undefined) return { hit: false };
       depsObject = buildCacheObjectKey("deps", key);
       const restored = await restore(depsObject, context, dependencyPaths(context));

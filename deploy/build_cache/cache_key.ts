@@ -95,6 +95,46 @@ export const commandVersionReader: VersionReader = async (
   return new TextDecoder().decode(out.stdout).trim();
 };
 
+/**
+ * The key of a build's install for a cache (both the local and the bucket cache): undefined,
+ * with one warning line, when the runtime's version cannot be read (a deploy task without
+ * `node` in its `--allow-run`), so the build installs uncached instead of failing.
+ *
+ * @param context the build's cache context
+ * @param readVersion how the runtime's version is read
+ * @param warn where the line goes
+ * @returns the key, or undefined when the install is not cached
+ */
+export async function installCacheKey(
+  context: {
+    readonly detection: Detection;
+    readonly lockDir: string;
+    readonly appDir: string;
+    readonly app: string;
+  },
+  readVersion: VersionReader,
+  warn: (line: string) => void,
+): Promise<string | undefined> {
+  try {
+    const read = await readCacheKey(
+      context.detection,
+      context.lockDir,
+      context.appDir,
+      context.app,
+      readVersion,
+    );
+    return read?.key;
+  } catch (err) {
+    const program = runtimeProgram(context.detection.manager);
+    warn(
+      `dependency cache not used: \`${program} --version\` could not run (${
+        err instanceof Error ? err.message : String(err)
+      }); the deploy task's --allow-run needs ${program}`,
+    );
+    return undefined;
+  }
+}
+
 /** Where {@linkcode readCacheKey} found what it hashed. */
 export interface CacheKeySource {
   /** The key. */

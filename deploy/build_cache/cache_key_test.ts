@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { type CacheKeyInputs, dependencyCacheKey, readCacheKey } from "./cache_key.ts";
+import {
+  type CacheKeyInputs,
+  dependencyCacheKey,
+  installCacheKey,
+  readCacheKey,
+} from "./cache_key.ts";
 import { makeTree } from "../source/_test_tree.ts";
 
 const base: CacheKeyInputs = {
@@ -69,6 +74,30 @@ Deno.test("readCacheKey() asks bun for bun's installs and node for the others", 
     const key = await readCacheKey({ manager: "bun", marker: "bun.lock" }, root, root, ".", v);
     assert.deepEqual(asked, ["bun"]);
     assert.match(key?.key ?? "", /^bun-/);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("installCacheKey() skips the cache in one line when the runtime cannot be asked", async () => {
+  const root = await makeTree({ "package.json": "{}", "package-lock.json": "{}" });
+  try {
+    const context = {
+      detection: { manager: "npm", marker: "package-lock.json" } as const,
+      lockDir: root,
+      appDir: root,
+      app: ".",
+    };
+    const lines: string[] = [];
+    const denied = () => Promise.reject(new Error('Requires run access to "node"'));
+    assert.equal(await installCacheKey(context, denied, (l) => lines.push(l)), undefined);
+    assert.deepEqual(lines, [
+      'dependency cache not used: `node --version` could not run (Requires run access to "node"); ' +
+      "the deploy task's --allow-run needs node",
+    ]);
+    const key = await installCacheKey(context, () => Promise.resolve("v20"), (l) => lines.push(l));
+    assert.match(key ?? "", /^npm-/);
+    assert.equal(lines.length, 1);
   } finally {
     await Deno.remove(root, { recursive: true });
   }

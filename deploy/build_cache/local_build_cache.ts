@@ -7,7 +7,7 @@
  */
 import type { Logger } from "@org/shared";
 import { type BuildCache, type BuildCacheContext, dependencyPaths } from "../job/build_cache.ts";
-import { commandVersionReader, readCacheKey, type VersionReader } from "./cache_key.ts";
+import { commandVersionReader, installCacheKey, type VersionReader } from "./cache_key.ts";
 import type { CacheStore } from "./cache_store.ts";
 import { frameworkCacheKey, frameworkCachePaths } from "./framework_caches.ts";
 
@@ -47,23 +47,11 @@ export function localBuildCache(options: LocalBuildCacheOptions): BuildCache {
     frameworkCacheKey(options.scope.site, options.scope.branch, context.app);
   return {
     async restoreDependencies(context) {
-      let key: string | undefined;
-      try {
-        key = (await readCacheKey(
-          context.detection,
-          context.lockDir,
-          context.appDir,
-          context.app,
-          options.readVersion ?? commandVersionReader,
-        ))?.key;
-      } catch (err) {
-        logger.warn(
-          `dependency cache not used: the runtime's version is unknown (${
-            err instanceof Error ? err.message : String(err)
-          })`,
-        );
-        return { hit: false };
-      }
+      const key = await installCacheKey(
+        context,
+        options.readVersion ?? commandVersionReader,
+        (line) => logger.warn(line),
+      );
       if (key === undefined) return { hit: false };
       const taken = await store.take("deps", key, context.rootDir);
       if (!taken.hit) {
