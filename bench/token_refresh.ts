@@ -50,7 +50,8 @@ import { startTestPostgres } from "../tests/support/postgres.ts";
 import { spawnTokenServer } from "../tests/support/token_server.ts";
 import { createIdFactory } from "../server/store/ids.ts";
 import { newOpaqueToken, tokenHash } from "../server/sessions/opaque_token.ts";
-import type { RefreshRecord, UserRecord } from "../server/store/store.ts";
+import type { RefreshRecord } from "../server/store/sessions.ts";
+import type { UserRecord } from "../server/store/users.ts";
 import { threadCpuUs, threadSnapshot } from "./support/thread_cpu.ts";
 import {
   drive,

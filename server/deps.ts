@@ -33,8 +33,27 @@ export interface ServiceDeps {
   /** Builds the audit records of operator actions (`audit.retention`). */
   readonly audit: AuditTrail;
   /**
-   * Set only when tracing is on (`OTEL_DENO=true`): the request spans are then named and the
-   * store and provider calls traced. Unset, nothing on any path makes a span.
+   * Set only when tracing is on (`OTEL_TRACES_EXPORTER=otlp` or `OTEL_DENO=true`): the request
+   * spans are then named and the store and provider calls traced. Unset, nothing on any path
+   * makes a span.
    */
   readonly tracing?: Tracing | undefined;
 }
+
+/**
+ * The parts `K` of {@linkcode ServiceDeps} with only the store concerns `S`: how a part of the
+ * server declares what it depends on and which stores it really touches (a grant that rotates
+ * refresh tokens takes `DepsWith<"clock", "sessions">`, not the whole {@linkcode Store}).
+ *
+ * @example Declaring a narrow dependency
+ * ```ts
+ * import type { DepsWith } from "./deps.ts";
+ *
+ * async function userExists(deps: DepsWith<"log", "users">, id: string): Promise<boolean> {
+ *   return (await deps.store.users.get(id)) !== undefined;
+ * }
+ * ```
+ */
+export type DepsWith<K extends Exclude<keyof ServiceDeps, "store">, S extends keyof Store> =
+  & Pick<ServiceDeps, K>
+  & { readonly store: Pick<Store, S> };

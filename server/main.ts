@@ -39,10 +39,16 @@ import {
 import { createKeySealer, type KeySealer, MIN_ENCRYPTION_KEY_BYTES } from "./keys/key_seal.ts";
 import { keyManagerOptions } from "./service.ts";
 import { connectPostgres, openStore, startServer } from "./serve.ts";
-import { openTelemetryTracing, tracingRequested } from "./telemetry/tracing.ts";
+import {
+  openTelemetryTracing,
+  sdkTracingRequested,
+  type Tracing,
+  tracingRequested,
+} from "./telemetry/tracing.ts";
+import { samplerFromEnv } from "./telemetry/sampler.ts";
 import { migrate } from "./store/pg_migrations.ts";
 import { redactUrl } from "./store/pg_connection.ts";
-import type { KeyRing } from "./store/store.ts";
+import type { KeyRing } from "./store/keys.ts";
 
 /** One CLI subcommand. Adding a command is one entry in {@linkcode COMMANDS}. */
 interface Command {
@@ -182,14 +188,15 @@ async function serveCommand(args: string[]): Promise<number> {
   const flags = configFlag(args);
   const config = await loadFromCli(flags.config);
   if (flags.migrateOnly) return await migrateOnly(config);
-  // Deno's built-in OpenTelemetry exports only under OTEL_DENO=true; nothing is traced otherwise.
-  const tracing = tracingRequested(Deno.env.get("OTEL_DENO")) ? openTelemetryTracing() : undefined;
+  const tracing = await tracingFromEnv();
   const server = await startServer({ config, ...(tracing && { tracing }) });
   if (server.publicUrl) console.log(`token-exchange: listening on ${server.publicUrl} (public)`);
   if (server.internalUrl) {
     console.log(`token-exchange: listening on ${server.internalUrl} (internal)`);
   }
-  if (tracing) console.log("token-exchange: tracing on (OpenTelemetry, OTLP over HTTP)");
+  if (tracing) {
+    console.log(`token-exchange: tracing on (OpenTelemetry, OTLP over HTTP; ${tracing.mode})`);
+  }
   console.log(`token-exchange: issuer ${server.issuer}`);
   const hint = firstRunHint(config);
   if (hint) console.log(hint);
@@ -201,8 +208,44 @@ async function serveCommand(args: string[]): Promise<number> {
   for (const [s, l] of listeners) Deno.removeSignalListener(s, l);
   console.log(`token-exchange: ${signal}, finishing in-flight requests`);
   await server.shutdown();
+  // The spans of the last requests go out before the process ends (bounded by the export timeout).
+  await tracing?.shutdown?.();
   console.log("token-exchange: stopped");
   return 0;
+}
+
+/**
+ * The tracing the environment asks for: the OpenTelemetry SDK with head sampling
+ * (`OTEL_TRACES_EXPORTER=otlp`, sampled per `OTEL_TRACES_SAMPLER`), or Deno's built-in
+ * OpenTelemetry (`OTEL_DENO=true`: every request recorded, the sampler variables ignored by
+ * Deno), or none.
+ */
+async function tracingFromEnv(): Promise<
+  (Tracing & { mode: string; shutdown?: () => Promise<void> }) | undefined
+> {
+  const env = (name: string) => Deno.env.get(name);
+  if (tracingRequested(env("OTEL_DENO"))) {
+    if (env("OTEL_TRACES_SAMPLER") !== undefined) {
+      console.error(
+        "token-exchange: OTEL_TRACES_SAMPLER is ignored under OTEL_DENO=true (Deno records every " +
+          "request); for sampling, unset OTEL_DENO and set OTEL_TRACES_EXPORTER=otlp",
+      );
+    }
+    return { ...openTelemetryTracing(), mode: "Deno's built-in, every request" };
+  }
+  if (!sdkTracingRequested(env("OTEL_TRACES_EXPORTER"))) return undefined;
+  const { config: sampler, warning } = samplerFromEnv(
+    env("OTEL_TRACES_SAMPLER"),
+    env("OTEL_TRACES_SAMPLER_ARG"),
+  );
+  if (warning) console.error(`token-exchange: ${warning}`);
+  // Loaded only when asked for: a service without tracing never fetches the SDK's packages.
+  const { sdkTracing } = await import("./telemetry/sdk_tracing.ts");
+  const tracing = sdkTracing({
+    sampler,
+    serviceName: env("OTEL_SERVICE_NAME") ?? "token-exchange",
+  });
+  return { ...tracing, mode: `sampler ${sampler.name}, ratio ${sampler.ratio}` };
 }
 
 /** `serve --migrate-only`: the schema step of a deploy, run once before the instances. */

@@ -190,7 +190,8 @@ export interface StartOptions {
    */
   readonly scheduler?: Scheduler;
   /**
-   * Tracing, when on (`main.ts` passes it for `OTEL_DENO=true`): the store, the provider calls,
+   * Tracing, when on (`main.ts` passes it for `OTEL_TRACES_EXPORTER=otlp` or `OTEL_DENO=true`):
+   * the store, the provider calls,
    * the request spans and the webhook deliveries are then traced. Default: off.
    */
   readonly tracing?: Tracing;
@@ -255,6 +256,17 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let webhooks: WebhookSender | undefined;
   let webhookJob: ScheduledTask | undefined;
   let revocations: ScheduledRevocations | undefined;
+  // The one shutdown sequence, for `shutdown()` and for a start that failed half-way: it
+  // stops whatever was started by then.
+  const stopAll = async () => {
+    stopReload?.();
+    // Each stop waits for its run under way, so the store never closes under it.
+    await sweep?.stop();
+    await webhookJob?.stop();
+    await revocations?.stop();
+    await Promise.all(servers.map((s) => s.shutdown()));
+    await opened?.close();
+  };
   try {
     const serve = (host: string, port: number, h: () => typeof handler) =>
       Deno.serve({ hostname: host, port, onListen: () => {} }, (req, info) => h()(req, info));
@@ -317,16 +329,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       revocations = scheduleRevocations(deps, scheduler);
     }
     let stopped: Promise<void> | undefined;
-    const shutdown = () =>
-      stopped ??= (async () => {
-        stopReload?.();
-        // Each stop waits for its run under way, so the store never closes under it.
-        await sweep?.stop();
-        await webhookJob?.stop();
-        await revocations?.stop();
-        await Promise.all(servers.map((s) => s.shutdown()));
-        await opened?.close();
-      })();
+    const shutdown = () => stopped ??= stopAll();
     return {
       publicUrl,
       internalUrl,
@@ -337,12 +340,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       [Symbol.asyncDispose]: shutdown,
     };
   } catch (err) {
-    stopReload?.();
-    await sweep?.stop();
-    await webhookJob?.stop();
-    await revocations?.stop();
-    await Promise.all(servers.map((s) => s.shutdown()));
-    await opened?.close();
+    await stopAll();
     throw err;
   }
 }

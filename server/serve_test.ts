@@ -4,7 +4,7 @@ import { startTokenServer } from "../tests/support/token_server.ts";
 import { testUser } from "../tests/support/users.ts";
 import { startSession } from "./grants/issue_tokens.ts";
 import { createIdFactory } from "./store/ids.ts";
-import { openTelemetryTracing } from "./telemetry/tracing.ts";
+import { openTelemetryTracing, type Tracing } from "./telemetry/tracing.ts";
 
 /**
  * A context manager that counts the look-ups of the active context: every span started, every
@@ -64,4 +64,55 @@ Deno.test("startServer() without tracing: a refresh never touches OpenTelemetry 
   } finally {
     context.disable();
   }
+});
+
+/** The store operations one refresh through the public listener makes, in order. */
+async function storeCallsOfARefresh(toml: string): Promise<string[]> {
+  const calls: string[] = [];
+  // Records every store operation (the traced store asks for a span for each), outside any
+  // trace: nothing else is traced and nothing is exported.
+  const recording: Tracing = {
+    inSpan: (name, _attributes, work) => {
+      if (name.startsWith("store ")) calls.push(name.slice("store ".length));
+      return work({ setAttributes() {}, fail() {} });
+    },
+    annotate() {},
+    traceId: () => undefined,
+    traceHeaders: () => ({}),
+  };
+  // No timer runs: the webhook sender's polling is not what is measured here.
+  const never = { every: () => () => {} };
+  const secret = "whsec_" + btoa("0123456789abcdef0123456789abcdef");
+  await using te = await startTokenServer({
+    toml,
+    env: { W: secret },
+    tracing: recording,
+    scheduler: never,
+  });
+  const { deps } = te.server;
+  const user = testUser(1, deps.clock.now());
+  await deps.store.users.create(user);
+  const { refresh_token } = await startSession(
+    deps,
+    user,
+    createIdFactory(deps.clock, deps.random).next("ses"),
+  );
+  calls.length = 0;
+  const res = await fetch(`${te.url}/token`, {
+    method: "POST",
+    body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refresh_token! }),
+  });
+  assert.equal(res.status, 200, await res.clone().text());
+  await res.body?.cancel();
+  return calls;
+}
+
+Deno.test("startServer() with webhooks: a refresh (no event) does exactly the store work it does without", async () => {
+  const without = await storeCallsOfARefresh("");
+  const withWebhooks = await storeCallsOfARefresh(
+    `[[webhooks.endpoints]]\nurl = "http://127.0.0.1:9/hook"\nsecret = "\${W}"\n` +
+      `events = ["session.revoked"]\n`,
+  );
+  assert.ok(without.includes("sessions.rotate"), without.join(", "));
+  assert.deepEqual(withWebhooks, without);
 });

@@ -100,6 +100,8 @@ export async function buildService(
   const keys = await loadKeyManager(await keyManagerOptions(config, runtime));
   const providers = await createProviderClients(config.providers, runtime);
   const audit = new AuditTrail(config.audit.retention, runtime.clock, runtime.random);
+  const metrics = new Metrics();
+  if (runtime.tracing?.droppedSpans) metrics.droppedSpansFrom(runtime.tracing.droppedSpans);
   return {
     config: { ...config, server: { ...config.server, issuer } },
     store,
@@ -108,7 +110,7 @@ export async function buildService(
     clock: runtime.clock,
     random: runtime.random,
     log: runtime.log,
-    metrics: new Metrics(),
+    metrics,
     webhooks: new WebhookEvents(config.webhooks.endpoints, runtime.clock, runtime.random, audit),
     audit,
     tracing: runtime.tracing,

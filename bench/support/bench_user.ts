@@ -1,5 +1,5 @@
 import type { IdFactory } from "../../server/store/ids.ts";
-import type { UserRecord } from "../../server/store/store.ts";
+import type { UserRecord } from "../../server/store/users.ts";
 
 /**
  * An active user record for benchmark sessions, like one a sign-in creates (one private claim).

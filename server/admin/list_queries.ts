@@ -6,7 +6,8 @@
  * @module
  */
 import { clip, invalidRequest } from "../errors.ts";
-import type { AuditQuery, DeliveryQuery, DeliveryState } from "../store/store.ts";
+import type { AuditQuery } from "../store/audit.ts";
+import type { DeliveryQuery, DeliveryState } from "../store/outbox.ts";
 import { isStorableText } from "../users/storable_text.ts";
 import { WEBHOOK_EVENT_TYPES } from "../webhooks/event_types.ts";
 import { parseDeliveryId } from "../webhooks/delivery_view.ts";

@@ -13,21 +13,17 @@
  * @module
  */
 import type { OperatorPrincipal } from "../auth/operator_gate.ts";
-import type { ServiceDeps } from "../deps.ts";
+import type { DepsWith } from "../deps.ts";
 import { conflict, resourceNotFound } from "../errors.ts";
 import { accessTokenPayload } from "../grants/issue_tokens.ts";
 import { isLiveSession } from "../sessions/live_session.ts";
 import { type IdFactory, isSessionId, isUserId } from "../store/ids.ts";
-import type {
-  Actor,
-  AuditQuery,
-  AuditRecord,
-  DeliveryQuery,
-  SessionFamily,
-  SideRecord,
-  StoredKey,
-  UserRecord,
-} from "../store/store.ts";
+import type { Actor, AuditQuery, AuditRecord } from "../store/audit.ts";
+import type { StoredKey } from "../store/keys.ts";
+import type { DeliveryQuery } from "../store/outbox.ts";
+import type { SessionFamily } from "../store/sessions.ts";
+import type { SideRecord } from "../store/side_records.ts";
+import type { UserRecord } from "../store/users.ts";
 import { operatorActor } from "../audit/audit_trail.ts";
 import { type AuditView, auditView } from "../audit/audit_view.ts";
 import {
@@ -48,7 +44,7 @@ import {
 import { lookUpUsers, type UserLookup } from "./user_lookup.ts";
 import type { RevocationReason } from "../webhooks/events.ts";
 import { FAILING_AFTER } from "../webhooks/retry_schedule.ts";
-import { type UserView, userView } from "./user_view.ts";
+import { type UserView, userView } from "../users/user_view.ts";
 
 /** One live session as operators see it. */
 export interface SessionView {
@@ -102,9 +98,17 @@ export interface SigningKeys {
 
 /** What the operations depend on. */
 export type AdminDeps =
-  & Pick<
-    ServiceDeps,
-    "store" | "clock" | "log" | "config" | "keys" | "random" | "webhooks" | "audit"
+  & DepsWith<
+    "clock" | "log" | "config" | "keys" | "random" | "webhooks" | "audit",
+    | "users"
+    | "sessions"
+    | "stats"
+    | "keyring"
+    | "outbox"
+    | "audit"
+    | "webhookHealth"
+    | "housekeeping"
+    | "providerTokens"
   >
   & { readonly ids: IdFactory };
 
@@ -490,7 +494,7 @@ export interface DeletedUser {
  * @returns what was done, or `undefined` when no user has `id`
  */
 export async function deleteUserRecord(
-  deps: Pick<ServiceDeps, "store" | "clock" | "log" | "webhooks">,
+  deps: DepsWith<"clock" | "log" | "webhooks", "users" | "sessions" | "providerTokens">,
   id: string,
   actor: Actor,
   reason: RevocationReason = "user_deleted",
@@ -509,7 +513,7 @@ export async function deleteUserRecord(
 
 /** Revokes every session of a deleted user and queues their provider token's revocation. */
 async function endUserAccess(
-  deps: Pick<ServiceDeps, "store" | "clock" | "log" | "webhooks">,
+  deps: DepsWith<"clock" | "log" | "webhooks", "sessions" | "providerTokens">,
   userId: string,
   reason: RevocationReason,
   actor: Actor,

@@ -6,7 +6,7 @@
  */
 import { RESERVED_CLAIMS } from "../config/schema.ts";
 import { clip, invalidRequest } from "../errors.ts";
-import type { UserStatus } from "../store/store.ts";
+import type { UserStatus } from "../store/users.ts";
 import { parseEmailAddress } from "../users/email_address.ts";
 import { isStorableJson, isStorableText } from "../users/storable_text.ts";
 import { truncateText, USER_FIELD_LIMITS } from "../users/user_fields.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import { isUserId } from "../store/ids.ts";
-import type { UserRecord, UserStore } from "../store/store.ts";
+import type { UserRecord, UserStore } from "../store/users.ts";
 import { isStorableText } from "../users/storable_text.ts";
 import { USER_FIELD_LIMITS } from "../users/user_fields.ts";
 

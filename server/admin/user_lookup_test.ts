@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { FixedClock } from "@org/shared";
 import { createKvStore } from "../store/kv_store.ts";
-import type { UserRecord } from "../store/store.ts";
+import type { UserRecord } from "../store/users.ts";
 import { lookUpUsers } from "./user_lookup.ts";
 
 function user(n: number, email: string): UserRecord {

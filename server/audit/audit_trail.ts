@@ -9,7 +9,7 @@
  */
 import type { Clock, Random } from "@org/shared";
 import { createIdFactory, type IdFactory } from "../store/ids.ts";
-import type { Actor, AuditRecord } from "../store/store.ts";
+import type { Actor, AuditRecord } from "../store/audit.ts";
 
 /** The service itself, the actor of what it decides on its own (reuse detection). */
 export const SERVICE_ACTOR: Actor = { type: "service", id: "token-exchange" };

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Actor, AuditRecord } from "../store/store.ts";
+import type { Actor, AuditRecord } from "../store/audit.ts";
 
 /** One audit record as operators see it. */
 export interface AuditView {

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { LockoutState } from "../store/store.ts";
+import type { LockoutState } from "../store/lockout.ts";
 
 /** `internal_api.lockout`: failures allowed per window, and the window (ms). */
 export interface LockoutPolicy {

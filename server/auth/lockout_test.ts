@@ -7,7 +7,7 @@ import {
   retryAfterSeconds,
   takeAttempt,
 } from "./lockout.ts";
-import type { LockoutState } from "../store/store.ts";
+import type { LockoutState } from "../store/lockout.ts";
 
 const policy = { threshold: 3, windowMs: 60_000 };
 

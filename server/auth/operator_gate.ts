@@ -6,7 +6,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { InternalAuthMethod } from "../config/schema.ts";
-import type { ServiceDeps } from "../deps.ts";
+import type { DepsWith } from "../deps.ts";
 import { OAuthError, slowDown } from "../errors.ts";
 import type { RequestInfo } from "../http/router.ts";
 import { type AddressSet, createAddressSet } from "../limits/address_set.ts";
@@ -36,16 +36,58 @@ export interface OperatorPrincipal {
 export const UNAUTHORIZED_DESCRIPTION = "Operator authentication is required";
 
 /** What the gate depends on. */
-export type GateDeps = Pick<
-  ServiceDeps,
-  "config" | "keys" | "store" | "clock" | "log" | "metrics" | "webhooks"
+export type GateDeps = DepsWith<
+  "config" | "keys" | "clock" | "log" | "metrics" | "webhooks",
+  "lockouts"
 >;
+
+/**
+ * What an operator presents to the gate: a bearer credential (an operator token or the shared
+ * secret), the headers a trusted proxy may assert (the mTLS subject, the client address) and
+ * the connection. The internal API takes it from its request ({@linkcode credentialOf}); the
+ * console from its sign-in form.
+ */
+export interface OperatorCredential {
+  /** The bearer credential presented, if any. */
+  readonly bearer: string | undefined;
+  /** The request's headers, read only for what a trusted proxy asserts. */
+  readonly headers: Headers;
+  readonly info: RequestInfo;
+}
+
+/** The gate: the principal of a credential, or a throw (401 `unauthorized`, 429 `slow_down`). */
+export type OperatorGate = (credential: OperatorCredential) => Promise<OperatorPrincipal>;
 
 /** One mechanism: the operator's subject, or `undefined` when it does not accept. */
 type Mechanism = (
-  req: Request,
+  credential: OperatorCredential,
   socketPeer: string,
 ) => Promise<string | undefined> | string | undefined;
+
+/**
+ * The credential a request to the internal API presents: its `Authorization: Bearer` value,
+ * its headers and its connection.
+ *
+ * @param req the request
+ * @param info its connection
+ * @returns what the gate decides on
+ */
+export function credentialOf(req: Request, info: RequestInfo): OperatorCredential {
+  return { bearer: bearerOf(req.headers.get("authorization")), headers: req.headers, info };
+}
+
+/**
+ * The credential of an `Authorization: Bearer <token>` header value: `undefined` without one,
+ * or when it is not one token.
+ *
+ * @param authorization the header's value
+ * @returns the token
+ */
+export function bearerOf(authorization: string | null): string | undefined {
+  if (authorization === null) return undefined;
+  const m = /^Bearer +(\S+) *$/i.exec(authorization);
+  return m?.[1];
+}
 
 /**
  * Builds the gate for the configured `internal_api`.
@@ -60,13 +102,11 @@ type Mechanism = (
  *
  * async function operatorOf(deps: ServiceDeps, req: Request, info: RequestInfo) {
  *   const gate = createOperatorGate(deps);
- *   return await gate(req, info); // throws 401 unauthorized or 429 slow_down
+ *   return await gate(credentialOf(req, info)); // throws 401 unauthorized or 429 slow_down
  * }
  * ```
  */
-export function createOperatorGate(
-  deps: GateDeps,
-): (req: Request, info: RequestInfo) => Promise<OperatorPrincipal> {
+export function createOperatorGate(deps: GateDeps): OperatorGate {
   const ia = deps.config.internal_api;
   const policy: LockoutPolicy = {
     threshold: ia.lockout.threshold,
@@ -83,12 +123,12 @@ export function createOperatorGate(
   };
   const order = ia.auth_methods.map((m) => [m, mechanisms[m]] as const);
   const verified = createVerifiedCredentials();
-  return async (req, info) => {
-    const socketPeer = normalizeAddress(info.remoteAddr.hostname);
-    const peer = clientAddress(socketPeer, req.headers, forwarded);
+  return async (credential) => {
+    const socketPeer = normalizeAddress(credential.info.remoteAddr.hostname);
+    const peer = clientAddress(socketPeer, credential.headers, forwarded);
     // A bearer credential accepted a moment ago is no guess: it spends no attempt (see
     // verified_credentials.ts). A locked-out peer is still refused below, whatever it presents.
-    const presented = bearer(req);
+    const presented = credential.bearer;
     const known = presented === undefined ? undefined : verified.get(presented, deps.clock.now());
     if (known !== undefined) {
       const state = await deps.store.lockouts.get(peer);
@@ -115,7 +155,7 @@ export function createOperatorGate(
       );
     }
     for (const [method, accept] of order) {
-      const subject = await accept(req, socketPeer);
+      const subject = await accept(credential, socketPeer);
       if (subject !== undefined) {
         await deps.store.lockouts.update(peer, (s) => giveBack(s, taken.window_start), remember);
         if (presented !== undefined && method !== "mtls") {
@@ -145,21 +185,13 @@ export function createOperatorGate(
   };
 }
 
-function bearer(req: Request): string | undefined {
-  const h = req.headers.get("authorization");
-  if (h === null) return undefined;
-  const m = /^Bearer +(\S+) *$/i.exec(h);
-  return m?.[1];
-}
-
 function operatorTokenMechanism(deps: GateDeps): Mechanism {
   const rules: OperatorTokenRules = {
     issuer: deps.config.server.issuer,
     audience: deps.config.internal_api.operator_token.audience,
     requiredClaim: deps.config.internal_api.operator_token.required_claim,
   };
-  return async (req) => {
-    const token = bearer(req);
+  return async ({ bearer: token }) => {
     if (token === undefined) return undefined;
     return await verifyOperatorToken(deps.keys, token, rules, deps.clock.now());
   };
@@ -171,10 +203,10 @@ function mtlsMechanism(
   allowedSubjects: readonly string[],
 ): Mechanism {
   const allowed = new Set(allowedSubjects);
-  return (req, socketPeer) => {
+  return ({ headers }, socketPeer) => {
     // Anyone can send the header; only a proxy that terminated the TLS session may assert it.
     if (!trustedProxies.has(socketPeer)) return undefined;
-    const subject = req.headers.get(header)?.trim();
+    const subject = headers.get(header)?.trim();
     return subject !== undefined && allowed.has(subject) ? subject : undefined;
   };
 }
@@ -183,8 +215,7 @@ function sharedSecretMechanism(secret: string | undefined): Mechanism {
   if (secret === undefined || secret === "") return () => undefined;
   // Comparing fixed-length digests keeps the comparison constant-time whatever was presented.
   const expected = sha256(secret);
-  return (req) => {
-    const presented = bearer(req);
+  return ({ bearer: presented }) => {
     if (presented === undefined) return undefined;
     return timingSafeEqual(sha256(presented), expected) ? "shared-secret" : undefined;
   };

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import type { UserRecord } from "../store/store.ts";
+import type { UserRecord } from "../store/users.ts";
 
 /** The user fields a template may name. */
 export type TemplateUser = Pick<

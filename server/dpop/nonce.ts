@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { base64url, type Clock, type Random } from "@org/shared";
-import type { DpopStore } from "../store/store.ts";
+import type { DpopStore } from "../store/dpop.ts";
 
 /**
  * Length of one DPoP nonce window (seconds). A nonce is accepted in its own window and the

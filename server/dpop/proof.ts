@@ -1,11 +1,4 @@
-import {
-  calculateJwkThumbprint,
-  decodeProtectedHeader,
-  importJWK,
-  type JWK,
-  jwtVerify,
-  type ProtectedHeaderParameters,
-} from "jose";
+import { calculateJwkThumbprint, importJWK, type JWK } from "jose";
 import { invalidDpopProof } from "../errors.ts";
 
 /**
@@ -81,51 +74,46 @@ export async function verifyDpopProof(
   // Headers join repeated fields with ", "; a compact JWS never contains a comma.
   if (value.includes(",")) throw invalidDpopProof("Send exactly one DPoP header");
   if (value.length > MAX_PROOF_CHARS) throw invalidDpopProof("The DPoP proof is too large");
-  let header: ProtectedHeaderParameters;
+  const first = value.indexOf(".");
+  const second = value.indexOf(".", first + 1);
+  if (first < 0 || second < 0 || value.indexOf(".", second + 1) >= 0) {
+    throw invalidDpopProof("The DPoP proof is not a JWT");
+  }
+  // An app sends the same header (typ, alg, its key) with every proof: its checks, the key's
+  // import and its thumbprint are done once per header, and each proof decodes only its claims.
+  const key = await proofKeyOf(value.slice(0, first));
+  let payload: unknown;
+  let signature: Uint8Array<ArrayBuffer>;
   try {
-    header = decodeProtectedHeader(value);
+    payload = JSON.parse(UTF8.decode(fromBase64url(value.slice(first + 1, second))));
+    signature = fromBase64url(value.slice(second + 1));
   } catch {
     throw invalidDpopProof("The DPoP proof is not a JWT");
   }
-  if (header.typ !== "dpop+jwt") throw invalidDpopProof('The DPoP proof\'s typ must be "dpop+jwt"');
-  if (typeof header.alg !== "string" || !DPOP_ALGORITHMS.includes(header.alg)) {
-    throw invalidDpopProof(
-      `The DPoP proof's alg must be one of ${DPOP_ALGORITHMS.join(", ")}`,
-    );
+  if (typeof payload !== "object" || payload === null || Array.isArray(payload)) {
+    throw invalidDpopProof("The DPoP proof is not a JWT");
   }
-  const jwk = header.jwk;
-  if (typeof jwk !== "object" || jwk === null || Array.isArray(jwk)) {
-    throw invalidDpopProof("The DPoP proof's header carries no jwk");
-  }
-  if (PRIVATE_MEMBERS.some((m) => m in jwk)) {
-    throw invalidDpopProof(
-      "The DPoP proof's jwk must be a public key (it carries private key material)",
-    );
-  }
-  if (
-    (jwk.use !== undefined && jwk.use !== "sig") ||
-    (jwk.alg !== undefined && jwk.alg !== header.alg)
-  ) {
-    throw invalidDpopProof("The DPoP proof's jwk is not a signing key for its alg");
-  }
-  const key = await publicKeyOf(jwk, header.alg);
-  let payload: Record<string, unknown>;
+  let valid = false;
   try {
-    ({ payload } = await jwtVerify(value, key.key, {
-      algorithms: [...DPOP_ALGORITHMS],
-      currentDate: new Date(expect.now),
-    }));
+    valid = await crypto.subtle.verify(
+      key.params,
+      key.key,
+      signature,
+      ASCII.encode(value.slice(0, second)),
+    );
   } catch {
-    throw invalidDpopProof("The DPoP proof's signature does not verify with its jwk");
+    // A key Deno imported lazily (bad EC coordinates) fails here: no valid signature either.
   }
-  const { jti, htm, htu, iat, nonce } = payload;
+  if (!valid) throw invalidDpopProof("The DPoP proof's signature does not verify with its jwk");
+  const { jti, htm, htu, iat, nonce, exp, nbf } = payload as Record<string, unknown>;
   if (typeof jti !== "string" || jti === "" || jti.length > MAX_JTI_CHARS) {
     throw invalidDpopProof("The DPoP proof needs a jti (a unique random string)");
   }
   if (htm !== expect.method) {
     throw invalidDpopProof(`The DPoP proof's htm must be ${expect.method}`);
   }
-  if (typeof htu !== "string" || normaliseHtu(htu) !== normaliseHtu(expect.htu)) {
+  // The exact URL needs no parsing: what every client sends, since it copies our endpoint.
+  if (typeof htu !== "string" || (htu !== expect.htu && normaliseHtu(htu) !== normalised(expect))) {
     throw invalidDpopProof(`The DPoP proof's htu must be ${expect.htu}`);
   }
   const nowS = expect.now / 1000;
@@ -138,52 +126,115 @@ export async function verifyDpopProof(
         "sign a new proof for every request",
     );
   }
+  // Not required by RFC 9449, but a proof that says it has expired (or is not yet valid) is
+  // refused, as a JWT library would (RFC 7519 §4.1.4, §4.1.5).
+  if (
+    (exp !== undefined && (typeof exp !== "number" || exp <= nowS)) ||
+    (nbf !== undefined && (typeof nbf !== "number" || nbf > nowS))
+  ) {
+    throw invalidDpopProof("The DPoP proof's exp or nbf says it is not valid now");
+  }
   if (nonce !== undefined && typeof nonce !== "string") {
     throw invalidDpopProof("The DPoP proof's nonce must be a string");
   }
-  return {
-    jkt: key.jkt,
-    jti,
-    iat,
-    nonce,
-  };
+  return { jkt: key.jkt, jti, iat, nonce };
 }
 
-/** Most imported proof keys kept; an app re-uses its key for every request. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+const ASCII = new TextEncoder();
+
+/** A base64url segment of a compact JWS (no padding), strictly decoded. */
+function fromBase64url(segment: string): Uint8Array<ArrayBuffer> {
+  if (segment.includes("=")) throw new SyntaxError("padded base64url");
+  return Uint8Array.fromBase64(segment, { alphabet: "base64url" });
+}
+
+/** Our endpoint URL normalised, computed once per distinct URL. */
+let lastHtu: { readonly htu: string; readonly normalised: string } | undefined;
+function normalised(expect: ProofExpectations): string {
+  if (lastHtu?.htu !== expect.htu) {
+    lastHtu = { htu: expect.htu, normalised: normaliseHtu(expect.htu) };
+  }
+  return lastHtu.normalised;
+}
+
+/** Most proof headers kept; an app signs every proof with the same key and header. */
 const KEY_CACHE_SIZE = 10_000;
 
-/** An imported proof key and its thumbprint. */
-interface ImportedKey {
+/** What a proof's protected header establishes, once checked: its key, ready to verify. */
+interface ProofKey {
   readonly key: CryptoKey;
+  /** The WebCrypto algorithm the signature is checked with. */
+  readonly params: AlgorithmIdentifier | EcdsaParams;
+  /** RFC 7638 SHA-256 thumbprint of the key. */
   readonly jkt: string;
 }
 
-/** Imported proof keys by algorithm and JWK text. */
-const keyCache = new Map<string, Promise<ImportedKey>>();
+/** Checked proof headers by their base64url text. */
+const keyCache = new Map<string, Promise<ProofKey>>();
 
 /**
- * The proof's key, imported for `alg`, and its thumbprint; cached, because importing a JWK
- * and hashing its thumbprint cost about as much as verifying an Ed25519 signature, and an app
- * signs every proof with the same key. Only public keys get here, so the cache holds nothing
- * secret; a key that fails to import is refused and not kept.
+ * The checked header of a proof (`segment`, its base64url text): cached, because decoding and
+ * checking it, importing its JWK and hashing the thumbprint cost about as much as verifying an
+ * Ed25519 signature, and an app sends the same header with every proof. Only public keys get
+ * here, so the cache holds nothing secret; a header that is refused is not kept.
  */
-function publicKeyOf(jwk: JWK, alg: string): Promise<ImportedKey> {
-  const id = `${alg} ${JSON.stringify(jwk)}`;
-  let entry = keyCache.get(id);
+function proofKeyOf(segment: string): Promise<ProofKey> {
+  let entry = keyCache.get(segment);
   if (entry === undefined) {
-    entry = (async () => {
-      const key = await importJWK(jwk, alg);
-      if (!(key instanceof CryptoKey) || key.type !== "public") throw new Error("not public");
-      return { key, jkt: await calculateJwkThumbprint(jwk, "sha256") };
-    })();
+    entry = checkedHeader(segment);
     // Dropping everything at the cap is simple and bounded; a busy service refills at once.
     if (keyCache.size >= KEY_CACHE_SIZE) keyCache.clear();
-    keyCache.set(id, entry);
-    entry.catch(() => keyCache.delete(id));
+    keyCache.set(segment, entry);
+    entry.catch(() => keyCache.delete(segment));
   }
-  return entry.catch(() => {
+  return entry;
+}
+
+/** The header checks of RFC 9449 §4.3 (typ, alg, a public jwk), then the key's import. */
+async function checkedHeader(segment: string): Promise<ProofKey> {
+  let header: Record<string, unknown>;
+  try {
+    header = JSON.parse(UTF8.decode(fromBase64url(segment)));
+  } catch {
+    throw invalidDpopProof("The DPoP proof is not a JWT");
+  }
+  if (typeof header !== "object" || header === null || Array.isArray(header)) {
+    throw invalidDpopProof("The DPoP proof is not a JWT");
+  }
+  if (header.typ !== "dpop+jwt") throw invalidDpopProof('The DPoP proof\'s typ must be "dpop+jwt"');
+  const alg = header.alg;
+  if (typeof alg !== "string" || !DPOP_ALGORITHMS.includes(alg)) {
+    throw invalidDpopProof(
+      `The DPoP proof's alg must be one of ${DPOP_ALGORITHMS.join(", ")}`,
+    );
+  }
+  // We understand no JWS extension, so any critical one refuses the proof (RFC 7515 §4.1.11).
+  if (header.crit !== undefined) {
+    throw invalidDpopProof("The DPoP proof's header names a critical extension this server lacks");
+  }
+  const jwk = header.jwk as JWK | undefined;
+  if (typeof jwk !== "object" || jwk === null || Array.isArray(jwk)) {
+    throw invalidDpopProof("The DPoP proof's header carries no jwk");
+  }
+  if (PRIVATE_MEMBERS.some((m) => m in jwk)) {
+    throw invalidDpopProof(
+      "The DPoP proof's jwk must be a public key (it carries private key material)",
+    );
+  }
+  if ((jwk.use !== undefined && jwk.use !== "sig") || (jwk.alg !== undefined && jwk.alg !== alg)) {
+    throw invalidDpopProof("The DPoP proof's jwk is not a signing key for its alg");
+  }
+  try {
+    const key = await importJWK(jwk, alg);
+    if (!(key instanceof CryptoKey) || key.type !== "public") throw new Error("not public");
+    const params = key.algorithm.name === "ECDSA"
+      ? { name: "ECDSA", hash: alg === "ES384" ? "SHA-384" : "SHA-256" }
+      : key.algorithm.name;
+    return { key, params, jkt: await calculateJwkThumbprint(jwk, "sha256") };
+  } catch {
     throw invalidDpopProof("The DPoP proof's jwk is not a valid public key for its alg");
-  });
+  }
 }
 
 /**

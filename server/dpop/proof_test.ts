@@ -121,3 +121,23 @@ Deno.test("verifyDpopProof() refuses two DPoP headers and something that is not 
   assert.match(await refusal(`${p}, ${p}`), /exactly one DPoP header/);
   assert.match(await refusal("not-a-jwt"), /not a JWT/);
 });
+
+Deno.test("verifyDpopProof() refuses a critical header extension and an expired exp", async () => {
+  assert.match(
+    await refusal(proof({ header: { crit: ["b64"], b64: true } })),
+    /critical extension/,
+  );
+  assert.match(await refusal(proof({ claims: { exp: NOW / 1000 - 1 } })), /exp or nbf/);
+  assert.match(await refusal(proof({ claims: { nbf: NOW / 1000 + 60 } })), /exp or nbf/);
+});
+
+Deno.test("verifyDpopProof() checks each proof of one header: the cached key verifies only its own signatures", async () => {
+  const first = await proof({ claims: { nonce: "a" } });
+  const second = await proof({ claims: { nonce: "b" } });
+  assert.equal((await verifyDpopProof(first, expect)).nonce, "a");
+  assert.equal((await verifyDpopProof(second, expect)).nonce, "b");
+  // The same header (cached) with another proof's signature: refused.
+  const [h, p] = second.split(".");
+  const forged = `${h}.${p}.${first.split(".")[2]}`;
+  assert.match(await refusal(forged), /signature does not verify/);
+});

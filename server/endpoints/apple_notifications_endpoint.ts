@@ -1,11 +1,14 @@
 import { decodeJwt, errors } from "jose";
 import type { ServiceDeps } from "../deps.ts";
 import { invalidRequest, OAuthError } from "../errors.ts";
+import { deleteUserRecord } from "../admin/operations.ts";
+import { lookUpUsers } from "../admin/user_lookup.ts";
 import {
+  type AppleEventDeps,
   appleEventOf,
   applyAppleEvent,
   NOTIFICATION_MAX_AGE,
-} from "../admin/apple_notifications.ts";
+} from "../providers/apple_notifications.ts";
 import { appleProviders, type ProviderClient } from "../providers/provider_client.ts";
 import { readCapped } from "../http/body.ts";
 import { emptyResponse } from "../http/json_response.ts";
@@ -36,6 +39,13 @@ export function createAppleNotificationsEndpoint(
 ): ((req: Request) => Promise<Response>) | undefined {
   const apple = appleProviders(deps.providers);
   if (apple.length === 0) return undefined;
+  const eventDeps: AppleEventDeps = {
+    ...deps,
+    // The guarded look-up: a sub no store can hold (a NUL) names no user, on every store.
+    findUser: async (provider, externalId) =>
+      (await lookUpUsers(deps.store.users, { by: "external", provider, externalId })).users[0],
+    deleteUser: (id, actor) => deleteUserRecord(deps, id, actor, "apple_notification"),
+  };
   return async (req) => {
     const text = await readCapped(req, MAX_NOTIFICATION_BYTES, deps.config.server.body_timeout);
     let payload: unknown;
@@ -61,7 +71,7 @@ export function createAppleNotificationsEndpoint(
     }
     const event = appleEventOf(claims);
     if (event === undefined) throw refuse(deps, "the verified payload carries no event");
-    await applyAppleEvent(deps, provider.config.name, event);
+    await applyAppleEvent(eventDeps, provider.config.name, event);
     return emptyResponse(200, {});
   };
 }

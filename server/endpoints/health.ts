@@ -1,4 +1,4 @@
-import type { ServiceDeps } from "../deps.ts";
+import type { DepsWith } from "../deps.ts";
 import { NO_STORE } from "../http/json_response.ts";
 
 /** How long `/health` waits for the store before calling it unavailable (ms). */
@@ -13,7 +13,7 @@ export const HEALTH_STORE_TIMEOUT_MS = 2000;
  * @param deps the store and logger
  * @returns the response (`Cache-Control: no-store`)
  */
-export async function health(deps: Pick<ServiceDeps, "store" | "log">): Promise<Response> {
+export async function health(deps: DepsWith<"log", "ping">): Promise<Response> {
   const headers = NO_STORE;
   try {
     await withTimeout(deps.store.ping(), HEALTH_STORE_TIMEOUT_MS);

@@ -1,7 +1,7 @@
 import { internalRoutes } from "../admin/internal_routes.ts";
 import { AdminOperations } from "../admin/operations.ts";
-import { createOperatorGate } from "../auth/operator_gate.ts";
-import { CONSOLE_HEADERS, consoleRoutes } from "../console/console_handler.ts";
+import { createOperatorGate, credentialOf } from "../auth/operator_gate.ts";
+import { consoleGroup } from "../console/console_handler.ts";
 import { fromOwnOrigin } from "../console/csrf.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { accessDenied, notFound } from "../errors.ts";
@@ -55,19 +55,14 @@ export function createInternalHandler(
     if (routes) {
       const gate = createOperatorGate(deps);
       const operations = new AdminOperations({ ...deps, ids });
-      // Console pages authenticate by session cookie; their login goes through the gate.
-      // Every answer under /admin is the console's, its 404 and 405 included: its headers.
-      groups.push({
-        prefix: "/admin",
-        routes: consoleRoutes({ service: deps, gate, operations }),
-        headers: CONSOLE_HEADERS,
-      });
+      // Console pages authenticate by session cookie; their sign-in goes through the gate.
+      groups.push(consoleGroup({ service: deps, gate, operations }));
       groups.push(
         guardedGroup("", async (req, info) => {
           if (!fromOwnOrigin(new URL(req.url).origin, req.headers)) {
             throw accessDenied("Requests sent by a browser on behalf of another site are refused");
           }
-          return { operator: await gate(req, info) };
+          return { operator: await gate(credentialOf(req, info)) };
         }, internalRoutes(operations, deps)),
       );
     }

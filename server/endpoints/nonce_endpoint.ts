@@ -1,4 +1,4 @@
-import type { ServiceDeps } from "../deps.ts";
+import type { DepsWith } from "../deps.ts";
 import { mintNonce } from "../grants/nonce.ts";
 import { readCapped } from "../http/body.ts";
 import { invalidRequest } from "../errors.ts";
@@ -16,7 +16,7 @@ const MAX_NONCE_BODY_BYTES = 1024;
  * @returns the route handler answering `{nonce, expires_in}` with `Cache-Control: no-store`
  */
 export function createNonceEndpoint(
-  deps: Pick<ServiceDeps, "store" | "clock" | "random" | "config">,
+  deps: DepsWith<"clock" | "random" | "config", "nonces">,
 ): (req: Request) => Promise<Response> {
   return async (req) => {
     const body = await readCapped(req, MAX_NONCE_BODY_BYTES, deps.config.server.body_timeout);

@@ -1,4 +1,4 @@
-import type { ServiceDeps } from "../deps.ts";
+import type { DepsWith, ServiceDeps } from "../deps.ts";
 import type { Grant } from "../grants/grant.ts";
 import { enabledGrants, tracedGrants } from "../grants/registry.ts";
 import { slowDown } from "../errors.ts";
@@ -130,7 +130,7 @@ const LIMITED_PATHS: ReadonlySet<string> = new Set(["/token", "/revoke", "/nonce
  * None when `rate_limit.enabled` is false.
  */
 function admission(
-  deps: Pick<ServiceDeps, "config" | "clock" | "metrics" | "store">,
+  deps: DepsWith<"config" | "clock" | "metrics", "rateLimits">,
 ): Pick<ListenerRoutes, "admit"> {
   const rl = deps.config.rate_limit;
   if (!rl.enabled) return {};

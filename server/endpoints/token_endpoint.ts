@@ -1,5 +1,6 @@
+import type { DepsWith } from "../deps.ts";
 import type { Grant, GrantContext } from "../grants/grant.ts";
-import { createTokenProofCheck } from "../dpop/token_proof.ts";
+import { createTokenProofCheck, type ProofBinding } from "../dpop/token_proof.ts";
 import { readForm } from "../http/body.ts";
 import { clip, OAuthError, unsupportedGrantType } from "../errors.ts";
 import { jsonResponse, TOKEN_HEADERS } from "../http/json_response.ts";
@@ -12,12 +13,12 @@ import { jsonResponse, TOKEN_HEADERS } from "../http/json_response.ts";
  * too, and under `required` the refusal of a request without one).
  *
  * @param grants the served grants by `grant_type`
- * @param ctx what grants depend on
+ * @param ctx what grants depend on, and the DPoP proof check's store
  * @returns the route handler
  */
 export function createTokenEndpoint(
   grants: ReadonlyMap<string, Grant>,
-  ctx: GrantContext,
+  ctx: GrantContext & DepsWith<"config", "dpop">,
 ): (req: Request) => Promise<Response> {
   const dpop = createTokenProofCheck(ctx);
   return async (req) => {
@@ -39,9 +40,25 @@ export function createTokenEndpoint(
       return jsonResponse(body, 200, TOKEN_HEADERS);
     }
     let body;
+    let proof: ProofBinding | undefined;
     try {
-      body = await grant(params, ctx, await dpop.check(req));
-    } catch (err) {
+      proof = await dpop.check(req);
+      // A refresh commits the proof's mark with its rotation (one commit, see refresh_token.ts);
+      // any other grant spends the proof first, so a replay is refused before anything runs.
+      if (type !== "refresh_token") await proof?.spend();
+      body = await grant(params, ctx, proof);
+      // A refresh that rotated nothing spent the proof itself; this only makes sure.
+      await proof?.spend();
+    } catch (caught) {
+      let err = caught;
+      // A refused grant still uses up its proof; a replayed proof is refused as such.
+      if (proof !== undefined) {
+        try {
+          await proof.spend();
+        } catch (replayed) {
+          err = replayed;
+        }
+      }
       // The client keeps its nonce current from every answer (RFC 9449 §8.2), a refused
       // proof's included.
       if (err instanceof OAuthError) {

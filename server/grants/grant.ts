@@ -1,12 +1,18 @@
-import type { ServiceDeps } from "../deps.ts";
+import type { DepsWith, ServiceDeps } from "../deps.ts";
 import type { ProofBinding } from "../dpop/token_proof.ts";
 import type { IdFactory } from "../store/ids.ts";
 import type { TokenResponse } from "./issue_tokens.ts";
 
-/** What a grant gets besides the shared deps. */
-export interface GrantContext extends ServiceDeps {
-  readonly ids: IdFactory;
-}
+/**
+ * What a grant gets: the shared deps with only the stores grants touch (users, their sessions,
+ * the ID-token grant's nonces, kept provider tokens), and an id factory.
+ */
+export type GrantContext =
+  & DepsWith<
+    Exclude<keyof ServiceDeps, "store">,
+    "users" | "sessions" | "nonces" | "providerTokens"
+  >
+  & { readonly ids: IdFactory };
 
 /**
  * One `grant_type` of `POST /token`: takes the request's parameters (each at most once) and

@@ -2,7 +2,7 @@ import { decodeProtectedHeader } from "jose";
 import { clip, invalidGrant, invalidRequest } from "../errors.ts";
 import { ID_TOKEN_CLOCK_SKEW, type IdTokenClaims, IdTokenInvalid } from "../providers/id_token.ts";
 import { tokenHash } from "../sessions/opaque_token.ts";
-import type { AssertionMark, RedeemOutcome } from "../store/store.ts";
+import type { AssertionMark, RedeemOutcome } from "../store/nonces.ts";
 import { appleUserParam } from "../providers/apple_user.ts";
 import { atHashMatches } from "./at_hash.ts";
 import type { ProofBinding } from "../dpop/token_proof.ts";

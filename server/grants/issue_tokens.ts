@@ -1,6 +1,7 @@
 import { base64url, epochSeconds } from "@org/shared";
-import type { ServiceDeps } from "../deps.ts";
-import type { RefreshRecord, SessionFamily, UserRecord } from "../store/store.ts";
+import type { DepsWith } from "../deps.ts";
+import type { RefreshRecord, SessionFamily } from "../store/sessions.ts";
+import type { UserRecord } from "../store/users.ts";
 import { newOpaqueToken, tokenHash } from "../sessions/opaque_token.ts";
 import { accessTokenClaims, type RegisteredClaims } from "./access_claims.ts";
 import { renderClaims } from "../config/claim_templates.ts";
@@ -17,7 +18,7 @@ export interface TokenResponse {
 }
 
 /** What the token issuer needs. */
-export type IssueDeps = Pick<ServiceDeps, "config" | "keys" | "clock" | "random" | "store">;
+export type IssueDeps = DepsWith<"config" | "keys" | "clock" | "random", "sessions">;
 
 /**
  * The claims of an access token for `user` in session `familyId` issued now: registered

@@ -1,5 +1,5 @@
 import { base64url, type Clock, type Random } from "@org/shared";
-import type { NonceStore } from "../store/store.ts";
+import type { NonceStore } from "../store/nonces.ts";
 import { tokenHash } from "../sessions/opaque_token.ts";
 
 /** Lifetime of a minted nonce (spec "Limits": 600 s, single use). */

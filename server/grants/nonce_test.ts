@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { FixedClock, seededRandom } from "@org/shared";
-import type { NonceRecord, NonceStore } from "../store/store.ts";
+import type { NonceRecord, NonceStore } from "../store/nonces.ts";
 import { mintNonce, NONCE_TTL_SECONDS, nonceLookupHashes } from "./nonce.ts";
 
 const sha = (s: string, enc: "base64url" | "hex") => createHash("sha256").update(s).digest(enc);

@@ -1,9 +1,9 @@
-import type { ServiceDeps } from "../deps.ts";
+import type { DepsWith } from "../deps.ts";
 import { accessDenied } from "../errors.ts";
 import { providerIdentity } from "../providers/claims.ts";
 import type { IdTokenClaims } from "../providers/id_token.ts";
 import type { IdFactory } from "../store/ids.ts";
-import type { UserRecord } from "../store/store.ts";
+import type { UserRecord } from "../store/users.ts";
 import { truncateText, USER_FIELD_LIMITS } from "../users/user_fields.ts";
 import { decideRegistration } from "./registration.ts";
 
@@ -25,7 +25,7 @@ import { decideRegistration } from "./registration.ts";
  * @throws {OAuthError} 403 `access_denied` when the policy refuses
  */
 export async function provisionUser(
-  deps: Pick<ServiceDeps, "config" | "store" | "clock" | "log" | "webhooks">,
+  deps: DepsWith<"config" | "clock" | "log" | "webhooks", "users">,
   ids: IdFactory,
   provider: string,
   claims: IdTokenClaims,

@@ -1,8 +1,8 @@
 import { accessDenied, invalidGrant, serverError } from "../errors.ts";
 import { classifyRefresh } from "../sessions/classify_refresh.ts";
 import { openSuccessor, sealSuccessor } from "../sessions/successor_seal.ts";
-import type { ProofBinding } from "../dpop/token_proof.ts";
-import type { RefreshRecord, RefreshSnapshot, RotateOutcome } from "../store/store.ts";
+import { type ProofBinding, proofReplayed } from "../dpop/token_proof.ts";
+import type { RefreshRecord, RefreshSnapshot, RotateOutcome } from "../store/sessions.ts";
 import { tokenHash } from "../sessions/opaque_token.ts";
 import type { GrantContext } from "./grant.ts";
 import { mintAccessToken, newRefreshToken, type TokenResponse } from "./issue_tokens.ts";
@@ -41,7 +41,11 @@ const MAX_ROUNDS = 4;
  *   needs a proof by that key, else `invalid_grant` saying so, and nothing changes (the family
  *   is not revoked: whoever holds a bound token without its key can do nothing with it, and
  *   must not be able to end the session either). The access token of a refresh with a proof
- *   is bound to the proof's key (`cnf.jkt`, `token_type: DPoP`).
+ *   is bound to the proof's key (`cnf.jkt`, `token_type: DPoP`). The proof's single-use mark
+ *   is committed with the rotation (one commit: a replayed proof and a rotation cannot both
+ *   succeed); a refresh that rotates nothing (a retry, rotation off, a reuse, an inactive user)
+ *   marks the proof on its own before it acts, and a replayed proof is refused
+ *   (`invalid_dpop_proof`) without effect.
  *
  * Errors: missing parameter → `invalid_request`; unknown, expired, revoked or reused token →
  * `invalid_grant`; user not active → `access_denied`.
@@ -74,6 +78,8 @@ export async function refreshTokenGrant(
         throw invalidGrant(INVALID);
       case "reuse": {
         requireBoundKey(snapshot!, proof);
+        // A replayed proof is refused before it can trip the alarm.
+        await proof?.spend();
         const { record } = snapshot!;
         // The events commit with the revocation: only on this rare path, never on a rotation.
         await sessions.revokeFamily(record.family_id, now, ctx.webhooks.reuse());
@@ -90,6 +96,7 @@ export async function refreshTokenGrant(
         requireBoundKey(snapshot!, proof);
         const { record, user, family } = snapshot!;
         if (user === undefined || user.status !== "active") {
+          await proof?.spend();
           const reason = user?.status === "suspended" ? "user_suspended" : "user_deleted";
           await sessions.revokeFamily(
             record.family_id,
@@ -109,12 +116,19 @@ export async function refreshTokenGrant(
           token_type: access.tokenType,
           expires_in: access.expiresIn,
         } as const;
-        if (state.kind === "retry") {
-          return { ...body, refresh_token: successorOf(presented, record) };
+        if (state.kind === "retry" || !rotation) {
+          // Nothing to commit the proof's mark with: it is marked on its own first.
+          await proof?.spend();
+          return state.kind === "retry"
+            ? { ...body, refresh_token: successorOf(presented, record) }
+            : body;
         }
-        if (!rotation) return body;
-        const next = await rotate(ctx, snapshot!, presented, now);
-        if (next.outcome === "rotated") return { ...body, refresh_token: next.token };
+        const next = await rotate(ctx, snapshot!, presented, now, proof);
+        if (next.outcome === "rotated") {
+          proof?.committed();
+          return { ...body, refresh_token: next.token };
+        }
+        if (next.outcome === "replayed") throw proofReplayed();
         // Lost a race to a concurrent refresh of the same token, or something changed: re-read
         // and decide again (a lost race takes the retry path and gets the winner's successor).
         // A snapshot the store answered from memory that failed its checks proves nothing about
@@ -147,6 +161,7 @@ async function rotate(
   snapshot: RefreshSnapshot,
   presented: string,
   now: number,
+  proof: ProofBinding | undefined,
 ): Promise<{ outcome: "rotated"; token: string } | { outcome: Exclude<RotateOutcome, "rotated"> }> {
   const { record } = snapshot;
   // Never past the family's absolute end: refresh does not extend the session.
@@ -163,7 +178,7 @@ async function rotate(
       sealed: sealSuccessor(presented, next.token),
     },
   };
-  const outcome = await ctx.store.sessions.rotate(snapshot, retired, next.record);
+  const outcome = await ctx.store.sessions.rotate(snapshot, retired, next.record, proof?.mark);
   return outcome === "rotated" ? { outcome, token: next.token } : { outcome };
 }
 

@@ -1,7 +1,7 @@
 import type { RegistrationMode } from "../config/schema.ts";
 import { claimBoolean } from "../providers/claims.ts";
 import { parseEmailAddress } from "../users/email_address.ts";
-import type { UserRecord } from "../store/store.ts";
+import type { UserRecord } from "../store/users.ts";
 
 /** The registration policy's input: who signs in and what we know about them. */
 export interface RegistrationInput {

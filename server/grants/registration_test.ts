@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { UserRecord } from "../store/store.ts";
+import type { UserRecord } from "../store/users.ts";
 import { decideRegistration, domainAllowed } from "./registration.ts";
 
 const user = (status: string): UserRecord => ({

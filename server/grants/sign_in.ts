@@ -3,7 +3,7 @@ import type { IdTokenClaims } from "../providers/id_token.ts";
 import type { GrantContext } from "./grant.ts";
 import { startSession, type TokenResponse } from "./issue_tokens.ts";
 import { provisionUser } from "./provision_user.ts";
-import type { UserRecord } from "../store/store.ts";
+import type { UserRecord } from "../store/users.ts";
 
 /**
  * Signs in a verified provider identity: finds or creates the user under the registration

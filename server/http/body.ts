@@ -1,5 +1,5 @@
 import { clip, invalidRequest, OAuthError } from "../errors.ts";
-import { LATE, ReadDeadlines } from "./read_deadlines.ts";
+import { BodyReadError, readCappedText } from "./capped_body.ts";
 
 /** Largest request body accepted by the form endpoints (bytes); ID tokens fit easily. */
 export const MAX_FORM_BYTES = 64 * 1024;
@@ -74,12 +74,10 @@ export function parseForm(text: string): Map<string, string> {
 }
 
 /**
- * The body as text, refusing more than `maxBytes` without reading past the cap, and giving up
- * after `timeoutSeconds`: a client that sends its body a byte at a time holds a request (and
- * up to `maxBytes` of buffer) for as long as it likes otherwise. Also reads a provider's
- * `Response` (the caller turns the errors into its own; the fetch's own deadline covers it).
+ * A request's body as text, at most `maxBytes` and within `timeoutSeconds`
+ * ({@linkcode readCappedText}), its failures as the answers a client gets.
  *
- * @param req the request (or response)
+ * @param req the request
  * @param maxBytes the cap
  * @param timeoutSeconds the deadline for the whole body; unset: none
  * @throws {OAuthError} 413 when the body is larger than `maxBytes`; 400 when it is not UTF-8
@@ -91,105 +89,38 @@ export async function readCapped(
   maxBytes: number,
   timeoutSeconds?: number,
 ): Promise<string> {
-  const tooLarge = () =>
-    new OAuthError("invalid_request", 413, `Request body is larger than ${maxBytes} bytes`);
-  const length = req.headers.get("content-length");
-  const declared = Number(length ?? "0");
-  if (declared > maxBytes) throw tooLarge();
-  let all: Uint8Array;
-  if (length !== null) {
-    // A declared length is enforced by the HTTP server (the body cannot run past it), so one
-    // read of the whole body is safe. It is also the fast path of `Deno.serve` (the body is
-    // taken whole, no stream is built), as long as `req.body` is never touched first: this
-    // is on every /token request. The check after the read covers an in-process Request.
-    const read = req.arrayBuffer();
-    try {
-      all = new Uint8Array(
-        await (timeoutSeconds === undefined ? read : DEADLINES.race(read, timeoutSeconds)),
-      );
-    } catch (err) {
-      if (err === LATE) throw bodyTimeout();
-      throw unreadable(err);
-    }
-    if (all.byteLength > maxBytes) throw tooLarge();
-  } else {
-    if (!req.body) return "";
-    const reader = req.body.getReader();
-    const read = readChunked(reader, maxBytes, tooLarge);
-    try {
-      all = await (timeoutSeconds === undefined ? read : DEADLINES.race(
-        read,
-        timeoutSeconds,
-        // Cancelling ends the pending read, and with it the reading loop.
-        () => void reader.cancel().catch(() => {}),
-      ));
-    } catch (err) {
-      throw err === LATE ? bodyTimeout() : err;
-    }
-  }
   try {
-    return UTF8.decode(all);
-  } catch {
-    throw invalidRequest("Request body is not valid UTF-8");
+    return await readCappedText(req, maxBytes, timeoutSeconds);
+  } catch (err) {
+    throw err instanceof BodyReadError ? requestError(err, maxBytes) : err;
   }
 }
 
-/** The client went away (or broke the stream) mid-body: its request failed, not our server. */
-function unreadable(err: unknown): OAuthError {
-  return new OAuthError(
-    "invalid_request",
-    400,
-    "The request body could not be read",
-    {},
-    { msg: "request body read failed", err },
-  );
-}
-
-/** The process's body-read deadlines, on one shared timer (created on first use). */
-const DEADLINES = new ReadDeadlines();
-
-/**
- * 408 for a body that did not arrive in time, with `Connection: close`: the connection still
- * carries the rest of that body, so a well-behaved client must not reuse it.
- */
-function bodyTimeout(): OAuthError {
-  return new OAuthError("invalid_request", 408, BODY_TIMEOUT_DESCRIPTION, {
-    Connection: "close",
-  });
-}
-
-/** A fatal decoder can be shared: `decode` without `stream` starts afresh on every call. */
-const UTF8 = new TextDecoder("utf-8", { fatal: true });
-
-/** Reads a body of unknown length, cancelling it as soon as it passes `maxBytes`. */
-async function readChunked(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  maxBytes: number,
-  tooLarge: () => OAuthError,
-): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    let chunk: ReadableStreamReadResult<Uint8Array>;
-    try {
-      chunk = await reader.read();
-    } catch (err) {
-      throw unreadable(err);
-    }
-    const { done, value } = chunk;
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
+/** What a client is told about its body that could not be read. */
+function requestError(err: BodyReadError, maxBytes: number): OAuthError {
+  switch (err.fault) {
+    case "too_large":
+      return new OAuthError(
+        "invalid_request",
+        413,
+        `Request body is larger than ${maxBytes} bytes`,
+      );
+    case "late":
+      // The connection still carries the rest of that body: a well-behaved client must not
+      // reuse it.
+      return new OAuthError("invalid_request", 408, BODY_TIMEOUT_DESCRIPTION, {
+        Connection: "close",
+      });
+    case "not_utf8":
+      return invalidRequest("Request body is not valid UTF-8");
+    case "unreadable":
+      // The client went away (or broke the stream) mid-body: its request failed, not our server.
+      return new OAuthError(
+        "invalid_request",
+        400,
+        "The request body could not be read",
+        {},
+        { msg: "request body read failed", err: err.cause },
+      );
   }
-  const all = new Uint8Array(size);
-  let off = 0;
-  for (const c of chunks) {
-    all.set(c, off);
-    off += c.byteLength;
-  }
-  return all;
 }

@@ -68,7 +68,7 @@ export function createListenerHandler(
   const finish = tracing === undefined
     ? routes.finish
     : namingSpans(listener, tracing, routes.finish);
-  return requestIds.wrap(async (req, info) => {
+  const handler: Handler = requestIds.wrap(async (req, info) => {
     const started = performance.now();
     const m = match(req);
     let res: Response;
@@ -91,11 +91,15 @@ export function createListenerHandler(
     );
     return res;
   });
+  // A tracer the runtime does not make server spans for (the SDK's) makes them here, around
+  // the request-id scope so that every log line of a sampled request names its trace.
+  const serve = tracing?.serve;
+  return serve === undefined ? handler : (req, info) => serve(req, () => handler(req, info));
 }
 
 /**
- * `finish`, then the request's server span (Deno's, one per request, named after the method
- * only) named after the route (`POST /token`) and given the route pattern and the listener;
+ * `finish`, then the request's server span (Deno's or the SDK tracer's, one per sampled
+ * request, named after the method only) named after the route (`POST /token`) and given the route pattern and the listener;
  * Deno adds the status.
  */
 function namingSpans(

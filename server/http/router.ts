@@ -82,16 +82,54 @@ export function guardedGroup<C>(
   guard: Guard<C>,
   routes: readonly Route<C>[],
 ): RouteGroup {
-  return {
-    prefix,
-    guard,
-    routes: routes.map((r) => ({
-      method: r.method,
-      path: r.path,
-      handler: async (req, info, params) =>
-        await r.handler(req, info, params, await guard(req, info)),
-    })),
-  };
+  return { prefix, guard, routes: guardRoutes(guard, routes) };
+}
+
+/**
+ * Maps what a guarded route or its guard threw to the group's own answer; `context` is what
+ * the guard established, `undefined` when the guard itself refused.
+ */
+export type Recover<C> = (err: unknown, context: C | undefined) => Response | Promise<Response>;
+
+/**
+ * Routes that each run after `guard` and get what it returned as their context: the guarded
+ * part of a group whose other routes are open (the console's sign-in beside its pages). With
+ * `recover`, whatever the guard or a route throws is answered by it, in one place for the
+ * group; without, it goes to the listener's error mapping.
+ *
+ * @param guard what admits a request and names its context
+ * @param routes the guarded routes
+ * @param recover the group's error mapping, if it has its own
+ * @returns the routes, their context bound
+ *
+ * @example
+ * ```ts
+ * const guard = (req: Request) => Promise.resolve({ user: req.headers.get("x-user") ?? "" });
+ * const routes = guardRoutes(guard, [
+ *   { method: "GET", path: "/me", handler: (_req, _info, _p, c) => new Response(c.user) },
+ * ], (err) => new Response(String(err), { status: 400 }));
+ * ```
+ */
+export function guardRoutes<C>(
+  guard: Guard<C>,
+  routes: readonly Route<C>[],
+  recover?: Recover<C>,
+): Route[] {
+  return routes.map((r) => ({
+    method: r.method,
+    path: r.path,
+    handler: recover === undefined
+      ? async (req, info, params) => await r.handler(req, info, params, await guard(req, info))
+      : async (req, info, params) => {
+        let context: C | undefined;
+        try {
+          context = await guard(req, info);
+          return await r.handler(req, info, params, context);
+        } catch (err) {
+          return await recover(err, context);
+        }
+      },
+  }));
 }
 
 /** The outcome of routing one request. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { OAuthError } from "../errors.ts";
-import { createRouter, guardedGroup, pathOf, UNMATCHED } from "./router.ts";
+import { createRouter, guardedGroup, guardRoutes, pathOf, UNMATCHED } from "./router.ts";
 
 const info = { remoteAddr: { hostname: "127.0.0.1", port: 1 } };
 const ok = (tag: string) => () => new Response(tag);
@@ -95,4 +95,32 @@ Deno.test("createRouter() runs a guarded group's guard before its routes, its 40
   assert.equal(ui.body, "No such endpoint");
   assert.deepEqual(ui.m.headers, { "x-frame-options": "DENY" });
   assert.deepEqual(guarded, ["/api/1", "/api/1", "/nope", "/api/1", "/api/1"]);
+});
+
+Deno.test("guardRoutes() answers the guard's refusal and a route's error by recover, with the context it had", async () => {
+  const seen: Array<[string, string | undefined]> = [];
+  const routes = guardRoutes<string>(
+    (req) => {
+      const who = req.headers.get("x-who");
+      return who === null ? Promise.reject(new Error("no one")) : Promise.resolve(who);
+    },
+    [
+      { method: "GET", path: "/ok", handler: (_req, _info, _p, who) => new Response(who) },
+      { method: "GET", path: "/fail", handler: () => Promise.reject(new Error("broke")) },
+    ],
+    (err, who) => {
+      seen.push([(err as Error).message, who]);
+      return new Response(null, { status: 418 });
+    },
+  );
+  const route = createRouter(routes);
+  const call = async (path: string, headers: Record<string, string> = {}) => {
+    const r = new Request(`http://x${path}`, { headers });
+    const m = route(r);
+    return await m.handler(r, info, m.params);
+  };
+  assert.equal(await (await call("/ok", { "x-who": "ada" })).text(), "ada");
+  assert.equal((await call("/ok")).status, 418);
+  assert.equal((await call("/fail", { "x-who": "ada" })).status, 418);
+  assert.deepEqual(seen, [["no one", undefined], ["broke", "ada"]]);
 });

@@ -1,6 +1,6 @@
 import { type Clock, type Logger } from "@org/shared";
 import { createLocalJWKSet, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from "jose";
-import type { KeyRing, KeyRingStore, StoredKey } from "../store/store.ts";
+import type { KeyRing, KeyRingStore, StoredKey } from "../store/keys.ts";
 import {
   type Ed25519Key,
   exportPkcs8Der,

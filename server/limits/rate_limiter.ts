@@ -1,5 +1,5 @@
 import type { Clock } from "@org/shared";
-import type { RateLimitStore } from "../store/store.ts";
+import type { RateLimitStore } from "../store/rate_limits.ts";
 import { rateLimitKey } from "./client_address.ts";
 
 /** The answer of {@linkcode RateLimiter.take}. */

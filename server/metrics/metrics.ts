@@ -67,6 +67,7 @@ export class Metrics {
   readonly #webhooks = new Map<string, { delivered: number; failed: number; failing: boolean }>();
   readonly #revocations = new Map<string, number>();
   #revocationsPending = 0;
+  #droppedSpans: (() => { queueFull: number; exportFailed: number }) | undefined;
 
   /**
    * Records one answered request.
@@ -164,6 +165,14 @@ export class Metrics {
       this.#webhooks.set(endpoint, w = { delivered: 0, failed: 0, failing: false });
     }
     return w;
+  }
+
+  /**
+   * Reports the spans the tracer dropped instead of exporting (a full queue, a failed export:
+   * a collector that is down), read at each scrape. Only under the SDK's tracing.
+   */
+  droppedSpansFrom(source: () => { queueFull: number; exportFailed: number }): void {
+    this.#droppedSpans = source;
   }
 
   /**
@@ -279,6 +288,15 @@ export class Metrics {
       "# TYPE token_exchange_provider_revocations_pending gauge",
       `token_exchange_provider_revocations_pending ${this.#revocationsPending}`,
     );
+    if (this.#droppedSpans !== undefined) {
+      const dropped = this.#droppedSpans();
+      out.push(
+        "# HELP token_exchange_trace_spans_dropped_total Spans not exported, by reason: the export queue was full, or their export failed.",
+        "# TYPE token_exchange_trace_spans_dropped_total counter",
+        `token_exchange_trace_spans_dropped_total{reason="queue_full"} ${dropped.queueFull}`,
+        `token_exchange_trace_spans_dropped_total{reason="export_failed"} ${dropped.exportFailed}`,
+      );
+    }
     return out.join("\n") + "\n";
   }
 }

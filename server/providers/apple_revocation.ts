@@ -11,10 +11,10 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import type { ServiceDeps } from "../deps.ts";
+import type { DepsWith, ServiceDeps } from "../deps.ts";
 import { createKeySealer, type KeySealer } from "../keys/key_seal.ts";
 import { type ScheduledTask, scheduleExclusive, type Scheduler } from "../scheduler.ts";
-import type { KeptProviderToken, RevocationJob } from "../store/store.ts";
+import type { KeptProviderToken, RevocationJob } from "../store/provider_tokens.ts";
 import { appleProviders, type ProviderClient } from "./provider_client.ts";
 
 /** How often a serving process looks for due revocations. */
@@ -78,7 +78,7 @@ export function openProviderToken(
  * another provider, without a token, or without `keys.encryption_key`.
  */
 export async function keepAppleRefreshToken(
-  deps: Pick<ServiceDeps, "config" | "store">,
+  deps: DepsWith<"config", "providerTokens">,
   provider: ProviderClient,
   userId: string,
   token: string | undefined,
@@ -92,9 +92,9 @@ export async function keepAppleRefreshToken(
 }
 
 /** What working the queue depends on. */
-export type RevocationDeps = Pick<
-  ServiceDeps,
-  "config" | "store" | "providers" | "clock" | "log" | "metrics"
+export type RevocationDeps = DepsWith<
+  "config" | "providers" | "clock" | "log" | "metrics",
+  "providerTokens"
 >;
 
 /** What one run of {@linkcode processRevocations} did. */

@@ -1,5 +1,5 @@
 import { serverError } from "../errors.ts";
-import { readCapped } from "../http/body.ts";
+import { readCappedText } from "../http/capped_body.ts";
 import type { Tracing } from "../telemetry/tracing.ts";
 
 /**
@@ -58,7 +58,7 @@ const DEADLINES = new WeakMap<Response, AbortSignal>();
 export async function providerJson(res: Response, what: string): Promise<Record<string, unknown>> {
   let body: unknown;
   try {
-    body = JSON.parse(await readCapped(res, MAX_PROVIDER_RESPONSE_BYTES));
+    body = JSON.parse(await readCappedText(res, MAX_PROVIDER_RESPONSE_BYTES));
   } catch (err) {
     if (DEADLINES.get(res)?.aborted) {
       throw serverError(504, { msg: `provider ${what} timed out`, status: res.status });
@@ -74,14 +74,20 @@ export async function providerJson(res: Response, what: string): Promise<Record<
 /**
  * `fetchFn` with every call in a child span `provider <name>` of the active span (the request
  * that needed the provider): the provider, its host, the method, the configured deadline, the
- * answer's status and whether the deadline passed. Deno's own client span for the call sits
- * under it. Built once per provider, only when tracing is on.
+ * answer's status and whether the deadline passed. Under Deno's own tracing its client span
+ * for the call sits under it; under the SDK's, the call carries this span's `traceparent`. Built once per provider, only when tracing is on.
  *
  * @param fetchFn the fetch to trace
  * @param tracing where spans are made
  * @param provider the provider's config name and `timeout` (seconds)
  * @returns the traced fetch
  */
+function withHeaders(init: RequestInit | undefined, extra: Readonly<Record<string, string>>) {
+  const headers = new Headers(init?.headers);
+  for (const [k, v] of Object.entries(extra)) headers.set(k, v);
+  return headers;
+}
+
 export function tracedProviderFetch(
   fetchFn: Fetch,
   tracing: Tracing,
@@ -97,7 +103,13 @@ export function tracedProviderFetch(
     };
     return tracing.inSpan(`provider ${provider.name}`, attributes, async (span) => {
       try {
-        const res = await fetchFn(input, init);
+        const carried = tracing.traceHeaders();
+        const res = await fetchFn(
+          input,
+          carried.traceparent === undefined
+            ? init
+            : { ...init, headers: withHeaders(init, carried) },
+        );
         span.setAttributes({
           "http.response.status_code": res.status,
           "token_exchange.provider.timed_out": false,

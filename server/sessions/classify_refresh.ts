@@ -1,4 +1,4 @@
-import type { RefreshSnapshot } from "../store/store.ts";
+import type { RefreshSnapshot } from "../store/sessions.ts";
 
 /**
  * What a presented refresh token is, decided from what the store holds:
@@ -43,7 +43,7 @@ export interface ClassifyInput {
  *
  * @example
  * ```ts
- * import type { RefreshSnapshot } from "../store/store.ts";
+ * import type { RefreshSnapshot } from "../store/sessions.ts";
  *
  * const stateOf = (snapshot: RefreshSnapshot, now: number) =>
  *   classifyRefresh({ snapshot, now, graceMs: 10_000, sawLive: false }); // { kind: "live" }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { RefreshRecord, SessionFamily } from "../store/store.ts";
+import type { RefreshRecord, SessionFamily } from "../store/sessions.ts";
 import { type ClassifyInput, classifyRefresh } from "./classify_refresh.ts";
 
 const NOW = 1_700_000_000_000;

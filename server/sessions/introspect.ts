@@ -1,12 +1,12 @@
-import type { ServiceDeps } from "../deps.ts";
+import type { DepsWith } from "../deps.ts";
 import { tokenHash } from "./opaque_token.ts";
-import type { UserRecord } from "../store/store.ts";
+import type { UserRecord } from "../store/users.ts";
 import { verifyAccessToken } from "./access_token.ts";
 import { classifyRefresh } from "./classify_refresh.ts";
 import { isLiveSession } from "./live_session.ts";
 
 /** What introspection depends on. */
-export type IntrospectDeps = Pick<ServiceDeps, "config" | "store" | "keys" | "clock">;
+export type IntrospectDeps = DepsWith<"config" | "keys" | "clock", "sessions" | "users">;
 
 /**
  * An RFC 7662 introspection response. Inactive tokens get exactly `{active: false}`, whatever

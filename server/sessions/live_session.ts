@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { SessionFamily } from "../store/store.ts";
+import type { SessionFamily } from "../store/sessions.ts";
 
 /**
  * Whether a stored session can still refresh at `now`: not revoked and before its end.
@@ -16,7 +16,7 @@ import type { SessionFamily } from "../store/store.ts";
  * @example
  * ```ts
  * import type { Clock } from "@org/shared";
- * import type { SessionFamily } from "../store/store.ts";
+ * import type { SessionFamily } from "../store/sessions.ts";
  *
  * const live = (family: SessionFamily, clock: Clock) =>
  *   isLiveSession(family, clock.now()); // false once revoked or past expires_at

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { SessionFamily } from "../store/store.ts";
+import type { SessionFamily } from "../store/sessions.ts";
 import { isLiveSession } from "./live_session.ts";
 
 const family = (extra: Partial<SessionFamily> = {}): SessionFamily => ({

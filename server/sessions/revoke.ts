@@ -1,12 +1,9 @@
-import type { ServiceDeps } from "../deps.ts";
+import type { DepsWith } from "../deps.ts";
 import { tokenHash } from "./opaque_token.ts";
 import { verifyAccessToken } from "./access_token.ts";
 
 /** What revocation depends on. */
-export type RevokeDeps = Pick<
-  ServiceDeps,
-  "config" | "store" | "keys" | "clock" | "log" | "webhooks"
->;
+export type RevokeDeps = DepsWith<"config" | "keys" | "clock" | "log" | "webhooks", "sessions">;
 
 /** The kinds of token `POST /revoke` understands (RFC 7009 `token_type_hint` values). */
 export type RevocableType = "refresh_token" | "access_token";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ServiceDeps } from "../deps.ts";
+import type { DepsWith } from "../deps.ts";
 import { type ScheduledTask, scheduleExclusive, type Scheduler } from "../scheduler.ts";
 
 /** How often `serve` sweeps expired sessions. */
@@ -37,7 +37,7 @@ export type ScheduledSweep = ScheduledTask;
  * ```
  */
 export function scheduleSessionSweep(
-  deps: Pick<ServiceDeps, "store" | "clock" | "log">,
+  deps: DepsWith<"clock" | "log", "housekeeping">,
   scheduler: Scheduler,
   intervalMs: number = SWEEP_INTERVAL_MS,
 ): ScheduledSweep {

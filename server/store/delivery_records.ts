@@ -10,7 +10,7 @@ import type {
   OutboxMessage,
   PendingDelivery,
   Settlement,
-} from "./store.ts";
+} from "./outbox.ts";
 
 /** The message alone, without the delivery state a record or queue entry adds to it. */
 function messageOf(m: OutboxMessage): OutboxMessage {

@@ -1,4 +1,4 @@
-import type { AuditQuery, AuditRecord, AuditStore } from "./store.ts";
+import type { AuditQuery, AuditRecord, AuditStore } from "./audit.ts";
 import { firstIdAt } from "./ids.ts";
 import { type AuditIndex, expireIn, K } from "./kv_keys.ts";
 

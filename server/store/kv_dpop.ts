@@ -1,5 +1,5 @@
 import type { Clock } from "@org/shared";
-import type { DpopStore } from "./store.ts";
+import type { DpopStore } from "./dpop.ts";
 import { expireIn } from "./kv_keys.ts";
 
 /**
@@ -11,8 +11,8 @@ export const DPOP_KEYS = {
   nonceSecret: ["dpop", "nonce_secret"] as Deno.KvKey,
 } as const;
 
-/** A mark stored for one used proof. */
-interface ProofMark {
+/** A mark stored for one used proof (also written by a rotation's commit, `kv_rotation.ts`). */
+export interface ProofMarkRecord {
   readonly expires_at: number;
 }
 
@@ -31,13 +31,13 @@ export class KvDpopStore implements DpopStore {
     const ttl = { expireIn: expireIn(expiresAt, now) };
     // The common case, a fresh proof: one commit that succeeds only where no mark exists.
     const fresh = await this.kv.atomic().check({ key, versionstamp: null })
-      .set(key, { expires_at: expiresAt } satisfies ProofMark, ttl).commit();
+      .set(key, { expires_at: expiresAt } satisfies ProofMarkRecord, ttl).commit();
     if (fresh.ok) return true;
     // A mark exists; only one past its end (KV deletes lazily) may be taken over.
-    const old = await this.kv.get<ProofMark>(key);
+    const old = await this.kv.get<ProofMarkRecord>(key);
     if (old.value !== null && old.value.expires_at > now) return false;
     const res = await this.kv.atomic().check(old)
-      .set(key, { expires_at: expiresAt } satisfies ProofMark, ttl).commit();
+      .set(key, { expires_at: expiresAt } satisfies ProofMarkRecord, ttl).commit();
     return res.ok;
   }
 

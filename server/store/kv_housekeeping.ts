@@ -1,5 +1,6 @@
-import type { Housekeeping, RefreshRecord, SessionFamily } from "./store.ts";
-import { SWEEP_LIMIT } from "./store.ts";
+import type { Housekeeping } from "./housekeeping.ts";
+import type { RefreshRecord, SessionFamily } from "./sessions.ts";
+import { SWEEP_LIMIT } from "./housekeeping.ts";
 import { K, MINUS_ONE } from "./kv_keys.ts";
 import { sweepAudit } from "./kv_audit.ts";
 import { sweepDeliveries } from "./kv_outbox.ts";

@@ -1,5 +1,6 @@
 import type { Clock } from "@org/shared";
-import type { LockoutState, LockoutStore, OutboxFor } from "./store.ts";
+import type { LockoutState, LockoutStore } from "./lockout.ts";
+import type { OutboxFor } from "./side_records.ts";
 import { expireIn, K } from "./kv_keys.ts";
 import { queueOutbox } from "./kv_outbox.ts";
 

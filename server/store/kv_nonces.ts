@@ -1,5 +1,5 @@
 import type { Clock } from "@org/shared";
-import type { AssertionMark, NonceRecord, NonceStore, RedeemOutcome } from "./store.ts";
+import type { AssertionMark, NonceRecord, NonceStore, RedeemOutcome } from "./nonces.ts";
 import { expireIn } from "./kv_keys.ts";
 
 /**

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { FixedClock } from "@org/shared";
 import { KvNonceStore, NONCE_KEYS } from "./kv_nonces.ts";
-import type { AssertionMark } from "./store.ts";
+import type { AssertionMark } from "./nonces.ts";
 
 const T0 = 1_700_000_000_000;
 

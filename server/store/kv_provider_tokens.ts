@@ -1,4 +1,4 @@
-import type { KeptProviderToken, ProviderTokenStore, RevocationJob } from "./store.ts";
+import type { KeptProviderToken, ProviderTokenStore, RevocationJob } from "./provider_tokens.ts";
 
 /** Key layout of the kept provider tokens and their revocation queue. */
 export const PROVIDER_TOKEN_KEYS = {

@@ -1,5 +1,5 @@
 import type { Clock } from "@org/shared";
-import type { RateLimitStore } from "./store.ts";
+import type { RateLimitStore } from "./rate_limits.ts";
 import { expireIn } from "./kv_keys.ts";
 
 /** Key of one client's count in one window; expires through `expireIn` alone. */

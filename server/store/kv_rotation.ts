@@ -17,7 +17,10 @@
  *   instance) costs one more round trip.
  * - **Group commit**: while one rotation commit is in flight, the next ones queue and go out
  *   together in one atomic commit (each with its own checks); a full batch waiting goes out at
- *   once as a second commit in flight. A local KV file syncs per commit, so this is what lets
+ *   once as a second commit in flight.
+ * - **A DPoP proof's mark in the same commit**: a refresh with a proof commits the proof's
+ *   single-use mark with its rotation (checked absent), so a replayed proof and a rotation
+ *   cannot both succeed, and no crash can leave one without the other. A local KV file syncs per commit, so this is what lets
  *   rotations outrun the disk. A batch that fails a check is
  *   replayed one rotation per commit, so each rotation still succeeds or fails on its own
  *   checks alone.
@@ -25,15 +28,12 @@
  * @module
  */
 import type { Clock } from "@org/shared";
-import type {
-  RefreshRecord,
-  RefreshSnapshot,
-  RotateOutcome,
-  SessionFamily,
-  UserRecord,
-} from "./store.ts";
+import type { ProofMark } from "./dpop.ts";
+import type { RefreshRecord, RefreshSnapshot, RotateOutcome, SessionFamily } from "./sessions.ts";
+import type { UserRecord } from "./users.ts";
 import { expireIn, K } from "./kv_keys.ts";
-import { type PendingRotation, RotationQueue } from "./rotation_queue.ts";
+import { type PendingRotation, RotationQueue, sharesMark } from "./rotation_queue.ts";
+import { DPOP_KEYS, type ProofMarkRecord } from "./kv_dpop.ts";
 
 /** Most token hints remembered; the oldest are forgotten first (a miss is only slower). */
 const MAX_HINTS = 100_000;
@@ -42,8 +42,11 @@ const MAX_HINTS = 100_000;
  * at a few MB for ordinary user records); the oldest are forgotten first (a miss is one read).
  */
 const MAX_SNAPSHOTS = 10_000;
-/** Most rotations per group commit: 4 checks each stays within Deno KV's 100 checks. */
-const MAX_BATCH = 25;
+/**
+ * Most rotations per group commit: 4 checks each, and a fifth for a DPoP proof's mark, stays
+ * within Deno KV's 100 checks.
+ */
+const MAX_BATCH = 20;
 /**
  * Most group commits in flight. A second one starts only when a full batch is waiting, so the
  * KV thread goes on to it without waiting for the server thread to collect the first one's
@@ -144,21 +147,24 @@ export class KvRotation {
    * @param snapshot what the caller decided on
    * @param retired the snapshot's record with `retired_at` and `successor` set
    * @param next the successor's record
+   * @param mark the DPoP proof's mark, committed with the rotation and checked absent
    * @returns `rotated`; `raced` when a rotation of the same token by this process is already
-   *   under way; `changed` when the record, family or user changed since the snapshot was
-   *   read; `unproven` when a snapshot from {@linkcode KvRotation.remembered} did not hold
+   *   under way; `replayed` when the proof's mark exists (nothing committed); `changed` when
+   *   the record, family or user changed since the snapshot was read; `unproven` when a
+   *   snapshot from {@linkcode KvRotation.remembered} did not hold
    */
   rotate(
     snapshot: RefreshSnapshot,
     retired: RefreshRecord,
     next: RefreshRecord,
+    mark?: ProofMark,
   ): Promise<RotateOutcome> {
-    return this.#queue.rotate(snapshot, retired, next);
+    return this.#queue.rotate(snapshot, retired, next, mark);
   }
 
   async #commitBatch(batch: PendingRotation[]): Promise<void> {
     try {
-      if (batch.length > 1) {
+      if (batch.length > 1 && !sharesMark(batch)) {
         const versionstamp = await this.#commit(batch);
         if (versionstamp !== undefined) {
           for (const p of batch) this.#settled(p, versionstamp);
@@ -166,7 +172,14 @@ export class KvRotation {
         }
       }
       // Alone, or a batch that failed some check: each rotation on its own checks.
-      await Promise.all(batch.map(async (p) => this.#settled(p, await this.#commit([p]))));
+      await Promise.all(batch.map(async (p) => {
+        const versionstamp = await this.#commit([p]);
+        if (versionstamp === undefined && p.mark !== undefined && await this.#markHeld(p.mark)) {
+          this.#forget(p);
+          return p.resolve("replayed");
+        }
+        this.#settled(p, versionstamp);
+      }));
     } catch (err) {
       for (const p of batch) {
         this.#forget(p);
@@ -204,6 +217,19 @@ export class KvRotation {
     p.resolve("rotated");
   }
 
+  /**
+   * Whether a rotation failed for its proof's mark: true when an unexpired mark exists. A mark
+   * past its end that KV has not yet deleted is deleted here (the caller re-reads and tries
+   * again, and then commits its own mark).
+   */
+  async #markHeld(mark: ProofMark): Promise<boolean> {
+    const entry = await this.kv.get<ProofMarkRecord>(DPOP_KEYS.proof(mark.id));
+    if (entry.value === null) return false;
+    if (entry.value.expires_at > this.clock.now()) return true;
+    await this.kv.atomic().check(entry).delete(entry.key).commit();
+    return false;
+  }
+
   /** Whatever happened, the snapshot decided on is no longer a good guess. */
   #forget(p: PendingRotation): void {
     this.#snapshots.delete(p.retired.hash);
@@ -213,7 +239,15 @@ export class KvRotation {
   async #commit(items: readonly PendingRotation[]): Promise<string | undefined> {
     const now = this.clock.now();
     const op = this.kv.atomic();
-    for (const { snapshot, retired, next } of items) {
+    for (const { snapshot, retired, next, mark } of items) {
+      if (mark !== undefined) {
+        const key = DPOP_KEYS.proof(mark.id);
+        op.check({ key, versionstamp: null }).set(
+          key,
+          { expires_at: mark.expiresAt } satisfies ProofMarkRecord,
+          { expireIn: expireIn(mark.expiresAt, now) },
+        );
+      }
       op.check({ key: K.refresh(retired.hash), versionstamp: snapshot.versions.record })
         .check({ key: K.family(retired.family_id), versionstamp: snapshot.versions.family })
         .check({ key: K.user(retired.user_id), versionstamp: snapshot.versions.user })

@@ -2,13 +2,8 @@ import assert from "node:assert/strict";
 import { FixedClock } from "@org/shared";
 import { KvSessionStore } from "./kv_sessions.ts";
 import { KvUserStore } from "./kv_users.ts";
-import type {
-  RefreshRecord,
-  RefreshSnapshot,
-  RotateOutcome,
-  SessionFamily,
-  UserRecord,
-} from "./store.ts";
+import type { RefreshRecord, RefreshSnapshot, RotateOutcome, SessionFamily } from "./sessions.ts";
+import type { UserRecord } from "./users.ts";
 
 const NOW = 1_700_000_000_000;
 

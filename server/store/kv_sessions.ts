@@ -1,12 +1,13 @@
 import type { Clock } from "@org/shared";
 import type {
-  OutboxFor,
   RefreshRecord,
   RefreshSnapshot,
   RotateOutcome,
   SessionFamily,
   SessionStore,
-} from "./store.ts";
+} from "./sessions.ts";
+import type { OutboxFor } from "./side_records.ts";
+import type { ProofMark } from "./dpop.ts";
 import { expireIn, K, MINUS_ONE, ONE } from "./kv_keys.ts";
 import { KvRotation } from "./kv_rotation.ts";
 import { queueOutbox } from "./kv_outbox.ts";
@@ -134,7 +135,8 @@ export class KvSessionStore implements SessionStore {
     snapshot: RefreshSnapshot,
     retired: RefreshRecord,
     next: RefreshRecord,
+    mark?: ProofMark,
   ): Promise<RotateOutcome> {
-    return this.#rotation.rotate(snapshot, retired, next);
+    return this.#rotation.rotate(snapshot, retired, next, mark);
   }
 }

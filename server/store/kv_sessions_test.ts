@@ -4,7 +4,7 @@ import { K } from "./kv_keys.ts";
 import { KvHousekeeping } from "./kv_housekeeping.ts";
 import { FAMILY_RETENTION_MS, KvSessionStore } from "./kv_sessions.ts";
 import { KvStatsStore } from "./kv_store.ts";
-import type { RefreshRecord, SessionFamily } from "./store.ts";
+import type { RefreshRecord, SessionFamily } from "./sessions.ts";
 
 const T0 = Date.UTC(2030, 0, 1);
 const HOUR = 3_600_000;

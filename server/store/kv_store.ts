@@ -1,5 +1,7 @@
 import type { Clock } from "@org/shared";
-import type { KeyRing, KeyRingStore, StatsStore, Store } from "./store.ts";
+import type { KeyRing, KeyRingStore } from "./keys.ts";
+import type { Store } from "./store.ts";
+import type { StatsStore } from "./users.ts";
 import { K } from "./kv_keys.ts";
 import { KvUserStore } from "./kv_users.ts";
 import { KvSessionStore } from "./kv_sessions.ts";

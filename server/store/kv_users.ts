@@ -1,5 +1,7 @@
 import type { Clock } from "@org/shared";
-import type { CreateResult, OutboxFor, OutboxMessage, UserRecord, UserStore } from "./store.ts";
+import type { OutboxMessage } from "./outbox.ts";
+import type { OutboxFor } from "./side_records.ts";
+import type { CreateResult, UserRecord, UserStore } from "./users.ts";
 import { K, MINUS_ONE, ONE } from "./kv_keys.ts";
 import { queueOutbox } from "./kv_outbox.ts";
 

@@ -1,4 +1,4 @@
-import type { FailureRun, WebhookHealthStore } from "./store.ts";
+import type { FailureRun, WebhookHealthStore } from "./webhook_health.ts";
 import { K } from "./kv_keys.ts";
 
 /**

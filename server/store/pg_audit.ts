@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { AuditQuery, AuditRecord, AuditStore } from "./store.ts";
+import type { AuditQuery, AuditRecord, AuditStore } from "./audit.ts";
 import { json, type Sql } from "./pg_connection.ts";
 
 /** Inserts the audit record `r` inside `tx`, so it commits with the change it reports. */

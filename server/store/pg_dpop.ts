@@ -1,5 +1,5 @@
 import type { Clock } from "@org/shared";
-import type { DpopStore } from "./store.ts";
+import type { DpopStore } from "./dpop.ts";
 import type { Sql } from "./pg_connection.ts";
 
 /** The `service_secrets` row holding the DPoP nonce secret. */

@@ -1,6 +1,30 @@
-import type { Housekeeping } from "./store.ts";
-import { SWEEP_LIMIT } from "./store.ts";
+import type { Housekeeping } from "./housekeeping.ts";
+import { SWEEP_LIMIT } from "./housekeeping.ts";
 import type { Sql } from "./pg_connection.ts";
+
+/** One kind of record the sweep deletes once it has ended. */
+interface Ending {
+  readonly table: string;
+  /** The primary key's columns. */
+  readonly key: readonly string[];
+  /** The column holding when the row has ended (ms). */
+  readonly ends: string;
+  /** Oldest first (the sessions: their counter is lowered in end order). */
+  readonly oldestFirst?: boolean;
+}
+
+/** Every kind of record that ends, in the order the sweep deletes them. */
+const ENDINGS: readonly Ending[] = [
+  { table: "session_families", key: ["id"], ends: "expires_at", oldestFirst: true },
+  { table: "refresh_tokens", key: ["hash"], ends: "expires_at" },
+  { table: "nonces", key: ["hash"], ends: "expires_at" },
+  { table: "used_id_tokens", key: ["issuer", "id"], ends: "expires_at" },
+  { table: "dpop_proofs", key: ["id"], ends: "expires_at" },
+  { table: "rate_limits", key: ["key", "window_start"], ends: "forget_at" },
+  { table: "operator_lockouts", key: ["peer"], ends: "forget_at" },
+  { table: "audit_log", key: ["id"], ends: "expires_at" },
+  { table: "webhook_deliveries", key: ["id", "endpoint"], ends: "expires_at" },
+];
 
 /**
  * {@linkcode Housekeeping} on PostgreSQL. Nothing in PostgreSQL expires by itself, so the
@@ -16,40 +40,24 @@ export class PgHousekeeping implements Housekeeping {
 
   /** @inheritdoc */
   async sweepExpired(now: number, limit = SWEEP_LIMIT): Promise<number> {
-    const families = await this.sql`
-      delete from session_families where id in (
-        select id from session_families where expires_at <= ${now}
-        order by expires_at limit ${limit} for update skip locked)
+    let families = 0;
+    for (const e of ENDINGS) {
+      const deleted = await this.deleteEnded(e, now, limit);
+      if (e.table === "session_families") families = deleted;
+    }
+    return families;
+  }
+
+  /** Deletes at most `limit` rows of `e` ended at `now`; how many. */
+  private async deleteEnded(e: Ending, now: number, limit: number): Promise<number> {
+    const { sql } = this;
+    const key = sql(e.key as string[]);
+    const rows = await sql`
+      delete from ${sql(e.table)} where (${key}) in (
+        select ${key} from ${sql(e.table)} where ${sql(e.ends)} <= ${now}
+        ${e.oldestFirst ? sql`order by ${sql(e.ends)}` : sql``}
+        limit ${limit} for update skip locked)
       returning 1`;
-    await this.sql`
-      delete from refresh_tokens where hash in (
-        select hash from refresh_tokens where expires_at <= ${now}
-        limit ${limit} for update skip locked)`;
-    await this.sql`
-      delete from nonces where hash in (
-        select hash from nonces where expires_at <= ${now} limit ${limit} for update skip locked)`;
-    await this.sql`
-      delete from used_id_tokens where (issuer, id) in (
-        select issuer, id from used_id_tokens where expires_at <= ${now}
-        limit ${limit} for update skip locked)`;
-    await this.sql`
-      delete from dpop_proofs where id in (
-        select id from dpop_proofs where expires_at <= ${now} limit ${limit} for update skip locked)`;
-    await this.sql`
-      delete from rate_limits where (key, window_start) in (
-        select key, window_start from rate_limits where forget_at <= ${now}
-        limit ${limit} for update skip locked)`;
-    await this.sql`
-      delete from operator_lockouts where peer in (
-        select peer from operator_lockouts where forget_at <= ${now}
-        limit ${limit} for update skip locked)`;
-    await this.sql`
-      delete from audit_log where id in (
-        select id from audit_log where expires_at <= ${now} limit ${limit} for update skip locked)`;
-    await this.sql`
-      delete from webhook_deliveries where (id, endpoint) in (
-        select id, endpoint from webhook_deliveries where expires_at <= ${now}
-        limit ${limit} for update skip locked)`;
-    return families.length;
+    return rows.length;
   }
 }

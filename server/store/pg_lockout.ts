@@ -1,5 +1,6 @@
 import type { Clock } from "@org/shared";
-import type { LockoutState, LockoutStore, OutboxFor } from "./store.ts";
+import type { LockoutState, LockoutStore } from "./lockout.ts";
+import type { OutboxFor } from "./side_records.ts";
 import { json, type Sql } from "./pg_connection.ts";
 import { insertOutbox } from "./pg_outbox.ts";
 

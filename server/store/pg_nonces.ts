@@ -1,5 +1,5 @@
 import type { Clock } from "@org/shared";
-import type { AssertionMark, NonceRecord, NonceStore, RedeemOutcome } from "./store.ts";
+import type { AssertionMark, NonceRecord, NonceStore, RedeemOutcome } from "./nonces.ts";
 import { json, type Sql } from "./pg_connection.ts";
 
 /** Thrown inside a redemption to roll it back: the ID token was already redeemed. */

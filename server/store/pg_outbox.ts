@@ -1,6 +1,6 @@
 import type postgres from "postgres";
+import type { AuditRecord } from "./audit.ts";
 import type {
-  AuditRecord,
   DeliveryAttempt,
   DeliveryQuery,
   DeliveryRecord,
@@ -8,9 +8,9 @@ import type {
   PendingDelivery,
   Redelivery,
   Settlement,
-  SideRecord,
-} from "./store.ts";
-import { isAuditRecord } from "./store.ts";
+} from "./outbox.ts";
+import type { SideRecord } from "./side_records.ts";
+import { isAuditRecord } from "./side_records.ts";
 import { json, type Sql } from "./pg_connection.ts";
 import { insertAudit } from "./pg_audit.ts";
 import { queued, requeued, settledRecord } from "./delivery_records.ts";

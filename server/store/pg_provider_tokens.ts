@@ -1,4 +1,4 @@
-import type { KeptProviderToken, ProviderTokenStore, RevocationJob } from "./store.ts";
+import type { KeptProviderToken, ProviderTokenStore, RevocationJob } from "./provider_tokens.ts";
 import type { Sql } from "./pg_connection.ts";
 
 interface JobRow {

@@ -1,4 +1,4 @@
-import type { RateLimitStore } from "./store.ts";
+import type { RateLimitStore } from "./rate_limits.ts";
 import { json, type Sql } from "./pg_connection.ts";
 
 /**

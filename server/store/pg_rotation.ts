@@ -8,22 +8,22 @@
  * queue and go out together as one statement (one transaction, one WAL flush, one round trip),
  * each still decided on its own checks: the statement retires a token only where its row,
  * family and user are at the versions the caller read, and inserts successors only for the
- * tokens it retired. A batch that fails as a whole (a deadlock between two instances' batches,
+ * tokens it retired. A refresh with a DPoP proof inserts the proof's single-use mark in the same
+ * statement, and retires its token only where the mark went in (it was absent, or expired), so
+ * a replayed proof and a rotation cannot both succeed, on any number of instances, and no
+ * crash can leave one without the other. A batch that fails as a whole (a deadlock between two instances' batches,
  * a lost connection) is replayed one rotation per statement, so each rotation succeeds or
  * fails on its own.
  *
  * @module
  */
-import type {
-  RefreshRecord,
-  RefreshSnapshot,
-  RotateOutcome,
-  SessionFamily,
-  UserRecord,
-} from "./store.ts";
+import type { Clock } from "@org/shared";
+import type { ProofMark } from "./dpop.ts";
+import type { RefreshRecord, RefreshSnapshot, RotateOutcome, SessionFamily } from "./sessions.ts";
+import type { UserRecord } from "./users.ts";
 import { json, type Sql } from "./pg_connection.ts";
 import { Batcher } from "./batcher.ts";
-import { type PendingRotation, RotationQueue } from "./rotation_queue.ts";
+import { type PendingRotation, RotationQueue, sharesMark } from "./rotation_queue.ts";
 
 /** Most rotations per statement. */
 const MAX_BATCH = 64;
@@ -67,6 +67,9 @@ interface Item {
   next_hash: string;
   next_expires: number;
   next_record: RefreshRecord;
+  /** The DPoP proof's mark, or null. */
+  mark_id: string | null;
+  mark_expires: number | null;
 }
 
 /** Group-committed rotations of refresh tokens on one PostgreSQL pool. */
@@ -75,8 +78,8 @@ export class PgRotation {
   #queue = new RotationQueue((batch) => this.#commitBatch(batch), MAX_BATCH, MAX_IN_FLIGHT);
   #reads = new Batcher<PendingRead>((batch) => this.#readBatch(batch), MAX_BATCH, MAX_IN_FLIGHT);
 
-  /** @param sql the pool */
-  constructor(private readonly sql: Sql) {}
+  /** @param sql the pool @param clock decides whether an existing proof mark has expired */
+  constructor(private readonly sql: Sql, private readonly clock: Clock) {}
 
   /**
    * Reads a refresh record by hash with its family, its user and (for a retired record)
@@ -115,23 +118,28 @@ export class PgRotation {
    * Retires the snapshot's record and stores `next` if the record, its family and its user
    * are still at the snapshot's versions. Shares a statement with rotations queued meanwhile.
    *
+   * @param mark the DPoP proof's mark, inserted in the same statement
    * @returns `rotated`; `raced` when this process is already rotating the same token;
-   *   `changed` when the record, family or user changed since the snapshot
+   *   `replayed` when the proof's mark exists (nothing committed); `changed` when the record,
+   *   family or user changed since the snapshot
    */
   rotate(
     snapshot: RefreshSnapshot,
     retired: RefreshRecord,
     next: RefreshRecord,
+    mark?: ProofMark,
   ): Promise<RotateOutcome> {
     if (snapshot.versions.family === null || snapshot.versions.user === null) {
       return Promise.resolve("changed");
     }
-    return this.#queue.rotate(snapshot, retired, next);
+    return this.#queue.rotate(snapshot, retired, next, mark);
   }
 
   async #commitBatch(batch: PendingRotation[]): Promise<void> {
-    let rotated: Set<string>;
+    let rotated: Map<string, RotateOutcome>;
     try {
+      // One proof twice in a statement would fail it as a whole (a row inserted twice).
+      if (sharesMark(batch)) throw new Error("a proof mark twice in one batch");
       rotated = await this.#commit(batch);
     } catch (err) {
       if (batch.length === 1) return this.#settle(batch, undefined, err);
@@ -150,18 +158,21 @@ export class PgRotation {
 
   #settle(
     batch: readonly PendingRotation[],
-    rotated: Set<string> | undefined,
+    outcomes: Map<string, RotateOutcome> | undefined,
     err?: unknown,
   ): void {
     for (const p of batch) {
-      if (rotated === undefined) p.reject(err);
-      else p.resolve(rotated.has(p.retired.hash) ? "rotated" : "changed");
+      if (outcomes === undefined) p.reject(err);
+      else p.resolve(outcomes.get(p.retired.hash) ?? "changed");
     }
   }
 
-  /** One statement for `batch`; the hashes of the tokens it retired. */
-  async #commit(batch: readonly PendingRotation[]): Promise<Set<string>> {
-    const items: Item[] = batch.map(({ snapshot, retired, next }) => ({
+  /**
+   * One statement for `batch`: `rotated` for the tokens it retired, `replayed` for those whose
+   * checks held but whose proof mark already existed; the rest changed.
+   */
+  async #commit(batch: readonly PendingRotation[]): Promise<Map<string, RotateOutcome>> {
+    const items: Item[] = batch.map(({ snapshot, retired, next, mark }) => ({
       hash: retired.hash,
       rv: snapshot.versions.record,
       family_id: retired.family_id,
@@ -172,17 +183,23 @@ export class PgRotation {
       next_hash: next.hash,
       next_expires: next.expires_at,
       next_record: next,
+      mark_id: mark?.id ?? null,
+      mark_expires: mark?.expiresAt ?? null,
     }));
     // Locking a row waits for a concurrent rotation of it and then re-checks its version, so
     // only one of them matches. The share locks make a concurrent revocation or user change
     // wait for this commit, or make this rotation see the new version and fail. Every lock is
     // taken in key order (as revocations take theirs), so statements of several instances
     // that share rows wait for each other instead of deadlocking.
-    const rows = await this.sql<{ hash: string }[]>`
+    // A proof's mark goes in only for a rotation whose checks hold (an expired mark is taken
+    // over), and the token is retired only where its mark went in: a concurrent statement with
+    // the same proof waits on the mark's key and then finds it taken.
+    const rows = await this.sql<{ hash: string; outcome: RotateOutcome }[]>`
       with input as (
         select * from jsonb_to_recordset(${json(this.sql, items)}) as i(
           hash text, rv bigint, family_id text, fv bigint, user_id text, uv bigint,
-          retired jsonb, next_hash text, next_expires bigint, next_record jsonb)
+          retired jsonb, next_hash text, next_expires bigint, next_record jsonb,
+          mark_id text, mark_expires bigint)
       ), families as (
         select f.id from session_families f join input i on f.id = i.family_id and f.version = i.fv
         order by f.id for share of f
@@ -192,19 +209,34 @@ export class PgRotation {
       ), locked as (
         select r.hash from refresh_tokens r join input i on r.hash = i.hash and r.version = i.rv
         order by r.hash for update of r
+      ), eligible as (
+        select i.hash from input i
+        where i.hash in (select hash from locked)
+          and i.family_id in (select id from families) and i.user_id in (select id from owners)
+      ), marks as (
+        insert into dpop_proofs (id, expires_at)
+        select i.mark_id, i.mark_expires from input i join eligible e on e.hash = i.hash
+        where i.mark_id is not null
+        order by i.mark_id
+        on conflict (id) do update set expires_at = excluded.expires_at
+          where dpop_proofs.expires_at <= ${this.clock.now()}
+        returning id
       ), retire as (
         update refresh_tokens r set record = i.retired, version = r.version + 1
         from input i
-        where r.hash = i.hash and r.hash in (select hash from locked)
-          and i.family_id in (select id from families) and i.user_id in (select id from owners)
+        where r.hash = i.hash and i.hash in (select hash from eligible)
+          and (i.mark_id is null or i.mark_id in (select id from marks))
         returning r.hash
       ), successors as (
         insert into refresh_tokens (hash, family_id, user_id, expires_at, record)
         select i.next_hash, i.family_id, i.user_id, i.next_expires, i.next_record
         from input i join retire on retire.hash = i.hash
       )
-      select hash from retire`;
-    return new Set(rows.map((r) => r.hash));
+      select hash, 'rotated' as outcome from retire
+      union all
+      select i.hash, 'replayed' from input i join eligible e on e.hash = i.hash
+      where i.mark_id is not null and i.mark_id not in (select id from marks)`;
+    return new Map(rows.map((r) => [r.hash, r.outcome]));
   }
 }
 

@@ -1,13 +1,14 @@
 import type { Clock } from "@org/shared";
 import type postgres from "postgres";
 import type {
-  OutboxFor,
   RefreshRecord,
   RefreshSnapshot,
   RotateOutcome,
   SessionFamily,
   SessionStore,
-} from "./store.ts";
+} from "./sessions.ts";
+import type { OutboxFor } from "./side_records.ts";
+import type { ProofMark } from "./dpop.ts";
 import { json, type Sql } from "./pg_connection.ts";
 import { PgRotation } from "./pg_rotation.ts";
 import { insertOutbox } from "./pg_outbox.ts";
@@ -24,7 +25,7 @@ export class PgSessionStore implements SessionStore {
 
   /** @param sql the pool @param clock the time source deciding expiry */
   constructor(private readonly sql: Sql, private readonly clock: Clock) {
-    this.#rotation = new PgRotation(sql);
+    this.#rotation = new PgRotation(sql, clock);
   }
 
   /** @inheritdoc */
@@ -121,7 +122,8 @@ export class PgSessionStore implements SessionStore {
     snapshot: RefreshSnapshot,
     retired: RefreshRecord,
     next: RefreshRecord,
+    mark?: ProofMark,
   ): Promise<RotateOutcome> {
-    return this.#rotation.rotate(snapshot, retired, next);
+    return this.#rotation.rotate(snapshot, retired, next, mark);
   }
 }

@@ -1,5 +1,7 @@
 import type { Clock } from "@org/shared";
-import type { KeyRing, KeyRingStore, StatsStore, Store } from "./store.ts";
+import type { KeyRing, KeyRingStore } from "./keys.ts";
+import type { Store } from "./store.ts";
+import type { StatsStore } from "./users.ts";
 import { json, type Sql } from "./pg_connection.ts";
 import { PgUserStore } from "./pg_users.ts";
 import { PgSessionStore } from "./pg_sessions.ts";

@@ -1,6 +1,8 @@
 import type { Clock } from "@org/shared";
 import type postgres from "postgres";
-import type { CreateResult, OutboxFor, OutboxMessage, UserRecord, UserStore } from "./store.ts";
+import type { OutboxMessage } from "./outbox.ts";
+import type { OutboxFor } from "./side_records.ts";
+import type { CreateResult, UserRecord, UserStore } from "./users.ts";
 import { json, type Sql } from "./pg_connection.ts";
 import { insertOutbox } from "./pg_outbox.ts";
 

@@ -1,4 +1,4 @@
-import type { FailureRun, WebhookHealthStore } from "./store.ts";
+import type { FailureRun, WebhookHealthStore } from "./webhook_health.ts";
 import type { Sql } from "./pg_connection.ts";
 
 /**

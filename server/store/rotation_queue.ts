@@ -4,7 +4,8 @@
  *
  * @module
  */
-import type { RefreshRecord, RefreshSnapshot, RotateOutcome } from "./store.ts";
+import type { ProofMark } from "./dpop.ts";
+import type { RefreshRecord, RefreshSnapshot, RotateOutcome } from "./sessions.ts";
 import { Batcher } from "./batcher.ts";
 
 /** A rotation waiting for its group commit; the batch settles it. */
@@ -12,8 +13,24 @@ export interface PendingRotation {
   readonly snapshot: RefreshSnapshot;
   readonly retired: RefreshRecord;
   readonly next: RefreshRecord;
+  /** The DPoP proof's single-use mark committed with the rotation, if the refresh had one. */
+  readonly mark: ProofMark | undefined;
   readonly resolve: (outcome: RotateOutcome) => void;
   readonly reject: (err: unknown) => void;
+}
+
+/**
+ * Whether two rotations of `batch` carry the same proof mark: one commit would check the mark
+ * absent for both and let both through, so such a batch is committed one rotation at a time.
+ */
+export function sharesMark(batch: readonly PendingRotation[]): boolean {
+  const ids = new Set<string>();
+  for (const { mark } of batch) {
+    if (mark === undefined) continue;
+    if (ids.has(mark.id)) return true;
+    ids.add(mark.id);
+  }
+  return false;
 }
 
 /**
@@ -47,6 +64,7 @@ export class RotationQueue {
     snapshot: RefreshSnapshot,
     retired: RefreshRecord,
     next: RefreshRecord,
+    mark?: ProofMark,
   ): Promise<RotateOutcome> {
     const hash = retired.hash;
     const underWay = this.#rotating.get(hash);
@@ -58,6 +76,7 @@ export class RotationQueue {
       snapshot,
       retired,
       next,
+      mark,
       resolve: (outcome) => {
         forget();
         resolve(outcome);

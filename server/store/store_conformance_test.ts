@@ -14,16 +14,12 @@ import { createKvStore } from "./kv_store.ts";
 import { openPostgres, type Sql } from "./pg_connection.ts";
 import { migrate } from "./pg_migrations.ts";
 import { createPgStore } from "./pg_store.ts";
-import type {
-  AuditRecord,
-  DeliveryAttempt,
-  LockoutState,
-  OutboxMessage,
-  RefreshRecord,
-  SessionFamily,
-  Store,
-  UserRecord,
-} from "./store.ts";
+import type { AuditRecord } from "./audit.ts";
+import type { LockoutState } from "./lockout.ts";
+import type { DeliveryAttempt, OutboxMessage } from "./outbox.ts";
+import type { RefreshRecord, SessionFamily } from "./sessions.ts";
+import type { Store } from "./store.ts";
+import type { UserRecord } from "./users.ts";
 
 const NOW = 1_700_000_000_000;
 const HOUR = 3_600_000;
@@ -267,6 +263,96 @@ conformance(
     const stored = (await store.sessions.getRefresh(r.hash))!;
     assert.ok(stored.successor);
     assert.ok(await store.sessions.getRefresh(stored.successor.hash));
+  },
+);
+
+conformance(
+  "rotate with a DPoP proof's mark: one commit writes both; the same mark again commits nothing",
+  async ({ store, another }) => {
+    const other = await another();
+    await store.users.create(user(1));
+    const [f1, r1] = session(1, user(1).id);
+    const [f2, r2] = session(2, user(1).id);
+    await store.sessions.create(f1, r1);
+    await store.sessions.create(f2, r2);
+    const mark = { id: "proof-1", expiresAt: NOW + 60_000 };
+    const s1 = (await store.sessions.readForRefresh(r1.hash))!;
+    assert.equal(await store.sessions.rotate(s1, ...successor(r1, "a"), mark), "rotated");
+    // The mark is there, for a proof spent on its own as for a rotation on another instance.
+    assert.equal(await other.dpop.markProofUsed(mark.id, NOW + 60_000), false);
+    const s2 = (await other.sessions.readForRefresh(r2.hash))!;
+    assert.equal(await other.sessions.rotate(s2, ...successor(r2, "a"), mark), "replayed");
+    // Nothing of the refused rotation was written.
+    const after = (await store.sessions.readForRefresh(r2.hash))!;
+    assert.equal(after.record.retired_at, undefined);
+    assert.equal(await store.sessions.getRefresh(`${r2.hash}-a`), undefined);
+  },
+);
+
+conformance(
+  "rotate with a DPoP proof's mark: a rotation that fails its checks leaves no mark",
+  async ({ store, another }) => {
+    const other = await another();
+    await store.users.create(user(1));
+    const [f, r] = session(1, user(1).id);
+    await store.sessions.create(f, r);
+    const snap = (await store.sessions.readForRefresh(r.hash))!;
+    await other.sessions.revokeFamily(f.id, NOW);
+    const mark = { id: "proof-2", expiresAt: NOW + 60_000 };
+    assert.equal(await store.sessions.rotate(snap, ...successor(r, "a"), mark), "changed");
+    assert.equal(await other.dpop.markProofUsed(mark.id, NOW + 60_000), true);
+  },
+);
+
+conformance(
+  "rotate with a DPoP proof's mark: an expired mark is taken over",
+  async ({ store }, clock) => {
+    await store.users.create(user(1));
+    const [f, r] = session(1, user(1).id);
+    await store.sessions.create(f, r);
+    assert.equal(await store.dpop.markProofUsed("proof-3", NOW + 1_000), true);
+    clock.set(NOW + 2_000);
+    const mark = { id: "proof-3", expiresAt: NOW + 62_000 };
+    // The first attempt may only clear the stale mark (the caller then reads and tries again).
+    let outcome = await store.sessions.rotate(
+      (await store.sessions.readForRefresh(r.hash))!,
+      ...successor(r, "a", NOW + 2_000),
+      mark,
+    );
+    if (outcome !== "rotated") {
+      assert.notEqual(outcome, "replayed");
+      outcome = await store.sessions.rotate(
+        (await store.sessions.readForRefresh(r.hash))!,
+        ...successor(r, "a", NOW + 2_000),
+        mark,
+      );
+    }
+    assert.equal(outcome, "rotated");
+    assert.equal(await store.dpop.markProofUsed("proof-3", NOW + 62_000), false);
+  },
+);
+
+conformance(
+  "rotate with a DPoP proof's mark: 20 concurrent uses of one proof on two instances, one wins",
+  async ({ store, another }) => {
+    const other = await another();
+    await store.users.create(user(1));
+    // Twenty sessions bound to one key: one proof presented with each of their tokens.
+    const sessions = Array.from({ length: 20 }, (_, i) => session(10 + i, user(1).id));
+    for (const [f, r] of sessions) await store.sessions.create(f, r);
+    const mark = { id: "proof-4", expiresAt: NOW + 60_000 };
+    const snaps = await Promise.all(
+      sessions.map(([, r], i) => (i % 2 ? store : other).sessions.readForRefresh(r.hash)),
+    );
+    const outcomes = await Promise.all(
+      sessions.map(([, r], i) =>
+        (i % 2 ? store : other).sessions.rotate(snaps[i]!, ...successor(r, "a"), mark)
+      ),
+    );
+    assert.equal(outcomes.filter((o) => o === "rotated").length, 1, outcomes.join(" "));
+    assert.deepEqual(new Set(outcomes), new Set(["rotated", "replayed"]));
+    const retired = await Promise.all(sessions.map(([, r]) => store.sessions.getRefresh(r.hash)));
+    assert.equal(retired.filter((r) => r?.retired_at !== undefined).length, 1);
   },
 );
 

@@ -26,20 +26,25 @@ export function tracedStore(store: Store, tracing: Tracing, system: StoreSystem)
 }
 
 function tracedConcern(part: object, concern: string, tracing: Tracing, system: StoreSystem) {
-  const wrapped = new Map<PropertyKey, unknown>();
-  // A proxy, because the concerns are class instances whose methods live on their prototypes.
-  return new Proxy(part, {
-    get(target, key) {
-      const value = Reflect.get(target, key, target);
-      if (typeof value !== "function" || typeof key !== "string") return value;
-      let fn = wrapped.get(key);
-      if (fn === undefined) {
-        fn = traceCall(tracing, system, `${concern}.${key}`, value.bind(target));
-        wrapped.set(key, fn);
+  // The concerns are class instances whose methods live on their prototypes: each method is
+  // wrapped once, here, on an object whose prototype is the concern (so anything else reads
+  // through). A proxy would cost a trap on every call, sampled or not.
+  const traced = Object.create(part) as Record<string, unknown>;
+  for (let proto = part; proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const key of Object.getOwnPropertyNames(proto)) {
+      const value = (part as Record<string, unknown>)[key];
+      if (key === "constructor" || typeof value !== "function" || Object.hasOwn(traced, key)) {
+        continue;
       }
-      return fn;
-    },
-  });
+      traced[key] = traceCall(
+        tracing,
+        system,
+        `${concern}.${key}`,
+        (value as (...args: unknown[]) => unknown).bind(part),
+      );
+    }
+  }
+  return traced;
 }
 
 function traceCall(

@@ -14,6 +14,7 @@ function recordingTracing() {
     },
     annotate() {},
     traceId: () => "0af7651916cd43dd8448eb211c80319c",
+    traceHeaders: () => ({}),
   };
   return { tracing, spans };
 }

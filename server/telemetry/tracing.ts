@@ -1,17 +1,20 @@
 /**
- * Tracing: the one seam between the service and OpenTelemetry. Deno's built-in OpenTelemetry
- * (`OTEL_DENO=true`) already makes a server span for every request `Deno.serve` answers and a
- * client span for every `fetch`; the service names the request spans after their route and adds
- * child spans for provider calls and store operations, and a trace per webhook delivery.
+ * Tracing: the one seam between the service and OpenTelemetry, in two kinds. Through the
+ * OpenTelemetry SDK (`OTEL_TRACES_EXPORTER=otlp`, `sdk_tracing.ts`) the service makes each
+ * sampled request's server span itself and carries `traceparent` on its calls; under Deno's
+ * built-in OpenTelemetry (`OTEL_DENO=true`) Deno makes a server span for every request
+ * `Deno.serve` answers and a client span for every `fetch`. Either way the service names the
+ * request spans after their route and adds child spans for provider calls and store operations,
+ * and a trace per webhook delivery.
  *
- * Tracing is decided once, at startup: `main.ts` passes a {@linkcode Tracing} only when
- * `OTEL_DENO=true`, and every traced piece (the store, the provider fetch, the grants, the
+ * Tracing is decided once, at startup: `main.ts` passes a {@linkcode Tracing} only when one of
+ * them is asked for, and every traced piece (the store, the provider fetch, the grants, the
  * request logger) is a wrapper put around the plain one only then. Without it the service runs
  * the very same objects as before: no span object is made and no await is added on any path.
  *
  * @module
  */
-import { type Span, SpanStatusCode, trace } from "@opentelemetry/api";
+import { type Span, SpanStatusCode, trace, type Tracer } from "@opentelemetry/api";
 
 /** Span attribute values the service records (never a token, a secret or a user's data). */
 export type SpanAttributes = Readonly<Record<string, string | number | boolean>>;
@@ -55,6 +58,21 @@ export interface Tracing {
   annotate(attributes: SpanAttributes, name?: string): void;
   /** The active trace's id (32 hex digits), or `undefined` outside a trace. */
   traceId(): string | undefined;
+  /**
+   * Headers that carry the active span to a service this one calls (W3C `traceparent`), for a
+   * tracer whose `fetch` does not add them itself; empty outside a trace and under Deno's own
+   * tracing (its `fetch` propagates the context).
+   */
+  traceHeaders(): Readonly<Record<string, string>>;
+  /**
+   * Runs the handling of `req` in its server span, for a tracer the runtime does not make one
+   * for: sampled by the head sampler (an incoming sampled `traceparent` always followed), an
+   * unsampled request runs `handle` as it is, with no span. Absent under Deno's own tracing,
+   * where `Deno.serve` makes the server span.
+   */
+  readonly serve?: (req: Request, handle: () => Promise<Response>) => Promise<Response>;
+  /** Spans dropped instead of exported so far, where the service exports them itself. */
+  readonly droppedSpans?: () => { readonly queueFull: number; readonly exportFailed: number };
 }
 
 /** The instrumentation scope the service's spans are reported under. */
@@ -71,9 +89,22 @@ export function tracingRequested(otelDeno: string | undefined): boolean {
 }
 
 /**
+ * Whether the service traces through the OpenTelemetry SDK (with head sampling): the
+ * specification's `OTEL_TRACES_EXPORTER` names `otlp` (its only exporter here). Unset or
+ * `none` leaves tracing off: an operator turns it on, as with `OTEL_DENO`.
+ *
+ * @param exporters the `OTEL_TRACES_EXPORTER` environment variable (a comma-separated list)
+ */
+export function sdkTracingRequested(exporters: string | undefined): boolean {
+  return (exporters ?? "").split(",").some((e) => e.trim().toLowerCase() === "otlp");
+}
+
+/**
  * The {@linkcode Tracing} over Deno's built-in OpenTelemetry, through `@opentelemetry/api`
  * (Deno registers its tracer provider and context manager with that package).
  *
+ * @param tracer where spans are made: by default the registered provider's (Deno's own under
+ *   `OTEL_DENO=true`)
  * @returns tracing that records spans when the runtime has `OTEL_DENO=true`
  *
  * @example
@@ -81,8 +112,7 @@ export function tracingRequested(otelDeno: string | undefined): boolean {
  * const tracing = tracingRequested(Deno.env.get("OTEL_DENO")) ? openTelemetryTracing() : undefined;
  * ```
  */
-export function openTelemetryTracing(): Tracing {
-  const tracer = trace.getTracer(TRACER_NAME);
+export function openTelemetryTracing(tracer: Tracer = trace.getTracer(TRACER_NAME)): Tracing {
   return {
     inSpan(name, attributes, work, options = {}) {
       const parent = trace.getActiveSpan();
@@ -121,16 +151,20 @@ export function openTelemetryTracing(): Tracing {
     traceId() {
       return trace.getActiveSpan()?.spanContext().traceId;
     },
+    traceHeaders: () => NO_HEADERS,
   };
 }
 
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 /** Ends `span` as failed by `err` (its name only: a message may hold a caller's input). */
-function failed(span: Span, err: unknown): void {
+export function failed(span: Span, err: unknown): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).name });
   span.end();
 }
 
-function wrap(span: Span): TraceSpan {
+/** The {@linkcode TraceSpan} face of an OpenTelemetry span. */
+export function wrap(span: Span): TraceSpan {
   return {
     setAttributes: (attributes) => void span.setAttributes(attributes),
     fail: (reason) => void span.setStatus({ code: SpanStatusCode.ERROR, message: reason }),

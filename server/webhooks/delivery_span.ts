@@ -1,5 +1,5 @@
 import type { Tracing } from "../telemetry/tracing.ts";
-import type { DeliveryAttempt, PendingDelivery } from "../store/store.ts";
+import type { DeliveryAttempt, PendingDelivery } from "../store/outbox.ts";
 import type { WebhookEndpoint } from "./event_types.ts";
 
 /**

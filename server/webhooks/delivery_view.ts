@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { DeliveryRecord, DeliveryState } from "../store/store.ts";
+import type { DeliveryRecord, DeliveryState } from "../store/outbox.ts";
 
 /** One attempt as operators see it. */
 export interface AttemptView {

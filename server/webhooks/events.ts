@@ -11,14 +11,12 @@ import type { Clock, Random } from "@org/shared";
 import type { WebhookEndpoint, WebhookEventType } from "./event_types.ts";
 import { type AuditTrail, SERVICE_ACTOR } from "../audit/audit_trail.ts";
 import { createIdFactory, type IdFactory } from "../store/ids.ts";
-import type {
-  Actor,
-  LockoutState,
-  OutboxFor,
-  SessionFamily,
-  SideRecord,
-  UserRecord,
-} from "../store/store.ts";
+import type { Actor } from "../store/audit.ts";
+import type { LockoutState } from "../store/lockout.ts";
+import type { SessionFamily } from "../store/sessions.ts";
+import type { OutboxFor, SideRecord } from "../store/side_records.ts";
+import { userSummary } from "../users/user_view.ts";
+import type { UserRecord } from "../store/users.ts";
 
 /** Why a session was revoked (`session.revoked` `data.reason`). */
 export type RevocationReason =
@@ -31,20 +29,6 @@ export type RevocationReason =
 
 /** How a user came to exist (`user.created` `data.source`). */
 export type UserSource = "sign_in" | "admin";
-
-/** The user as webhooks show it: identity and status, never claims or metadata. */
-export function userData(u: UserRecord): Record<string, unknown> {
-  return {
-    id: u.id,
-    provider: u.provider,
-    external_id: u.external_id,
-    email: u.email,
-    display_name: u.display_name,
-    status: u.status,
-    created_at: new Date(u.created_at).toISOString(),
-    updated_at: new Date(u.updated_at).toISOString(),
-  };
-}
 
 /**
  * Builds what an event commits: one outbox message per endpoint subscribed to the event's type,
@@ -98,7 +82,7 @@ export class WebhookEvents {
   userCreated(user: UserRecord, source: UserSource, actor: Actor): SideRecord[] {
     return this.messages(
       "user.created",
-      { user: userData(user), source },
+      { user: userSummary(user), source },
       actor,
       user.id,
       { source, provider: user.provider },
@@ -112,13 +96,13 @@ export class WebhookEvents {
   userChanged(before: UserRecord, after: UserRecord, actor: Actor): SideRecord[] {
     const previous = before.status === after.status ? {} : { previous_status: before.status };
     if (after.status === "Deleted" && before.status !== "Deleted") {
-      return this.messages("user.deleted", { user: userData(after) }, actor, after.id, previous);
+      return this.messages("user.deleted", { user: userSummary(after) }, actor, after.id, previous);
     }
     const changed = (["email", "display_name", "status", "metadata", "claims"] as const)
       .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
     return this.messages(
       "user.updated",
-      { user: userData(after), changed, ...previous },
+      { user: userSummary(after), changed, ...previous },
       actor,
       after.id,
       { changed, ...previous },

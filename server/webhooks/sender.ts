@@ -13,7 +13,8 @@ import type { Clock, Logger, Random } from "@org/shared";
 import type { WebhookEndpoint } from "./event_types.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { type ScheduledTask, scheduleExclusive, type Scheduler } from "../scheduler.ts";
-import type { DeliveryAttempt, PendingDelivery, Store } from "../store/store.ts";
+import type { DeliveryAttempt, PendingDelivery } from "../store/outbox.ts";
+import type { Store } from "../store/store.ts";
 import { FAILING_AFTER, nextAttemptAt } from "./retry_schedule.ts";
 import { signedRequest } from "./signing.ts";
 import { traceDelivery } from "./delivery_span.ts";
@@ -26,7 +27,8 @@ export const SEND_INTERVAL_MS = 1_000;
 
 /** What the sender depends on. */
 export interface SenderDeps {
-  readonly store: Store;
+  /** The outbox it sends from and the endpoints' failure runs it counts. */
+  readonly store: Pick<Store, "outbox" | "webhookHealth">;
   readonly clock: Clock;
   readonly random: Random;
   readonly log: Logger;
@@ -171,7 +173,8 @@ export class WebhookSender {
     try {
       const res = await (this.deps.fetch ?? fetch)(endpoint.url, {
         method: "POST",
-        headers,
+        // The delivery's span travels with it where the runtime's fetch does not carry it.
+        headers: { ...headers, ...this.deps.tracing?.traceHeaders() },
         body,
         redirect: "manual",
         signal: AbortSignal.timeout(timeout),

@@ -7,7 +7,7 @@
  * @module
  */
 import { Webhook } from "standardwebhooks";
-import type { OutboxMessage } from "../store/store.ts";
+import type { OutboxMessage } from "../store/outbox.ts";
 
 /** The body and headers of one delivery attempt of `message`, signed with `secret` at `now`. */
 export function signedRequest(

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { UserRecord } from "../../server/store/store.ts";
+import type { UserRecord } from "../../server/store/users.ts";
 
 /**
  * User `n`: a well-formed `usr_` id, provider `idp`, external id `e<n>`, `u<n>@example.com`,

@@ -16,6 +16,8 @@ export interface ReceivedWebhook {
   readonly type: string;
   readonly data: Record<string, unknown>;
   readonly body: string;
+  /** The W3C `traceparent` the delivery carried, if any (with tracing on). */
+  readonly traceparent: string | null;
 }
 
 /** A running receiver. */
@@ -70,6 +72,7 @@ export function startWebhookReceiver(secret: string): WebhookReceiver {
       type: parsed.type,
       data: parsed.data,
       body,
+      traceparent: req.headers.get("traceparent"),
     });
     if (hold) await hold;
     return new Response(null, { status });

@@ -4,9 +4,8 @@
  * opened under a `*.localhost` name of its own, the mitigation docs/admin-console.md gives.
  */
 import assert from "node:assert/strict";
-import { epochSeconds, seededRandom, systemClock } from "@org/shared";
-import { mintOperatorToken } from "../../server/auth/operator_token.ts";
 import { chromiumMissing, launchChromium } from "../support/browser.ts";
+import { browserSignIn, operatorToken } from "../support/console.ts";
 import { startTokenServer } from "../support/token_server.ts";
 
 const CONSOLE_HOST = "te-admin.localhost";
@@ -37,20 +36,8 @@ Deno.test({
     const page = await browser.context.newPage();
     page.setDefaultTimeout(20_000);
     const signIn = async (base: string) => {
-      const token = mintOperatorToken(
-        (c, typ) => te.server.deps.keys.sign(c, typ),
-        { issuer: te.issuer, audience: "token-exchange-internal", requiredClaim: "operator" },
-        "alice",
-        600,
-        epochSeconds(systemClock),
-        seededRandom(crypto.randomUUID()),
-      );
-      await page.goto(`${base}/admin/login`);
-      await page.getByLabel("Operator token").fill(token);
-      await Promise.all([
-        page.waitForURL(`${base}/admin/`),
-        page.getByRole("button", { name: "Sign in" }).click(),
-      ]);
+      await browserSignIn(page, base, operatorToken(te));
+      await page.waitForURL(`${base}/admin/`);
     };
     const visitOther = async (host: string) => {
       received.length = 0;

@@ -3,7 +3,7 @@
  * promises: its pages, and the router's own 404 and 405.
  */
 import assert from "node:assert/strict";
-import { CONSOLE_HEADERS } from "../../server/console/console_handler.ts";
+import { CONSOLE_HEADERS } from "../../server/console/responses.ts";
 import { internalToml } from "../support/internal_api.ts";
 import { startTokenServer } from "../support/token_server.ts";
 

@@ -4,8 +4,14 @@
  * The browser walk-through is `admin_console_test.ts`.
  */
 import assert from "node:assert/strict";
-import { createMemoryLogger, epochSeconds, seededRandom, systemClock } from "@org/shared";
-import { mintOperatorToken } from "../../server/auth/operator_token.ts";
+import { createMemoryLogger } from "@org/shared";
+import {
+  consoleCsrf,
+  consoleLogin,
+  consoleSession,
+  FORM,
+  operatorToken,
+} from "../support/console.ts";
 import { adminJson, internalToml, SECRET } from "../support/internal_api.ts";
 import { startTokenServer, type TokenServer } from "../support/token_server.ts";
 import { testUser } from "../support/users.ts";
@@ -15,28 +21,7 @@ import { deliveryId } from "../../server/webhooks/delivery_view.ts";
 import { endpointId } from "../../server/config/webhooks.ts";
 import { FAILING_AFTER } from "../../server/webhooks/retry_schedule.ts";
 
-const FORM = { "content-type": "application/x-www-form-urlencoded" };
 const WHSEC = "whsec_" + btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
-
-function login(te: TokenServer, token: string, headers: Record<string, string> = {}) {
-  return fetch(`${te.internalUrl}/admin/login`, {
-    method: "POST",
-    headers: { ...FORM, ...headers },
-    body: new URLSearchParams({ token }),
-    redirect: "manual",
-  });
-}
-
-function operatorToken(te: TokenServer, sub = "alice"): string {
-  return mintOperatorToken(
-    (c, typ) => te.server.deps.keys.sign(c, typ),
-    { issuer: te.issuer, audience: "token-exchange-internal", requiredClaim: "operator" },
-    sub,
-    600,
-    epochSeconds(systemClock),
-    seededRandom(crypto.randomUUID()),
-  );
-}
 
 Deno.test("admin console: absent unless the internal API is enabled, and never on the public listener", async () => {
   {
@@ -57,7 +42,7 @@ Deno.test("admin console: absent unless the internal API is enabled, and never o
 
 Deno.test("admin console: the shared secret opens no session (it names no operator)", async () => {
   await using te = await startTokenServer({ toml: internalToml() });
-  const res = await login(te, SECRET);
+  const res = await consoleLogin(te, SECRET);
   assert.equal(res.status, 401);
   assert.equal(res.headers.get("set-cookie"), null);
   assert.match(await res.text(), /operator token or a client certificate/);
@@ -70,7 +55,7 @@ Deno.test("admin console: the mTLS proxy header signs in, only from a trusted pr
   {
     const { log, lines } = createMemoryLogger();
     await using te = await startTokenServer({ log, toml: toml("127.0.0.1") });
-    const res = await login(te, "", { "x-client-cert-subject": "CN=ops" });
+    const res = await consoleLogin(te, "", { "x-client-cert-subject": "CN=ops" });
     await res.body?.cancel();
     assert.equal(res.status, 303);
     assert.match(res.headers.get("set-cookie") ?? "", /^te_console=[A-Za-z0-9_-]{43}; /);
@@ -80,7 +65,7 @@ Deno.test("admin console: the mTLS proxy header signs in, only from a trusted pr
   }
   {
     await using te = await startTokenServer({ toml: toml("10.9.9.9") });
-    const res = await login(te, "", { "x-client-cert-subject": "CN=ops" });
+    const res = await consoleLogin(te, "", { "x-client-cert-subject": "CN=ops" });
     await res.body?.cancel();
     assert.equal(res.status, 401);
     assert.equal(res.headers.get("set-cookie"), null);
@@ -93,12 +78,12 @@ Deno.test("admin console: failed logins count toward the operator lockout, as on
       `[internal_api.lockout]\nthreshold = 2\n`,
   });
   for (const want of [401, 401, 429]) {
-    const res = await login(te, "not-a-token");
+    const res = await consoleLogin(te, "not-a-token");
     await res.body?.cancel();
     assert.equal(res.status, want);
   }
   // Locked out: even a valid token is not looked at, on the console as on the API.
-  const res = await login(te, operatorToken(te));
+  const res = await consoleLogin(te, operatorToken(te));
   await res.body?.cancel();
   assert.equal(res.status, 429);
   assert.ok(Number(res.headers.get("retry-after")) > 0);
@@ -114,13 +99,8 @@ Deno.test("admin console: an action is audited under the operator's principal by
   const user = await adminJson<{ id: string }>(te, "POST", "/internal/users", 201, {
     body: { external_id: "e1", provider: "idp", email: "a@example.com" },
   });
-  const res = await login(te, operatorToken(te, "carol"));
-  await res.body?.cancel();
-  const cookie = res.headers.get("set-cookie")!.split(";")[0]!;
-  const page = await (await fetch(`${te.internalUrl}/admin/users/${user.id}`, {
-    headers: { cookie },
-  })).text();
-  const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
+  const cookie = await consoleSession(te, "carol");
+  const csrf = await consoleCsrf(te, cookie, `/admin/users/${user.id}`);
   const post = await fetch(`${te.internalUrl}/admin/users/${user.id}/status`, {
     method: "POST",
     headers: { ...FORM, cookie },
@@ -186,9 +166,7 @@ Deno.test("admin console: the users page pages with the API's cursor", async () 
   for (let n = 0; n < 51; n++) {
     await createUser(te, n);
   }
-  const res = await login(te, operatorToken(te));
-  await res.body?.cancel();
-  const cookie = res.headers.get("set-cookie")!.split(";")[0]!;
+  const cookie = await consoleSession(te);
   const rows = (html: string) => [...html.matchAll(/<a href="\/admin\/users\/usr_/g)].length;
   const first = await (await fetch(`${te.internalUrl}/admin/users`, { headers: { cookie } }))
     .text();
@@ -215,7 +193,7 @@ Deno.test("admin console: the cookie is Secure when the issuer is https, and las
     toml: `[server]\nissuer = "https://auth.example.com"\n` +
       `[internal_api]\nenabled = true\nauth_methods = ["operator_token"]\n`,
   });
-  const res = await login(te, operatorToken(te));
+  const res = await consoleLogin(te, operatorToken(te));
   await res.body?.cancel();
   const cookie = res.headers.get("set-cookie") ?? "";
   assert.match(cookie, /; HttpOnly; SameSite=Strict; Secure$/);
@@ -240,9 +218,7 @@ Deno.test("admin console: a redelivery needs the CSRF token; sign-in, redelivery
   assert.equal(await te.server.webhooks!.deliverDue(), 1);
   const [delivery] = await te.server.deps.store.outbox.deliveries({}, 1);
   const id = deliveryId(delivery!.id, delivery!.endpoint);
-  const res = await login(te, operatorToken(te, "dora"));
-  await res.body?.cancel();
-  const cookie = res.headers.get("set-cookie")!.split(";")[0]!;
+  const cookie = await consoleSession(te, "dora");
   const page = await (await fetch(`${te.internalUrl}/admin/webhooks`, { headers: { cookie } }))
     .text();
   assert.match(page, new RegExp(`action="/admin/webhooks/deliveries/${id}/redeliver"`));
@@ -283,9 +259,7 @@ Deno.test("admin console: the webhooks page shows an endpoint failing from the c
   await using receiver = startWebhookReceiver(WHSEC);
   await using te = await startWithWebhooks(receiver.url);
   const id = endpointId(receiver.url);
-  const res = await login(te, operatorToken(te));
-  await res.body?.cancel();
-  const cookie = res.headers.get("set-cookie")!.split(";")[0]!;
+  const cookie = await consoleSession(te);
   const page = async () =>
     await (await fetch(`${te.internalUrl}/admin/webhooks`, { headers: { cookie } })).text();
   assert.match(await page(), /<span class="status delivered">ok<\/span>/);
@@ -305,9 +279,7 @@ Deno.test("admin console: the audit and webhooks pages refuse a bad filter with 
   await using te = await startTokenServer({
     toml: `[internal_api]\nenabled = true\nauth_methods = ["operator_token"]\n`,
   });
-  const res = await login(te, operatorToken(te));
-  await res.body?.cancel();
-  const cookie = res.headers.get("set-cookie")!.split(";")[0]!;
+  const cookie = await consoleSession(te);
   for (
     const [path, message] of [
       ["/admin/audit?from=soon", /must be an ISO 8601 time/],

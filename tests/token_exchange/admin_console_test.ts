@@ -9,30 +9,16 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { decodeJwt } from "jose";
 import type { Page } from "playwright-core";
-import { base64url, epochSeconds, seededRandom, systemClock } from "@org/shared";
-import { mintOperatorToken } from "../../server/auth/operator_token.ts";
+import { base64url, epochSeconds, systemClock } from "@org/shared";
 import { generateEd25519, jwtSigner } from "../../server/keys/ed25519.ts";
 import { chromiumMissing, launchChromium } from "../support/browser.ts";
+import { browserSignIn, operatorToken } from "../support/console.ts";
 import { signInHarness } from "../support/internal_api.ts";
 import { startWebhookReceiver } from "../support/webhook_receiver.ts";
 import type { TokenServer } from "../support/token_server.ts";
 
 const RULES = { audience: "token-exchange-internal", requiredClaim: "operator" };
 const WHSEC = "whsec_" + btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
-
-function operatorToken(
-  te: TokenServer,
-  sign = (c: object, typ: string) => te.server.deps.keys.sign(c, typ),
-) {
-  return mintOperatorToken(
-    sign,
-    { issuer: te.issuer, ...RULES },
-    "alice",
-    600,
-    epochSeconds(systemClock),
-    seededRandom(crypto.randomUUID()),
-  );
-}
 
 /** An operator token with every right claim and no signature (`alg: none`). */
 function unsignedToken(te: TokenServer): string {
@@ -48,19 +34,6 @@ function unsignedToken(te: TokenServer): string {
       exp: now + 600,
     })
   }.`;
-}
-
-async function submitLogin(page: Page, base: string, token: string) {
-  await page.goto(`${base}/admin/login`);
-  await page.getByLabel("Operator token").fill(token);
-  const [res] = await Promise.all([
-    page.waitForResponse((r) =>
-      r.url() === `${base}/admin/login` && r.request().method() === "POST"
-    ),
-    page.getByRole("button", { name: "Sign in" }).click(),
-  ]);
-  await page.waitForLoadState();
-  return res;
 }
 
 async function sessionCookies(page: Page) {
@@ -141,8 +114,10 @@ Deno.test({
       "forged tokens (unsigned, another deployment's, an access token) open no session",
       async () => {
         const other = jwtSigner(generateEd25519(), "other-deployment");
-        for (const forged of [unsignedToken(te), operatorToken(te, other), ada1.access_token]) {
-          const res = await submitLogin(page, base, forged);
+        for (
+          const forged of [unsignedToken(te), operatorToken(te, "alice", other), ada1.access_token]
+        ) {
+          const res = await browserSignIn(page, base, forged);
           assert.equal(res.status(), 401);
           assert.equal(res.headers()["set-cookie"], undefined);
           await page.getByText("That is not a valid operator token for this service.").waitFor();

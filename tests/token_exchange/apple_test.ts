@@ -9,14 +9,8 @@ import {
   type KeyObject,
   SignJWT,
 } from "jose";
-import {
-  createMemoryLogger,
-  epochSeconds,
-  FixedClock,
-  seededRandom,
-  systemClock,
-} from "@org/shared";
-import { mintOperatorToken } from "../../server/auth/operator_token.ts";
+import { createMemoryLogger, FixedClock } from "@org/shared";
+import { consoleCsrf, consoleSession } from "../support/console.ts";
 import { REVOKE_INTERVAL_MS } from "../../server/providers/apple_revocation.ts";
 import { adminFetch, adminJson, SECRET } from "../support/internal_api.ts";
 import { type OidcFixture, startOidcProvider } from "../support/oidc.ts";
@@ -218,7 +212,9 @@ Deno.test("apple: serve under the deno task start permissions reads a key file b
     await Deno.writeTextFile(join(dir, `AuthKey_${KEY_ID}.p8`), pem);
     await using te = await spawnTokenServer({
       dir,
-      toml: appleToml(apple.issuer, `private_key_path = "AuthKey_${KEY_ID}.p8"`),
+      // Port 0: a test never takes a fixed port (8080 may be anyone's on this machine).
+      toml: `[server]\nport = 0\n` +
+        appleToml(apple.issuer, `private_key_path = "AuthKey_${KEY_ID}.p8"`),
     });
     const res = await signIn(te.url, "c");
     assert.equal(res.status, 200, await res.clone().text());
@@ -656,27 +652,8 @@ Deno.test("apple revoke: a deletion from the console queues the revoke, and the 
   await res.body?.cancel();
   const user = (await te.server.deps.store.users.findByExternalId("apple", APPLE_SUB))!;
 
-  const operator = await mintOperatorToken(
-    (c, typ) => te.server.deps.keys.sign(c, typ),
-    { issuer: te.issuer, audience: "token-exchange-internal", requiredClaim: "operator" },
-    "carol",
-    600,
-    epochSeconds(systemClock),
-    seededRandom(crypto.randomUUID()),
-  );
-  const login = await fetch(`${te.internalUrl}/admin/login`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ token: operator }),
-    redirect: "manual",
-  });
-  await login.body?.cancel();
-  assert.equal(login.status, 303);
-  const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
-  const page = await (await fetch(`${te.internalUrl}/admin/users/${user.id}/delete`, {
-    headers: { cookie },
-  })).text();
-  const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
+  const cookie = await consoleSession(te, "carol");
+  const csrf = await consoleCsrf(te, cookie, `/admin/users/${user.id}/delete`);
   const del = await fetch(`${te.internalUrl}/admin/users/${user.id}/delete`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", cookie },

@@ -1,7 +1,8 @@
 /**
  * DPoP across instances on one PostgreSQL: a nonce handed out by one instance is good on the
- * other, a proof used on one is refused on the other and after a restart, and a bound session
- * refreshes on either with its key.
+ * other, a proof used on one is refused on the other and after a restart, a bound session
+ * refreshes on either with its key, and of one proof sent to both at once exactly one refresh
+ * succeeds.
  */
 import assert from "node:assert/strict";
 import * as oauth from "oauth4webapi";
@@ -81,6 +82,31 @@ Deno.test({
         }),
       });
       assert.equal((await bare.json()).error, "invalid_grant");
+
+      // One proof sent to both instances at once with the session's token: the refresh and the
+      // proof's mark commit together, so exactly one succeeds (the other finds the proof used).
+      const both: Response[] = [];
+      await oauth.genericTokenEndpointRequest(
+        as,
+        client,
+        oauth.None(),
+        "refresh_token",
+        { refresh_token: refreshed.refresh_token! },
+        {
+          [oauth.customFetch]: async (_url: string, init: RequestInit) => {
+            both.push(...await Promise.all([a, b].map((te) => fetch(`${te.url}/token`, init))));
+            return both[0]!.clone();
+          },
+          DPoP: key,
+        },
+      );
+      const answers = await Promise.all(
+        both.map(async (r) => ({ status: r.status, ...await r.json() })),
+      );
+      assert.deepEqual(answers.map((r) => r.status).sort(), [200, 400], JSON.stringify(answers));
+      const refused = answers.find((r) => r.status === 400)!;
+      assert.equal(refused.error, "invalid_dpop_proof");
+      assert.match(refused.error_description, /already used/);
 
       // The proof B accepted, replayed on A, and on A restarted.
       const used = seen[1]!;

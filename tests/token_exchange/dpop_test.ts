@@ -195,6 +195,50 @@ Deno.test("dpop: a replayed proof is refused, even for another grant, with the c
   ]);
 });
 
+Deno.test("dpop: a proof used by a refresh, or by a refused one, is spent; its replay changes nothing", async () => {
+  await using h = await harness();
+  const key = await dpopKey("EdDSA");
+  const t = await tokens(h, "authorization_code", CODE, { DPoP: key.handle });
+  let sent = "";
+  const capture: Options = {
+    DPoP: key.handle,
+    [oauth.customFetch]: (url, init) => {
+      sent = new Headers(init.headers).get("dpop") ?? "";
+      return fetch(url, init);
+    },
+  };
+  const raw = (proof: string, refreshToken: string) =>
+    fetch(h.as.token_endpoint!, {
+      method: "POST",
+      headers: { dpop: proof, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken }),
+    });
+  const used = "This DPoP proof was already used; sign a new one for every request";
+
+  // The proof of a rotation, replayed with the token it produced: refused, nothing rotated.
+  const second = await tokens(h, "refresh_token", { refresh_token: t.refresh_token! }, capture);
+  assert.deepEqual(await refusal(raw(sent, second.refresh_token!)), [
+    400,
+    "invalid_dpop_proof",
+    used,
+  ]);
+
+  // A refresh refused for its token still spends its proof.
+  const refused = await request(h, "refresh_token", { refresh_token: "x".repeat(43) }, capture);
+  assert.equal((await refused.json()).error, "invalid_grant");
+  assert.deepEqual(await refusal(raw(sent, second.refresh_token!)), [
+    400,
+    "invalid_dpop_proof",
+    used,
+  ]);
+
+  // The token the replays carried is still live: it rotates once, with a fresh proof.
+  const third = await tokens(h, "refresh_token", { refresh_token: second.refresh_token! }, {
+    DPoP: key.handle,
+  });
+  assert.notEqual(third.refresh_token, second.refresh_token);
+});
+
 Deno.test("dpop: an expired proof and a proof for another URL are refused", async () => {
   await using h = await harness();
   // The client's clock ten minutes behind: its proofs' iat is too old (checked before the nonce).

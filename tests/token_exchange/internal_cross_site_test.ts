@@ -4,24 +4,12 @@
  * out), as the attack was made, from a page in headless Chromium.
  */
 import assert from "node:assert/strict";
-import { epochSeconds, seededRandom, systemClock } from "@org/shared";
-import { mintOperatorToken } from "../../server/auth/operator_token.ts";
 import { chromiumMissing, launchChromium } from "../support/browser.ts";
+import { operatorToken } from "../support/console.ts";
 import { startTokenServer, type TokenServer } from "../support/token_server.ts";
 
 const TOML = `[internal_api]\nenabled = true\nport = 0\nauth_methods = ["operator_token"]\n` +
   `[internal_api.lockout]\nthreshold = 5\n`;
-
-function operatorToken(te: TokenServer): string {
-  return mintOperatorToken(
-    (c, typ) => te.server.deps.keys.sign(c, typ),
-    { issuer: te.issuer, audience: "token-exchange-internal", requiredClaim: "operator" },
-    "alice",
-    600,
-    epochSeconds(systemClock),
-    seededRandom(crypto.randomUUID()),
-  );
-}
 
 async function stats(te: TokenServer, headers: Record<string, string>): Promise<Response> {
   const res = await fetch(`${te.internalUrl}/internal/stats`, { headers });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { decodeJwt } from "jose";
 import { createMemoryLogger, FixedClock, seededRandom } from "@org/shared";
 import { createIdFactory } from "../../server/store/ids.ts";
-import type { UserRecord } from "../../server/store/store.ts";
+import type { UserRecord } from "../../server/store/users.ts";
 import { startTokenServer } from "../support/token_server.ts";
 import {
   adminFetch,

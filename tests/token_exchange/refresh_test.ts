@@ -6,7 +6,7 @@ import { createMemoryLogger, FixedClock, type Logger } from "@org/shared";
 import { refreshTokenGrant } from "../../server/grants/refresh_token.ts";
 import { createIdFactory } from "../../server/store/ids.ts";
 import { createKvStore } from "../../server/store/kv_store.ts";
-import type { RefreshRecord } from "../../server/store/store.ts";
+import type { RefreshRecord } from "../../server/store/sessions.ts";
 import { type OidcFixture, startOidcProvider } from "../support/oidc.ts";
 import {
   providerToml,

@@ -1,6 +1,8 @@
 /**
- * OpenTelemetry end to end: the service runs as its own process with `OTEL_DENO=true`, exporting
- * OTLP over HTTP to a collector in this test, which then holds the spans of a token request.
+ * OpenTelemetry end to end: the service runs as its own process with `OTEL_DENO=true` (Deno's
+ * own OpenTelemetry) or `OTEL_TRACES_EXPORTER=otlp` (the OpenTelemetry SDK, with head
+ * sampling), exporting OTLP over HTTP to a collector in this test, which then holds the spans
+ * of a token request.
  */
 import assert from "node:assert/strict";
 import { adminFetch, adminJson, internalToml } from "../support/internal_api.ts";
@@ -27,11 +29,24 @@ const tracingTo = (collector: OtlpCollector) => ({
   OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
 });
 
+/** The same through the OpenTelemetry SDK, sampling every request (the default sampler). */
+const sdkTracingTo = (collector: OtlpCollector, sampler: Record<string, string> = {}) => ({
+  OTEL_TRACES_EXPORTER: "otlp",
+  OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+  ...sampler,
+});
+
 /** The JSON log lines of a server's standard error. */
 const logLines = (stderr: string): Record<string, unknown>[] =>
   stderr.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
 
-Deno.test("tracing: a code exchange and a refresh are traces with provider and store spans, each webhook attempt a trace of its own, log lines name their trace", async () => {
+for (const sdk of [false, true]) {
+  Deno.test(`tracing (${sdk ? "SDK" : "OTEL_DENO"}): a code exchange and a refresh are traces with provider and store spans, each webhook attempt a trace of its own, log lines name their trace`, async () => {
+    await exchangeAndRefreshTraced(sdk);
+  });
+}
+
+async function exchangeAndRefreshTraced(sdk: boolean): Promise<void> {
   await using collector = startOtlpCollector();
   await using idp = await startOidcProvider();
   await using receiver = startWebhookReceiver(WHSEC);
@@ -39,7 +54,11 @@ Deno.test("tracing: a code exchange and a refresh are traces with provider and s
     `[[webhooks.endpoints]]\nurl = "${receiver.url}"\nsecret = "\${W}"\nevents = ["user.created"]\n`;
   const server = await spawnTokenServer({
     toml,
-    env: { W: WHSEC, ...tracingTo(collector), OTEL_SERVICE_NAME: "token-exchange-test" },
+    env: {
+      W: WHSEC,
+      ...(sdk ? sdkTracingTo(collector) : tracingTo(collector)),
+      OTEL_SERVICE_NAME: "token-exchange-test",
+    },
   });
   let stderr: string;
   let requestId: string | null;
@@ -126,7 +145,8 @@ Deno.test("tracing: a code exchange and a refresh are traces with provider and s
   ).map((s) => s.attributes["db.operation.name"]);
   assert.deepEqual(refreshOps, ["sessions.readForRefresh", "sessions.rotate"]);
 
-  // Each delivery attempt: a trace of its own, with Deno's client span of the POST under it.
+  // Each delivery attempt: a trace of its own, carried to the receiver (by Deno's client span of
+  // the POST under it, or by the delivery span itself under the SDK).
   const attempt = (n: number) =>
     waitFor(
       () =>
@@ -147,14 +167,22 @@ Deno.test("tracing: a code exchange and a refresh are traces with provider and s
     assert.equal(delivery.attributes["webhook.message_id"], receiver.received[0]!.id);
     assert.match(String(delivery.attributes["webhook.endpoint"]), /^whe_/);
     assert.equal(delivery.attributes["server.address"], "127.0.0.1");
-    assert.ok(collector.spans.some((s) => s.kind === 3 && s.parentSpanId === delivery.spanId));
+    if (sdk) {
+      const carried = receiver.received.map((r) => r.traceparent);
+      assert.ok(
+        carried.includes(`00-${delivery.traceId}-${delivery.spanId}-01`),
+        carried.join(" "),
+      );
+    } else {
+      assert.ok(collector.spans.some((s) => s.kind === 3 && s.parentSpanId === delivery.spanId));
+    }
   }
 
   // Every log line of the request names its trace beside its request id.
   const ofRequest = logLines(stderr).filter((l) => l.request_id === requestId);
   assert.ok(ofRequest.length > 0, stderr);
   for (const line of ofRequest) assert.equal(line.trace_id, request.traceId);
-});
+}
 
 Deno.test("tracing: internal listener requests are spans with route and status; provider failures and timeouts are marked on their spans", async (t) => {
   await using collector = startOtlpCollector();
@@ -320,4 +348,59 @@ Deno.test("tracing: on PostgreSQL a store operation's span names the system post
   assert.ok(ping, JSON.stringify(collector.spans.filter((s) => s.traceId === request.traceId)));
   assert.equal(ping.attributes["db.system.name"], "postgresql");
   assert.equal(ping.attributes["db.operation.name"], "ping");
+});
+
+Deno.test("tracing (SDK): OTEL_TRACES_SAMPLER decides per request; a sampled traceparent is followed, an unsampled request exports nothing", async () => {
+  await using collector = startOtlpCollector();
+  const server = await spawnTokenServer({
+    toml: `[server]\nport = 0\n`,
+    // No trace started here is sampled: only a caller's sampled one is.
+    env: sdkTracingTo(collector, {
+      OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+      OTEL_TRACES_SAMPLER_ARG: "0",
+    }),
+  });
+  const CALLER_SPAN = "b7ad6b7169203331";
+  const ids: Record<string, string | null> = {};
+  let stderr: string;
+  try {
+    assert.ok(
+      server.stdout.some((l) => /tracing on .*parentbased_traceidratio, ratio 0/.test(l)),
+      server.stdout.join("\n"),
+    );
+    const get = async (name: string, traceparent?: string) => {
+      const res = await fetch(`${server.url}/health`, {
+        headers: traceparent === undefined ? {} : { traceparent },
+      });
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+      ids[name] = res.headers.get("x-request-id");
+    };
+    await get("root");
+    await get("unsampled", `00-${"1".repeat(32)}-${CALLER_SPAN}-00`);
+    await get("sampled", `00-${CALLER_TRACE}-${CALLER_SPAN}-01`);
+    await get("root again");
+  } finally {
+    // Stopping exports what is queued.
+    stderr = (await server.stop("SIGTERM")).stderr;
+  }
+  const request = await waitFor(
+    () => collector.spans.find((s) => s.kind === 2 && s.name === "GET /health"),
+    "the sampled request's server span",
+  );
+  assert.equal(request.traceId, CALLER_TRACE);
+  assert.equal(request.parentSpanId, CALLER_SPAN);
+  assert.equal(String(request.attributes["http.response.status_code"]), "200");
+  assert.equal(request.attributes["http.route"], "/health");
+  assert.ok(
+    collector.spans.some((s) => s.parentSpanId === request.spanId && s.name === "store ping"),
+  );
+  // Nothing of the other three requests: every span exported is of the caller's trace.
+  assert.deepEqual([...new Set(collector.spans.map((s) => s.traceId))], [CALLER_TRACE]);
+  const lines = logLines(stderr);
+  const traceOf = (name: string) =>
+    lines.filter((l) => l.request_id === ids[name]).map((l) => l.trace_id);
+  for (const name of ["root", "unsampled", "root again"]) {
+    assert.ok(traceOf(name).every((t) => t === undefined), name);
+  }
 });

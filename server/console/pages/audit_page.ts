@@ -2,6 +2,9 @@ import type { AuditView } from "../../audit/audit_view.ts";
 import { type Html, html } from "../html.ts";
 import { dataTable } from "./data_table.ts";
 import { layout, type Viewer } from "./layout.ts";
+import { parseAuditQuery } from "../../admin/list_queries.ts";
+import { type ConsoleEnv, filtersOf, type PageRequest } from "../console_context.ts";
+import { htmlResponse } from "../responses.ts";
 
 /** The audit page's filters as submitted (to refill the form and carry to the next page). */
 export type AuditFilters = Readonly<
@@ -76,4 +79,16 @@ export function auditPage(
         html`<p><a class="button" rel="next" href="/admin/audit?${next.toString()}">Next page</a></p>`}
     `,
   );
+}
+
+/** `GET /admin/audit`: one page of the trail, filtered as the query says. */
+export async function showAudit(
+  c: PageRequest,
+  { ops }: ConsoleEnv,
+): Promise<Response> {
+  const q = new URL(c.req.url).searchParams;
+  const { query, limit } = parseAuditQuery(q);
+  const page = await ops.listAudit(query, limit);
+  const filters = filtersOf(q, ["actor", "action", "user", "from", "to"]);
+  return htmlResponse(auditPage(c.viewer, page.records, filters, page.next_cursor), 200);
 }

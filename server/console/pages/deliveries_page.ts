@@ -6,6 +6,9 @@ import { CSRF_FIELD } from "../csrf.ts";
 import { type Html, html } from "../html.ts";
 import { dataTable } from "./data_table.ts";
 import { layout, type Notice, type Viewer } from "./layout.ts";
+import { parseDeliveryQuery } from "../../admin/list_queries.ts";
+import { type ConsoleEnv, doneNotice, filtersOf, type PageRequest } from "../console_context.ts";
+import { htmlResponse, redirect } from "../responses.ts";
 
 /** The deliveries page's filters as submitted. */
 export type DeliveryFilters = Readonly<Partial<Record<"endpoint" | "type" | "state", string>>>;
@@ -112,4 +115,34 @@ export function deliveriesPage(
     `,
     notice,
   );
+}
+
+/** `GET /admin/webhooks`: the endpoints' health and one page of deliveries. */
+export async function showDeliveries(
+  c: PageRequest,
+  { ops }: ConsoleEnv,
+): Promise<Response> {
+  const q = new URL(c.req.url).searchParams;
+  const { query, limit } = parseDeliveryQuery(q);
+  const page = await ops.listDeliveries(query, limit);
+  return htmlResponse(
+    deliveriesPage(
+      c.viewer,
+      await ops.webhookEndpoints(),
+      page.deliveries,
+      filtersOf(q, ["endpoint", "type", "state"]),
+      page.next_cursor,
+      doneNotice(c.req),
+    ),
+    200,
+  );
+}
+
+/** `POST /admin/webhooks/deliveries/{id}/redeliver`: queues a delivery again. */
+export async function redeliver(
+  c: PageRequest,
+  { ops }: ConsoleEnv,
+): Promise<Response> {
+  await ops.redeliver(c.session.operator, c.params.id!);
+  return redirect("/admin/webhooks?done=redelivered");
 }

@@ -1,7 +1,9 @@
-import type { StoredKey } from "../../store/store.ts";
+import type { StoredKey } from "../../store/keys.ts";
 import { type Html, html } from "../html.ts";
 import { dataTable } from "./data_table.ts";
 import { layout, type Viewer } from "./layout.ts";
+import type { ConsoleEnv, PageRequest } from "../console_context.ts";
+import { htmlResponse } from "../responses.ts";
 
 /**
  * The signing-keys page: the active key and the keys still published while tokens they
@@ -55,4 +57,13 @@ export function age(ms: number): string {
   if (s >= 3600) return `${Math.floor(s / 3600)} h`;
   if (s >= 60) return `${Math.floor(s / 60)} min`;
   return `${s} s`;
+}
+
+/** `GET /admin/keys`: the key ring. */
+export async function showKeys(
+  c: PageRequest,
+  { ops, service }: ConsoleEnv,
+): Promise<Response> {
+  const { keys, activeKid } = await ops.signingKeys();
+  return htmlResponse(keysPage(c.viewer, keys, activeKid, service.clock.now()), 200);
 }

@@ -1,6 +1,8 @@
 import { type Html, html } from "../html.ts";
 import { dataTable } from "./data_table.ts";
 import { layout, type Viewer } from "./layout.ts";
+import type { ConsoleEnv, PageRequest } from "../console_context.ts";
+import { htmlResponse } from "../responses.ts";
 
 /** What the overview shows. */
 export interface Overview {
@@ -63,4 +65,23 @@ function tile(label: string, value: number, href?: string): Html {
   return href
     ? html`<a class="tile" href="${href}">${inner}</a>`
     : html`<div class="tile">${inner}</div>`;
+}
+
+/** `GET /admin/`: the overview, from the API's stats and this process's token counts. */
+export async function showOverview(
+  c: PageRequest,
+  { ops, service }: ConsoleEnv,
+): Promise<Response> {
+  const stats = await ops.stats();
+  const counts = service.metrics.tokenCounts();
+  return htmlResponse(
+    overviewPage(c.viewer, {
+      users: stats.users,
+      liveSessions: stats.sessions.live,
+      issued: counts.issued,
+      refreshReuse: counts.refreshReuse,
+      revocationsPending: stats.provider_revocations.pending,
+    }),
+    200,
+  );
 }

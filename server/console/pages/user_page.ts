@@ -1,9 +1,13 @@
 import type { SessionView } from "../../admin/operations.ts";
-import type { UserView } from "../../admin/user_view.ts";
+import type { UserView } from "../../users/user_view.ts";
 import { CSRF_FIELD } from "../csrf.ts";
 import { type Html, html } from "../html.ts";
 import { dataTable } from "./data_table.ts";
 import { layout, type Notice, type Viewer } from "./layout.ts";
+import { parseClaims, parseJsonObject } from "../../admin/user_input.ts";
+import { OAuthError } from "../../errors.ts";
+import { type ConsoleEnv, doneNotice, type PageRequest } from "../console_context.ts";
+import { htmlResponse, redirect } from "../responses.ts";
 
 /** Everything the user page shows. */
 export interface UserDetail {
@@ -123,5 +127,97 @@ export function confirmDeletePage(viewer: Viewer, u: UserView): Html {
         <a href="/admin/users/${u.id}">Cancel</a>
       </form>
     `,
+  );
+}
+
+/** `GET /admin/users/{id}`: the user, after a change with its notice. */
+export function showUser(c: PageRequest, env: ConsoleEnv): Promise<Response> {
+  return userDetail(c, env, doneNotice(c.req));
+}
+
+/**
+ * `POST /admin/users/{id}/claims`: replaces the user's claims; bad JSON or claims the API
+ * refuses show the page again with the text as typed.
+ */
+export async function saveClaims(
+  c: PageRequest,
+  env: ConsoleEnv,
+): Promise<Response> {
+  const text = c.form.get("claims") ?? "";
+  try {
+    JSON.parse(text);
+  } catch {
+    return userDetail(c, env, { kind: "error", text: "The claims are not valid JSON." }, text, 400);
+  }
+  try {
+    const claims = parseClaims(parseJsonObject(text), "body");
+    await env.ops.replaceClaims(c.session.operator, c.params.id!, claims);
+  } catch (err) {
+    if (!(err instanceof OAuthError) || err.status !== 400) throw err;
+    return userDetail(c, env, { kind: "error", text: err.description }, text, 400);
+  }
+  return redirect(`/admin/users/${c.params.id}?done=claims`);
+}
+
+/** `POST /admin/users/{id}/status`: suspends or reactivates the user. */
+export async function setStatus(
+  c: PageRequest,
+  { ops }: ConsoleEnv,
+): Promise<Response> {
+  const status = c.form.get("status");
+  if (status !== "active" && status !== "suspended") {
+    throw new OAuthError("invalid_request", 400, "The status must be active or suspended");
+  }
+  await ops.patchUser(c.session.operator, c.params.id!, { status });
+  return redirect(`/admin/users/${c.params.id}?done=${status}`);
+}
+
+/** `GET /admin/users/{id}/delete`: asks to confirm the deletion. */
+export async function confirmDelete(
+  c: PageRequest,
+  { ops }: ConsoleEnv,
+): Promise<Response> {
+  const user = await ops.getUser(c.params.id!);
+  return htmlResponse(confirmDeletePage(c.viewer, user), 200);
+}
+
+/** `POST /admin/users/{id}/delete`: deletes the user. */
+export async function deleteUser(
+  c: PageRequest,
+  { ops }: ConsoleEnv,
+): Promise<Response> {
+  await ops.deleteUser(c.session.operator, c.params.id!);
+  return redirect(`/admin/users/${c.params.id}?done=deleted`);
+}
+
+/** `POST /admin/users/{id}/sessions/{sid}/revoke`: revokes one of the user's sessions. */
+export async function revokeSession(
+  c: PageRequest,
+  { ops }: ConsoleEnv,
+): Promise<Response> {
+  await ops.revokeSession(c.session.operator, c.params.id!, c.params.sid!);
+  return redirect(`/admin/users/${c.params.id}?done=revoked`);
+}
+
+/** The user page with its sessions and the claims an access token would carry now. */
+async function userDetail(
+  c: PageRequest,
+  { ops }: ConsoleEnv,
+  notice?: Notice,
+  claimsText?: string,
+  status = 200,
+): Promise<Response> {
+  const id = c.params.id!;
+  const user = await ops.getUser(id);
+  const live = await ops.listSessions(id);
+  const accessClaims = await ops.previewAccessClaims(id);
+  return htmlResponse(
+    userPage(c.viewer, {
+      user,
+      sessions: live,
+      accessClaims,
+      ...(claimsText === undefined ? {} : { claimsText }),
+    }, notice),
+    status,
   );
 }

@@ -1,7 +1,11 @@
-import type { UserView } from "../../admin/user_view.ts";
+import type { UserView } from "../../users/user_view.ts";
 import { type Html, html } from "../html.ts";
 import { dataTable } from "./data_table.ts";
 import { layout, type Notice, type Viewer } from "./layout.ts";
+import type { UserLookup } from "../../admin/user_lookup.ts";
+import { parseListQuery } from "../../admin/user_input.ts";
+import type { ConsoleEnv, PageRequest } from "../console_context.ts";
+import { htmlResponse } from "../responses.ts";
 
 /** What the users page shows: one page of the list, or the result of a look-up. */
 export interface UsersListing {
@@ -71,4 +75,52 @@ export function usersPage(viewer: Viewer, listing: UsersListing, notice?: Notice
     `,
     notice,
   );
+}
+
+/** `GET /admin/users`: one page of the list, or the look-up the query asks for. */
+export async function showUsers(
+  c: PageRequest,
+  { ops }: ConsoleEnv,
+): Promise<Response> {
+  const q = new URL(c.req.url).searchParams;
+  const lookup = lookupOf(q);
+  if (lookup === undefined) {
+    const cursor = q.get("cursor");
+    const { after, limit } = parseListQuery(new URLSearchParams(cursor ? { cursor } : {}));
+    const page = await ops.listUsers(after, limit);
+    return htmlResponse(
+      usersPage(c.viewer, { users: page.users, nextCursor: page.next_cursor, complete: true }),
+      200,
+    );
+  }
+  const found = await ops.findUsers(lookup.q);
+  return htmlResponse(
+    usersPage(c.viewer, {
+      users: found.users,
+      nextCursor: null,
+      query: lookup.fields,
+      complete: found.complete,
+    }),
+    200,
+  );
+}
+
+/** The look-up the users page's query asks for, if any (the first field filled decides). */
+function lookupOf(
+  q: URLSearchParams,
+): { q: UserLookup; fields: Record<string, string> } | undefined {
+  const get = (k: string) => (q.get(k) ?? "").trim();
+  const [email, provider, externalId, id] = [
+    get("email"),
+    get("provider"),
+    get("external_id"),
+    get("id"),
+  ];
+  const fields = { email, provider, external_id: externalId, id };
+  if (id !== "") return { q: { by: "id", id }, fields };
+  if (provider !== "" || externalId !== "") {
+    return { q: { by: "external", provider, externalId }, fields };
+  }
+  if (email !== "") return { q: { by: "email", email }, fields };
+  return undefined;
 }

@@ -1,4 +1,10 @@
-import type { UserRecord } from "../store/store.ts";
+/**
+ * The one projection of a stored user to JSON: the internal API's and the console's full user
+ * object, and the webhook events' summary of it (the same fields less claims and metadata).
+ *
+ * @module
+ */
+import type { UserRecord } from "../store/users.ts";
 
 /** The full user object the internal API answers with (see `docs/http-api.md`). */
 export interface UserView {
@@ -35,4 +41,19 @@ export function userView(user: UserRecord): UserView {
     created_at: new Date(user.created_at).toISOString(),
     updated_at: new Date(user.updated_at).toISOString(),
   };
+}
+
+/** The user as webhook events show it: identity and status, never claims or metadata. */
+export type UserSummary = Omit<UserView, "metadata" | "claims">;
+
+/**
+ * The user as webhook events show it ({@linkcode userView} less claims and metadata), so an
+ * event never carries what the operator keeps private.
+ *
+ * @param user the stored record
+ * @returns the summary
+ */
+export function userSummary(user: UserRecord): UserSummary {
+  const { metadata: _metadata, claims: _claims, ...summary } = userView(user);
+  return summary;
 }

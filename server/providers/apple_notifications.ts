@@ -1,8 +1,15 @@
+/**
+ * Sign in with Apple's server-to-server notifications: the events Apple sends, read from a
+ * verified payload, and what each does to the user it names. The user operations it needs
+ * (look-up, deletion) are passed in by the endpoint, so this provider work depends on no
+ * operator code.
+ *
+ * @module
+ */
 import type { JWTPayload } from "jose";
-import { deleteUserRecord } from "./operations.ts";
-import { lookUpUsers } from "./user_lookup.ts";
-import type { ServiceDeps } from "../deps.ts";
-import type { Actor, UserRecord } from "../store/store.ts";
+import type { DepsWith } from "../deps.ts";
+import type { Actor } from "../store/audit.ts";
+import type { UserRecord } from "../store/users.ts";
 
 /**
  * Oldest `iat` (seconds) accepted on a notification: Apple delivers within seconds and retries
@@ -53,8 +60,18 @@ export function appleEventOf(payload: JWTPayload): AppleEvent | undefined {
   return { type, sub, at };
 }
 
-/** What acting on an event depends on. */
-export type AppleEventDeps = Pick<ServiceDeps, "store" | "clock" | "log" | "webhooks">;
+/** What acting on an event depends on: the stores it touches and the user operations it uses. */
+export type AppleEventDeps = DepsWith<"clock" | "log" | "webhooks", "users" | "sessions"> & {
+  /** The user signed in through `provider` as `externalId` (the guarded look-up), if any. */
+  readonly findUser: (provider: string, externalId: string) => Promise<UserRecord | undefined>;
+  /**
+   * Deletes the user as `DELETE /internal/users/{id}` does (status `Deleted`, sessions revoked
+   * for `apple_notification`, the kept Apple token queued for revocation), by `actor`.
+   *
+   * @returns how many sessions were revoked, or `undefined` when the user is gone
+   */
+  readonly deleteUser: (id: string, actor: Actor) => Promise<{ revoked: number } | undefined>;
+};
 
 /**
  * Acts on one verified event for the user signed in through `provider` as `event.sub`:
@@ -81,9 +98,7 @@ export async function applyAppleEvent(
     deps.log.warn("apple notification: unknown event type ignored", { provider, type: event.type });
     return "ignored";
   }
-  // The guarded look-up: a sub no store can hold (a NUL) names no user, on every store.
-  const [user] = (await lookUpUsers(users, { by: "external", provider, externalId: event.sub }))
-    .users;
+  const user = await deps.findUser(provider, event.sub);
   if (user === undefined) {
     deps.log.info("apple notification for no known user", { provider, type: event.type });
     return "unknown_user";
@@ -100,7 +115,7 @@ export async function applyAppleEvent(
       return "revoked";
     }
     case "account-delete": {
-      const deleted = await deleteUserRecord(deps, user.id, apple, "apple_notification");
+      const deleted = await deps.deleteUser(user.id, apple);
       deps.log.info("apple account deleted: user deleted, sessions revoked", {
         user: user.id,
         revoked: deleted?.revoked ?? 0,

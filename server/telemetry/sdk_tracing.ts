@@ -1,0 +1,283 @@
+/**
+ * Tracing through the OpenTelemetry JS SDK, with head sampling: the tracer provider of
+ * `@opentelemetry/sdk-trace-base`, an `AsyncLocalStorage` context manager, and the OTLP/HTTP
+ * (JSON) exporter behind a batching processor. Used instead of Deno's built-in OpenTelemetry
+ * because Deno 2.9.6 records every request's span whatever `OTEL_TRACES_SAMPLER` says.
+ *
+ * The service makes the request's server span itself ({@linkcode Tracing.serve}), after the
+ * sampler decided: an unsampled request runs with no span and no context at all. Export never
+ * waits on a request: ended spans queue (bounded) and go out in batches; spans that find the
+ * queue full, or whose export fails (a collector that is down), are dropped and counted.
+ *
+ * @module
+ */
+import { context, ROOT_CONTEXT, type Span, SpanKind, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  type IdGenerator,
+  RandomIdGenerator,
+  type ReadableSpan,
+  type Sampler,
+  SamplingDecision,
+  type SamplingResult,
+  type SpanExporter,
+  type SpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
+import { parseTraceparent, sampled, type SamplerConfig } from "./sampler.ts";
+import { openTelemetryTracing, TRACER_NAME, type Tracing } from "./tracing.ts";
+
+/** Most ended spans waiting for export; past it new spans are dropped (and counted). */
+export const MAX_QUEUED_SPANS = 2048;
+/** Most spans per export request. */
+const MAX_BATCH_SPANS = 512;
+/** How long ended spans wait for a batch to fill (ms). */
+const BATCH_DELAY_MS = 2_000;
+/** How long one export may take before it counts as failed (ms). */
+const EXPORT_TIMEOUT_MS = 10_000;
+
+/** Spans lost instead of exported, by why. */
+export interface DroppedSpans {
+  /** Ended while the export queue was full. */
+  readonly queueFull: number;
+  /** In an export that failed (collector down, refused, timed out). */
+  readonly exportFailed: number;
+}
+
+/** Tracing through the SDK, and what it needs at shutdown. */
+export interface SdkTracing extends Tracing {
+  /** The spans dropped so far (`/internal/metrics` shows them). */
+  droppedSpans(): DroppedSpans;
+  /**
+   * Exports what is queued (bounded by the export timeout) and stops the provider; a failed
+   * export is counted, never thrown.
+   */
+  shutdown(): Promise<void>;
+}
+
+/** What {@linkcode sdkTracing} is built from. */
+export interface SdkTracingOptions {
+  readonly sampler: SamplerConfig;
+  /** `service.name` of the exported resource. */
+  readonly serviceName: string;
+  /**
+   * The exporter; by default OTLP over HTTP (JSON) to `OTEL_EXPORTER_OTLP_ENDPOINT` /
+   * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (headers from `OTEL_EXPORTER_OTLP_HEADERS`), which
+   * the exporter reads itself.
+   */
+  readonly exporter?: SpanExporter;
+}
+
+/**
+ * Builds the SDK's tracer provider, registers an `AsyncLocalStorage` context manager with
+ * `@opentelemetry/api` (call it only when `OTEL_DENO` is off, else Deno's own is registered) and
+ * returns the service's {@linkcode Tracing} over it, with head sampling by `options.sampler`.
+ *
+ * @param options sampler, service name and (for tests) the exporter
+ * @returns the tracing, its drop counters and its shutdown
+ *
+ * @example
+ * ```ts
+ * import { samplerFromEnv } from "./sampler.ts";
+ *
+ * const { config } = samplerFromEnv("parentbased_traceidratio", "0.1");
+ * const tracing = sdkTracing({ sampler: config, serviceName: "token-exchange" });
+ * await tracing.shutdown();
+ * ```
+ */
+export function sdkTracing(options: SdkTracingOptions): SdkTracing {
+  const ids = new PresetTraceIds();
+  const counting = new CountingExporter(
+    options.exporter ?? new OTLPTraceExporter({ timeoutMillis: EXPORT_TIMEOUT_MS }),
+  );
+  const processor = new BoundedProcessor(
+    new BatchSpanProcessor(counting, {
+      maxQueueSize: MAX_QUEUED_SPANS,
+      maxExportBatchSize: MAX_BATCH_SPANS,
+      scheduledDelayMillis: BATCH_DELAY_MS,
+      exportTimeoutMillis: EXPORT_TIMEOUT_MS,
+    }),
+    counting,
+  );
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ "service.name": options.serviceName }),
+    sampler: new HeadSampler(options.sampler),
+    idGenerator: ids,
+    spanProcessors: [processor],
+  });
+  // The active span is found through the API's context manager: one per process (a second
+  // registration is refused by the API and changes nothing). The provider is not registered
+  // globally: the service's spans all come from its own tracer.
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const tracer = provider.getTracer(TRACER_NAME);
+  const base = openTelemetryTracing(tracer);
+  return {
+    ...base,
+    traceHeaders() {
+      const span = trace.getActiveSpan();
+      if (span === undefined) return {};
+      const { traceId, spanId, traceFlags } = span.spanContext();
+      return { traceparent: `00-${traceId}-${spanId}-0${traceFlags & 1}` };
+    },
+    serve(req, handle) {
+      const parent = parseTraceparent(req.headers.get("traceparent"));
+      const traceId = parent?.traceId ?? ids.generateTraceId();
+      // Decided before any span exists: an unsampled request makes none.
+      if (!sampled(options.sampler, parent, traceId)) return handle();
+      const url = new URL(req.url);
+      const parentContext = parent === undefined
+        ? ROOT_CONTEXT
+        : trace.setSpanContext(ROOT_CONTEXT, {
+          traceId: parent.traceId,
+          spanId: parent.spanId,
+          traceFlags: 1,
+          isRemote: true,
+        });
+      if (parent === undefined) ids.preset(traceId);
+      // The query is left out: no span holds what a caller may put there.
+      const attributes = {
+        "http.request.method": req.method,
+        "url.scheme": url.protocol.slice(0, -1),
+        "url.path": url.pathname,
+        "server.address": url.hostname,
+      };
+      return tracer.startActiveSpan(
+        req.method,
+        { kind: SpanKind.SERVER, attributes },
+        parentContext,
+        (span) => served(span, handle),
+      );
+    },
+    droppedSpans: () => ({ queueFull: processor.dropped, exportFailed: counting.failed }),
+    // A collector that is down at the end costs the spans still queued (counted), not the stop.
+    shutdown: () => provider.shutdown().catch(() => {}),
+  };
+}
+
+async function served(span: Span, handle: () => Promise<Response>): Promise<Response> {
+  try {
+    const res = await handle();
+    span.setAttribute("http.response.status_code", res.status);
+    // Server spans are errors for 5xx only (semantic conventions for HTTP).
+    if (res.status >= 500) span.setStatus({ code: 2, message: `HTTP ${res.status}` });
+    return res;
+  } catch (err) {
+    span.setStatus({ code: 2, message: (err as Error).name });
+    throw err;
+  } finally {
+    span.end();
+  }
+}
+
+/** The SDK's sampler over {@linkcode sampled}: the spans that start a trace (deliveries). */
+class HeadSampler implements Sampler {
+  constructor(private readonly config: SamplerConfig) {}
+
+  shouldSample(
+    parentContext: Parameters<Sampler["shouldSample"]>[0],
+    traceId: string,
+  ): SamplingResult {
+    const parent = trace.getSpanContext(parentContext);
+    const decision = sampled(
+      this.config,
+      parent && { sampled: (parent.traceFlags & 1) === 1 },
+      traceId,
+    );
+    return {
+      decision: decision ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD,
+    };
+  }
+
+  toString(): string {
+    return `HeadSampler{${this.config.name}, ${this.config.ratio}}`;
+  }
+}
+
+/**
+ * Random ids, except that the next trace id may be set beforehand: the request's sampling
+ * decision is made on the trace id the root span then gets, so a ratio decides on the id it
+ * is exported with (and every service with the same ratio agrees).
+ */
+class PresetTraceIds implements IdGenerator {
+  readonly #random = new RandomIdGenerator();
+  #next: string | undefined;
+
+  preset(traceId: string): void {
+    this.#next = traceId;
+  }
+
+  generateTraceId(): string {
+    const next = this.#next;
+    this.#next = undefined;
+    return next ?? this.#random.generateTraceId();
+  }
+
+  generateSpanId(): string {
+    return this.#random.generateSpanId();
+  }
+}
+
+/** The exporter, counting the spans of exports that failed; `pending` are those handed to it. */
+class CountingExporter implements SpanExporter {
+  failed = 0;
+  /** Spans ended and not yet taken for export: the batch processor's queue. */
+  queued = 0;
+
+  constructor(private readonly exporter: SpanExporter) {}
+
+  export(
+    spans: ReadableSpan[],
+    done: Parameters<SpanExporter["export"]>[1],
+  ): void {
+    // The batch processor takes spans off its queue as it hands them here.
+    this.queued = Math.max(0, this.queued - spans.length);
+    this.exporter.export(spans, (result) => {
+      // ExportResultCode.SUCCESS is 0.
+      if (result.code !== 0) this.failed += spans.length;
+      done(result);
+    });
+  }
+
+  shutdown(): Promise<void> {
+    return this.exporter.shutdown();
+  }
+
+  forceFlush(): Promise<void> {
+    return this.exporter.forceFlush?.() ?? Promise.resolve();
+  }
+}
+
+/**
+ * The batch processor, with the spans it would drop for a full queue counted (it drops them
+ * silently) and dropped here instead.
+ */
+class BoundedProcessor implements SpanProcessor {
+  dropped = 0;
+
+  constructor(
+    private readonly inner: BatchSpanProcessor,
+    private readonly exporter: CountingExporter,
+  ) {}
+
+  onStart(): void {}
+
+  onEnd(span: ReadableSpan): void {
+    if (this.exporter.queued >= MAX_QUEUED_SPANS) {
+      this.dropped++;
+      return;
+    }
+    this.exporter.queued++;
+    this.inner.onEnd(span);
+  }
+
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush();
+  }
+
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+}
