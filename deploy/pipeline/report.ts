@@ -175,10 +175,15 @@ const STEP_LABELS: readonly (readonly [keyof DeploySteps, string])[] = [
  * Where the time went, for people: `revision 40 ms · zip 0.2 s · … · invalidation 90 ms`.
  *
  * @param steps milliseconds per step
+ * @param shown the steps to show (default every one; a preview applies no rules and
+ *   invalidates nothing)
  * @returns one line
  */
-export function stepsText(steps: DeploySteps): string {
-  return STEP_LABELS.map(([key, label]) => {
+export function stepsText(
+  steps: DeploySteps,
+  shown: readonly (keyof DeploySteps)[] = STEP_LABELS.map(([key]) => key),
+): string {
+  return STEP_LABELS.filter(([key]) => shown.includes(key)).map(([key, label]) => {
     const ms = Math.round(steps[key]);
     return `${label} ${ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`}`;
   }).join(" · ");
@@ -222,14 +227,29 @@ export function rulesLines(r: RulesReport, indent: string): string[] {
   ];
 }
 
+/** The steps a preview deploy has: no rules are applied and nothing is invalidated. */
+export const PREVIEW_STEPS: readonly (keyof DeploySteps)[] = [
+  "revision",
+  "zip",
+  "cacheRestore",
+  "install",
+  "build",
+  "sync",
+];
+
 /**
  * The summary for people.
  *
  * @param env environment name
  * @param s the pipeline's summary
+ * @param steps the steps the `time` line shows (default every one)
  * @returns the lines
  */
-export function summaryLines(env: string, s: DeploySummary): string[] {
+export function summaryLines(
+  env: string,
+  s: DeploySummary,
+  steps?: readonly (keyof DeploySteps)[],
+): string[] {
   const kept = keptLine(s, ",");
   return [
     `Deployed ${env} at revision ${s.revision}`,
@@ -238,7 +258,7 @@ export function summaryLines(env: string, s: DeploySummary): string[] {
     ...(kept ? [`  kept          ${kept}`] : []),
     `  unchanged     ${files(s.unchanged)}`,
     `  duration      ${humanDuration(s.durationMs)}`,
-    `  time          ${stepsText(s.steps)}`,
+    `  time          ${stepsText(s.steps, steps)}`,
     `  cache         ${cacheText(s.cache)}`,
     `  invalidation  ${
       s.invalidation

@@ -225,3 +225,10 @@ Deno.test("cacheText() tells a hit, a miss, an uncached install and a cache not 
   assert.match(cacheText({ ...CACHE, key: null, hit: false }), /^dependencies not cached/);
   assert.equal(cacheText({ used: false, hit: false, frameworkHit: false, key: null }), "not used");
 });
+
+Deno.test("stepsText() shows only the steps asked for, in the deploy's order", () => {
+  assert.equal(
+    stepsText(STEPS, ["sync", "revision"]),
+    "revision 40 ms · sync 450 ms",
+  );
+});
