@@ -112,6 +112,11 @@ export type DeployErrorCode =
   | "aws_access_denied"
   /** Any other AWS failure; the message names the action, the resource and AWS's code. */
   | "aws_request_failed"
+  /**
+   * The AWS endpoint does not know the operation (an emulator or S3-compatible store without it:
+   * unknown action, not implemented); running the command again cannot help.
+   */
+  | "aws_operation_unsupported"
   /** The site bucket name belongs to another AWS account. */
   | "bucket_name_taken"
   /** A custom-domain certificate is not issued yet (DNS validation pending). */

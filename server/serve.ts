@@ -195,6 +195,8 @@ export interface StartOptions {
    * the request spans and the webhook deliveries are then traced. Default: off.
    */
   readonly tracing?: Tracing;
+  /** How operators run this program, for the console's hints (`main.ts` passes it). */
+  readonly cli?: string;
 }
 
 /** A started service. */
@@ -293,6 +295,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       readKeyFile: (path) => Deno.readTextFile(path),
       keyActivationDelayMs: opened?.kind === "postgres" ? KEY_ACTIVATION_SHARED_MS : 0,
       tracing,
+      cli: options.cli,
     });
     handler = createPublicHandler(deps);
     internalHandler = createInternalHandler(deps, listeners.internalApi);

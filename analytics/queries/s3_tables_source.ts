@@ -90,7 +90,7 @@ export async function openS3TablesSource(
         missing.push(name);
       }
     }
-    if (missing.length > 0) throw extensionsMissing(missing);
+    if (missing.length > 0) throw extensionsMissing(missing, options.download ?? true);
     const endpoints = options.endpoints ?? {};
     await connection.run(s3SecretStatement(credentials, target.region, endpoints));
     const relation = [ATTACHED_CATALOG, target.namespace, target.table].map(quoteIdentifier)
@@ -120,19 +120,28 @@ export async function openS3TablesSource(
  * The error for missing extensions (pure): names each and how to install them.
  *
  * @param missing the extensions that could not be loaded
+ * @param downloadTried whether an install from extensions.duckdb.org was tried (the dashboard
+ *   and backfill try; `status` never downloads, so it must not say the download failed)
  * @returns a `query_engine_unavailable` error
  */
-export function extensionsMissing(missing: readonly string[]): DeployError {
+export function extensionsMissing(
+  missing: readonly string[],
+  downloadTried = true,
+): DeployError {
   const list = missing.map((m) => `"${m}"`).join(", ");
+  const are = missing.length > 1 ? "are" : "is";
   return new DeployError(
     ANALYTICS_ERROR_CODES.queryEngineUnavailable,
-    `the DuckDB extension${missing.length > 1 ? "s" : ""} ${list} ${
-      missing.length > 1 ? "are" : "is"
-    } not installed and could not be downloaded`,
+    `the DuckDB extension${missing.length > 1 ? "s" : ""} ${list} ${are} not installed` +
+      (downloadTried
+        ? " and could not be downloaded"
+        : " (status does not download; the dashboard and backfill install missing ones)"),
     {
       hint: `install ${missing.length > 1 ? "them" : "it"} for DuckDB v1.5.5 where DuckDB finds ` +
-        `extensions (~/.duckdb/extensions/): run \`INSTALL ${missing.join("; INSTALL ")};\` in ` +
-        "the duckdb shell on a connected machine, or copy the .duckdb_extension files there",
+        `extensions (~/.duckdb/extensions/v1.5.5/<platform>/): run \`INSTALL ${
+          missing.join("; INSTALL ")
+        };\` in the duckdb shell on a connected machine, or install the PyPI wheels with the ` +
+        "commands in docs/analytics.md#installing-the-extensions-without-duckdbs-server",
     },
   );
 }

@@ -9,7 +9,7 @@ import type { Command } from "../command.ts";
 import { runDeploy } from "../pipeline/deploy.ts";
 import { summaryJson, summaryLines } from "../pipeline/report.ts";
 import type { MicrovmSeams } from "../builders/create_builder.ts";
-import { openSiteDeploy } from "../pipeline/deploy_input.ts";
+import { builderFlag, openSiteDeploy } from "../pipeline/deploy_input.ts";
 import { pdsStage } from "../pipeline/pds_stage.ts";
 import { NO_CACHE_FLAG } from "../build_cache/no_cache_flag.ts";
 
@@ -28,7 +28,7 @@ export function createDeployCommand(seams: MicrovmSeams = {}): Command {
       builder: {
         type: "string",
         values: ["local", "microvm"],
-        description: "where to build (default microvm)",
+        description: "where to build (default: build.builder, else microvm)",
       },
       refresh: {
         type: "boolean",
@@ -60,7 +60,7 @@ export function createDeployCommand(seams: MicrovmSeams = {}): Command {
       "dependencies and framework caches come from the build cache and are kept after a\n" +
       "successful build (docs/deploy-builder.md); --no-cache installs and builds without it.",
     async run(ctx) {
-      const builder = ctx.flags.builder === "local" ? "local" : "microvm";
+      const builder = builderFlag(ctx.flags.builder);
       using deploy = await openSiteDeploy(ctx, { builder, seams });
       // Production only: the comments before the build, the posts to the PDS after it.
       const pds = pdsStage(ctx, "deploy");

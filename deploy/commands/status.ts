@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { bootstrapCommandFor } from "../config/env_name.ts";
 import type { Command } from "../command.ts";
 import { statusLine } from "../infra/node_lines.ts";
 import { inspect } from "../infra/reconcile.ts";
@@ -44,8 +45,9 @@ export const statusCommand: Command = {
   summary: "show each resource: present, missing or drifted",
   help: "Reads every resource of the environment live and compares it with what bootstrap would\n" +
     "create: present, missing, drifted (with the differences) or error (the read failed; the\n" +
-    "others are still shown). The builder image is made by the first MicroVM deploy, so it is\n" +
-    "missing until then. Also shows the invalidation a failed or interrupted deploy still owes\n" +
+    "others are still shown). The builder image is made by the first MicroVM deploy, the\n" +
+    "headers function and policy by the first deploy (any builder), so they are missing until\n" +
+    "then; a site with build.builder local has no builder image. Also shows the invalidation a failed or interrupted deploy still owes\n" +
     "(the next deploy sends it), and how many files of earlier builds stay live for open tabs\n" +
     "(retention.previousDays), and the MicroVM builder's cache in the bucket (cache/, entries\n" +
     "expire 30 days after their last use). Exit code 0 whatever the findings; --json for\n" +
@@ -93,7 +95,7 @@ export const statusCommand: Command = {
     ctx.out.line(
       state
         ? `  state     s3://${facts.bucket}/${stateKey(facts.env)} (updated ${state.updatedAt})`
-        : `  state     ${stateError ?? "missing: run `deploy bootstrap`"}`,
+        : `  state     ${stateError ?? `missing: run \`${bootstrapCommandFor(facts.env)}\``}`,
     );
     ctx.out.line(
       owed.length === 0
@@ -118,7 +120,13 @@ export const statusCommand: Command = {
     );
     for (const r of reports) {
       ctx.out.line(
-        statusLine(ctx.out.paint, r, "not built yet (the first MicroVM deploy makes it)"),
+        statusLine(
+          ctx.out.paint,
+          r,
+          r.id === "builderImage"
+            ? "not built yet (the first MicroVM deploy makes it)"
+            : "not made yet (the first deploy makes it)",
+        ),
       );
     }
     return 0;

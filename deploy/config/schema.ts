@@ -250,6 +250,51 @@ export const SITE_SCHEMA: ObjectField = {
       description:
         "GitHub owner/repo trusted by the deploy roles <env>-<siteName>-gh and preview-<siteName>-gh.",
     },
+    build: {
+      kind: "object",
+      description: "Where the site is built, and what its install and build steps see.",
+      fields: {
+        builder: {
+          kind: "enum",
+          values: ["microvm", "local"],
+          default: "microvm",
+          description:
+            "microvm: in a Lambda MicroVM (bootstrap creates its image, role and log group); local: on the machine that runs deploy (no MicroVM resources); --builder overrides it per run.",
+        },
+        env: {
+          kind: "map",
+          description:
+            "Plain environment variables for install and build; ${VAR} is read from the deploying machine's environment at deploy time.",
+          keys: {
+            kind: "string",
+            description: "The variable's name.",
+            pattern: BUILD_ENV_NAME_PATTERN,
+          },
+          values: {
+            kind: "string",
+            description: "Its value; ${VAR} placeholders are filled from the deploying machine.",
+            maxLength: 32_768,
+          },
+        },
+        secrets: {
+          kind: "map",
+          description:
+            "Variables whose values are Secrets Manager secrets, read by the builder at build time, never stored or logged, masked in the build's output.",
+          keys: {
+            kind: "string",
+            description: "The variable's name.",
+            pattern: BUILD_ENV_NAME_PATTERN,
+          },
+          values: {
+            kind: "string",
+            description: "The secret's name in the site's region.",
+            pattern: SECRET_NAME_PATTERN,
+            minLength: 1,
+            maxLength: 512,
+          },
+        },
+      },
+    },
     microvm: {
       kind: "object",
       description: "The MicroVM builder.",
@@ -416,44 +461,6 @@ export const SITE_SCHEMA: ObjectField = {
           values: ["auto", "on", "off"],
           default: "auto",
           description: "sitemap.xml from the site's HTML pages; auto is on in production only.",
-        },
-      },
-    },
-    build: {
-      kind: "object",
-      description: "What the install and build steps see in their environment.",
-      fields: {
-        env: {
-          kind: "map",
-          description:
-            "Plain environment variables for install and build; ${VAR} is read from the deploying machine's environment at deploy time.",
-          keys: {
-            kind: "string",
-            description: "The variable's name.",
-            pattern: BUILD_ENV_NAME_PATTERN,
-          },
-          values: {
-            kind: "string",
-            description: "Its value; ${VAR} placeholders are filled from the deploying machine.",
-            maxLength: 32_768,
-          },
-        },
-        secrets: {
-          kind: "map",
-          description:
-            "Variables whose values are Secrets Manager secrets, read by the builder at build time, never stored or logged, masked in the build's output.",
-          keys: {
-            kind: "string",
-            description: "The variable's name.",
-            pattern: BUILD_ENV_NAME_PATTERN,
-          },
-          values: {
-            kind: "string",
-            description: "The secret's name in the site's region.",
-            pattern: SECRET_NAME_PATTERN,
-            minLength: 1,
-            maxLength: 512,
-          },
         },
       },
     },

@@ -13,6 +13,8 @@ import { headerIssues, type HeaderRule, redirectIssues, type RedirectRule } from
 
 /** Allowed builder memory sizes, in GB. */
 export type MicrovmMemory = 0.5 | 1 | 2 | 4 | 8;
+/** `build.builder` values: where `deploy` builds unless `--builder` says otherwise. */
+export type BuilderKind = "microvm" | "local";
 /** `seo.robots` values. */
 export type RobotsPolicy = "auto" | "index" | "noindex" | "off";
 /** `seo.sitemap` values. */
@@ -26,6 +28,11 @@ export interface SiteConfigInput {
   domain?: string;
   app?: string;
   githubRepo?: string;
+  build?: {
+    builder?: BuilderKind;
+    env?: Record<string, string>;
+    secrets?: Record<string, string>;
+  };
   microvm?: {
     memory?: number;
     maxDurationSeconds?: number;
@@ -50,7 +57,6 @@ export interface SiteConfigInput {
   headers?: { for?: string; values?: Record<string, string> }[];
   seo?: { robots?: RobotsPolicy; robotsContent?: string; sitemap?: SitemapPolicy };
   previews?: { password?: string };
-  build?: { env?: Record<string, string>; secrets?: Record<string, string> };
   paths?: {
     app?: string;
     dist?: string;
@@ -80,6 +86,17 @@ export interface SiteConfig {
   /** The `app` tag: the key, else the domain, else the repository directory name. */
   app: string;
   githubRepo?: string;
+  /** `local`: every build runs on this machine and no MicroVM resource is wanted. */
+  /**
+   * Where the site is built (`builder`), and the install and build steps' environment: `env`
+   * as written (`${VAR}` filled at deploy time, `build_settings/build_env.ts`), `secrets` the
+   * Secrets Manager names the builder reads.
+   */
+  build: {
+    builder: BuilderKind;
+    env?: Record<string, string>;
+    secrets?: Record<string, string>;
+  };
   microvm: { memory: MicrovmMemory; maxDurationSeconds: number; idle: MicrovmIdle };
   retention: {
     microvmDays: number;
@@ -99,11 +116,6 @@ export interface SiteConfig {
   seo: { robots: RobotsPolicy; robotsContent?: string; sitemap: SitemapPolicy };
   /** Pull-request previews: `password` puts HTTP Basic on every preview (`preview/auth.ts`). */
   previews: { password?: string };
-  /**
-   * The install and build steps' environment: `env` as written (`${VAR}` filled at deploy
-   * time, `build/build_env.ts`), `secrets` the Secrets Manager names the builder reads.
-   */
-  build: { env?: Record<string, string>; secrets?: Record<string, string> };
   paths: {
     app: string;
     dist: string;

@@ -21,6 +21,7 @@ Deno.test("resolveSiteConfig() fills every default from the spec for a minimal f
     siteName: "blog",
     region: "us-east-1",
     app: "my-blog",
+    build: { builder: "microvm" },
     microvm: {
       memory: 4,
       maxDurationSeconds: 1800,
@@ -40,7 +41,6 @@ Deno.test("resolveSiteConfig() fills every default from the spec for a minimal f
     headers: [],
     seo: { robots: "auto", sitemap: "auto" },
     previews: {},
-    build: {},
     paths: {
       app: ".",
       dist: "dist",
@@ -174,6 +174,11 @@ const ROWS: { key: string; valid: unknown[]; invalid: [unknown, string][] }[] = 
       [0, "retention.buildsDays: must be a positive integer (got 0)"],
       [1.5, "retention.buildsDays: must be a positive integer (got 1.5)"],
     ],
+  },
+  {
+    key: "build.builder",
+    valid: ["local", "microvm"],
+    invalid: [["lambda", 'build.builder: must be one of microvm, local (got "lambda")']],
   },
   {
     key: "seo.robots",
@@ -499,6 +504,7 @@ Deno.test("resolveSiteConfig() checks build.env and build.secrets names, each er
   });
   // `${VAR}` stays as written until a deploy fills it: `config` and other commands never need it.
   assert.deepEqual(config.build, {
+    builder: "microvm",
     env: { PUBLIC_API: "https://${HOST}/api" },
     secrets: { CMS_TOKEN: "blog/cms" },
   });

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { writeLiveBuild } from "../build_records/live_build.ts";
 import type { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { type Clock, type Logger, systemClock } from "@org/shared";
@@ -48,17 +49,18 @@ export type DeployStage =
   | "invalidate";
 
 /**
- * Every stage, once: the progress line shown as it starts (`step`), and how an interruption
- * before it names it (`name`).
+ * Every stage, once: the progress line shown as it starts (`step`; `planStep` instead in a plan,
+ * where the stage changes nothing), and how an interruption before it names it (`name`).
  */
 export const DEPLOY_STAGES: Readonly<
-  Record<DeployStage, { readonly step: string; readonly name: string }>
+  Record<DeployStage, { readonly step: string; readonly planStep?: string; readonly name: string }>
 > = {
   revision: { step: "reading the revision", name: "reading the revision" },
   zip: { step: "zipping the source", name: "zipping the source" },
   build: { step: "building", name: "the build" },
   rules: {
     step: "putting the redirect and header rules live",
+    planStep: "comparing the redirect and header rules with the live ones",
     name: "publishing the rules",
   },
   deployed: { step: DEPLOYED_STEP, name: "the wait for CloudFront to deploy the rules" },
@@ -67,9 +69,12 @@ export const DEPLOY_STAGES: Readonly<
   invalidate: { step: "invalidating the changed paths", name: "the invalidation" },
 };
 
-/** Progress events: a stage starting, or upload/delete progress inside the sync. */
+/**
+ * Progress events: a stage starting (`plan` set in a plan, which changes nothing), or
+ * upload/delete progress inside the sync.
+ */
 export type DeployProgress =
-  | { readonly kind: "stage"; readonly stage: DeployStage }
+  | { readonly kind: "stage"; readonly stage: DeployStage; readonly plan?: true }
   | ({ readonly kind: "sync" } & SyncProgress);
 
 /** Everything one plan or deploy needs, already resolved from config, state and flags. */
@@ -158,6 +163,11 @@ export interface DeployInput {
    * passes its own). None: paths owed by a failed run are not kept.
    */
   readonly owedKey?: string;
+  /**
+   * Where the build that goes live is recorded (`liveBuildKey(env)`). None: a preview, which
+   * `history` does not show.
+   */
+  readonly liveKey?: string;
   /**
    * Keep the files the build no longer has for open tabs: the kept list's key
    * (`keptFilesKey(env)`, read before the job and written after it) and config
@@ -313,7 +323,7 @@ async function runPipelineJob(
       throw interruptedError(`the deploy, before ${DEPLOY_STAGES[s].name}`);
     }
     stages.push({ stage: s, at: clock.now() });
-    input.onProgress?.({ kind: "stage", stage: s });
+    input.onProgress?.({ kind: "stage", stage: s, ...(dryRun ? { plan: true as const } : {}) });
   };
   const { source } = input;
   const warnings: string[] = [];
@@ -509,6 +519,10 @@ async function publish(input: DeployInput): Promise<DeploySummary> {
   if (input.retention && outcome.kept) {
     const at = { s3: input.clients.s3, bucket: input.bucket, key: input.retention.key };
     await writeKeptFiles(at, kept, outcome.kept);
+  }
+  if (input.liveKey !== undefined) {
+    const at = { s3: input.clients.s3, bucket: input.bucket };
+    await writeLiveBuild(at, input.liveKey, revision.id, clock.now());
   }
   // Past this point the site is published: the invalidation is sent even after a Ctrl-C. A
   // preview has no distribution to invalidate (its distribution does not cache).

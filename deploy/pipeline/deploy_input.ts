@@ -5,6 +5,8 @@
  *
  * @module
  */
+import { bootstrapCommandFor } from "../config/env_name.ts";
+import type { BuilderKind } from "../config/site_config.ts";
 import type { CommandContext } from "../command.ts";
 import { createBuilder, type MicrovmSeams } from "../builders/create_builder.ts";
 import type { LoadedSite } from "../config/load.ts";
@@ -14,7 +16,13 @@ import { DEPLOY_STAGES, type DeployInput, type DeployProgress } from "./deploy.t
 import { servingOrigin, siteOrigin } from "../seo/policy.ts";
 import { openSite } from "../site/open_site.ts";
 import { denoCommandRunner } from "../source/revision.ts";
-import { keptFilesKey, lockKey, owedInvalidationKey, SITE_PREFIX } from "../state/bucket_layout.ts";
+import {
+  keptFilesKey,
+  liveBuildKey,
+  lockKey,
+  owedInvalidationKey,
+  SITE_PREFIX,
+} from "../state/bucket_layout.ts";
 import { progressBar } from "./report.ts";
 import { refusePreviewEnv } from "../config/env_name.ts";
 import type { RoutingTarget } from "../routing/publish_routing.ts";
@@ -67,10 +75,23 @@ export function deployTempRoot(
   return home ? `${home.replace(/[\\/]+$/, "")}/.cache/org-deploy` : undefined;
 }
 
+/**
+ * The `--builder` flag as a builder, or undefined when not given (the config decides).
+ *
+ * @param flag the flag's value (the command's flag spec allows only `local` and `microvm`)
+ * @returns the builder the flag names
+ */
+export function builderFlag(flag: unknown): BuilderKind | undefined {
+  return flag === "local" || flag === "microvm" ? flag : undefined;
+}
+
 /** What kind of deploy {@linkcode openSiteDeploy} resolves. */
 export interface SiteDeployOptions {
-  /** Where the job runs: `local` or `microvm` (`--no-build` always syncs locally). */
-  readonly builder: "local" | "microvm";
+  /**
+   * Where the job runs: `local` or `microvm` (`--no-build` always syncs locally); absent: the
+   * configuration's `build.builder`.
+   */
+  readonly builder?: BuilderKind | undefined;
   /** MicroVM builder overrides for tests; none in the CLI. */
   readonly seams?: MicrovmSeams;
   /**
@@ -115,7 +136,7 @@ export async function openSiteDeploy(
     const target = aside?.(site);
     if (!target && !state.distributionId) {
       throw new DeployError("distribution_unknown", `state/${ctx.env}.json names no distribution`, {
-        hint: `run \`deploy bootstrap ${ctx.env}\` to finish creating the environment`,
+        hint: `run \`${bootstrapCommandFor(ctx.env)}\` to finish creating the environment`,
       });
     }
     const config = site.config;
@@ -133,7 +154,7 @@ export async function openSiteDeploy(
       await removeStaleWorkDirs(tempRoot);
     }
     // A restore copies inside the bucket from this process: the local builder's sync, no build.
-    const builderName = noBuild || storedOutput ? "local" : options.builder;
+    const builderName = noBuild || storedOutput ? "local" : options.builder ?? config.build.builder;
     const routing = target ? undefined : routingTarget(ctx.env, bucket, config, state);
     const builder = createBuilder(ctx, site, state, builderName, {
       seams: options.seams ?? {},
@@ -183,7 +204,7 @@ export async function openSiteDeploy(
         waitMs: LOCK_WAIT_MS,
         ...(ctx.flags["force-unlock"] === true ? { forceUnlock: true } : {}),
       },
-      ...(target ? {} : { owedKey: owedInvalidationKey(ctx.env) }),
+      ...(target ? {} : { owedKey: owedInvalidationKey(ctx.env), liveKey: liveBuildKey(ctx.env) }),
       // A preview follows each build at once: it is short-lived, and its CDN does not cache.
       ...(target ? {} : {
         retention: {
@@ -271,7 +292,8 @@ function progressReporter(ctx: CommandContext): (event: DeployProgress) => void 
         ctx.out.progress("");
         barShown = false;
       }
-      ctx.out.step(DEPLOY_STAGES[event.stage].step);
+      const stage = DEPLOY_STAGES[event.stage];
+      ctx.out.step(event.plan ? stage.planStep ?? stage.step : stage.step);
       return;
     }
     if (!ctx.out.color) return;

@@ -104,8 +104,19 @@ export function keptFilesCopyKey(buildId: string): string {
   return `build/${buildId}.kept.json`;
 }
 
+/**
+ * Which build is live: `state/<env>.live.json`, written by every deploy and rollback of the live
+ * site, so `history` marks it even when a rollback restored an older build.
+ *
+ * @param env environment name
+ * @returns the S3 key
+ */
+export function liveBuildKey(env: string): string {
+  return `${STATE_PREFIX}${env}.live.json`;
+}
+
 /** The core's own `state/<scope>.<suffix>.json` files, which no plugin may take as its namespace. */
-export const CORE_STATE_SUFFIXES: readonly string[] = ["invalidation", "kept"];
+export const CORE_STATE_SUFFIXES: readonly string[] = ["invalidation", "kept", "live"];
 
 /**
  * A plugin's scoped state key: `state/<env>.<namespace>.json`, beside the environment's own.

@@ -42,9 +42,9 @@ export function tracedGrants(
   tracing: Tracing,
 ): ReadonlyMap<string, Grant> {
   return new Map(
-    [...grants].map(([type, grant]): [string, Grant] => [type, (params, ctx, proof) => {
+    [...grants].map(([type, grant]): [string, Grant] => [type, (params, ctx, proof, device) => {
       tracing.annotate({ "token_exchange.grant_type": type });
-      return grant(params, ctx, proof);
+      return grant(params, ctx, proof, device);
     }]),
   );
 }

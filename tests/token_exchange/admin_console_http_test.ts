@@ -296,3 +296,30 @@ Deno.test("admin console: the audit and webhooks pages refuse a bad filter with 
   assert.equal(ok.status, 200);
   assert.match(await ok.text(), /<code class="nowrap">console\.login<\/code>/);
 });
+
+Deno.test("admin console: a malformed token pasted into sign-in answers the sign-in page, never a 500", async () => {
+  await using te = await startTokenServer({
+    toml: `[internal_api]\nenabled = true\nauth_methods = ["operator_token"]\n` +
+      `[internal_api.lockout]\nthreshold = 100\n`,
+  });
+  const good = operatorToken(te);
+  for (
+    const pasted of [
+      "not-a-token",
+      `${good.slice(0, 20)}\n${good.slice(20)}`, // a line break from a wrapped terminal
+      `${good} trailing words`,
+      "Bearer Bearer x",
+      "tökén-ä\u0000\u007f",
+      "a.b.c",
+      "x".repeat(20_000),
+    ]
+  ) {
+    const res = await consoleLogin(te, pasted);
+    const body = await res.text();
+    assert.equal(res.status, 401, `${JSON.stringify(pasted.slice(0, 40))}: ${body.slice(0, 200)}`);
+    assert.match(res.headers.get("content-type") ?? "", /^text\/html/);
+    assert.match(body, /not a valid operator token/);
+    // The command it names exists when running from a checkout (no `token-exchange` there).
+    assert.match(body, /<code>deno run -A server\/main\.ts operator-token --sub NAME<\/code>/);
+  }
+});

@@ -10,7 +10,7 @@ import { PREVIEW_USER } from "../../preview/auth.ts";
 import type { CommandContext } from "../../command.ts";
 import type { MicrovmSeams } from "../../builders/create_builder.ts";
 import { runDeploy } from "../../pipeline/deploy.ts";
-import { openSiteDeploy } from "../../pipeline/deploy_input.ts";
+import { builderFlag, openSiteDeploy } from "../../pipeline/deploy_input.ts";
 import { PREVIEW_STEPS, summaryLines } from "../../pipeline/report.ts";
 import { previewTarget } from "../../preview/open_preview.ts";
 import { parsePreviewId } from "../../preview/preview_id.ts";
@@ -27,7 +27,7 @@ import { writePreviewRecord } from "../../preview/store.ts";
  */
 export async function previewDeploy(ctx: CommandContext, seams: MicrovmSeams): Promise<number> {
   const id = parsePreviewId(ctx.args.id ?? "");
-  const builder = ctx.flags.builder === "local" ? "local" : "microvm";
+  const builder = builderFlag(ctx.flags.builder);
   let passworded = false;
   using deploy = await openSiteDeploy(ctx, {
     builder,

@@ -111,7 +111,7 @@ export function createPreviewDeployCommand(seams: MicrovmSeams = {}): Command {
       builder: {
         type: "string",
         values: ["local", "microvm"],
-        description: "where to build (default microvm)",
+        description: "where to build (default: build.builder, else microvm)",
       },
       refresh: { type: "boolean", description: "re-upload every file" },
       force: { type: "boolean", description: "allow deleting more than half of the files" },

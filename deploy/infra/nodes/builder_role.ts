@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { microvmBuilderWanted } from "../microvm_wanted.ts";
 import { builderRoleName, logGroupArn } from "../../config/names.ts";
 import type { PolicyDocument } from "../policy_document.ts";
 import { servedPrefix, SITE_PREFIX } from "../../state/bucket_layout.ts";
@@ -156,6 +157,7 @@ function policyInput(ctx: NodeContext): BuilderPolicyInput {
 export const builderRoleNode: ResourceNode = iamRoleNode({
   id: "builderRole",
   dependsOn: ["bucket", "builderLogGroup", "distribution", "rulesStore"],
+  wanted: microvmBuilderWanted,
   roleName: builderRole,
   description: (ctx) => `MicroVM builder of ${ctx.facts.bucket}`,
   trustPolicy: (ctx) => builderTrustPolicy(ctx.facts.accountId),
