@@ -196,6 +196,7 @@ Deno.test("init run from the published package writes the launcher and a task th
         "pnpm",
         "yarn",
         "bun",
+        "node",
         "kill",
       ]),
     );
