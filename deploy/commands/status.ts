@@ -112,12 +112,15 @@ export const statusCommand: Command = {
         : `  kept      ${kept.files} file(s) of earlier builds (${formatBytes(kept.bytes)}) ` +
           `live for open tabs (retention.previousDays ${facts.config.retention.previousDays})`,
     );
-    ctx.out.line(
-      `  cache     ${buildCache.entries} MicroVM build cache entr${
-        buildCache.entries === 1 ? "y" : "ies"
-      } (${formatBytes(buildCache.bytes)}) under s3://${facts.bucket}/${BUILD_CACHE_PREFIX}, ` +
-        `each expiring 30 days after its last use`,
-    );
+    // A local-builder site has no MicroVM builds, so no cache in its bucket to speak of.
+    if (facts.config.build.builder !== "local") {
+      ctx.out.line(
+        `  cache     ${buildCache.entries} MicroVM build cache entr${
+          buildCache.entries === 1 ? "y" : "ies"
+        } (${formatBytes(buildCache.bytes)}) under s3://${facts.bucket}/${BUILD_CACHE_PREFIX}, ` +
+          `each expiring 30 days after its last use`,
+      );
+    }
     for (const r of reports) {
       ctx.out.line(
         statusLine(
