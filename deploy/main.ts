@@ -29,14 +29,24 @@ function readEnviron(): Record<string, string | undefined> {
   } catch {
     // Narrow --allow-env (e.g. AWS_*,DEBUG,NO_COLOR): read what we may, skip the rest.
     const env: Record<string, string | undefined> = {};
-    for (const name of KNOWN_ENV) {
-      try {
-        env[name] = Deno.env.get(name);
-      } catch {
-        // not permitted: treated as unset
-      }
-    }
-    return env;
+    for (const name of KNOWN_ENV) env[name] = readVar(name);
+    // A variable the configuration names (`build.env`'s `${VAR}`) is read when first asked
+    // for: the deploy task's --allow-env may list it, and one it does not list reads as unset.
+    return new Proxy(env, {
+      get: (known, name) => {
+        if (typeof name !== "string") return undefined;
+        if (!Object.hasOwn(known, name)) known[name] = readVar(name);
+        return known[name];
+      },
+    });
+  }
+}
+
+function readVar(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined; // not permitted: treated as unset
   }
 }
 

@@ -36,7 +36,13 @@ export const dashboardCommand: PluginCommand<AnalyticsConfig> = {
       const source = await openSiteTable(host, config, ctx.environ);
       const path = rollupPath(ctx.environ, config);
       try {
-        return await withRollup(source, path, () => ctx.clock.now(), (d) => ctx.files.mkdir(d));
+        return await withRollup(
+          source,
+          path,
+          () => ctx.clock.now(),
+          (d) => ctx.files.mkdir(d),
+          (line) => ctx.out.warn(line),
+        );
       } catch (err) {
         // Another dashboard of the same table holds the file's lock, or it cannot be written:
         // the answers are the same without it, only slower.

@@ -842,29 +842,48 @@ function runScan(
   return scans.share(source, key, async () => {
     const scan = SCANS[name];
     const members = scanMembers(name);
-    // Before taking a connection: the roll-up's refresh takes one of its own.
-    const grouped = source.rollup
-      ? await rolledUpSql(source, source.rollup, name, range, members)
-      : { sql: groupedSql(scan, source.relation, range, members), closed: undefined };
-    return source.use(async (c) => {
-      // Temporary tables belong to their connection, which runs one statement at a time.
-      const table = quoteIdentifier(`grouped_${name}`);
-      await read(
-        c,
-        `CREATE OR REPLACE TEMP TABLE ${table} AS ${grouped.sql}`,
-        range,
-        grouped.closed ? { closed: grouped.closed } : {},
-      );
-      try {
-        const out = new Map<QueryName, RawRow[]>();
-        for (const { name, member } of members) {
-          out.set(name, await read(c, memberSql(scan, member, members, table, range), range));
-        }
-        return out;
-      } finally {
-        await c.run(`DROP TABLE IF EXISTS ${table}`);
+    const raw = { sql: groupedSql(scan, source.relation, range, members), closed: undefined };
+    if (!source.rollup) return await readScan(source, name, members, range, raw);
+    try {
+      // Before taking a connection: the roll-up's refresh takes one of its own.
+      const rolled = await rolledUpSql(source, source.rollup, name, range, members);
+      return await readScan(source, name, members, range, rolled);
+    } catch (err) {
+      // The roll-up only saves time: when it fails (a broken or locked file), the table gives
+      // the same answer, slower, and the page is not an error.
+      source.rollupFailed?.(err);
+      return await readScan(source, name, members, range, raw);
+    }
+  });
+}
+
+/** Runs a scan's grouped SQL once into a temporary table and reads every member from it. */
+function readScan(
+  source: PageViewSource,
+  name: ScanName,
+  members: NamedMember<ScanName, QueryName>[],
+  range: QueryRange,
+  grouped: { sql: string; closed: string | undefined },
+): Promise<Map<QueryName, RawRow[]>> {
+  const scan = SCANS[name];
+  return source.use(async (c) => {
+    // Temporary tables belong to their connection, which runs one statement at a time.
+    const table = quoteIdentifier(`grouped_${name}`);
+    await read(
+      c,
+      `CREATE OR REPLACE TEMP TABLE ${table} AS ${grouped.sql}`,
+      range,
+      grouped.closed ? { closed: grouped.closed } : {},
+    );
+    try {
+      const out = new Map<QueryName, RawRow[]>();
+      for (const { name, member } of members) {
+        out.set(name, await read(c, memberSql(scan, member, members, table, range), range));
       }
-    });
+      return out;
+    } finally {
+      await c.run(`DROP TABLE IF EXISTS ${table}`);
+    }
   });
 }
 

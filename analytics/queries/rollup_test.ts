@@ -177,3 +177,16 @@ Deno.test("with snapshots, fingerprints are read again only once the table's sna
   await again.refresh(WEEK);
   assert.equal((await again.refresh(WEEK)).checked, 3);
 });
+
+Deno.test("a roll-up that fails to read gives way to the table: the same answer, and a warning", async () => {
+  const { table, rollup } = await rolledTable(Date.parse("2026-03-10T00:00:00Z"));
+  using _ = table;
+  const expected = await runNamedQuery(table, "views", WEEK);
+  const failures: unknown[] = [];
+  // A roll-up whose scan table is gone, as a broken file would read.
+  const broken = { ...rollup, table: () => `"rollup"."no_such_scan"` };
+  const source = { ...table, rollup: broken, rollupFailed: (err: unknown) => failures.push(err) };
+  assert.deepEqual(await runNamedQuery(source, "views", WEEK), expected);
+  assert.ok(failures.length >= 1);
+  assert.match(String(failures[0]), /no_such_scan/);
+});

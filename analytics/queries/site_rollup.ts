@@ -37,6 +37,7 @@ export function rollupPath(environ: Environ, config: AnalyticsConfig): string {
  * @param path where the roll-up lives ({@linkcode rollupPath})
  * @param now the clock deciding which days are closed
  * @param mkdir creates the file's directory
+ * @param warn told, in a line, when a read through the roll-up failed and the table answered
  * @returns the source with its roll-up; `using` closes it as the source
  */
 export async function withRollup(
@@ -44,6 +45,7 @@ export async function withRollup(
   path: string,
   now: () => number,
   mkdir: (dir: string) => Promise<void>,
+  warn: (line: string) => void = () => {},
 ): Promise<PageViewSource> {
   if (path !== ":memory:") await mkdir(join(path, ".."));
   const rollup = await attachRollup(source, { path, scans: rolledScans(), now });
@@ -52,6 +54,11 @@ export async function withRollup(
     use: source.use,
     relation: source.relation,
     rollup,
+    rollupFailed: (err) =>
+      warn(
+        `the roll-up ${path} failed, so the table answered instead: ` +
+          (err instanceof Error ? err.message : String(err)),
+      ),
     ...(source.snapshot ? { snapshot: source.snapshot } : {}),
     [Symbol.dispose]: () => source[Symbol.dispose](),
   };

@@ -30,6 +30,11 @@ export interface PageViewSource extends Disposable {
    */
   readonly rollup?: Rollup;
   /**
+   * Told when a read through the roll-up failed and the table answered instead, so the
+   * operator hears of a broken roll-up once per failed read rather than never.
+   */
+  rollupFailed?(err: unknown): void;
+  /**
    * The table's current snapshot id, where the table has snapshots (the Iceberg table; a local
    * table has none): the roll-up reads the days' fingerprints again only once it changed.
    */

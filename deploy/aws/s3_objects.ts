@@ -31,12 +31,14 @@ export interface S3Location {
 /** `Cache-Control` of every object written here: state is read fresh, never from a cache. */
 export const NO_STORE = "no-store";
 
-/** A listed object: its key and upload time. */
+/** A listed object: its key, upload time and size. */
 export interface ListedObject {
   /** The key. */
   readonly key: string;
   /** Upload time, ms since the epoch. */
   readonly lastModified: number;
+  /** Size in bytes. */
+  readonly size: number;
 }
 
 /** A write's precondition: the key is free, or still holds the version read. */
@@ -229,7 +231,7 @@ export function listObjects(at: S3Location, prefix: string): Promise<ListedObjec
   return aws({ resource: where(at, prefix), action: "s3:ListBucket" }, async () => {
     const pages = paginateListObjectsV2({ client: at.s3 }, { Bucket: at.bucket, Prefix: prefix });
     return (await allItems(pages, (page) => page.Contents)).flatMap((o) =>
-      o.Key ? [{ key: o.Key, lastModified: o.LastModified?.getTime() ?? 0 }] : []
+      o.Key ? [{ key: o.Key, lastModified: o.LastModified?.getTime() ?? 0, size: o.Size ?? 0 }] : []
     );
   });
 }

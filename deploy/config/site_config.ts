@@ -28,7 +28,11 @@ export interface SiteConfigInput {
   domain?: string;
   app?: string;
   githubRepo?: string;
-  build?: { builder?: BuilderKind };
+  build?: {
+    builder?: BuilderKind;
+    env?: Record<string, string>;
+    secrets?: Record<string, string>;
+  };
   microvm?: {
     memory?: number;
     maxDurationSeconds?: number;
@@ -83,7 +87,16 @@ export interface SiteConfig {
   app: string;
   githubRepo?: string;
   /** `local`: every build runs on this machine and no MicroVM resource is wanted. */
-  build: { builder: BuilderKind };
+  /**
+   * Where the site is built (`builder`), and the install and build steps' environment: `env`
+   * as written (`${VAR}` filled at deploy time, `build_settings/build_env.ts`), `secrets` the
+   * Secrets Manager names the builder reads.
+   */
+  build: {
+    builder: BuilderKind;
+    env?: Record<string, string>;
+    secrets?: Record<string, string>;
+  };
   microvm: { memory: MicrovmMemory; maxDurationSeconds: number; idle: MicrovmIdle };
   retention: {
     microvmDays: number;

@@ -516,3 +516,25 @@ Deno.test("resolveSiteConfig() refuses config rules whose target leaves the site
     ["redirects[0].to", "redirects[1].to"],
   );
 });
+
+Deno.test("resolveSiteConfig() checks build.env and build.secrets names, each error naming its key", () => {
+  const config = ok({
+    siteName: "blog",
+    build: { env: { PUBLIC_API: "https://${HOST}/api" }, secrets: { CMS_TOKEN: "blog/cms" } },
+  });
+  // `${VAR}` stays as written until a deploy fills it: `config` and other commands never need it.
+  assert.deepEqual(config.build, {
+    builder: "microvm",
+    env: { PUBLIC_API: "https://${HOST}/api" },
+    secrets: { CMS_TOKEN: "blog/cms" },
+  });
+  const problems = errors({
+    siteName: "blog",
+    build: { env: { "1X": "a" }, secrets: { TOKEN: "has space" }, extra: true },
+  });
+  assert.deepEqual(problems.map((p) => p.path).sort(), [
+    "build.env.1X",
+    "build.extra",
+    "build.secrets.TOKEN",
+  ]);
+});

@@ -35,6 +35,7 @@ import {
   siteRewriteFunctionName,
 } from "../config/names.ts";
 import { removeStaleWorkDirs } from "../job/work_dir.ts";
+import { resolveBuildEnv } from "../build_settings/build_env.ts";
 
 /**
  * Where a deploy publishes when it is not the environment's live site (one preview of the
@@ -212,6 +213,7 @@ export async function openSiteDeploy(
         },
       }),
       ...(routing ? { routing } : {}),
+      ...buildSettings(ctx, config, tags, !noBuild && storedOutput === undefined),
       // Only the live site's builds can be rolled back to; a restore is kept already.
       ...(target || storedOutput ? {} : { keepOutputDays: config.retention.buildsDays }),
     };
@@ -338,5 +340,32 @@ function progressReporter(ctx: CommandContext): (event: DeployProgress) => void 
     if (!ctx.out.color) return;
     ctx.out.progress(progressBar(event));
     barShown = true;
+  };
+}
+
+/**
+ * The job's build-time settings (none when nothing is built): the cache scope, unless
+ * `--no-cache` (the framework caches are kept per site and branch: a deploy builds its
+ * environment's branch, a preview its own), `build.env` filled from this machine's environment,
+ * and `build.secrets`' names.
+ *
+ * @throws {DeployError} `build_env_missing`
+ */
+function buildSettings(
+  ctx: CommandContext,
+  config: SiteConfig,
+  tags: Readonly<Record<string, string>>,
+  builds: boolean,
+): Pick<DeployInput, "cache" | "buildEnv" | "buildSecrets"> {
+  if (!builds) return {};
+  const env = resolveBuildEnv(config.build.env, ctx.environ);
+  return {
+    ...(ctx.flags["no-cache"] === true
+      ? {}
+      : { cache: { site: config.siteName, branch: tags.environment ?? ctx.env } }),
+    ...(Object.keys(env).length > 0 ? { buildEnv: env } : {}),
+    ...(config.build.secrets && Object.keys(config.build.secrets).length > 0
+      ? { buildSecrets: config.build.secrets }
+      : {}),
   };
 }

@@ -9,6 +9,7 @@ import type { Command } from "../../command.ts";
 import type { MicrovmSeams } from "../../builders/create_builder.ts";
 import { PREVIEW_ENV } from "../../config/names.ts";
 import { FORCE_UNLOCK_FLAG } from "../../pipeline/publishing.ts";
+import { NO_CACHE_FLAG } from "../../build_cache/no_cache_flag.ts";
 import { DNS_PENDING_EXIT, previewBootstrap } from "./bootstrap.ts";
 import { previewDeploy } from "./deploy.ts";
 import { previewDestroy } from "./destroy.ts";
@@ -118,6 +119,7 @@ export function createPreviewDeployCommand(seams: MicrovmSeams = {}): Command {
       refresh: { type: "boolean", description: "re-upload every file" },
       force: { type: "boolean", description: "allow deleting more than half of the files" },
       "force-unlock": FORCE_UNLOCK_FLAG,
+      "no-cache": NO_CACHE_FLAG,
     },
     help: "Builds the repository as `deploy` does and publishes it under previews/<id>/site/ of\n" +
       "the preview bucket: https://<id>.<domain>. The id is one DNS label (pr-42). SEO files are\n" +
