@@ -19,7 +19,7 @@
  */
 import { isAbsolute, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
 import { DeployError } from "@org/deploy/plugin";
 import { ANALYTICS_ERROR_CODES } from "../section.ts";
 
@@ -115,6 +115,27 @@ function connectionPool(
       give(c);
     }
   };
+}
+
+/**
+ * Runs SQL with those of `params` it names (`$name`), its rows as JavaScript objects: DuckDB
+ * refuses a bound parameter the statement does not use, and the callers' statements use some
+ * of a common set.
+ *
+ * @param c the connection
+ * @param sql the statement
+ * @param params the values it may name
+ * @returns its rows
+ */
+export async function readBound(
+  c: DuckDBConnection,
+  sql: string,
+  params: Readonly<Record<string, DuckDBValue>>,
+): Promise<Record<string, unknown>[]> {
+  const used = Object.fromEntries(
+    Object.entries(params).filter(([name]) => new RegExp(`\\$${name}\\b`).test(sql)),
+  );
+  return (await c.runAndReadAll(sql, used)).getRowObjectsJS();
 }
 
 /**

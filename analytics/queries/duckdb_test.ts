@@ -46,7 +46,7 @@ Deno.test("without --allow-ffi the plugin loads, and DuckDB says which flag it n
   const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
   assert.match(
     text,
-    /bootstrap,status,destroy,dashboard,backfill,export query_engine_unavailable .*--allow-ffi/,
+    /bootstrap,status,destroy,dashboard,backfill,export,digest query_engine_unavailable .*--allow-ffi/,
     text,
   );
 });

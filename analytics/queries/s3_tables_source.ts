@@ -12,7 +12,7 @@
  * @module
  */
 import { DeployError } from "@org/deploy/plugin";
-import { openDuckDB } from "./duckdb.ts";
+import { openDuckDB, readBound } from "./duckdb.ts";
 import type { DuckDBEndpoints } from "./endpoints.ts";
 import { type PageViewSource, quoteIdentifier } from "./source.ts";
 import { ANALYTICS_ERROR_CODES } from "../section.ts";
@@ -109,7 +109,16 @@ export async function openS3TablesSource(
       "run `deploy analytics status` to see which resource is missing, and " +
         "`deploy analytics bootstrap` to create it",
     ));
-    return { connection, use, relation, [Symbol.dispose]: close };
+    const snapshot = () =>
+      use((c) =>
+        readBound(
+          c,
+          `SELECT snapshot_id FROM iceberg_snapshots(${relation}) ORDER BY sequence_number ` +
+            "DESC LIMIT 1",
+          {},
+        )
+      ).then((rows) => rows[0] ? String(rows[0].snapshot_id) : undefined);
+    return { connection, use, relation, snapshot, [Symbol.dispose]: close };
   } catch (err) {
     close();
     throw err;

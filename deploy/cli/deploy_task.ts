@@ -14,7 +14,8 @@ import type { PackageManager } from "../job/package_manager.ts";
 /**
  * Every program the CLI may run: `git` or `jj` (the build is named after the revision), the
  * site's package manager (`--builder local` and `plan` install and build with it; `deno` only as
- * a package manager), and `kill` (a build's process group is stopped with it).
+ * a package manager), `node` (`node --version`, part of the build cache's key for npm, pnpm and
+ * Yarn), and `kill` (a build's process group is stopped with it).
  */
 export const RUN_TOOLS: readonly string[] = [
   "git",
@@ -24,8 +25,12 @@ export const RUN_TOOLS: readonly string[] = [
   "pnpm",
   "yarn",
   "bun",
+  "node",
   "kill",
 ];
+
+/** The package managers that run on Node.js: the cache key asks `node` for its version. */
+const ON_NODE: readonly PackageManager[] = ["npm", "pnpm", "yarn"];
 
 /** The package managers a local build may run (see `deploy/job/package_manager.ts`). */
 const PACKAGE_MANAGERS: readonly PackageManager[] = ["deno", "npm", "pnpm", "yarn", "bun"];
@@ -58,7 +63,8 @@ export function deployTaskFlags(
 
 /**
  * The programs a site's task lets the CLI run (pure): its VCS, its package manager (every one
- * while none is known yet, so a lockfile added later still builds), and `kill`.
+ * while none is known yet, so a lockfile added later still builds), `node` beside a manager that
+ * runs on it (the build cache's key holds its version), and `kill`.
  *
  * @param vcs `jj` when the repository has a `.jj` directory, else `git`
  * @param manager the package manager its lockfile names, if any
@@ -66,11 +72,13 @@ export function deployTaskFlags(
  *
  * @example
  * ```ts
- * siteRunTools("git", "npm"); // ["git", "npm", "kill"]
+ * siteRunTools("git", "npm"); // ["git", "npm", "node", "kill"]
  * ```
  */
 export function siteRunTools(vcs: "git" | "jj", manager: PackageManager | undefined): string[] {
-  return [vcs, ...(manager ? [manager] : PACKAGE_MANAGERS), "kill"];
+  const managers = manager ? [manager] : PACKAGE_MANAGERS;
+  const node = managers.some((m) => ON_NODE.includes(m)) ? ["node"] : [];
+  return [vcs, ...managers, ...node, "kill"];
 }
 
 /** The entry point a site repository's task runs. */

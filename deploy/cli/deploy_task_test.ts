@@ -90,8 +90,9 @@ Deno.test("withDeployTask() adds the task beside the site's own, keeps an existi
   assert.equal(withDeployTask("[]", "X").action, "unreadable");
 });
 
-Deno.test("siteRunTools() names the repository's VCS, its one package manager, and kill", () => {
-  assert.deepEqual(siteRunTools("git", "npm"), ["git", "npm", "kill"]);
+Deno.test("siteRunTools() names the repository's VCS, its one package manager, node for one that runs on it, and kill", () => {
+  assert.deepEqual(siteRunTools("git", "npm"), ["git", "npm", "node", "kill"]);
+  assert.deepEqual(siteRunTools("git", "bun"), ["git", "bun", "kill"]);
   assert.deepEqual(siteRunTools("jj", "deno"), ["jj", "deno", "kill"]);
   // No lockfile yet: any package manager, so the one added later still builds.
   assert.deepEqual(siteRunTools("git", undefined), [
@@ -101,6 +102,7 @@ Deno.test("siteRunTools() names the repository's VCS, its one package manager, a
     "pnpm",
     "yarn",
     "bun",
+    "node",
     "kill",
   ]);
   assert.match(

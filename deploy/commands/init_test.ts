@@ -109,10 +109,19 @@ Deno.test("init gives the repository the deploy task, so `deno task deploy produ
     const cli = captureCli({ ...TTY, cwd: root, answers: ["blog", "", "", ""] });
     assert.equal(await runCli(["init"], cli.deps), 0);
     const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
-    // A jj repository without a lockfile yet: jj, any package manager, kill.
+    // A jj repository without a lockfile yet: jj, any package manager (and node), kill.
     assert.equal(
       config.tasks.deploy,
-      siteDeployTaskCommand(CHECKOUT, ["jj", "deno", "npm", "pnpm", "yarn", "bun", "kill"]),
+      siteDeployTaskCommand(CHECKOUT, [
+        "jj",
+        "deno",
+        "npm",
+        "pnpm",
+        "yarn",
+        "bun",
+        "node",
+        "kill",
+      ]),
     );
     assert.match(cli.stdout(), /created\S* the deploy task in deno\.json/);
     // Run from a checkout, init says the task runs that checkout.
@@ -138,7 +147,9 @@ Deno.test("init's deploy task lets the CLI run only what the site uses: its VCS,
     assert.equal(await runCli(["init"], cli.deps), 0, cli.stderr());
     const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
     assert.ok(
-      config.tasks.deploy.endsWith(` --allow-run=git,npm,kill ${CHECKOUT.root}/deploy/main.ts`),
+      config.tasks.deploy.endsWith(
+        ` --allow-run=git,npm,node,kill ${CHECKOUT.root}/deploy/main.ts`,
+      ),
     );
     assert.ok(
       config.tasks.deploy.startsWith(`deno run --config=${CHECKOUT.root}/deno.json --quiet `),
@@ -185,6 +196,7 @@ Deno.test("init run from the published package writes the launcher and a task th
         "pnpm",
         "yarn",
         "bun",
+        "node",
         "kill",
       ]),
     );

@@ -35,6 +35,7 @@ import {
   siteRewriteFunctionName,
 } from "../config/names.ts";
 import { removeStaleWorkDirs } from "../job/work_dir.ts";
+import { resolveBuildEnv } from "../build_settings/build_env.ts";
 
 /**
  * Where a deploy publishes when it is not the environment's live site (one preview of the
@@ -201,7 +202,7 @@ export async function openSiteDeploy(
         key: target?.lockKey ?? lockKey(ctx.env),
         holder: lockHolder(ctx),
         waitMs: LOCK_WAIT_MS,
-        ...(ctx.flags["force-unlock"] === true ? { forceUnlock: true } : {}),
+        ...lockOptions(ctx, target === undefined),
       },
       ...(target ? {} : { owedKey: owedInvalidationKey(ctx.env), liveKey: liveBuildKey(ctx.env) }),
       // A preview follows each build at once: it is short-lived, and its CDN does not cache.
@@ -212,6 +213,7 @@ export async function openSiteDeploy(
         },
       }),
       ...(routing ? { routing } : {}),
+      ...buildSettings(ctx, config, tags, !noBuild && storedOutput === undefined),
       // Only the live site's builds can be rolled back to; a restore is kept already.
       ...(target || storedOutput ? {} : { keepOutputDays: config.retention.buildsDays }),
     };
@@ -263,6 +265,47 @@ export function routingTarget(
 export const LOCK_WAIT_MS = 60_000;
 
 /**
+ * The command's `--force-unlock` and the command line its refusal's hint names: every
+ * command that takes the deploy lock passes these (pure).
+ *
+ * @param ctx the command context
+ * @param takesEnv whether the command takes an environment (not the preview commands)
+ * @returns `forceUnlock` when given, and `rerun`
+ */
+export function lockOptions(
+  ctx: CommandContext,
+  takesEnv: boolean,
+): { forceUnlock?: true; rerun: string } {
+  return {
+    ...(ctx.flags["force-unlock"] === true ? { forceUnlock: true } : {}),
+    rerun: forceUnlockRerun(ctx, takesEnv),
+  };
+}
+
+/**
+ * This command line again with `--force-unlock` (pure): the command, its positionals, the
+ * environment, its flags and the global `--config`, `--domain` and `--yes` as given.
+ *
+ * @param ctx the command context
+ * @param takesEnv whether to name the environment (`--env`)
+ * @returns e.g. `deploy rollback 01J… --env production --force-unlock`
+ */
+export function forceUnlockRerun(ctx: CommandContext, takesEnv: boolean): string {
+  const quote = (v: string) => /^[\w@%+=:,./-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`;
+  const parts = ["deploy", ctx.command, ...Object.values(ctx.args).map(quote)];
+  if (takesEnv) parts.push("--env", quote(ctx.env));
+  for (const [name, value] of Object.entries(ctx.flags)) {
+    if (name === "force-unlock" || Object.hasOwn(ctx.args, name) || value === undefined) continue;
+    if (value === true) parts.push(`--${name}`);
+    else if (typeof value === "string") parts.push(`--${name}`, quote(value));
+  }
+  if (ctx.global.config !== undefined) parts.push("--config", quote(ctx.global.config));
+  if (ctx.global.domain !== undefined) parts.push("--domain", quote(ctx.global.domain));
+  if (ctx.global.yes) parts.push("--yes");
+  return [...parts, "--force-unlock"].join(" ");
+}
+
+/**
  * Who a deploy is, as its lock names it to a deploy that waits: the command, the user and host
  * when the process may read them, the pid and the working directory.
  *
@@ -297,5 +340,32 @@ function progressReporter(ctx: CommandContext): (event: DeployProgress) => void 
     if (!ctx.out.color) return;
     ctx.out.progress(progressBar(event));
     barShown = true;
+  };
+}
+
+/**
+ * The job's build-time settings (none when nothing is built): the cache scope, unless
+ * `--no-cache` (the framework caches are kept per site and branch: a deploy builds its
+ * environment's branch, a preview its own), `build.env` filled from this machine's environment,
+ * and `build.secrets`' names.
+ *
+ * @throws {DeployError} `build_env_missing`
+ */
+function buildSettings(
+  ctx: CommandContext,
+  config: SiteConfig,
+  tags: Readonly<Record<string, string>>,
+  builds: boolean,
+): Pick<DeployInput, "cache" | "buildEnv" | "buildSecrets"> {
+  if (!builds) return {};
+  const env = resolveBuildEnv(config.build.env, ctx.environ);
+  return {
+    ...(ctx.flags["no-cache"] === true
+      ? {}
+      : { cache: { site: config.siteName, branch: tags.environment ?? ctx.env } }),
+    ...(Object.keys(env).length > 0 ? { buildEnv: env } : {}),
+    ...(config.build.secrets && Object.keys(config.build.secrets).length > 0
+      ? { buildSecrets: config.build.secrets }
+      : {}),
   };
 }

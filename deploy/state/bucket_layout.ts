@@ -187,6 +187,25 @@ export function previewIdOfKey(key: string): string | undefined {
 /** Key prefix of everything kept for restoring builds. */
 export const OUTPUTS_PREFIX = "outputs/";
 
+/**
+ * Where the MicroVM builder keeps its build cache in the site bucket: `cache/deps/<key>.tar.gz`
+ * (dependencies, by the install's key) and `cache/framework/<key>.tar.gz` (framework caches, per
+ * site and branch). The builder role may read and write it; a lifecycle rule expires an entry
+ * 30 days after its last use.
+ */
+export const BUILD_CACHE_PREFIX = "cache/";
+
+/**
+ * The key of one build cache archive in the site bucket.
+ *
+ * @param kind `deps` or `framework`
+ * @param key the entry's key (`npm-3f2a…`, `framework-1c9e…`)
+ * @returns `cache/<kind>/<key>.tar.gz`
+ */
+export function buildCacheObjectKey(kind: "deps" | "framework", key: string): string {
+  return `${BUILD_CACHE_PREFIX}${kind}/${key}.tar.gz`;
+}
+
 /** Key prefix of the content-addressed objects; the lifecycle rule expires these. */
 export const OUTPUT_OBJECTS_PREFIX = `${OUTPUTS_PREFIX}objects/`;
 

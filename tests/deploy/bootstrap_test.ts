@@ -535,6 +535,7 @@ Deno.test("bootstrap: adds the incomplete-upload rule beside the owner's lifecyc
   assert.deepEqual(bucket.drift, [
     "no lifecycle rule removing incomplete multipart uploads",
     "no lifecycle rule deploy-expire-kept-build-outputs",
+    "no lifecycle rule deploy-expire-build-cache",
   ]);
 
   const fixed = await world.run(["bootstrap"]);
@@ -544,6 +545,7 @@ Deno.test("bootstrap: adds the incomplete-upload rule beside the owner's lifecyc
   assert.match(lifecycle, /<ID>old-builds<\/ID>/);
   assert.match(lifecycle, /<ID>deploy-abort-incomplete-multipart-uploads<\/ID>/);
   assert.match(lifecycle, /<ID>deploy-expire-kept-build-outputs<\/ID>/);
+  assert.match(lifecycle, /<ID>deploy-expire-build-cache<\/ID>/);
   assert.match((await world.run(["bootstrap"])).stdout, /No changes/);
 });
 
@@ -554,6 +556,11 @@ Deno.test("bootstrap: kept build outputs expire after twice retention.buildsDays
   assert.match(
     cfg.get("lifecycle")!,
     /<Rule><Status>Enabled<\/Status><Expiration><Days>60<\/Days><\/Expiration><ID>deploy-expire-kept-build-outputs<\/ID><Filter><Prefix>outputs\/<\/Prefix><\/Filter><\/Rule>/,
+  );
+  // The MicroVM build cache: entries expire 30 days after their last use.
+  assert.match(
+    cfg.get("lifecycle")!,
+    /<Rule><Status>Enabled<\/Status><Expiration><Days>30<\/Days><\/Expiration><ID>deploy-expire-build-cache<\/ID><Filter><Prefix>cache\/<\/Prefix><\/Filter><\/Rule>/,
   );
   await world.configure({ ...BASE, retention: { buildsDays: 7 } });
   const status = JSON.parse((await world.run(["status", "--json"])).stdout);

@@ -71,6 +71,7 @@ Deno.test("deploy: first deploy uploads every file and prints a summary; identic
   assert.deepEqual(Object.keys(summary).sort(), [
     "builder",
     "bytesUploaded",
+    "cache",
     "changedKeys",
     "deleted",
     "durationMs",
@@ -80,12 +81,26 @@ Deno.test("deploy: first deploy uploads every file and prints a summary; identic
     "kept",
     "revision",
     "rules",
+    "steps",
     "unchanged",
     "uploaded",
     "url",
     "warnings",
   ]);
   assert.deepEqual([summary.kept, summary.expired], [[], []]);
+  // A Deno site's install is not cached (Deno keeps its own cache); every step is timed.
+  assert.deepEqual(summary.cache, { used: true, hit: false, frameworkHit: false, key: null });
+  assert.deepEqual(Object.keys(summary.steps), [
+    "revision",
+    "zip",
+    "cacheRestore",
+    "install",
+    "build",
+    "rules",
+    "sync",
+    "invalidation",
+  ]);
+  assert.ok(Object.values(summary.steps).every((ms) => typeof ms === "number" && ms >= 0));
   assert.equal(summary.env, "production");
   assert.equal(summary.builder, "local");
   assert.equal(summary.uploaded, 0);
@@ -149,6 +164,7 @@ Deno.test("deploy plan: shows uploads, deletes and invalidation, changing nothin
   assert.deepEqual(Object.keys(plan).sort(), [
     "builder",
     "bytes",
+    "cache",
     "deletes",
     "env",
     "expired",
@@ -156,6 +172,7 @@ Deno.test("deploy plan: shows uploads, deletes and invalidation, changing nothin
     "kept",
     "revision",
     "rules",
+    "steps",
     "unchanged",
     "uploads",
     "warnings",

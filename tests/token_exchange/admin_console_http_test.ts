@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { createMemoryLogger } from "@org/shared";
 import {
   consoleCsrf,
+  consoleForm,
   consoleLogin,
   consoleSession,
   FORM,
@@ -103,7 +104,7 @@ Deno.test("admin console: an action is audited under the operator's principal by
   const csrf = await consoleCsrf(te, cookie, `/admin/users/${user.id}`);
   const post = await fetch(`${te.internalUrl}/admin/users/${user.id}/status`, {
     method: "POST",
-    headers: { ...FORM, cookie },
+    headers: consoleForm(te, cookie),
     body: new URLSearchParams({ csrf, status: "suspended" }),
     redirect: "manual",
   });
@@ -226,13 +227,25 @@ Deno.test("admin console: a redelivery needs the CSRF token; sign-in, redelivery
   const redeliver = (body: Record<string, string>) =>
     fetch(`${te.internalUrl}/admin/webhooks/deliveries/${id}/redeliver`, {
       method: "POST",
-      headers: { ...FORM, cookie },
+      headers: consoleForm(te, cookie),
       body: new URLSearchParams(body),
       redirect: "manual",
     });
   const refused = await redeliver({});
   await refused.body?.cancel();
   assert.equal(refused.status, 403);
+  // With the session and its token, but posted with an opaque origin, or with no word from the
+  // browser at all: refused, nothing queued.
+  for (const origin of [{ origin: "null" }, {}]) {
+    const opaque = await fetch(`${te.internalUrl}/admin/webhooks/deliveries/${id}/redeliver`, {
+      method: "POST",
+      headers: { ...FORM, cookie, ...origin },
+      body: new URLSearchParams({ csrf }),
+      redirect: "manual",
+    });
+    await opaque.body?.cancel();
+    assert.equal(opaque.status, 403, JSON.stringify(origin));
+  }
   assert.equal(await te.server.webhooks!.deliverDue(), 0, "nothing queued without the token");
   const done = await redeliver({ csrf });
   await done.body?.cancel();
@@ -241,7 +254,7 @@ Deno.test("admin console: a redelivery needs the CSRF token; sign-in, redelivery
   assert.equal(await te.server.webhooks!.deliverDue(), 1);
   const logout = await fetch(`${te.internalUrl}/admin/logout`, {
     method: "POST",
-    headers: { ...FORM, cookie },
+    headers: consoleForm(te, cookie),
     body: new URLSearchParams({ csrf }),
     redirect: "manual",
   });

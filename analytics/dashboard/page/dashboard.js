@@ -294,7 +294,7 @@
         showDelta(total.querySelector(".delta"), result);
         total.hidden = false;
       }
-      if (q.name === "bots" && !state.bots) {
+      if ((q.name === "bots" || q.name === "ai_crawler_pages") && !state.bots) {
         body.replaceChildren();
         showState(panel, "Bots are excluded: tick “Include bots” to list them.");
       } else if (isEmpty(q.name, result)) {
