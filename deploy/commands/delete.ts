@@ -10,10 +10,10 @@ import { DeployError } from "../errors.ts";
 import { INVALIDATE_ALL } from "../cdn/plan_invalidation.ts";
 import { createInvalidation } from "../cdn/send_invalidation.ts";
 import { emptyPrefix } from "../infra/nodes/bucket.ts";
-import { keptFilesKey, lockKey, SITE_PREFIX } from "../state/bucket_layout.ts";
+import { keptFilesKey, SITE_PREFIX } from "../state/bucket_layout.ts";
 import { removeObject } from "../aws/s3_objects.ts";
 import { FORCE_UNLOCK_FLAG, takePublishingLock } from "../pipeline/publishing.ts";
-import { LOCK_WAIT_MS, lockHolder, lockOptions } from "../pipeline/deploy_input.ts";
+import { environmentLock } from "../pipeline/deploy_input.ts";
 import { openSite } from "../site/open_site.ts";
 import { refusePreviewEnv } from "../config/env_name.ts";
 
@@ -42,12 +42,7 @@ export const deleteCommand: Command = {
       maxDurationSeconds: site.config.microvm.maxDurationSeconds,
       clock: ctx.clock,
       sleep: ctx.sleep,
-      lock: {
-        key: lockKey(facts.env),
-        holder: lockHolder(ctx),
-        waitMs: LOCK_WAIT_MS,
-        ...lockOptions(ctx, true),
-      },
+      lock: environmentLock(ctx),
     });
     const deleted = await emptyPrefix(clients.s3, facts.bucket, SITE_PREFIX);
     // The files kept for open tabs went with the site: nothing is kept any more.

@@ -12,8 +12,8 @@ import { DeployError } from "../errors.ts";
 import { teardown, type TeardownResult } from "../infra/reconcile.ts";
 import { openSite, stateOrReason } from "../site/open_site.ts";
 import { teardownLine } from "../infra/node_lines.ts";
-import { lockKey, scopedStateKey } from "../state/bucket_layout.ts";
-import { LOCK_WAIT_MS, lockHolder, lockOptions } from "../pipeline/deploy_input.ts";
+import { scopedStateKey } from "../state/bucket_layout.ts";
+import { environmentLock } from "../pipeline/deploy_input.ts";
 import { FORCE_UNLOCK_FLAG, takePublishingLock } from "../pipeline/publishing.ts";
 import { scopedStateNamespaces } from "../state/scoped_state.ts";
 
@@ -81,12 +81,7 @@ export const destroyCommand: Command = {
       maxDurationSeconds: facts.config.microvm.maxDurationSeconds,
       clock: ctx.clock,
       sleep: ctx.sleep,
-      lock: {
-        key: lockKey(facts.env),
-        holder: lockHolder(ctx),
-        waitMs: LOCK_WAIT_MS,
-        ...lockOptions(ctx, true),
-      },
+      lock: environmentLock(ctx),
     });
     if (ctx.out.mode !== "json") ctx.out.line(`Destroying ${facts.env} (${facts.bucket}):`);
     const results = await teardown(aws.graphRun(state), (r) => {

@@ -395,13 +395,8 @@ async function existingOutput(input: ReadyJob): Promise<string> {
   return dir;
 }
 
-function buildReport(built: BuiltSteps): JobBuildReport {
-  return {
-    cacheHit: built.cacheHit,
-    frameworkCacheHit: built.frameworkCacheHit,
-    ...(built.cacheKey === undefined ? {} : { cacheKey: built.cacheKey }),
-    timings: built.timings,
-  };
+function buildReport({ distDir: _, ...report }: BuiltSteps): JobBuildReport {
+  return report;
 }
 
 /**

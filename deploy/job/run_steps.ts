@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { BuildReport } from "../build_records/record.ts";
 import { DeployError, interruptedError } from "../errors.ts";
 import type { BuildPaths } from "./job_input.ts";
 import { detectPackageManager, reuseInstallStep, type Step } from "./package_manager.ts";
@@ -32,22 +33,9 @@ export interface RunBuildStepsOptions {
 }
 
 /** What {@linkcode runBuildSteps} built, and where its time went. */
-export interface BuiltSteps {
+export interface BuiltSteps extends BuildReport {
   /** The absolute path of `paths.dist`. */
   readonly distDir: string;
-  /** Whether the dependencies came from the cache (false without one). */
-  readonly cacheHit: boolean;
-  /** Whether framework caches were restored. */
-  readonly frameworkCacheHit: boolean;
-  /** The dependency cache's key; none when the install is not cached. */
-  readonly cacheKey?: string;
-  /** Milliseconds per step: restoring caches, installing, building, keeping caches. */
-  readonly timings: {
-    readonly cacheRestoreMs: number;
-    readonly installMs: number;
-    readonly buildMs: number;
-    readonly cacheSaveMs: number;
-  };
 }
 
 /**

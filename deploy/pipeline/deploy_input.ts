@@ -24,6 +24,7 @@ import {
   SITE_PREFIX,
 } from "../state/bucket_layout.ts";
 import { progressBar } from "./report.ts";
+import type { DeployLockInput } from "./publishing.ts";
 import { refusePreviewEnv } from "../config/env_name.ts";
 import type { RoutingTarget } from "../routing/publish_routing.ts";
 import type { EnvState } from "../state/env_state.ts";
@@ -198,12 +199,14 @@ export async function openSiteDeploy(
       ...(ctx.signal ? { signal: ctx.signal } : {}),
       ...(tempRoot ? { tempRoot } : {}),
       // Previews lock one another only per preview id; an environment locks as a whole.
-      lock: {
-        key: target?.lockKey ?? lockKey(ctx.env),
-        holder: lockHolder(ctx),
-        waitMs: LOCK_WAIT_MS,
-        ...lockOptions(ctx, target === undefined),
-      },
+      lock: target
+        ? {
+          key: target.lockKey,
+          holder: lockHolder(ctx),
+          waitMs: LOCK_WAIT_MS,
+          ...lockOptions(ctx, false),
+        }
+        : environmentLock(ctx),
       ...(target ? {} : { owedKey: owedInvalidationKey(ctx.env), liveKey: liveBuildKey(ctx.env) }),
       // A preview follows each build at once: it is short-lived, and its CDN does not cache.
       ...(target ? {} : {
@@ -279,6 +282,22 @@ export function lockOptions(
   return {
     ...(ctx.flags["force-unlock"] === true ? { forceUnlock: true } : {}),
     rerun: forceUnlockRerun(ctx, takesEnv),
+  };
+}
+
+/**
+ * The lock a command holds on a whole environment (`deploy`, `delete`, `destroy`): its key, this
+ * run as holder, the usual wait, and `--force-unlock` with the hint's command line.
+ *
+ * @param ctx the command context
+ * @returns the lock input for `takePublishingLock` or a deploy
+ */
+export function environmentLock(ctx: CommandContext): DeployLockInput {
+  return {
+    key: lockKey(ctx.env),
+    holder: lockHolder(ctx),
+    waitMs: LOCK_WAIT_MS,
+    ...lockOptions(ctx, true),
   };
 }
 
