@@ -3,7 +3,7 @@
  * `@org/deploy-analytics`: the analytics plugin of the deploy CLI. CloudFront access logs
  * become rows of an Iceberg table in the site owner's S3 Tables (us-east-1), with no IP stored.
  * Installed in a site with `deploy plugin add analytics`; its commands are
- * `deploy analytics bootstrap|status|destroy|dashboard|backfill|export [env]`. See docs/analytics.md.
+ * `deploy analytics bootstrap|status|destroy|dashboard|backfill|export|digest [env]`. See docs/analytics.md.
  *
  * @example
  * ```ts
@@ -16,6 +16,7 @@ import { backfillCommand } from "./commands/backfill.ts";
 import { bootstrapCommand } from "./commands/bootstrap.ts";
 import { dashboardCommand } from "./commands/dashboard.ts";
 import { destroyCommand } from "./commands/destroy.ts";
+import { digestCommand } from "./commands/digest.ts";
 import { exportCommand } from "./commands/export.ts";
 import { statusCommand } from "./commands/status.ts";
 import type { AnalyticsClients, AnalyticsFacts, AnalyticsNodeId } from "./pipeline/facts.ts";
@@ -32,6 +33,7 @@ const plugin: DeployPlugin<AnalyticsConfig, AnalyticsFacts, AnalyticsClients, An
     dashboardCommand,
     backfillCommand,
     exportCommand,
+    digestCommand,
   ],
   nodes: ANALYTICS_GRAPH,
 };

@@ -17,9 +17,16 @@
  *   days, the least any query can cost; `analytics_floor_slowest_query_<range>`, the slowest
  *   query alone, the least a page that waits for all its queries can take;
  *   `analytics_floor_sum_of_queries_<range>`, every query one after the other, what one
- *   connection costs; and `analytics_generate_rows`, the set-up.
+ *   connection costs; and `analytics_generate_rows`, the set-up;
+ * - the daily roll-up (`queries/rollup.ts`): `analytics_rollup_cost_per_day` (wall and CPU)
+ *   rolling up the 89 closed days once, `analytics_first_page_load_rollup_<range>` the page
+ *   load with closed days read from it and today read raw (its per-day fingerprint check
+ *   included), `analytics_rollup_check_<range>` that check alone, beside the page load without
+ *   it and the bare `count(*)` floor of the same run, and `analytics_floor_count_today`, the
+ *   raw part the rolled-up page still scans.
  *
- * Options: `--rows N` (10000000).
+ * Options: `--rows N` (10000000); `--pages-only` skips the per-query, unshared and
+ * one-connection figures (the pages with and without the roll-up and the floors remain).
  *
  * @module
  */
@@ -33,10 +40,15 @@ import { NAMED_QUERIES, QUERY_NAMES, runNamedQuery } from "../analytics/queries/
 import { createScanSharing, type ScanSharing } from "../analytics/queries/shared_scan.ts";
 import type { PageViewSource } from "../analytics/queries/source.ts";
 import { utcDay } from "../analytics/queries/range.ts";
+import { attachRollup, lastClosedDay } from "../analytics/queries/rollup.ts";
+import { rolledScans } from "../analytics/queries/named_queries.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
-  options: { rows: { type: "string", default: "10000000" } },
+  options: {
+    rows: { type: "string", default: "10000000" },
+    "pages-only": { type: "boolean", default: false },
+  },
 });
 const rows = Number(values.rows);
 const DAYS = 90;
@@ -121,6 +133,29 @@ function oneConnection(source: PageViewSource): PageViewSource {
   };
 }
 
+// The roll-up: every closed day (all but today at noon) rolled up once, timed per day.
+const rollup = await attachRollup(source, {
+  path: ":memory:",
+  scans: rolledScans(),
+  now: () => todayMs,
+});
+const rolledSource: PageViewSource = { ...source, rollup };
+const closed = lastClosedDay(todayMs);
+{
+  const c0 = cpuUsage();
+  const start = performance.now();
+  const report = await rollup.refresh({ from: first, to: closed });
+  const wall = performance.now() - start;
+  const cpu = cpuUsage(c0);
+  const days = report.rolled.length;
+  console.log(`analytics_rollup_days: ${days} days`);
+  console.log(`analytics_rollup_cost_per_day: ${(wall / days).toFixed(0)} ms`);
+  console.log(
+    `analytics_rollup_cost_cpu_per_day: ${((cpu.user + cpu.system) / 1000 / days).toFixed(0)} ms`,
+  );
+}
+
+let rolled = false;
 let pooled = true;
 let scans: ScanSharing | undefined = createScanSharing();
 const serial = oneConnection(source);
@@ -128,7 +163,12 @@ await using server = serveDashboard(0, (port) =>
   createDashboardHandler({
     port,
     runQuery: (name, range) =>
-      runNamedQuery(pooled ? source : serial, name, range, scans ? { scans } : {}),
+      runNamedQuery(
+        rolled ? rolledSource : pooled ? source : serial,
+        name,
+        range,
+        scans ? { scans } : {},
+      ),
     includeBotsByDefault: false,
     site: { siteName: "blog", env: "production" },
     clock: { now: () => todayMs },
@@ -172,6 +212,14 @@ const ms = (name: string, value: number) =>
 // The machine is shared: the load before each range says how far its figures are from idle.
 const cores = navigator.hardwareConcurrency;
 console.log(`analytics_cores: ${cores} cores`);
+ms(
+  "analytics_floor_count_today",
+  await timed(() =>
+    c.runAndReadAll("SELECT count(*) FROM page_views WHERE day = CAST($d AS DATE) AND NOT is_bot", {
+      d: TODAY,
+    })
+  ),
+);
 
 for (const [label, range] of Object.entries(ranges)) {
   const q = `from=${range.from}&to=${range.to}`;
@@ -196,14 +244,15 @@ for (const [label, range] of Object.entries(ranges)) {
   // All the page's work spread over every core with nothing else running: no scheduling of
   // the queries can make the page faster than this on this machine.
   ms(`analytics_floor_page_cpu_per_core_${label}`, page.cpu / cores);
-  const shared: ScanSharing | undefined = scans;
-  scans = undefined;
-  const unshared = await measured(pageLoad);
-  ms(`analytics_first_page_load_unshared_${label}`, unshared.wall);
-  ms(`analytics_first_page_load_cpu_unshared_${label}`, unshared.cpu);
-  pooled = false;
-  ms(`analytics_first_page_load_one_connection_${label}`, await timed(pageLoad));
-  pooled = true;
+  rolled = true;
+  const withRollup = await measured(pageLoad);
+  rolled = false;
+  ms(`analytics_first_page_load_rollup_${label}`, withRollup.wall);
+  ms(`analytics_first_page_load_cpu_rollup_${label}`, withRollup.cpu);
+  ms(
+    `analytics_rollup_check_${label}`,
+    await timed(() => rollup.refresh({ from: range.from, to: range.to })),
+  );
   ms(
     `analytics_floor_count_${label}`,
     await timed(() =>
@@ -214,6 +263,15 @@ for (const [label, range] of Object.entries(ranges)) {
       )
     ),
   );
+  if (values["pages-only"]) continue;
+  const shared: ScanSharing | undefined = scans;
+  scans = undefined;
+  const unshared = await measured(pageLoad);
+  ms(`analytics_first_page_load_unshared_${label}`, unshared.wall);
+  ms(`analytics_first_page_load_cpu_unshared_${label}`, unshared.cpu);
+  pooled = false;
+  ms(`analytics_first_page_load_one_connection_${label}`, await timed(pageLoad));
+  pooled = true;
   const each: number[] = [];
   for (const name of QUERY_NAMES) {
     const t = await measured(() => get(`/api/queries/${name}?${q}`));

@@ -39,7 +39,7 @@ import { parseArgs } from "node:util";
 import { createJsonLogger, cryptoRandom, systemClock } from "@org/shared";
 import { resolveConfig } from "../server/config/resolve.ts";
 import type { ServiceDeps } from "../server/deps.ts";
-import { mintAccessToken } from "../server/grants/issue_tokens.ts";
+import { accessTokenPayload } from "../server/grants/issue_tokens.ts";
 import { refreshTokenGrant } from "../server/grants/refresh_token.ts";
 import { startServer } from "../server/serve.ts";
 import { buildService } from "../server/service.ts";
@@ -115,12 +115,7 @@ async function signAndHash(
   deps: ServiceDeps,
 ): Promise<{ sign: number; sha: number; user: UserRecord; token: string }> {
   const user = (await deps.store.users.list(undefined, 1))[0]!;
-  const claims = JSON.parse(
-    atob(
-      mintAccessToken(deps, user, "ses_x").token.split(".")[1]!.replace(/-/g, "+")
-        .replace(/_/g, "/"),
-    ),
-  );
+  const claims = accessTokenPayload(deps, user, "ses_x");
   const token = newOpaqueToken(deps.random);
   const sign = await perCallUs(5000, () => deps.keys.sign(claims));
   const sha = await perCallUs(20000, () => tokenHash(token));

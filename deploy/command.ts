@@ -185,6 +185,11 @@ export interface Command {
 export interface CommandGroup {
   readonly name: string;
   readonly summary: string;
+  /**
+   * A plugin's group: its summary says whether the plugin is installed (and how to add it), so
+   * help never calls it "not available in this version" for having no commands loaded.
+   */
+  readonly plugin?: true;
 }
 
 /** Every command and group the CLI knows. */

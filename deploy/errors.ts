@@ -77,8 +77,17 @@ export type DeployErrorCode =
    * edge location) within the deploy's wait; nothing was uploaded.
    */
   | "rules_propagation_timeout"
-  /** `previews.password` names an unset variable or a secret without a string value. */
+  /**
+   * `previews.password` names an unset variable, a missing secret or one without a string
+   * value, or the password is empty.
+   */
   | "preview_password_missing"
+  /** The preview password is over 256 characters or holds a control character. */
+  | "preview_password_invalid"
+  /** `build.env` names a `${VAR}` that is not set on the deploying machine. */
+  | "build_env_missing"
+  /** `build.secrets` names a secret that does not exist or holds no string value. */
+  | "build_secret_missing"
   /** The build output holds no file: syncing it would empty the live site. */
   | "dist_empty"
   /** The sync would delete most of the live site; `--force` allows it. */
@@ -108,6 +117,11 @@ export type DeployErrorCode =
   | "aws_access_denied"
   /** Any other AWS failure; the message names the action, the resource and AWS's code. */
   | "aws_request_failed"
+  /**
+   * The AWS endpoint does not know the operation (an emulator or S3-compatible store without it:
+   * unknown action, not implemented); running the command again cannot help.
+   */
+  | "aws_operation_unsupported"
   /** The site bucket name belongs to another AWS account. */
   | "bucket_name_taken"
   /** A custom-domain certificate is not issued yet (DNS validation pending). */

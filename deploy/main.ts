@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { runCli } from "./cli/run.ts";
+import { runCli, signalExitCode } from "./cli/run.ts";
 import { COMMAND_TABLE } from "./commands/table.ts";
 import { denoFiles } from "./config/files.ts";
 import { AWS_ENV_VARS, lookupAccountIdWithSts } from "./aws/clients.ts";
@@ -29,14 +29,24 @@ function readEnviron(): Record<string, string | undefined> {
   } catch {
     // Narrow --allow-env (e.g. AWS_*,DEBUG,NO_COLOR): read what we may, skip the rest.
     const env: Record<string, string | undefined> = {};
-    for (const name of KNOWN_ENV) {
-      try {
-        env[name] = Deno.env.get(name);
-      } catch {
-        // not permitted: treated as unset
-      }
-    }
-    return env;
+    for (const name of KNOWN_ENV) env[name] = readVar(name);
+    // A variable the configuration names (`build.env`'s `${VAR}`) is read when first asked
+    // for: the deploy task's --allow-env may list it, and one it does not list reads as unset.
+    return new Proxy(env, {
+      get: (known, name) => {
+        if (typeof name !== "string") return undefined;
+        if (!Object.hasOwn(known, name)) known[name] = readVar(name);
+        return known[name];
+      },
+    });
+  }
+}
+
+function readVar(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined; // not permitted: treated as unset
   }
 }
 
@@ -75,28 +85,37 @@ export async function main(args: string[]): Promise<number> {
   });
 }
 
-/** After a Ctrl-C, how long the command gets to stop its build, release its lock and clean up. */
-const INTERRUPT_GRACE_MS = 30_000;
+/**
+ * After a Ctrl-C, how long the command gets to stop its build, release its lock and clean up:
+ * requests in flight are aborted, so this is only a backstop for a cleanup call that hangs.
+ */
+const INTERRUPT_GRACE_MS = 10_000;
 
 /**
- * Ctrl-C and SIGTERM abort the command's signal instead of killing the process at once: the
- * build's process group is stopped, temp directories are removed and the deploy lock released
- * on the way out (exit 130). A second signal, or a command still running after the grace
- * period, exits at once; the next run removes what that left (`job/work_dir.ts`).
+ * Ctrl-C and SIGTERM abort the command's signal (its reason: the signal's name) instead of
+ * killing the process at once: requests in flight are aborted and not retried, the build's
+ * process group is stopped, temp directories are removed and the deploy lock released on the
+ * way out, and the command says what it published; it exits 130 (SIGINT) or 143 (SIGTERM). A
+ * second signal, or a command still running after the grace period, exits at once with that
+ * code (the lock then stays until it lapses or `--force-unlock`); the next run removes the temp
+ * directories that left (`job/work_dir.ts`).
  */
 function listenForInterrupts(): { signal: AbortSignal } & Disposable {
   const controller = new AbortController();
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
-  const onSignal = () => {
-    if (controller.signal.aborted) Deno.exit(130);
-    controller.abort();
-    Deno.unrefTimer(setTimeout(() => Deno.exit(130), INTERRUPT_GRACE_MS));
-  };
-  for (const s of signals) Deno.addSignalListener(s, onSignal);
+  const handlers = signals.map((s) => {
+    const onSignal = () => {
+      if (controller.signal.aborted) Deno.exit(signalExitCode(s));
+      controller.abort(s);
+      Deno.unrefTimer(setTimeout(() => Deno.exit(signalExitCode(s)), INTERRUPT_GRACE_MS));
+    };
+    Deno.addSignalListener(s, onSignal);
+    return [s, onSignal] as const;
+  });
   return {
     signal: controller.signal,
     [Symbol.dispose]: () => {
-      for (const s of signals) Deno.removeSignalListener(s, onSignal);
+      for (const [s, onSignal] of handlers) Deno.removeSignalListener(s, onSignal);
     },
   };
 }

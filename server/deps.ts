@@ -7,6 +7,8 @@ import type { Store } from "./store/store.ts";
 import type { Tracing } from "./telemetry/tracing.ts";
 import type { WebhookEvents } from "./webhooks/events.ts";
 import type { AuditTrail } from "./audit/audit_trail.ts";
+import type { AccessTokenHook } from "./hooks/access_token_hook.ts";
+import type { SessionUse } from "./sessions/session_use.ts";
 
 /**
  * Everything request handling depends on, built once per process by `buildService` and
@@ -32,13 +34,26 @@ export interface ServiceDeps {
   readonly webhooks: WebhookEvents;
   /** Builds the audit records of operator actions (`audit.retention`). */
   readonly audit: AuditTrail;
+  /** Records when sessions were last used (`GET /sessions`), coarsely. */
+  readonly sessionUse: SessionUse;
+  /** Set when `[hooks.access_token]` is configured: called before every access token is signed. */
+  readonly accessTokenHook?: AccessTokenHook | undefined;
   /**
    * Set only when tracing is on (`OTEL_TRACES_EXPORTER=otlp` or `OTEL_DENO=true`): the request
    * spans are then named and the store and provider calls traced. Unset, nothing on any path
    * makes a span.
    */
   readonly tracing?: Tracing | undefined;
+  /**
+   * How operators run this program's commands (`deno run -A server/main.ts` from a checkout,
+   * `token-exchange` as a release binary; `server/invocation.ts`), for the console's hints.
+   * Unset (tests, embedders): the checkout's form.
+   */
+  readonly cli?: string | undefined;
 }
+
+/** The program's command when {@linkcode ServiceDeps.cli} is unset: run from a checkout. */
+export const DEFAULT_CLI = "deno run -A server/main.ts";
 
 /**
  * The parts `K` of {@linkcode ServiceDeps} with only the store concerns `S`: how a part of the

@@ -23,7 +23,8 @@ export type OAuthErrorCode =
   | "conflict"
   | "method_not_allowed"
   | "invalid_dpop_proof"
-  | "use_dpop_nonce";
+  | "use_dpop_nonce"
+  | "temporarily_unavailable";
 
 /**
  * An error a caller may see: RFC 6749 §5.2 code, HTTP status, description and headers.
@@ -93,6 +94,12 @@ export const conflict = (why: string): OAuthError => new OAuthError("conflict", 
 /** 429 `slow_down` with `Retry-After` in whole seconds (at least 1). */
 export const slowDown = (why: string, retryAfterSeconds: number): OAuthError =>
   new OAuthError("slow_down", 429, why, { "Retry-After": String(Math.max(1, retryAfterSeconds)) });
+/**
+ * 503 `temporarily_unavailable` (RFC 6749 §4.1.2.1): a dependency the operator configured
+ * (the access-token hook) failed; retrying later may succeed.
+ */
+export const temporarilyUnavailable = (why: string, detail?: unknown): OAuthError =>
+  new OAuthError("temporarily_unavailable", 503, why, {}, detail);
 /** 405 naming the allowed methods in `Allow`. */
 export const methodNotAllowed = (allow: readonly string[]): OAuthError =>
   new OAuthError("method_not_allowed", 405, `Use ${allow.join(" or ")} on this path`, {

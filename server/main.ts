@@ -1,7 +1,7 @@
 // deno-lint-ignore-file no-console -- a CLI entry point is where the console belongs
 /**
  * The token-exchange command line: `serve` (also what runs without a command), `keys generate`,
- * `keys rotate`, `operator-token`.
+ * `keys rotate`, `keys reseal`, `operator-token`, `users import`, `users export`.
  *
  * This is the only file of the member that reads the environment and prints; `serve.ts` opens
  * the store and the listeners for it (and for tests, in-process).
@@ -19,6 +19,9 @@ import {
   systemClock,
 } from "@org/shared";
 import { loadConfig } from "./config/load.ts";
+import { exportUsers, importUsers } from "./admin/user_import.ts";
+import { AuditTrail } from "./audit/audit_trail.ts";
+import { createIdFactory } from "./store/ids.ts";
 import { defaultIssuer } from "./config/resolve.ts";
 import type { Config } from "./config/schema.ts";
 import {
@@ -37,6 +40,7 @@ import {
   rotateStoreKey,
 } from "./keys/key_manager.ts";
 import { createKeySealer, type KeySealer, MIN_ENCRYPTION_KEY_BYTES } from "./keys/key_seal.ts";
+import { currentInvocation } from "./invocation.ts";
 import { keyManagerOptions } from "./service.ts";
 import { connectPostgres, openStore, startServer } from "./serve.ts";
 import {
@@ -54,7 +58,8 @@ import type { KeyRing } from "./store/keys.ts";
 interface Command {
   readonly usage: string;
   readonly summary: string;
-  run(args: string[]): Promise<number>;
+  /** Runs with the command's arguments; `self` is how the program was run (for hints). */
+  run(args: string[], self: string): Promise<number>;
 }
 
 const COMMANDS: Readonly<Record<string, Command>> = {
@@ -84,6 +89,16 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     summary: "print an operator JWT for the internal API, signed with the service's key",
     run: operatorTokenCommand,
   },
+  "users import": {
+    usage: "users import FILE [--json] [--config PATH]",
+    summary: "import users with their ids from NDJSON (docs/http-api.md); a re-run changes nothing",
+    run: usersImportCommand,
+  },
+  "users export": {
+    usage: "users export [--out FILE] [--config PATH]",
+    summary: "write every user as NDJSON in the import format (stdout by default)",
+    run: usersExportCommand,
+  },
 };
 
 /** Where the configuration reference lives (in the repository, beside the README). */
@@ -98,7 +113,9 @@ issuer = "https://accounts.google.com"
 client_id = "1234.apps.googleusercontent.com"
 client_secret = "\${GOOGLE_CLIENT_SECRET}"   # read from the environment`;
 
-const USAGE = `Usage: token-exchange [command] [options]
+/** The `--help` text, naming the program as it was run (`self`, from {@linkcode currentInvocation}). */
+const usage = (self: string) =>
+  `Usage: ${self} [command] [options]
 
 Commands (none: serve):
 ${Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(54)} ${c.summary}`).join("\n")}
@@ -109,11 +126,14 @@ Options:
 
 Environment: TOKEN_EXCHANGE__SECTION__KEY overrides a config key; \${VAR} in the file reads VAR.
 
-A minimal working config (./token-exchange.toml), then \`GOOGLE_CLIENT_SECRET=… token-exchange\`:
+A minimal working config (./token-exchange.toml), then \`GOOGLE_CLIENT_SECRET=… ${self}\`:
 
 ${indent(MINIMAL_CONFIG)}
 
 Every key: ${CONFIG_DOCS}.`;
+
+/** Sections `operator-token` does not read: it needs no provider's or webhook's secret set. */
+const NOT_FOR_MINTING = ["providers", "webhooks"];
 
 /**
  * Runs the CLI with `args`; returns the process exit code.
@@ -122,8 +142,9 @@ Every key: ${CONFIG_DOCS}.`;
  * @returns 0 on success, 1 on a usage, config or startup error
  */
 export async function main(args: string[]): Promise<number> {
+  const self = currentInvocation(import.meta.url);
   if (args[0] === "--help" || args[0] === "-h") {
-    console.log(USAGE);
+    console.log(usage(self));
     return 0;
   }
   // No command (or only options) serves: `deno run -A jsr:@org/token-exchange` is the way the
@@ -133,15 +154,15 @@ export async function main(args: string[]): Promise<number> {
   const [name, rest] = COMMANDS[two] ? [two, args.slice(2)] : [args[0]!, args.slice(1)];
   const command = COMMANDS[name];
   if (!command) {
-    console.error(`token-exchange: unknown command "${args.join(" ")}"\n\n${USAGE}`);
+    console.error(`token-exchange: unknown command "${args.join(" ")}"\n\n${usage(self)}`);
     return 1;
   }
   if (rest.includes("--help") || rest.includes("-h")) {
-    console.log(`Usage: token-exchange ${command.usage}\n\n${command.summary}`);
+    console.log(`Usage: ${self} ${command.usage}\n\n${command.summary}`);
     return 0;
   }
   try {
-    return await command.run(rest);
+    return await command.run(rest, self);
   } catch (err) {
     if (err instanceof ConfigError) console.error(err.message);
     else console.error(`token-exchange: ${(err as Error).message}`);
@@ -169,7 +190,15 @@ function configFlag(
   };
 }
 
-async function loadFromCli(path: string | undefined): Promise<Config> {
+/**
+ * The config of a command. Which file was read is said on stderr except for `serve`: the other
+ * commands' stdout is their result (a PEM, a token) that scripts capture.
+ */
+async function loadFromCli(
+  path: string | undefined,
+  say: (line: string) => void = console.error,
+  skipSections: readonly string[] = [],
+): Promise<Config> {
   const { config, file } = await loadConfig(path, Deno.env.toObject(), {
     readText: async (p) => {
       try {
@@ -179,17 +208,17 @@ async function loadFromCli(path: string | undefined): Promise<Config> {
         throw err;
       }
     },
-  });
-  console.log(file ? `token-exchange: config ${file}` : "token-exchange: built-in defaults");
+  }, { skipSections });
+  say(file ? `token-exchange: config ${file}` : "token-exchange: built-in defaults");
   return config;
 }
 
-async function serveCommand(args: string[]): Promise<number> {
+async function serveCommand(args: string[], self: string): Promise<number> {
   const flags = configFlag(args);
-  const config = await loadFromCli(flags.config);
+  const config = await loadFromCli(flags.config, console.log);
   if (flags.migrateOnly) return await migrateOnly(config);
   const tracing = await tracingFromEnv();
-  const server = await startServer({ config, ...(tracing && { tracing }) });
+  const server = await startServer({ config, cli: self, ...(tracing && { tracing }) });
   if (server.publicUrl) console.log(`token-exchange: listening on ${server.publicUrl} (public)`);
   if (server.internalUrl) {
     console.log(`token-exchange: listening on ${server.internalUrl} (internal)`);
@@ -198,7 +227,7 @@ async function serveCommand(args: string[]): Promise<number> {
     console.log(`token-exchange: tracing on (OpenTelemetry, OTLP over HTTP; ${tracing.mode})`);
   }
   console.log(`token-exchange: issuer ${server.issuer}`);
-  const hint = firstRunHint(config);
+  const hint = firstRunHint(config, self);
   if (hint) console.log(hint);
   const { promise, resolve } = Promise.withResolvers<string>();
   const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
@@ -278,13 +307,13 @@ async function migrateOnly(config: Config): Promise<number> {
  * How to add a provider, when none is configured: the service then runs but cannot sign
  * anyone in, which a newcomer would otherwise only find out from a failing request.
  */
-function firstRunHint(config: Config): string | undefined {
+function firstRunHint(config: Config, self: string): string | undefined {
   if (Object.keys(config.providers).length > 0) return undefined;
   return `token-exchange: no identity provider is configured, so nobody can sign in yet. ` +
     `Add one to ./token-exchange.toml (or --config PATH) and restart:\n\n${
       indent(MINIMAL_CONFIG)
     }\n\nProviders and every other key: ${CONFIG_DOCS}#providers; ` +
-    "`token-exchange --help` shows this again.";
+    `\`${self} --help\` shows this again.`;
 }
 
 function indent(text: string): string {
@@ -409,7 +438,7 @@ async function operatorTokenCommand(args: string[]): Promise<number> {
   if (ttl < 1 || ttl > MAX_OPERATOR_TTL) {
     throw new Error(`--ttl must be from 1s to ${formatDuration(MAX_OPERATOR_TTL)}`);
   }
-  const config = await loadFromCli(values.config);
+  const config = await loadFromCli(values.config, console.error, NOT_FOR_MINTING);
   const sign = await activeSigner(config);
   const ia = config.internal_api;
   if (!ia.auth_methods.includes("operator_token")) {
@@ -482,3 +511,78 @@ async function storedKeyRing(config: Config): Promise<KeyRing | undefined> {
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));
+
+async function usersImportCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { config: { type: "string" }, json: { type: "boolean", default: false } },
+    allowPositionals: true,
+  });
+  if (positionals.length !== 1) {
+    throw new Error("users import needs one FILE (NDJSON, a user per line)");
+  }
+  const file = positionals[0]!;
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (err) {
+    throw new Error(`cannot read ${file}: ${(err as Error).message}`);
+  }
+  const config = await loadFromCli(values.config);
+  const opened = await openStore(config.storage, systemClock);
+  try {
+    const report = await importUsers(
+      {
+        clock: systemClock,
+        audit: new AuditTrail(config.audit.retention, systemClock, cryptoRandom),
+        store: opened.store,
+      },
+      createIdFactory(systemClock, cryptoRandom),
+      text,
+      // The audit trail names an import run from the command line this way.
+      { type: "operator", id: "cli" },
+    );
+    if (values.json) console.log(JSON.stringify(report));
+    else {
+      for (const p of report.problems) console.error(`${file}:${p.line}: ${p.reason}`);
+      console.log(
+        report.written
+          ? `token-exchange: ${report.created} users imported, ${report.unchanged} unchanged` +
+            (report.problems.length > 0 ? `, ${report.problems.length} failed` : "")
+          : `token-exchange: nothing imported: ${report.problems.length} line(s) to fix`,
+      );
+    }
+    return report.written && report.problems.length === 0 ? 0 : 1;
+  } finally {
+    await opened.close();
+  }
+}
+
+async function usersExportCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { config: { type: "string" }, out: { type: "string" } },
+    allowPositionals: true,
+  });
+  if (positionals.length > 0) throw new Error(`unexpected argument "${positionals[0]}"`);
+  const config = await loadFromCli(values.config);
+  const opened = await openStore(config.storage, systemClock, { readOnly: true });
+  const out = values.out === undefined
+    ? Deno.stdout.writable
+    : (await Deno.open(values.out, { write: true, create: true, truncate: true })).writable;
+  const writer = out.getWriter();
+  const encoder = new TextEncoder();
+  let n = 0;
+  try {
+    for await (const line of exportUsers(opened.store.users)) {
+      await writer.write(encoder.encode(line + "\n"));
+      n++;
+    }
+  } finally {
+    if (values.out === undefined) writer.releaseLock();
+    else await writer.close();
+    await opened.close();
+  }
+  console.error(`token-exchange: ${n} users exported`);
+  return 0;
+}

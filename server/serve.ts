@@ -121,14 +121,15 @@ export interface OpenedStore {
  * @param storage the `[storage]` config
  * @param clock the time source of the store
  * @param options `readOnly`: the caller only reads (a CLI command beside a running server), so
- *   neither the schema nor the lock is touched
+ *   neither the schema nor the lock is touched; `log`: where a contained PostgreSQL client
+ *   fault is reported
  * @returns the opened store
  * @throws {Error} with a one-line message (never the password) when it cannot be opened
  */
 export async function openStore(
   storage: Config["storage"],
   clock: Clock,
-  options: { readOnly?: boolean } = {},
+  options: { readOnly?: boolean; log?: Logger } = {},
 ): Promise<OpenedStore> {
   if (storage.url === undefined) {
     const opened = await openKv(storage.kv_path, options.readOnly);
@@ -138,7 +139,7 @@ export async function openStore(
       close: () => Promise.resolve(opened.close()),
     };
   }
-  const sql = await connectPostgres(storage);
+  const sql = await connectPostgres(storage, options.log);
   try {
     if (!options.readOnly) await migrate(sql);
     else await sql`select 1`;
@@ -157,9 +158,13 @@ export async function openStore(
 
 /**
  * The PostgreSQL pool of `[storage]` (nothing connects yet); for `serve --migrate-only` and
- * {@linkcode openStore}.
+ * {@linkcode openStore}. A contained client fault (the pool replaced, see `openPostgres`) is
+ * logged to `log` as an error.
  */
-export async function connectPostgres(storage: Config["storage"]): Promise<Sql> {
+export async function connectPostgres(
+  storage: Config["storage"],
+  log?: Logger,
+): Promise<Sql> {
   const tlsCa = storage.tls_ca_path === undefined
     ? undefined
     : await Deno.readTextFile(storage.tls_ca_path);
@@ -168,6 +173,7 @@ export async function connectPostgres(storage: Config["storage"]): Promise<Sql> 
     password: storage.password,
     poolSize: storage.pool_size,
     tlsCa,
+    onFault: (fault, err) => log?.error("PostgreSQL client fault contained", { fault, err }),
   });
 }
 
@@ -195,6 +201,8 @@ export interface StartOptions {
    * the request spans and the webhook deliveries are then traced. Default: off.
    */
   readonly tracing?: Tracing;
+  /** How operators run this program, for the console's hints (`main.ts` passes it). */
+  readonly cli?: string;
 }
 
 /** A started service. */
@@ -236,7 +244,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const { config } = options;
   const log = options.log ?? createJsonLogger();
   const clock = options.clock ?? systemClock;
-  const opened = options.kv ? undefined : await openStore(config.storage, clock);
+  const opened = options.kv ? undefined : await openStore(config.storage, clock, { log });
   const { tracing } = options;
   const plain = options.kv ? createKvStore(options.kv, clock) : opened!.store;
   const store = tracing === undefined
@@ -293,6 +301,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       readKeyFile: (path) => Deno.readTextFile(path),
       keyActivationDelayMs: opened?.kind === "postgres" ? KEY_ACTIVATION_SHARED_MS : 0,
       tracing,
+      cli: options.cli,
     });
     handler = createPublicHandler(deps);
     internalHandler = createInternalHandler(deps, listeners.internalApi);

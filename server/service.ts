@@ -10,6 +10,8 @@ import type { Tracing } from "./telemetry/tracing.ts";
 import { Metrics } from "./metrics/metrics.ts";
 import { WebhookEvents } from "./webhooks/events.ts";
 import { AuditTrail } from "./audit/audit_trail.ts";
+import { AccessTokenHook } from "./hooks/access_token_hook.ts";
+import { SessionUse } from "./sessions/session_use.ts";
 
 /** What the process provides to the service: the opened store and the outside world. */
 export interface Runtime {
@@ -27,6 +29,8 @@ export interface Runtime {
   readonly keyActivationDelayMs?: number;
   /** Set when tracing is on (the store is then already traced by the caller). */
   readonly tracing?: Tracing | undefined;
+  /** How operators run this program (see `ServiceDeps.cli`). */
+  readonly cli?: string | undefined;
 }
 
 /** Which listeners a process runs for its config. */
@@ -102,6 +106,7 @@ export async function buildService(
   const audit = new AuditTrail(config.audit.retention, runtime.clock, runtime.random);
   const metrics = new Metrics();
   if (runtime.tracing?.droppedSpans) metrics.droppedSpansFrom(runtime.tracing.droppedSpans);
+  const hookConfig = config.hooks.access_token;
   return {
     config: { ...config, server: { ...config.server, issuer } },
     store,
@@ -114,5 +119,10 @@ export async function buildService(
     webhooks: new WebhookEvents(config.webhooks.endpoints, runtime.clock, runtime.random, audit),
     audit,
     tracing: runtime.tracing,
+    cli: runtime.cli,
+    sessionUse: new SessionUse(store.sessions, runtime.log),
+    ...(hookConfig === undefined ? {} : {
+      accessTokenHook: new AccessTokenHook(hookConfig, { ...runtime, metrics }),
+    }),
   };
 }

@@ -16,6 +16,8 @@ import { runNamedQuery } from "../queries/named_queries.ts";
 import { botsIncludedByDefault } from "../queries/range.ts";
 import { createScanSharing } from "../queries/shared_scan.ts";
 import { openSiteTable } from "../queries/site_source.ts";
+import { ROLLUP_START_DAYS, rollUpRecentDays } from "../queries/rollup.ts";
+import { rollupPath, withRollup } from "../queries/site_rollup.ts";
 import { ANALYTICS_REGION } from "../pipeline/names.ts";
 import type { AnalyticsConfig } from "../section.ts";
 
@@ -30,7 +32,27 @@ export const dashboardCommand: PluginCommand<AnalyticsConfig> = {
     "addon; without them the page opens and says what is missing.",
   async run(ctx, config, host) {
     const loaded = await ctx.site();
-    using engine = createDashboardEngine(() => openSiteTable(host, config, ctx.environ));
+    using engine = createDashboardEngine(async () => {
+      const source = await openSiteTable(host, config, ctx.environ);
+      const path = rollupPath(ctx.environ, config);
+      try {
+        return await withRollup(
+          source,
+          path,
+          () => ctx.clock.now(),
+          (d) => ctx.files.mkdir(d),
+          (line) => ctx.out.warn(line),
+        );
+      } catch (err) {
+        // Another dashboard of the same table holds the file's lock, or it cannot be written:
+        // the answers are the same without it, only slower.
+        ctx.out.warn(
+          `the roll-up ${path} could not be attached, so every day is read from the table: ` +
+            (err instanceof Error ? err.message : String(err)),
+        );
+        return source;
+      }
+    });
     // The page asks for all its panels at once: queries reading the same scan share one run.
     const scans = createScanSharing();
     await using server = serveDashboard(config.dashboard.port, (port) =>
@@ -64,8 +86,27 @@ export const dashboardCommand: PluginCommand<AnalyticsConfig> = {
       }
       ctx.out.line(`Dashboard of ${loaded.env}: ${server.url}  (Ctrl-C stops it)`);
     }
+    // Closed days are rolled up in the background, newest first; a query meanwhile waits for
+    // the day being rolled up, not for all of them.
+    let stopping = false;
+    const rollup = problem ? undefined : (await engine.source()).rollup;
+    const rolling = rollup
+      ? rollUpRecentDays(rollup, ctx.clock.now(), ROLLUP_START_DAYS, () => stopping).then(
+        (days) => {
+          if (days.length > 0) ctx.out.step(`Rolled up ${days.length} closed day(s)`);
+        },
+        (err: unknown) =>
+          ctx.out.warn(
+            `rolling up closed days failed; they are read from the table: ${
+              err instanceof Error ? err.message : String(err)
+            }`,
+          ),
+      )
+      : Promise.resolve();
     const signal = await nextStopSignal(ctx.signal);
     ctx.out.step(`${signal === "abort" ? "interrupted" : signal}: stopping the dashboard`);
+    stopping = true;
+    await rolling;
     return 0;
   },
 };

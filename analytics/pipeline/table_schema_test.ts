@@ -33,6 +33,7 @@ Deno.test("schemaStatus() names the columns an older table lacks", () => {
       "channel",
       "bot_category",
       "bot_name",
+      "feed_subscribers",
     ],
   });
 });
@@ -61,6 +62,7 @@ Deno.test("addColumnsCommit() adds the missing columns as optional fields after 
     [28, "channel", "string", false],
     [29, "bot_category", "string", false],
     [30, "bot_name", "string", false],
+    [31, "feed_subscribers", "int", false],
   ]);
 });
 

@@ -8,7 +8,7 @@ import type { PageViewRow } from "../transform/row.ts";
 
 /**
  * One row with sensible defaults (a human's successful GET of `/` from Germany, a cache hit).
- * The columns schema evolution added (`browser` … `bot_name`) default to null, as in a row
+ * The columns schema evolution added (`browser` … `feed_subscribers`) default to null, as in a row
  * written before them; pass them in `fields` to test what uses them.
  *
  * @param time the event time, ISO 8601 UTC
@@ -47,6 +47,7 @@ export function testRow(time: string, fields: Partial<PageViewRow> = {}): PageVi
     channel: "direct",
     bot_category: null,
     bot_name: null,
+    feed_subscribers: null,
     ...fields,
   };
 }

@@ -10,13 +10,16 @@
  * table at no extra set-up, and the instance's threads work on all the queries in flight.
  *
  * Under Deno the addon needs `--allow-ffi` (Node-API addons are foreign code); it can be
- * scoped to the directory holding it (`--allow-ffi=./node_modules` with `nodeModulesDir`).
+ * scoped to the directory holding it ({@linkcode addonFolder}: the site's `./node_modules` for the
+ * published package, the checkout's `node_modules` when the CLI runs from a checkout).
  * The addon is imported on first use, not with this module, so the plugin's other commands
  * load and run without that permission.
  *
  * @module
  */
-import type { DuckDBConnection } from "@duckdb/node-api";
+import { isAbsolute, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
 import { DeployError } from "@org/deploy/plugin";
 import { ANALYTICS_ERROR_CODES } from "../section.ts";
 
@@ -114,6 +117,58 @@ function connectionPool(
   };
 }
 
+/**
+ * Runs SQL with those of `params` it names (`$name`), its rows as JavaScript objects: DuckDB
+ * refuses a bound parameter the statement does not use, and the callers' statements use some
+ * of a common set.
+ *
+ * @param c the connection
+ * @param sql the statement
+ * @param params the values it may name
+ * @returns its rows
+ */
+export async function readBound(
+  c: DuckDBConnection,
+  sql: string,
+  params: Readonly<Record<string, DuckDBValue>>,
+): Promise<Record<string, unknown>[]> {
+  const used = Object.fromEntries(
+    Object.entries(params).filter(([name]) => new RegExp(`\\$${name}\\b`).test(sql)),
+  );
+  return (await c.runAndReadAll(sql, used)).getRowObjectsJS();
+}
+
+/**
+ * The folder `--allow-ffi` must name for DuckDB's addon (pure). The published package's npm
+ * dependencies sit in the site's own `node_modules`; run from a checkout of the repository, they
+ * sit in the checkout's, which the site's `./node_modules` does not cover.
+ *
+ * @param moduleUrl `import.meta.url` of this module
+ * @param cwd the working directory (the site), when readable
+ * @returns `./node_modules`, or the checkout's `node_modules` (relative when inside `cwd`)
+ *
+ * @example
+ * ```ts
+ * addonFolder("file:///src/deploy/analytics/queries/duckdb.ts", "/src/blog");
+ * // "/src/deploy/node_modules"
+ * ```
+ */
+export function addonFolder(moduleUrl: string, cwd: string | undefined): string {
+  if (!moduleUrl.startsWith("file:")) return "./node_modules";
+  const folder = fileURLToPath(new URL("../../node_modules", moduleUrl));
+  if (cwd === undefined) return folder;
+  const rel = relative(cwd, folder);
+  return rel.startsWith("..") || isAbsolute(rel) ? folder : `./${rel}`;
+}
+
+function currentCwd(): string | undefined {
+  try {
+    return Deno.cwd();
+  } catch {
+    return undefined; // no read permission for it: the absolute folder still works
+  }
+}
+
 /** Imports the addon; a refusal (no `--allow-ffi`) or a missing binary says what to do. */
 async function loadAddon(): Promise<typeof import("@duckdb/node-api")> {
   try {
@@ -128,7 +183,9 @@ async function loadAddon(): Promise<typeof import("@duckdb/node-api")> {
         : `DuckDB's native addon cannot load: ${err instanceof Error ? err.message : String(err)}`,
       {
         hint: denied
-          ? "add --allow-ffi (e.g. --allow-ffi=./node_modules) to the deploy task's flags"
+          ? `add --allow-ffi=${
+            addonFolder(import.meta.url, currentCwd())
+          } (where DuckDB's addon is) to the deploy task's flags`
           : "reinstall the dependencies (deno install) on a platform @duckdb/node-api supports",
         cause: err,
       },

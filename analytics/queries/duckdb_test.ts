@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { QUERY_CONNECTIONS } from "./duckdb.ts";
+import { addonFolder, QUERY_CONNECTIONS } from "./duckdb.ts";
 import { insertRows } from "./insert_rows.ts";
 import { openLocalTable } from "./local_table.ts";
 import { KNOWN_ROWS } from "./_test_rows.ts";
@@ -46,7 +46,7 @@ Deno.test("without --allow-ffi the plugin loads, and DuckDB says which flag it n
   const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
   assert.match(
     text,
-    /bootstrap,status,destroy,dashboard,backfill,export query_engine_unavailable .*--allow-ffi/,
+    /bootstrap,status,destroy,dashboard,backfill,export,digest query_engine_unavailable .*--allow-ffi/,
     text,
   );
 });
@@ -81,4 +81,15 @@ Deno.test("a source lends at most QUERY_CONNECTIONS pooled connections, UTC, see
   assert.equal(most, QUERY_CONNECTIONS);
   assert.equal(seen.size, QUERY_CONNECTIONS);
   for (const r of rows) assert.deepEqual(r, { tz: "UTC", n: 10n });
+});
+
+Deno.test("addonFolder() names the checkout's node_modules when the site's does not hold the addon", () => {
+  const checkout = "file:///src/deploy/analytics/queries/duckdb.ts";
+  assert.equal(addonFolder(checkout, "/src/blog"), "/src/deploy/node_modules");
+  assert.equal(addonFolder(checkout, "/src/deploy"), "./node_modules");
+  assert.equal(addonFolder(checkout, undefined), "/src/deploy/node_modules");
+  assert.equal(
+    addonFolder("https://jsr.io/@org/deploy-analytics/1.0.0/queries/duckdb.ts", "/src/blog"),
+    "./node_modules",
+  );
 });

@@ -5,24 +5,31 @@
  * spliced into the text is the table's, from the validated configuration. A query with a total
  * also runs on the previous range of equal length, so its total comes with its change.
  *
- * Eleven of them read one of two shared scans (`shared_scan.ts`): the dashboard, which asks for
- * every panel at once, reads the range once for all the page-view panels and once for visitors
- * and entry pages, instead of once per query.
+ * Most read one of five shared scans (`shared_scan.ts`): the dashboard, which asks for every
+ * panel at once, reads the range once for all the page-view panels, once for visitors and entry
+ * pages, once for the panels counting every request, once for downloads and once for feeds,
+ * instead of once per query. With a daily roll-up (`rollup.ts`) the scans' closed
+ * days are read from it.
  *
  * @module
  */
 import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
 import type { QueryRange } from "./range.ts";
 import { previousRange, timeBucket } from "./range.ts";
+import { readBound } from "./duckdb.ts";
 import {
+  createScanSharing,
   groupedSql,
   memberSql,
   type NamedMember,
+  regroupedSql,
+  rolledColumns,
   type ScanMember,
   type ScanSharing,
   type SharedScan,
 } from "./shared_scan.ts";
-import { type PageViewSource, quoteIdentifier } from "./source.ts";
+import type { RolledScan } from "./rollup.ts";
+import { type PageViewSource, quoteIdentifier, type Rollup } from "./source.ts";
 
 /** A cell of a result row, as JSON carries it. */
 export type Cell = string | number | boolean | null;
@@ -99,6 +106,11 @@ export const QUERY_NAMES = [
   "campaigns",
   "not_found",
   "bots",
+  "downloads",
+  "feed_subscribers",
+  "ai_crawler_pages",
+  "cdn_cost",
+  "cdn_cost_paths",
 ] as const;
 
 /** A query name. */
@@ -124,6 +136,86 @@ export const PAGE_VIEW = "method = 'GET' AND (status BETWEEN 200 AND 299 OR stat
   // CASE, not OR: the path test runs only on the rows without a content type.
   "CASE WHEN content_type IS NULL THEN regexp_matches(uri, '(/|\\.html?|/[^./]*)$') " +
   "ELSE starts_with(content_type, 'text/html') END";
+
+/**
+ * The file extensions a download has (case-insensitive): documents, archives, installers,
+ * e-books, audio, video and data files. Pages, images, scripts and styles are not downloads.
+ */
+export const DOWNLOAD_EXTENSIONS: readonly string[] = [
+  "pdf",
+  "epub",
+  "mobi",
+  "azw3",
+  "djvu",
+  "zip",
+  "gz",
+  "tgz",
+  "bz2",
+  "xz",
+  "zst",
+  "7z",
+  "rar",
+  "tar",
+  "dmg",
+  "pkg",
+  "exe",
+  "msi",
+  "msix",
+  "deb",
+  "rpm",
+  "apk",
+  "appimage",
+  "iso",
+  "img",
+  "jar",
+  "mp3",
+  "m4a",
+  "aac",
+  "ogg",
+  "oga",
+  "opus",
+  "flac",
+  "wav",
+  "mp4",
+  "m4v",
+  "mov",
+  "webm",
+  "mkv",
+  "avi",
+  "csv",
+  "tsv",
+  "xlsx",
+  "xls",
+  "ods",
+  "docx",
+  "doc",
+  "odt",
+  "pptx",
+  "ppt",
+  "odp",
+  "rtf",
+  "parquet",
+  "sqlite",
+];
+
+/**
+ * A download: a successful GET (200, or 206 for a range of the file) of a path ending in one
+ * of {@linkcode DOWNLOAD_EXTENSIONS}.
+ */
+const DOWNLOAD = "method = 'GET' AND status IN (200, 206) AND " +
+  `regexp_matches(uri, '(?i)\\.(${DOWNLOAD_EXTENSIONS.join("|")})$')`;
+
+/**
+ * The paths a site's feeds have (RSS, Atom, JSON Feed): `/feed`, `/rss`, `/atom` (with or
+ * without a trailing slash), `*.rss`, `*.atom`, `feed.xml`, `rss.xml`, `atom.xml`, `index.xml`,
+ * `feed.json`, `*.rss.xml`; or any path served as `application/rss+xml`, `application/atom+xml`
+ * or `application/feed+json`.
+ */
+export const FEED = "method = 'GET' AND (status BETWEEN 200 AND 299 OR status = 304) AND (" +
+  "regexp_matches(uri, '(?i)(/(feed|rss|atom)/?|\\.(rss|atom)|/(feed|rss|atom|index)\\.xml|" +
+  "/feed\\.json|\\.rss\\.xml)$') OR content_type IN ('application/rss+xml', " +
+  "'application/atom+xml', 'application/feed+json') OR starts_with(content_type, " +
+  "'application/rss+xml;') OR starts_with(content_type, 'application/atom+xml;'))";
 
 /** CloudFront's result types that were served from the edge cache. */
 const CACHE_HITS = "result_type IN ('Hit', 'RefreshHit', 'OriginShieldHit')";
@@ -151,7 +243,7 @@ function ranked(grouped: string, value: string, order: string): string {
 }
 
 /** The scans several queries share (`shared_scan.ts`). */
-export type ScanName = "page_views" | "visits";
+export type ScanName = "page_views" | "visits" | "requests" | "downloads" | "feeds";
 
 /**
  * A visitor's first page view of a day: the earliest, the path breaking an exact tie in time,
@@ -186,6 +278,9 @@ const SCANS: Readonly<Record<ScanName, SharedScan>> = {
         timeBucket(range) === "day" ? "day" : "date_trunc('hour', CAST(event_time AS TIMESTAMP))"
       } AS bucket, uri, referrer, host, country, channel, device, browser, os, utm_source, ` +
       `utm_medium, utm_campaign FROM ${relation} WHERE ${BOUNDED} AND ${PAGE_VIEW}`,
+    // A day is rolled up by the hour (one day is an hourly range); a longer range is by day.
+    rolled: (column, range) =>
+      column === "bucket" && timeBucket(range) === "day" ? "CAST(bucket AS DATE)" : column,
   },
   // One row per visitor key and day (the key changes daily, so this is the day's visit), with
   // its entry page. Unique visitors count every request's key, entries only page views': read
@@ -204,6 +299,51 @@ const SCANS: Readonly<Record<ScanName, SharedScan>> = {
       return `SELECT day, ${ENTRY} FILTER (WHERE ${PAGE_VIEW}) AS path FROM ${relation} ` +
         `WHERE ${BOUNDED} GROUP BY day, visitor_key`;
     },
+  },
+  // Every request of the range, for the panels that count requests rather than page views:
+  // status codes, cache hits per day, rows, 404s with their Referer, bots. A 404's path and
+  // Referer and a bot's names are null on the other rows, so those sets hold few groups.
+  requests: {
+    columns: [
+      "day",
+      "status",
+      "hit",
+      "path",
+      "missing_path",
+      "missing_referrer",
+      "bot_category",
+      "bot_name",
+      "ai_crawler",
+      "ai_path",
+    ],
+    sums: ["bytes"],
+    rows: (relation) =>
+      `SELECT day, status, ${CACHE_HITS} AS hit, uri AS path, CASE WHEN status = 404 THEN uri ` +
+      "END AS missing_path, CASE WHEN status = 404 THEN referrer END AS missing_referrer, " +
+      "CASE WHEN is_bot THEN coalesce(bot_category, 'unknown') END AS bot_category, CASE WHEN " +
+      "is_bot THEN coalesce(bot_name, 'unknown') END AS bot_name, CASE WHEN is_bot AND " +
+      "bot_category = 'ai' THEN coalesce(bot_name, 'unknown') END AS ai_crawler, CASE WHEN " +
+      "is_bot AND bot_category = 'ai' THEN uri END AS ai_path, coalesce(bytes_sent, 0) AS " +
+      `bytes FROM ${relation} WHERE ${BOUNDED}`,
+  },
+  // One row per visitor key, day and downloaded file: a file fetched in ranges (a video, a
+  // resumed download) is one download. Its referrer is that of its first request.
+  downloads: {
+    columns: ["path", "referrer"],
+    rows: (relation) =>
+      "SELECT uri AS path, first(referrer ORDER BY event_time, referrer NULLS LAST) AS " +
+      `referrer FROM ${relation} WHERE ${BOUNDED} AND ${DOWNLOAD} GROUP BY day, visitor_key, uri`,
+  },
+  // Every feed fetch, by reader and feed: a stated count with its time, or the visitor key of
+  // a reader that states none. Grouped once for the one member (a latest count is not a sum,
+  // so the member reads the groups, not their counts): a few hundred groups a day.
+  feeds: {
+    columns: ["day", "reader", "feed", "stated_at", "stated", "visitor"],
+    rows: (relation) =>
+      "SELECT day, coalesce(bot_name, browser, 'unknown') AS reader, uri AS feed, CASE WHEN " +
+      "feed_subscribers IS NOT NULL THEN event_time END AS stated_at, feed_subscribers AS " +
+      "stated, CASE WHEN feed_subscribers IS NULL THEN visitor_key END AS visitor FROM " +
+      `${relation} WHERE ${BOUNDED} AND ${FEED}`,
   },
 };
 
@@ -309,38 +449,46 @@ export const NAMED_QUERIES: Readonly<Record<QueryName, NamedQuery>> = {
     groupBy: ["country"],
     finish: (grouped) => `${viewsBy(grouped, "country")} ORDER BY views DESC, country`,
   }),
-  status_codes: {
+  status_codes: scanQuery({
     name: "status_codes",
     title: "Status codes",
     description: "Every request (pages, assets, errors) by the HTTP status CloudFront sent.",
     columns: ["status", "requests"],
     total: "requests",
-    sql: (relation) =>
-      `SELECT status, count(*) AS requests FROM ${relation} WHERE ${BOUNDED} ` +
-      `GROUP BY status ORDER BY requests DESC, status`,
-  },
-  cache_hit_ratio: {
+  }, {
+    scan: "requests",
+    groupBy: ["status"],
+    finish: (grouped) =>
+      `SELECT status, n AS requests FROM ${grouped} ORDER BY requests DESC, status`,
+  }),
+  cache_hit_ratio: scanQuery({
     name: "cache_hit_ratio",
     title: "Cache hit ratio",
     description: "Per day, the share of all requests CloudFront answered from its cache " +
       "(Hit, RefreshHit, OriginShieldHit) out of all requests; empty on a day without requests.",
     columns: ["day", "hits", "requests", "ratio"],
-    sql: (relation) =>
-      `WITH c AS (SELECT day, count(*) FILTER (WHERE ${CACHE_HITS}) AS hits, count(*) AS ` +
-      `requests FROM ${relation} WHERE ${BOUNDED} GROUP BY day) SELECT ` +
+  }, {
+    scan: "requests",
+    groupBy: ["day", "hit"],
+    finish: (grouped) =>
+      `WITH c AS (SELECT day, CAST(coalesce(sum(n) FILTER (WHERE hit), 0) AS BIGINT) AS hits, ` +
+      `CAST(sum(n) AS BIGINT) AS requests FROM ${grouped} GROUP BY day) SELECT ` +
       `strftime(d.day, '%Y-%m-%d') AS day, CAST(coalesce(c.hits, 0) AS BIGINT) AS hits, ` +
       `CAST(coalesce(c.requests, 0) AS BIGINT) AS requests, ` +
       `CASE WHEN c.requests > 0 THEN c.hits / c.requests END AS ratio FROM (${DAYS}) d ` +
       `LEFT JOIN c USING (day) ORDER BY d.day`,
-  },
-  row_count: {
+  }),
+  row_count: scanQuery({
     name: "row_count",
     title: "Rows",
     description: "Rows in the table for the range: every logged request, pages and assets.",
     columns: ["rows"],
     total: "rows",
-    sql: (relation) => `SELECT count(*) AS rows FROM ${relation} WHERE ${BOUNDED}`,
-  },
+  }, {
+    scan: "requests",
+    groupBy: ["day"],
+    finish: (grouped) => `SELECT CAST(coalesce(sum(n), 0) AS BIGINT) AS rows FROM ${grouped}`,
+  }),
   channels: scanQuery({
     name: "channels",
     title: "Channels",
@@ -428,7 +576,7 @@ export const NAMED_QUERIES: Readonly<Record<QueryName, NamedQuery>> = {
         "views DESC, utm_source NULLS LAST, utm_medium NULLS LAST, utm_campaign NULLS LAST",
       ),
   }),
-  not_found: {
+  not_found: scanQuery({
     name: "not_found",
     title: "Not found (404)",
     description: `The ${TOP_LIMIT} most requested missing paths (status 404, pages and ` +
@@ -436,15 +584,18 @@ export const NAMED_QUERIES: Readonly<Record<QueryName, NamedQuery>> = {
       "The total counts every 404.",
     columns: ["path", "referrer", "requests"],
     total: "requests",
-    sql: (relation) =>
+  }, {
+    scan: "requests",
+    groupBy: ["missing_path", "missing_referrer"],
+    finish: (grouped) =>
       ranked(
-        `SELECT uri AS path, referrer, count(*) AS requests FROM ${relation} WHERE ` +
-          `${BOUNDED} AND status = 404 GROUP BY ALL`,
+        `SELECT missing_path AS path, missing_referrer AS referrer, n AS requests FROM ` +
+          `${grouped} WHERE missing_path IS NOT NULL`,
         "requests",
         "requests DESC, path, referrer NULLS LAST",
       ),
-  },
-  bots: {
+  }),
+  bots: scanQuery({
     name: "bots",
     title: "Bots",
     description: `The ${TOP_LIMIT} bots with the most requests, by category (search, ai, ` +
@@ -452,16 +603,125 @@ export const NAMED_QUERIES: Readonly<Record<QueryName, NamedQuery>> = {
       "every bot request.",
     columns: ["category", "name", "requests"],
     total: "requests",
+  }, {
+    scan: "requests",
+    groupBy: ["bot_category", "bot_name"],
     // BOUNDED leaves every bot row out when bots are excluded, so the list is then empty.
-    sql: (relation) =>
+    finish: (grouped) =>
       ranked(
-        `SELECT coalesce(bot_category, 'unknown') AS category, coalesce(bot_name, 'unknown') ` +
-          `AS name, count(*) AS requests FROM ${relation} WHERE ${BOUNDED} AND is_bot ` +
-          `GROUP BY ALL`,
+        `SELECT bot_category AS category, bot_name AS name, n AS requests FROM ${grouped} ` +
+          "WHERE bot_category IS NOT NULL",
         "requests",
         "requests DESC, category, name",
       ),
-  },
+  }),
+  downloads: scanQuery({
+    name: "downloads",
+    title: "File downloads",
+    description: `The ${TOP_LIMIT} (file, referrer) pairs with the most downloads: successful ` +
+      "GETs (200, or 206 for a range) of files with a download extension (pdf, zip, dmg, exe, " +
+      "epub, mp3, mp4, csv, …; docs/analytics.md lists them). A visitor fetching a file in " +
+      "several ranges on one UTC day downloads it once, credited to the referrer of the first " +
+      "request. The total counts every download.",
+    columns: ["path", "referrer", "downloads"],
+    total: "downloads",
+  }, {
+    scan: "downloads",
+    groupBy: ["path", "referrer"],
+    finish: (grouped) =>
+      ranked(
+        `SELECT path, referrer, n AS downloads FROM ${grouped}`,
+        "downloads",
+        "downloads DESC, path, referrer NULLS LAST",
+      ),
+  }),
+  feed_subscribers: scanQuery({
+    name: "feed_subscribers",
+    title: "Feed subscribers",
+    description: "Subscribers of the site's RSS, Atom and JSON feeds by reader (the bot's or " +
+      "browser's name) and feed: where the reader's user agent states a count (Feedly, " +
+      "Inoreader, NewsBlur, …) the latest it stated in the range (basis stated); otherwise " +
+      "the distinct visitor keys that fetched the feed on the latest day the reader did " +
+      "(basis visitors). The total sums the rows. Hosted readers are bots: excluding bots " +
+      "leaves them out.",
+    columns: ["reader", "feed", "subscribers", "basis"],
+    total: "subscribers",
+  }, {
+    scan: "feeds",
+    groupBy: ["day", "reader", "feed", "stated_at", "stated", "visitor"],
+    finish: (grouped) =>
+      ranked(
+        `WITH f AS (SELECT * FROM ${grouped}), stated AS (SELECT reader, feed, ` +
+          "arg_max(stated, (stated_at, stated)) AS subscribers FROM f WHERE stated IS NOT NULL " +
+          "GROUP BY reader, feed), counted AS (SELECT reader, feed, arg_max(visitors, day) AS " +
+          "subscribers FROM (SELECT reader, feed, day, count(DISTINCT visitor) AS visitors " +
+          "FROM f WHERE visitor IS NOT NULL GROUP BY ALL) GROUP BY reader, feed) SELECT " +
+          "reader, feed, CAST(subscribers AS BIGINT) AS subscribers, 'stated' AS basis FROM " +
+          "stated UNION ALL SELECT reader, feed, CAST(subscribers AS BIGINT), 'visitors' FROM " +
+          "counted ANTI JOIN stated USING (reader, feed)",
+        "subscribers",
+        "subscribers DESC, reader, feed",
+      ),
+  }),
+  ai_crawler_pages: scanQuery({
+    name: "ai_crawler_pages",
+    title: "AI crawler reads",
+    description: `The ${TOP_LIMIT} (AI crawler, path) pairs with the most requests: which ` +
+      "pages each AI crawler (bot category ai: GPTBot, ClaudeBot, PerplexityBot, …) fetched, " +
+      "and how often. Counted only while bots are included; referrals from AI assistants are " +
+      "the ai channel. The total counts every AI crawler request.",
+    columns: ["crawler", "path", "reads"],
+    total: "reads",
+  }, {
+    scan: "requests",
+    groupBy: ["ai_crawler", "ai_path"],
+    finish: (grouped) =>
+      ranked(
+        `SELECT ai_crawler AS crawler, ai_path AS path, n AS reads FROM ${grouped} WHERE ` +
+          "ai_crawler IS NOT NULL",
+        "reads",
+        "reads DESC, crawler, path",
+      ),
+  }),
+  cdn_cost: scanQuery({
+    name: "cdn_cost",
+    title: "CDN traffic per day",
+    description: "Per UTC day, the bytes CloudFront sent (every request), the requests, and " +
+      "the share answered from its cache (Hit, RefreshHit, OriginShieldHit); a low ratio " +
+      "after a deploy points at its cache headers. The total is the bytes.",
+    columns: ["day", "requests", "bytes", "hit_ratio"],
+    total: "bytes",
+  }, {
+    scan: "requests",
+    groupBy: ["day", "hit"],
+    finish: (grouped) =>
+      `WITH c AS (SELECT day, CAST(sum(n) AS BIGINT) AS requests, CAST(sum(bytes) AS BIGINT) ` +
+      `AS bytes, CAST(coalesce(sum(n) FILTER (WHERE hit), 0) AS BIGINT) AS hits FROM ` +
+      `${grouped} GROUP BY day) SELECT strftime(d.day, '%Y-%m-%d') AS day, ` +
+      "CAST(coalesce(c.requests, 0) AS BIGINT) AS requests, CAST(coalesce(c.bytes, 0) AS " +
+      "BIGINT) AS bytes, CASE WHEN c.requests > 0 THEN c.hits / c.requests END AS hit_ratio " +
+      `FROM (${DAYS}) d LEFT JOIN c USING (day) ORDER BY d.day`,
+  }),
+  cdn_cost_paths: scanQuery({
+    name: "cdn_cost_paths",
+    title: "CDN traffic by path",
+    description: `The ${TOP_LIMIT} paths CloudFront sent the most bytes for (every request), ` +
+      "with their requests and the share answered from its cache. The total is every path's " +
+      "bytes.",
+    columns: ["path", "requests", "bytes", "hit_ratio"],
+    total: "bytes",
+  }, {
+    scan: "requests",
+    groupBy: ["path", "hit"],
+    finish: (grouped) =>
+      ranked(
+        "SELECT path, CAST(sum(n) AS BIGINT) AS requests, CAST(sum(bytes) AS BIGINT) AS bytes, " +
+          "coalesce(sum(n) FILTER (WHERE hit), 0) / sum(n) AS hit_ratio FROM " +
+          `${grouped} GROUP BY path`,
+        "bytes",
+        "bytes DESC, path",
+      ),
+  }),
 };
 
 /**
@@ -536,8 +796,11 @@ async function select(
   query: NamedQuery,
   scans: ScanSharing | undefined,
 ): Promise<{ rows: Record<string, Cell>[]; total?: number }> {
-  const found = query.shared && scans
-    ? (await runScan(source, query.shared.scan, range, scans)).get(query.name)!
+  // With a roll-up every scan reads it: alone, a query reads the scan's rows for every member
+  // (rolled up for all of them), finished for itself.
+  const sharing = scans ?? (source.rollup ? createScanSharing() : undefined);
+  const found = query.shared && sharing
+    ? (await runScan(source, query.shared.scan, range, sharing)).get(query.name)!
     : await source.use((c) => read(c, query.sql(source.relation, range), range));
   let groupsTotal: number | undefined;
   const rows = found.map((row) => {
@@ -553,16 +816,13 @@ async function select(
 }
 
 /** Runs SQL with the range's parameters that it names (DuckDB refuses one it does not use). */
-async function read(c: DuckDBConnection, sql: string, range: QueryRange): Promise<RawRow[]> {
-  const all: Record<string, DuckDBValue> = {
-    from: range.from,
-    to: range.to,
-    bots: range.includeBots,
-  };
-  const params = Object.fromEntries(
-    Object.entries(all).filter(([name]) => new RegExp(`\\$${name}\\b`).test(sql)),
-  );
-  return (await c.runAndReadAll(sql, params)).getRowObjectsJS();
+function read(
+  c: DuckDBConnection,
+  sql: string,
+  range: QueryRange,
+  more: Record<string, DuckDBValue> = {},
+): Promise<RawRow[]> {
+  return readBound(c, sql, { from: range.from, to: range.to, bots: range.includeBots, ...more });
 }
 
 type RawRow = Record<string, unknown>;
@@ -579,31 +839,104 @@ function runScan(
   scans: ScanSharing,
 ): Promise<Map<QueryName, RawRow[]>> {
   const key = `${name} ${range.from} ${range.to} ${range.includeBots}`;
-  return scans.share(source, key, () =>
-    source.use(async (c) => {
-      const scan = SCANS[name];
-      const members: NamedMember<ScanName, QueryName>[] = QUERY_NAMES.flatMap((n) => {
-        const member = NAMED_QUERIES[n].shared;
-        return member?.scan === name ? [{ name: n, member }] : [];
-      });
-      // Temporary tables belong to their connection, which runs one statement at a time.
-      const table = quoteIdentifier(`grouped_${name}`);
-      await read(
-        c,
-        `CREATE OR REPLACE TEMP TABLE ${table} AS ` +
-          groupedSql(scan, source.relation, range, members),
-        range,
-      );
-      try {
-        const out = new Map<QueryName, RawRow[]>();
-        for (const { name, member } of members) {
-          out.set(name, await read(c, memberSql(scan, member, members, table, range), range));
-        }
-        return out;
-      } finally {
-        await c.run(`DROP TABLE IF EXISTS ${table}`);
+  return scans.share(source, key, async () => {
+    const scan = SCANS[name];
+    const members = scanMembers(name);
+    const raw = { sql: groupedSql(scan, source.relation, range, members), closed: undefined };
+    if (!source.rollup) return await readScan(source, name, members, range, raw);
+    try {
+      // Before taking a connection: the roll-up's refresh takes one of its own.
+      const rolled = await rolledUpSql(source, source.rollup, name, range, members);
+      return await readScan(source, name, members, range, rolled);
+    } catch (err) {
+      // The roll-up only saves time: when it fails (a broken or locked file), the table gives
+      // the same answer, slower, and the page is not an error.
+      source.rollupFailed?.(err);
+      return await readScan(source, name, members, range, raw);
+    }
+  });
+}
+
+/** Runs a scan's grouped SQL once into a temporary table and reads every member from it. */
+function readScan(
+  source: PageViewSource,
+  name: ScanName,
+  members: NamedMember<ScanName, QueryName>[],
+  range: QueryRange,
+  grouped: { sql: string; closed: string | undefined },
+): Promise<Map<QueryName, RawRow[]>> {
+  const scan = SCANS[name];
+  return source.use(async (c) => {
+    // Temporary tables belong to their connection, which runs one statement at a time.
+    const table = quoteIdentifier(`grouped_${name}`);
+    await read(
+      c,
+      `CREATE OR REPLACE TEMP TABLE ${table} AS ${grouped.sql}`,
+      range,
+      grouped.closed ? { closed: grouped.closed } : {},
+    );
+    try {
+      const out = new Map<QueryName, RawRow[]>();
+      for (const { name, member } of members) {
+        out.set(name, await read(c, memberSql(scan, member, members, table, range), range));
       }
-    }));
+      return out;
+    } finally {
+      await c.run(`DROP TABLE IF EXISTS ${table}`);
+    }
+  });
+}
+
+/** Every query reading a scan, in page order. */
+function scanMembers(name: ScanName): NamedMember<ScanName, QueryName>[] {
+  return QUERY_NAMES.flatMap((n) => {
+    const member = NAMED_QUERIES[n].shared;
+    return member?.scan === name ? [{ name: n, member }] : [];
+  });
+}
+
+/**
+ * The grouped rows of a scan for a range with a roll-up: its closed days from the roll-up
+ * (refreshed first, so a changed day is rolled up again before it is read), its open days
+ * from the table (after `$closed`, the last closed day), added up group by group.
+ */
+async function rolledUpSql(
+  source: PageViewSource,
+  rollup: Rollup,
+  name: ScanName,
+  range: QueryRange,
+  members: readonly NamedMember<ScanName>[],
+): Promise<{ sql: string; closed: string | undefined }> {
+  const scan = SCANS[name];
+  const lastClosed = rollup.lastClosedDay();
+  if (range.from > lastClosed) {
+    return { sql: groupedSql(scan, source.relation, range, members), closed: undefined };
+  }
+  await rollup.refresh(range);
+  const closed = range.to < lastClosed ? range.to : lastClosed;
+  const parts = [
+    `SELECT ${rolledColumns(scan, members, range)} FROM ${rollup.table(name)} WHERE ` +
+    "rolled_day BETWEEN CAST($from AS DATE) AND CAST($closed AS DATE) AND bots = $bots",
+  ];
+  if (range.to > lastClosed) {
+    const open = `(SELECT * FROM ${source.relation} WHERE day > CAST($closed AS DATE))`;
+    parts.push(groupedSql(scan, open, range, members));
+  }
+  return { sql: regroupedSql(scan, members, parts), closed };
+}
+
+/**
+ * The scans to roll up, each with every query reading it (`rollup.ts`): what the dashboard
+ * attaches a roll-up with.
+ *
+ * @returns the scans
+ */
+export function rolledScans(): RolledScan[] {
+  return (Object.keys(SCANS) as ScanName[]).map((name) => ({
+    name,
+    scan: SCANS[name],
+    members: scanMembers(name),
+  }));
 }
 
 function cell(value: unknown): Cell {

@@ -6,8 +6,10 @@ import {
   QUERY_NAMES,
   type QueryName,
   type QueryResult,
+  rolledScans,
   runNamedQuery,
 } from "./named_queries.ts";
+import { attachRollup } from "./rollup.ts";
 import { createScanSharing } from "./shared_scan.ts";
 import type { PageViewSource } from "./source.ts";
 import type { QueryRange } from "./range.ts";
@@ -20,16 +22,37 @@ const everyone: QueryRange = { ...TWO_DAYS, includeBots: true };
 type Run = (name: QueryName, range: QueryRange) => ReturnType<typeof runNamedQuery>;
 
 /**
- * Runs `fn` on a table of `rows` twice: every query scanning alone, then every query reading
- * the scans it shares with the page's other queries (as the dashboard runs them), so each
- * known answer holds both ways.
+ * Clocks for the roll-up: every day of the rows closed; only 2026-01-31 (and before); the
+ * first two days of {@linkcode WEEK} and all before.
+ */
+const ROLLUP_CLOCKS = ["2027-01-01T00:00:00Z", "2026-02-01T12:00:00Z", "2026-03-04T01:00:00Z"]
+  .map((t) => Date.parse(t));
+
+/**
+ * Runs `fn` on a table of `rows` every way the queries run: every query scanning alone, then
+ * every query reading the scans it shares with the page's other queries (as the dashboard
+ * runs them); then both again with a daily roll-up attached, for each of
+ * {@linkcode ROLLUP_CLOCKS} (closed days read from the roll-up, the others raw). Each known
+ * answer holds every way.
  */
 async function withRows(fn: (run: Run) => Promise<void>, rows = KNOWN_ROWS): Promise<void> {
-  using source = await openLocalTable();
-  await insertRows(source, rows);
-  await fn((name, range) => runNamedQuery(source, name, range));
-  const scans = createScanSharing();
-  await fn((name, range) => runNamedQuery(source, name, range, { scans }));
+  using table = await openLocalTable();
+  await insertRows(table, rows);
+  const sources: PageViewSource[] = [table];
+  for (const [i, now] of ROLLUP_CLOCKS.entries()) {
+    const rollup = await attachRollup(table, {
+      path: ":memory:",
+      alias: `rollup_${i}`,
+      scans: rolledScans(),
+      now: () => now,
+    });
+    sources.push({ ...table, rollup });
+  }
+  for (const source of sources) {
+    await fn((name, range) => runNamedQuery(source, name, range));
+    const scans = createScanSharing();
+    await fn((name, range) => runNamedQuery(source, name, range, { scans }));
+  }
 }
 
 /** The first week of March 2026; its previous range is the last week of February. */
@@ -419,7 +442,13 @@ Deno.test("the page's queries asked at once read each shared scan once, with the
     assert.deepEqual(shared, alone);
     // Shared: each scan once for the range and once for the previous range; the rest as alone.
     const scanned = new Set(readers.flatMap((q) => q.shared ? [q.shared.scan] : []));
-    assert.deepEqual([...scanned].sort(), ["page_views", "visits"]);
+    assert.deepEqual([...scanned].sort(), [
+      "downloads",
+      "feeds",
+      "page_views",
+      "requests",
+      "visits",
+    ]);
     assert.equal(
       uses() - before - reads(readers),
       2 * scanned.size + reads(readers.filter((q) => !q.shared)),
@@ -455,4 +484,119 @@ Deno.test("entry_pages and unique_visitors read together: an asset-only visit is
   assert.equal(entries.total, 2);
   const alone = await runNamedQuery(source, "entry_pages", range);
   assert.deepEqual(alone.rows, entries.rows);
+});
+
+Deno.test("downloads: a file's ranges are one download per visitor and day, by file and first referrer", async () => {
+  const post = "https://a.example/post";
+  const file = (time: string, fields: Parameters<typeof testRow>[1]) =>
+    testRow(time, { uri: "/files/guide.pdf", content_type: "application/pdf", ...fields });
+  const rows = [
+    file("2026-03-02T10:00:00.000Z", { status: 206, referrer: post }),
+    file("2026-03-02T10:01:00.000Z", { status: 206, referrer: "https://b.example/" }),
+    file("2026-03-02T11:00:00.000Z", { visitor_key: "v2" }),
+    file("2026-03-03T09:00:00.000Z", { referrer: post }),
+    file("2026-03-02T12:00:00.000Z", { uri: "/files/app.DMG", visitor_key: "v3" }),
+    file("2026-03-02T12:01:00.000Z", { uri: "/files/app.dmg", method: "HEAD" }),
+    file("2026-03-02T12:02:00.000Z", { uri: "/files/app.dmg", status: 404 }),
+    file("2026-03-02T12:03:00.000Z", { uri: "/img/x.png", content_type: "image/png" }),
+    file("2026-03-02T12:04:00.000Z", { visitor_key: "bot", is_bot: true }),
+  ];
+  await withRows(async (run) => {
+    const d = await run("downloads", weekHumans);
+    assert.deepEqual(d.rows, [
+      { path: "/files/guide.pdf", referrer: post, downloads: 2 },
+      { path: "/files/app.DMG", referrer: null, downloads: 1 },
+      { path: "/files/guide.pdf", referrer: null, downloads: 1 },
+    ]);
+    assert.equal(d.total, 4);
+    assert.equal((await run("downloads", weekEveryone)).total, 5);
+  }, rows);
+});
+
+Deno.test("feed_subscribers: a reader's latest stated count, else its visitors on its latest day", async () => {
+  const feed = (time: string, fields: Parameters<typeof testRow>[1]) =>
+    testRow(time, { uri: "/feed.xml", content_type: "application/rss+xml", ...fields });
+  const reader = (name: string, feed_subscribers: number) => ({
+    is_bot: true,
+    bot_category: "other",
+    bot_name: name,
+    browser: null,
+    visitor_key: name,
+    feed_subscribers,
+  });
+  const rows = [
+    feed("2026-03-02T10:00:00.000Z", reader("Feedly", 10)),
+    feed("2026-03-03T09:00:00.000Z", { ...reader("Feedly", 12), status: 304 }),
+    feed("2026-03-02T08:00:00.000Z", reader("Inoreader", 5)),
+    feed("2026-03-02T10:00:00.000Z", {}),
+    feed("2026-03-02T11:00:00.000Z", { visitor_key: "v2" }),
+    feed("2026-03-03T10:00:00.000Z", {}),
+    feed("2026-03-02T10:00:00.000Z", {
+      uri: "/posts.xml",
+      content_type: "application/atom+xml; charset=utf-8",
+      visitor_key: "v3",
+    }),
+    feed("2026-03-02T10:30:00.000Z", { uri: "/about", content_type: "text/html" }),
+  ];
+  await withRows(async (run) => {
+    const all = await run("feed_subscribers", weekEveryone);
+    assert.deepEqual(all.rows, [
+      { reader: "Feedly", feed: "/feed.xml", subscribers: 12, basis: "stated" },
+      { reader: "Inoreader", feed: "/feed.xml", subscribers: 5, basis: "stated" },
+      { reader: "Firefox", feed: "/feed.xml", subscribers: 1, basis: "visitors" },
+      { reader: "Firefox", feed: "/posts.xml", subscribers: 1, basis: "visitors" },
+    ]);
+    assert.equal(all.total, 19);
+    assert.equal((await run("feed_subscribers", weekHumans)).total, 2);
+  }, rows);
+});
+
+Deno.test("ai_crawler_pages: each AI crawler's requests by path, only while bots count", async () => {
+  const crawler = (time: string, name: string, category: string, uri: string) =>
+    testRow(time, { uri, is_bot: true, bot_category: category, bot_name: name, browser: null });
+  const rows = [
+    crawler("2026-03-02T10:00:00.000Z", "GPTBot", "ai", "/a"),
+    crawler("2026-03-03T10:00:00.000Z", "GPTBot", "ai", "/a"),
+    crawler("2026-03-02T11:00:00.000Z", "GPTBot", "ai", "/b"),
+    crawler("2026-03-02T12:00:00.000Z", "ClaudeBot", "ai", "/a"),
+    crawler("2026-03-02T13:00:00.000Z", "Googlebot", "search", "/a"),
+    testRow("2026-03-02T14:00:00.000Z", { uri: "/a" }),
+  ];
+  await withRows(async (run) => {
+    const all = await run("ai_crawler_pages", weekEveryone);
+    assert.deepEqual(all.rows, [
+      { crawler: "GPTBot", path: "/a", reads: 2 },
+      { crawler: "ClaudeBot", path: "/a", reads: 1 },
+      { crawler: "GPTBot", path: "/b", reads: 1 },
+    ]);
+    assert.equal(all.total, 4);
+    const humansOnly = await run("ai_crawler_pages", weekHumans);
+    assert.deepEqual([humansOnly.rows, humansOnly.total], [[], 0]);
+  }, rows);
+});
+
+Deno.test("cdn_cost and cdn_cost_paths: bytes sent and cache hits per day and per path", async () => {
+  const rows = [
+    testRow("2026-03-02T10:00:00.000Z", { uri: "/a", bytes_sent: 100 }),
+    testRow("2026-03-02T11:00:00.000Z", { uri: "/a", bytes_sent: 200, result_type: "RefreshHit" }),
+    testRow("2026-03-02T12:00:00.000Z", { uri: "/b", bytes_sent: 300, result_type: "Miss" }),
+    testRow("2026-03-03T12:00:00.000Z", { uri: "/c", bytes_sent: null, result_type: "Error" }),
+  ];
+  await withRows(async (run) => {
+    const days = await run("cdn_cost", weekHumans);
+    assert.equal(days.rows.length, 7);
+    assert.deepEqual(days.rows.slice(0, 3), [
+      { day: "2026-03-01", requests: 0, bytes: 0, hit_ratio: null },
+      { day: "2026-03-02", requests: 3, bytes: 600, hit_ratio: 2 / 3 },
+      { day: "2026-03-03", requests: 1, bytes: 0, hit_ratio: 0 },
+    ]);
+    assert.equal(days.total, 600);
+    const paths = await run("cdn_cost_paths", weekHumans);
+    assert.deepEqual(paths.rows, [
+      { path: "/a", requests: 2, bytes: 300, hit_ratio: 1 },
+      { path: "/b", requests: 1, bytes: 300, hit_ratio: 0 },
+      { path: "/c", requests: 1, bytes: 0, hit_ratio: 0 },
+    ]);
+    assert.equal(paths.total, 600);
+  }, rows);
 });

@@ -12,7 +12,7 @@
  * @module
  */
 import { DeployError } from "@org/deploy/plugin";
-import { openDuckDB } from "./duckdb.ts";
+import { openDuckDB, readBound } from "./duckdb.ts";
 import type { DuckDBEndpoints } from "./endpoints.ts";
 import { type PageViewSource, quoteIdentifier } from "./source.ts";
 import { ANALYTICS_ERROR_CODES } from "../section.ts";
@@ -90,7 +90,7 @@ export async function openS3TablesSource(
         missing.push(name);
       }
     }
-    if (missing.length > 0) throw extensionsMissing(missing);
+    if (missing.length > 0) throw extensionsMissing(missing, options.download ?? true);
     const endpoints = options.endpoints ?? {};
     await connection.run(s3SecretStatement(credentials, target.region, endpoints));
     const relation = [ATTACHED_CATALOG, target.namespace, target.table].map(quoteIdentifier)
@@ -109,7 +109,16 @@ export async function openS3TablesSource(
       "run `deploy analytics status` to see which resource is missing, and " +
         "`deploy analytics bootstrap` to create it",
     ));
-    return { connection, use, relation, [Symbol.dispose]: close };
+    const snapshot = () =>
+      use((c) =>
+        readBound(
+          c,
+          `SELECT snapshot_id FROM iceberg_snapshots(${relation}) ORDER BY sequence_number ` +
+            "DESC LIMIT 1",
+          {},
+        )
+      ).then((rows) => rows[0] ? String(rows[0].snapshot_id) : undefined);
+    return { connection, use, relation, snapshot, [Symbol.dispose]: close };
   } catch (err) {
     close();
     throw err;
@@ -120,19 +129,28 @@ export async function openS3TablesSource(
  * The error for missing extensions (pure): names each and how to install them.
  *
  * @param missing the extensions that could not be loaded
+ * @param downloadTried whether an install from extensions.duckdb.org was tried (the dashboard
+ *   and backfill try; `status` never downloads, so it must not say the download failed)
  * @returns a `query_engine_unavailable` error
  */
-export function extensionsMissing(missing: readonly string[]): DeployError {
+export function extensionsMissing(
+  missing: readonly string[],
+  downloadTried = true,
+): DeployError {
   const list = missing.map((m) => `"${m}"`).join(", ");
+  const are = missing.length > 1 ? "are" : "is";
   return new DeployError(
     ANALYTICS_ERROR_CODES.queryEngineUnavailable,
-    `the DuckDB extension${missing.length > 1 ? "s" : ""} ${list} ${
-      missing.length > 1 ? "are" : "is"
-    } not installed and could not be downloaded`,
+    `the DuckDB extension${missing.length > 1 ? "s" : ""} ${list} ${are} not installed` +
+      (downloadTried
+        ? " and could not be downloaded"
+        : " (status does not download; the dashboard and backfill install missing ones)"),
     {
       hint: `install ${missing.length > 1 ? "them" : "it"} for DuckDB v1.5.5 where DuckDB finds ` +
-        `extensions (~/.duckdb/extensions/): run \`INSTALL ${missing.join("; INSTALL ")};\` in ` +
-        "the duckdb shell on a connected machine, or copy the .duckdb_extension files there",
+        `extensions (~/.duckdb/extensions/v1.5.5/<platform>/): run \`INSTALL ${
+          missing.join("; INSTALL ")
+        };\` in the duckdb shell on a connected machine, or install the PyPI wheels with the ` +
+        "commands in docs/analytics.md#installing-the-extensions-without-duckdbs-server",
     },
   );
 }

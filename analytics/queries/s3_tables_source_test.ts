@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DeployError } from "@org/deploy/plugin";
-import { openS3TablesSource, REQUIRED_EXTENSIONS } from "./s3_tables_source.ts";
+import { extensionsMissing, openS3TablesSource, REQUIRED_EXTENSIONS } from "./s3_tables_source.ts";
 
 Deno.test("openS3TablesSource() without the extensions says which to install", async () => {
   // An empty extension directory and no download: what a machine without them sees.
@@ -23,4 +23,20 @@ Deno.test("openS3TablesSource() without the extensions says which to install", a
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("extensionsMissing() says a download failed only where one was tried", () => {
+  const tried = extensionsMissing(["iceberg"]);
+  assert.equal(
+    tried.message,
+    'the DuckDB extension "iceberg" is not installed and could not be downloaded',
+  );
+  const status = extensionsMissing(["avro", "iceberg"], false);
+  assert.doesNotMatch(status.message, /could not be downloaded/);
+  assert.match(
+    status.message,
+    /^the DuckDB extensions "avro", "iceberg" are not installed \(status does not download/,
+  );
+  assert.match(status.hint, /INSTALL avro; INSTALL iceberg;/);
+  assert.match(status.hint, /docs\/analytics\.md#installing-the-extensions-without-duckdbs-server/);
 });

@@ -23,6 +23,17 @@ export interface SharedScan {
    * them this time (a scan may read less when some are absent).
    */
   rows(relation: string, range: QueryRange, members: readonly string[]): string;
+  /**
+   * Columns of its rows summed in every group beside the count `n` (each named as the
+   * column), for members that add up more than rows (bytes served).
+   */
+  readonly sums?: readonly string[];
+  /**
+   * A column of the rolled-up grouped rows (`rollup.ts`, rolled up one day at a time) as the
+   * range's own grouped rows have it (pure SQL); default the column itself. The page-view scan
+   * rolls hours up and answers a range of days by day.
+   */
+  rolled?(column: string, range: QueryRange): string;
 }
 
 /** How one query reads a shared scan. */
@@ -33,7 +44,7 @@ export interface ScanMember<S extends string> {
   readonly groupBy: readonly string[];
   /**
    * Its rows from its groups (pure SQL). `grouped` is a subquery with one row per group: the
-   * columns of {@linkcode groupBy} and `n`, the rows in the group.
+   * columns of {@linkcode groupBy}, `n` (the rows in the group) and the scan's sums.
    */
   finish(grouped: string, range: QueryRange): string;
 }
@@ -67,8 +78,9 @@ export function groupedSql<S extends string>(
 ): string {
   const columns = usedColumns(scan, members);
   const sets = [...new Set(members.map((m) => `(${m.member.groupBy.join(", ")})`))];
+  const sums = (scan.sums ?? []).map((c) => `, CAST(sum(${c}) AS BIGINT) AS ${c}`).join("");
   return `SELECT GROUPING_ID(${columns.join(", ")}) AS ${GROUPING}, ${columns.join(", ")}, ` +
-    `count(*) AS n FROM (${scan.rows(relation, range, members.map((m) => m.name))}) ` +
+    `count(*) AS n${sums} FROM (${scan.rows(relation, range, members.map((m) => m.name))}) ` +
     `GROUP BY GROUPING SETS (${sets.join(", ")})`;
 }
 
@@ -91,6 +103,49 @@ export function memberSql<S extends string>(
 ): string {
   const id = groupingId(usedColumns(scan, members), member.groupBy);
   return member.finish(`(SELECT * FROM ${grouped} WHERE ${GROUPING} = ${id})`, range);
+}
+
+/**
+ * The grouped rows of {@linkcode groupedSql} from parts that each hold some of them (pure):
+ * rolled-up days and raw days of one range. Every part must have been grouped for the same
+ * members; a count is a sum over parts, so the groups of the whole range are the parts'
+ * groups with their counts added.
+ *
+ * @param scan the scan
+ * @param members the members every part was grouped for
+ * @param parts queries selecting `grouping_id`, the used columns, `n` and the sums
+ * @returns the SQL
+ */
+export function regroupedSql<S extends string>(
+  scan: SharedScan,
+  members: readonly NamedMember<S>[],
+  parts: readonly string[],
+): string {
+  const columns = usedColumns(scan, members);
+  const sums = ["n", ...(scan.sums ?? [])].map((c) => `CAST(sum(${c}) AS BIGINT) AS ${c}`);
+  return `SELECT ${GROUPING}, ${columns.join(", ")}, ${sums.join(", ")} FROM (` +
+    parts.map((p) => `(${p})`).join(" UNION ALL BY NAME ") + ") GROUP BY ALL";
+}
+
+/**
+ * The used columns of a rolled-up table's rows for a range (pure): `grouping_id`, each column
+ * as {@linkcode SharedScan.rolled} maps it, `n` and the sums.
+ *
+ * @param scan the scan
+ * @param members the members the rows were grouped for
+ * @param range the range asked for
+ * @returns the select list
+ */
+export function rolledColumns<S extends string>(
+  scan: SharedScan,
+  members: readonly NamedMember<S>[],
+  range: QueryRange,
+): string {
+  const columns = usedColumns(scan, members).map((c) => {
+    const mapped = scan.rolled?.(c, range) ?? c;
+    return mapped === c ? c : `${mapped} AS ${c}`;
+  });
+  return [GROUPING, ...columns, "n", ...(scan.sums ?? [])].join(", ");
 }
 
 /** The scan's columns that some member groups by, in the scan's order. */

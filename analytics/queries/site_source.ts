@@ -71,6 +71,7 @@ export async function openSiteTable(
       connection: source.connection,
       use: source.use,
       relation: source.relation,
+      ...(source.snapshot ? { snapshot: source.snapshot } : {}),
       [Symbol.dispose]() {
         source[Symbol.dispose]();
         opened[Symbol.dispose]();

@@ -24,6 +24,51 @@ export interface PageViewSource extends Disposable {
    * validated configuration, never from a request.
    */
   readonly relation: string;
+  /**
+   * The daily roll-up of the table (`rollup.ts`), where one is attached: the named queries
+   * then read a range's closed days from it and only its open days from the table.
+   */
+  readonly rollup?: Rollup;
+  /**
+   * Told when a read through the roll-up failed and the table answered instead, so the
+   * operator hears of a broken roll-up once per failed read rather than never.
+   */
+  rollupFailed?(err: unknown): void;
+  /**
+   * The table's current snapshot id, where the table has snapshots (the Iceberg table; a local
+   * table has none): the roll-up reads the days' fingerprints again only once it changed.
+   */
+  snapshot?(): Promise<string | undefined>;
+}
+
+/** What one {@linkcode Rollup.refresh} did. */
+export interface RollupReport {
+  /** Days rolled up (new, or changed since they were). */
+  readonly rolled: readonly string[];
+  /** Days dropped: rolled up once, without rows now. */
+  readonly dropped: readonly string[];
+  /** Closed days whose fingerprint was read. */
+  readonly checked: number;
+}
+
+/** The roll-up of one table, as the named queries read it. */
+export interface Rollup {
+  /** The last closed day now (`rollup.ts`: the pipeline can no longer add to it). */
+  lastClosedDay(): string;
+  /**
+   * The quoted table of a scan's rolled-up rows: `rolled_day`, `bots` (the bots rule it was
+   * grouped for), then `groupedSql`'s columns for every member.
+   */
+  table(scan: string): string;
+  /**
+   * Rolls up every closed day of the range that is not, or whose rows changed since it was;
+   * drops those without rows. One refresh runs at a time; a refresh of the same days asked
+   * while one runs shares it.
+   *
+   * @param days the days (the open ones among them are left alone)
+   * @returns what it did
+   */
+  refresh(days: { readonly from: string; readonly to: string }): Promise<RollupReport>;
 }
 
 /** The DuckDB type of each Iceberg type the table uses. */

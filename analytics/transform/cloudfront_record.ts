@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { statedSubscribers } from "./feed_reader.ts";
 import { identifyBot } from "./bots.ts";
 import { campaignFields } from "./campaign.ts";
 import { referrerChannel } from "./channel.ts";
@@ -128,6 +129,7 @@ export function mapCloudFrontRecord(
       channel: referrerChannel(referrer, host, campaign.utm_medium),
       bot_category: bot?.category ?? null,
       bot_name: bot?.name ?? null,
+      feed_subscribers: statedSubscribers(userAgent),
     },
   };
 }

@@ -45,6 +45,7 @@ Deno.test("mapCloudFrontRecord() maps every column from a CloudFront record", ()
     channel: "other",
     bot_category: null,
     bot_name: null,
+    feed_subscribers: null,
   });
 });
 
@@ -144,6 +145,15 @@ Deno.test("mapCloudFrontRecord() reads `-` as absent and numbers written as numb
   assert.equal(out.asn, null);
   assert.equal(out.status, 404);
   assert.equal(out.bytes_sent, 17);
+});
+
+Deno.test("mapCloudFrontRecord() keeps the subscriber count a feed reader states", () => {
+  const feedly = row({
+    ...PAGE_VIEW,
+    "cs(User-Agent)": "Feedly/1.0%20(+http://www.feedly.com/fetcher.html;%2016%20subscribers)",
+  });
+  assert.deepEqual([feedly.is_bot, feedly.feed_subscribers], [true, 16]);
+  assert.equal(row(PAGE_VIEW).feed_subscribers, null);
 });
 
 Deno.test("mapCloudFrontRecord() flags bots and a missing user agent", () => {

@@ -62,6 +62,8 @@ export interface PageViewRow {
   /** `search`, `ai`, `monitor` or `other` (`BotCategory` in bots.ts). */
   bot_category: string | null;
   bot_name: string | null;
+  /** The subscriber count a feed reader's user agent states (`feed_reader.ts`). */
+  feed_subscribers: number | null;
 }
 
 /** The table's columns, in order. */
@@ -118,6 +120,12 @@ export const ROW_COLUMNS: readonly RowColumn[] = [
   },
   { name: "bot_category", type: "string", required: false, doc: "search, ai, monitor or other" },
   { name: "bot_name", type: "string", required: false, doc: "the bot's name" },
+  {
+    name: "feed_subscribers",
+    type: "int",
+    required: false,
+    doc: "subscribers a feed reader's user agent states",
+  },
 ];
 
 /** The column the table is partitioned by (identity: one partition per UTC day). */

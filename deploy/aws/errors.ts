@@ -13,6 +13,11 @@ export interface AwsCallContext {
   readonly resource: string;
   /** The IAM action: `s3:CreateBucket`. */
   readonly action: string;
+  /**
+   * The call lists (no resource of its own): a listing never answers "not found", so a 404
+   * means the endpoint lacks the operation (ministack's answer to the MicroVM image listing).
+   */
+  readonly listing?: boolean;
 }
 
 /** The AWS error code of an SDK error (`name`), or undefined for anything else. */
@@ -38,6 +43,35 @@ const NOT_FOUND_CODES = [
 ];
 
 /**
+ * Every spelling of "this endpoint has no such operation": JSON protocols' unknown operation,
+ * the Query protocol's unknown action, REST's Not Implemented (emulators answer these for what
+ * they do not cover).
+ */
+const UNSUPPORTED_CODES = [
+  "UnknownOperationException",
+  "UnknownOperation",
+  "InvalidAction",
+  "NotImplemented",
+  "NotImplementedException",
+  "UnsupportedOperation",
+  "UnsupportedOperationException",
+];
+
+/**
+ * Whether `err` says the endpoint does not implement the operation at all (an unknown action, a
+ * 501), as opposed to a failure of this one call: retrying cannot help.
+ *
+ * @param err what the SDK threw
+ * @returns true for an unsupported operation
+ */
+export function isUnsupportedOperation(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = awsErrorCode(err) ?? "";
+  return UNSUPPORTED_CODES.includes(code) || awsHttpStatus(err) === 501 ||
+    /\b(unknown [\w ]{0,20}(action|operation)|not (yet )?implemented)\b/i.test(err.message);
+}
+
+/**
  * Whether `err` says the resource does not exist (any service's spelling, or a bare 404).
  *
  * @param err what the SDK threw
@@ -46,6 +80,8 @@ const NOT_FOUND_CODES = [
  */
 export function isNotFound(err: unknown, ...codes: string[]): boolean {
   const code = awsErrorCode(err);
+  // Some endpoints answer an operation they lack with 404: that is not an absent resource.
+  if (isUnsupportedOperation(err)) return false;
   return awsHttpStatus(err) === 404 ||
     NOT_FOUND_CODES.includes(code ?? "") || codes.includes(code ?? "");
 }
@@ -70,7 +106,8 @@ const DENIED_CODES = [
 /**
  * Maps anything an AWS call threw to a `DeployError` naming the resource and the fix:
  * missing or expired credentials, access denied (with the missing action), a bucket name taken
- * by another account, a certificate not yet issued; anything else as `aws_request_failed`.
+ * by another account, a certificate not yet issued, an operation the endpoint does not have
+ * (`aws_operation_unsupported`, not worth a retry); anything else as `aws_request_failed`.
  * A `DeployError` passes through unchanged.
  *
  * @param err what was thrown
@@ -134,6 +171,18 @@ export function awsFailure(err: unknown, context: AwsCallContext): DeployError {
       {
         hint: "create the DNS validation CNAMEs `deploy bootstrap` printed, wait for ACM to " +
           "issue the certificate, then run `deploy bootstrap` again",
+        cause: err,
+      },
+    );
+  }
+  if (isUnsupportedOperation(err) || (context.listing === true && awsHttpStatus(err) === 404)) {
+    return new DeployError(
+      "aws_operation_unsupported",
+      `the AWS endpoint does not support ${action} (needed for ${resource}): ${code}: ${detail}`,
+      {
+        hint: "running the command again will not help: use an endpoint (or emulator version) " +
+          `that implements ${action}, or a configuration that does not need it ` +
+          "(docs/aws-conformance.md lists what the tested emulators lack)",
         cause: err,
       },
     );

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DeployError } from "../errors.ts";
-import { awsFailure, isNotFound } from "./errors.ts";
+import { awsFailure, isNotFound, isUnsupportedOperation } from "./errors.ts";
 
 function sdkError(name: string, status?: number, message = name): Error {
   const err = new Error(message);
@@ -80,4 +80,35 @@ Deno.test("awsFailure() points a KMS refusal at the key, quoting AWS", () => {
   assert.equal(err.message, "access denied: s3:PutObject on s3://b/site/a.css");
   assert.match(err.hint, /KMS key does not allow this identity kms:GenerateDataKey/);
   assert.match(err.hint, /grant kms:GenerateDataKey and kms:Decrypt/);
+});
+
+Deno.test("awsFailure() names the operation an endpoint lacks and does not say to run again", () => {
+  const glue = { resource: "Glue catalog s3tablescatalog", action: "glue:GetCatalog" };
+  for (
+    const lacking of [
+      sdkError("InvalidAction", 400, "Unknown Glue action: GetCatalog"),
+      sdkError("UnknownOperationException", 404, "GET /managed-microvm-images"),
+      sdkError("Error", 501, "Not Implemented"),
+      sdkError("InternalFailure", 400, "The action ListThings is not implemented"),
+    ]
+  ) {
+    const err = awsFailure(lacking, glue);
+    assert.equal(err.code, "aws_operation_unsupported", lacking.message);
+    assert.match(err.message, /^the AWS endpoint does not support glue:GetCatalog \(needed for /);
+    assert.match(err.hint, /running the command again will not help/);
+    assert.doesNotMatch(err.hint, /resumes/);
+  }
+});
+
+Deno.test("awsFailure() reads a 404 to a listing as the endpoint lacking it", () => {
+  const listing = { resource: "the managed MicroVM images", action: "lambda:X", listing: true };
+  const err = awsFailure(sdkError("ResourceNotFoundException", 404, "Function not found"), listing);
+  assert.equal(err.code, "aws_operation_unsupported");
+});
+
+Deno.test("isUnsupportedOperation() tells a missing operation from a missing resource", () => {
+  assert.ok(isUnsupportedOperation(sdkError("UnknownOperationException", 404)));
+  assert.ok(!isNotFound(sdkError("UnknownOperationException", 404)));
+  assert.ok(!isUnsupportedOperation(sdkError("ResourceNotFoundException", 404, "no such image")));
+  assert.ok(!isUnsupportedOperation(sdkError("ThrottlingException", 400, "Rate exceeded")));
 });

@@ -32,7 +32,11 @@ export interface RetryOptions {
    * together do not retry together). Default `Math.random`; `() => 0` waits the full backoff.
    */
   readonly random?: () => number;
-  /** Stops retrying once aborted: the last error is thrown instead of waiting again. */
+  /**
+   * Stops retrying once aborted: the last error is thrown instead of waiting again (a wait
+   * under way ends at once). Callers also hand it to the SDK ({@linkcode abortable}), so a
+   * request in flight is aborted too.
+   */
   readonly signal?: AbortSignal;
   /** Called before each wait with the attempt that failed (1-based), the wait and the error. */
   readonly onRetry?: (attempt: number, delayMs: number, err: unknown) => void;
@@ -123,9 +127,43 @@ export async function withRetry<T>(fn: () => Promise<T>, options: RetryOptions =
         throw err;
       }
       options.onRetry?.(attempt, delay, err);
-      await sleep(delay);
+      await (options.signal ? untilAborted(sleep(delay), options.signal) : sleep(delay));
+      if (options.signal?.aborted) throw err;
     }
   }
+}
+
+/**
+ * The SDK `send` options that abort a request in flight with `retry.signal` (Ctrl-C): the
+ * retry loop alone could only stop before the next attempt, while a slow S3 holds the current
+ * one for as long as it likes.
+ *
+ * @param retry the retry options, whose `signal` is used
+ * @returns `{ abortSignal }`, or nothing without a signal
+ *
+ * @example
+ * ```ts
+ * import { abortable } from "./retry.ts";
+ *
+ * const controller = new AbortController();
+ * abortable({ signal: controller.signal }); // { abortSignal: controller.signal }
+ * ```
+ */
+export function abortable(retry?: RetryOptions): { abortSignal?: AbortSignal } {
+  return retry?.signal ? { abortSignal: retry.signal } : {};
+}
+
+/** `wait`, or less: it resolves as soon as `signal` aborts. */
+function untilAborted(wait: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    signal.addEventListener("abort", done);
+    wait.then(done, done);
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { FixedClock } from "@org/shared";
-import { backoffMs, forEachLimited, isRetryable, withRetry } from "./retry.ts";
+import { abortable, backoffMs, forEachLimited, isRetryable, withRetry } from "./retry.ts";
 
 const s3Error = (name: string, status: number) =>
   Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } });
@@ -119,7 +119,7 @@ Deno.test("withRetry() stops waiting once its signal is aborted", async () => {
     }),
     { name: "SlowDown" },
   );
-  assert.equal(calls, 2);
+  assert.equal(calls, 1, "no attempt after the abort");
 });
 
 Deno.test("withRetry() tells onRetry the failed attempt and the wait", async () => {
@@ -164,4 +164,27 @@ Deno.test("forEachLimited() rejects with the first failure", async () => {
     ),
     { message: "two" },
   );
+});
+
+Deno.test("withRetry() stops at once when aborted during a wait, with the last error, and makes no more attempts", async () => {
+  const controller = new AbortController();
+  const slowDown = Object.assign(new Error("SlowDown"), { $metadata: { httpStatusCode: 503 } });
+  let calls = 0;
+  const never = () => new Promise<void>(() => {});
+  const run = withRetry(() => {
+    calls++;
+    return Promise.reject(slowDown);
+  }, { sleep: never, signal: controller.signal, attempts: 6 });
+  // The first wait never ends by itself: only the abort can end it.
+  await Promise.resolve();
+  controller.abort("SIGINT");
+  await assert.rejects(run, (err) => err === slowDown);
+  assert.equal(calls, 1, "no attempt after the abort");
+});
+
+Deno.test("abortable() hands the retry signal to the SDK's send", () => {
+  const controller = new AbortController();
+  assert.deepEqual(abortable({ signal: controller.signal }), { abortSignal: controller.signal });
+  assert.deepEqual(abortable({}), {});
+  assert.deepEqual(abortable(undefined), {});
 });

@@ -18,7 +18,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { aws, awsFailure, awsHttpStatus, isNotFound } from "./errors.ts";
 import { allItems } from "./pages.ts";
-import { type RetryOptions, withRetry } from "./retry.ts";
+import { abortable, type RetryOptions, withRetry } from "./retry.ts";
 
 /** A bucket and the client to reach it. */
 export interface S3Location {
@@ -31,12 +31,14 @@ export interface S3Location {
 /** `Cache-Control` of every object written here: state is read fresh, never from a cache. */
 export const NO_STORE = "no-store";
 
-/** A listed object: its key and upload time. */
+/** A listed object: its key, upload time and size. */
 export interface ListedObject {
   /** The key. */
   readonly key: string;
   /** Upload time, ms since the epoch. */
   readonly lastModified: number;
+  /** Size in bytes. */
+  readonly size: number;
 }
 
 /** A write's precondition: the key is free, or still holds the version read. */
@@ -229,7 +231,7 @@ export function listObjects(at: S3Location, prefix: string): Promise<ListedObjec
   return aws({ resource: where(at, prefix), action: "s3:ListBucket" }, async () => {
     const pages = paginateListObjectsV2({ client: at.s3 }, { Bucket: at.bucket, Prefix: prefix });
     return (await allItems(pages, (page) => page.Contents)).flatMap((o) =>
-      o.Key ? [{ key: o.Key, lastModified: o.LastModified?.getTime() ?? 0 }] : []
+      o.Key ? [{ key: o.Key, lastModified: o.LastModified?.getTime() ?? 0, size: o.Size ?? 0 }] : []
     );
   });
 }
@@ -297,7 +299,7 @@ export interface CopySpec {
  *
  * @param at bucket and client
  * @param spec source, destination, and optionally the copy's headers and tags
- * @param retry backoff for transient failures
+ * @param retry backoff for transient failures; its `signal` also aborts the copy in flight
  * @throws {DeployError} an S3 failure once retries are spent (`NoSuchKey` for a missing source)
  */
 export async function copyObject(
@@ -332,6 +334,7 @@ export async function copyObject(
                 }
                 : {}),
             }),
+            abortable(retry),
           ),
         retry,
       ),

@@ -82,6 +82,25 @@ export interface ChangedManifest extends SyncOutcome {
   readonly id: string;
   /** What the rules changed on CloudFront before the sync (absent: the job had no rules target). */
   readonly rules?: RulesReport;
+  /** The install and build: cache hit, step times (absent: nothing was built). */
+  readonly build?: BuildReport;
+}
+
+/** What a job's install and build did: whether the build cache served it, and each step's time. */
+export interface BuildReport {
+  /** Whether the dependencies came from the cache. */
+  readonly cacheHit: boolean;
+  /** Whether framework caches were restored. */
+  readonly frameworkCacheHit: boolean;
+  /** The dependency cache's key; none when the install is not cached or the cache is off. */
+  readonly cacheKey?: string;
+  /** Milliseconds: cache restore, install, build, cache save. */
+  readonly timings: {
+    readonly cacheRestoreMs: number;
+    readonly installMs: number;
+    readonly buildMs: number;
+    readonly cacheSaveMs: number;
+  };
 }
 
 /** Key prefix of the build records and manifests. */
@@ -224,10 +243,22 @@ export function parseChangedManifest(text: string): ChangedManifest | undefined 
         ? { expired: m.expired.filter((k): k is string => typeof k === "string") }
         : {}),
       ...(isRulesReport(m.rules) ? { rules: m.rules } : {}),
+      ...(isBuildReport(m.build) ? { build: m.build } : {}),
     };
   } catch {
     return undefined;
   }
+}
+
+/** Whether a manifest's `build` has the report's shape (pure). */
+function isBuildReport(v: unknown): v is BuildReport {
+  const b = v as Partial<BuildReport> | null | undefined;
+  const t = b?.timings;
+  return typeof b === "object" && b !== null && typeof b.cacheHit === "boolean" &&
+    typeof b.frameworkCacheHit === "boolean" &&
+    (b.cacheKey === undefined || typeof b.cacheKey === "string") &&
+    typeof t === "object" && t !== null &&
+    [t.cacheRestoreMs, t.installMs, t.buildMs, t.cacheSaveMs].every((n) => typeof n === "number");
 }
 
 /** Whether a manifest's `rules` has the report's shape (pure). */

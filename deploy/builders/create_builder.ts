@@ -11,6 +11,9 @@ import type { Builder } from "./builder.ts";
 import { createLocalBuilder } from "./local.ts";
 import { routingDeps } from "../routing/rules_store_client.ts";
 import { createMicrovmBuilder, type MicrovmBuilderOptions } from "./microvm/builder.ts";
+import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { cacheRootIn } from "../build_cache/cache_store.ts";
+import { secretsManagerReader } from "../build_settings/build_secrets.ts";
 
 /**
  * Test seams passed through to the MicroVM builder. The keep-alive matters most: by default it
@@ -50,7 +53,11 @@ export function createBuilder(
       logger: ctx.log,
       clock: ctx.clock,
       routing: routingDeps(site.clients, ctx.deployedWait),
-      ...(options.tempRoot ? { tempRoot: options.tempRoot } : {}),
+      ...(options.tempRoot
+        ? { tempRoot: options.tempRoot, cacheRoot: cacheRootIn(options.tempRoot) }
+        : {}),
+      readSecret: (name) =>
+        secretsManagerReader(site.clients.client(SecretsManagerClient, "SECRETS_MANAGER"))(name),
       ...(ctx.out.color ? {} : { env: { NO_COLOR: "1" } }),
     });
   }

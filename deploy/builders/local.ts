@@ -16,9 +16,18 @@ import { type Clock, type Logger, systemClock } from "@org/shared";
 import type { RetryOptions } from "../aws/retry.ts";
 import { runningRecord } from "../build_records/record.ts";
 import { putBuildRecord, putSourceZip } from "../build_records/store.ts";
-import { buildDeadlineMs, type JobInput, type JobRecord, runJob } from "../job/job.ts";
+import {
+  buildDeadlineMs,
+  type JobCacheScope,
+  type JobInput,
+  type JobRecord,
+  runJob,
+} from "../job/job.ts";
 import type { Builder } from "./builder.ts";
 import type { RoutingDeps } from "../routing/publish_routing.ts";
+import { openCacheStore } from "../build_cache/cache_store.ts";
+import { localBuildCache } from "../build_cache/local_build_cache.ts";
+import type { SecretReader } from "../build_settings/build_secrets.ts";
 
 /** Options for {@linkcode createLocalBuilder}. */
 export interface LocalBuilderOptions {
@@ -40,6 +49,13 @@ export interface LocalBuilderOptions {
   readonly clock?: Clock;
   /** CloudFront (and the rules store) to put the site's rules live before the sync. */
   readonly routing?: RoutingDeps;
+  /**
+   * The build cache's folder (`$HOME/.cache/org-deploy/cache`, beside the work directories);
+   * none: builds here are not cached.
+   */
+  readonly cacheRoot?: string;
+  /** Reads `build.secrets` (with the deploying user's credentials). */
+  readonly readSecret?: SecretReader;
 }
 
 /**
@@ -66,7 +82,16 @@ export function createLocalBuilder(options: LocalBuilderOptions): Builder {
       const record = input.dryRun || "output" in input.source
         ? undefined
         : await startRecord(options, input);
-      return await runJob(record ? { ...input, record } : input, { ...options, ...hooks });
+      const { cacheRoot, ...deps } = options;
+      const openCache = cacheRoot === undefined
+        ? undefined
+        : (scope: JobCacheScope) =>
+          localBuildCache({ store: openCacheStore(cacheRoot), logger: options.logger, scope });
+      return await runJob(record ? { ...input, record } : input, {
+        ...deps,
+        ...hooks,
+        ...(openCache ? { openCache } : {}),
+      });
     },
   };
 }

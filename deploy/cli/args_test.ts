@@ -78,12 +78,16 @@ Deno.test("parseInvocation() suggests the closest command", () => {
 Deno.test("parseInvocation() gives command flags to their command and checks allowed values", () => {
   const inv = run(["deploy", "staging", "--builder", "local", "--refresh"]);
   assert.equal(inv.command.name, "deploy");
-  // `force` and `force-unlock` (not given here) are deploy's too
-  const { force, "force-unlock": forceUnlock, ...given } = inv.flags;
+  // `force`, `force-unlock` and `no-cache` (not given here) are deploy's too
+  const { force, "force-unlock": forceUnlock, "no-cache": noCache, ...given } = inv.flags;
   assert.equal(force ?? false, false);
   assert.equal(forceUnlock ?? false, false);
+  assert.equal(noCache ?? false, false);
   assert.deepEqual(given, { builder: "local", refresh: true });
   assert.equal(run(["plan", "--no-build"]).flags["no-build"], true);
+  for (const command of [["deploy"], ["plan"], ["preview", "deploy", "pr-1"], ["rollback", "a1"]]) {
+    assert.equal(run([...command, "--no-cache"]).flags["no-cache"], true, command.join(" "));
+  }
   assert.equal(code(["deploy", "--builder", "cloud"]), "usage");
 });
 

@@ -61,7 +61,10 @@ export interface CliDeps {
   deployedWait?: DeployedWait;
   /** HTTP client for non-AWS requests (the PDS); default the global `fetch`. */
   fetch?: typeof fetch;
-  /** Aborted on Ctrl-C/SIGTERM (`main.ts` listens for them); the command then exits 130. */
+  /**
+   * Aborted on Ctrl-C/SIGTERM (`main.ts` listens for them, the reason naming the signal); the
+   * command then exits 130 or 143 ({@linkcode signalExitCode}).
+   */
   signal?: AbortSignal;
   /**
    * Imports an installed plugin by its import key (`main.ts`: `(key) => import(key)`, so the
@@ -129,8 +132,10 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
     // Bare `deploy`: the usage text (on stderr: stdout stays clean for --json), then the error.
     if (err instanceof MissingCommandError) deps.stderr(usageText(table) + "\n\n");
     report(err, out, deps, debug);
-    // 128 + SIGINT, as a shell reports a command Ctrl-C stopped.
-    return err instanceof DeployError && err.code === "interrupted" ? 130 : 1;
+    // 128 + the signal's number, as a shell reports a command a signal stopped.
+    return err instanceof DeployError && err.code === "interrupted"
+      ? signalExitCode(deps.signal?.reason)
+      : 1;
   }
 }
 
@@ -335,4 +340,16 @@ function report(err: unknown, out: Output, deps: CliDeps, debug: boolean): void 
     const detail = err instanceof DeployError && err.cause !== undefined ? err.cause : err;
     out.error(detail instanceof Error ? detail.stack ?? String(detail) : String(detail));
   }
+}
+
+/**
+ * The exit code of a command a signal stopped: 128 + the signal's number, as a shell reports
+ * it (130 for SIGINT, 143 for SIGTERM); 130 when the reason names no signal (an abort from
+ * elsewhere, a test).
+ *
+ * @param signal the signal's name (the abort reason `main.ts` gives)
+ * @returns the exit code
+ */
+export function signalExitCode(signal: unknown): number {
+  return signal === "SIGTERM" ? 143 : 130;
 }

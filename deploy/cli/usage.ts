@@ -87,7 +87,7 @@ export function groupHelp(table: CommandTable, group: CommandGroup): string {
 
 function groupSummary(table: CommandTable, group: CommandGroup): string {
   const any = table.commands.some((c) => c.name.startsWith(`${group.name} `) && !c.planned);
-  return group.summary + (any ? "" : NOT_AVAILABLE);
+  return group.summary + (any || group.plugin ? "" : NOT_AVAILABLE);
 }
 
 function flagRows(): string[] {

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { bootstrapCommandFor } from "../config/env_name.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { recordedValidation } from "../infra/nodes/certificate.ts";
 import type { S3Client } from "@aws-sdk/client-s3";
@@ -80,7 +81,7 @@ export const bootstrapCommand: Command = {
       for (const line of validationTable(recordedValidation(cert.outputs))) ctx.out.line(line);
       ctx.out.warn(
         `the site is served from ${cdnDomain} until the certificate is issued; run ` +
-          `\`deploy bootstrap ${facts.env}\` again then to attach ${facts.config.domain}`,
+          `\`${bootstrapCommandFor(facts.env)}\` again then to attach ${facts.config.domain}`,
       );
     }
     ctx.out.line();

@@ -12,8 +12,8 @@ import { createInvalidation } from "../cdn/send_invalidation.ts";
 import { emptyPrefix } from "../infra/nodes/bucket.ts";
 import { keptFilesKey, lockKey, SITE_PREFIX } from "../state/bucket_layout.ts";
 import { removeObject } from "../aws/s3_objects.ts";
-import { takePublishingLock } from "../pipeline/publishing.ts";
-import { LOCK_WAIT_MS, lockHolder } from "../pipeline/deploy_input.ts";
+import { FORCE_UNLOCK_FLAG, takePublishingLock } from "../pipeline/publishing.ts";
+import { LOCK_WAIT_MS, lockHolder, lockOptions } from "../pipeline/deploy_input.ts";
 import { openSite } from "../site/open_site.ts";
 import { refusePreviewEnv } from "../config/env_name.ts";
 
@@ -21,11 +21,13 @@ import { refusePreviewEnv } from "../config/env_name.ts";
 export const deleteCommand: Command = {
   name: "delete",
   summary: "empty the live site and invalidate /* (asks, or needs --yes)",
+  flags: { "force-unlock": FORCE_UNLOCK_FLAG },
   help: "Deletes every object under s3://<bucket>/site/ (files kept for open tabs included) and\n" +
     "invalidates /* on the distribution, so the site answers 404. Builds, history, the state\n" +
     "and every AWS resource stay; `deploy` or `rollback` publishes again. Needs a bootstrapped\n" +
     "environment. Asks for the environment's name on a terminal; without one it refuses unless\n" +
-    "--yes is given.",
+    "--yes is given. Waits up to 60 s for a running deploy's lock; --force-unlock removes a lock\n" +
+    "whose holder is gone.",
   async run(ctx) {
     refusePreviewEnv(ctx, "delete");
     await confirmDelete(ctx);
@@ -40,7 +42,12 @@ export const deleteCommand: Command = {
       maxDurationSeconds: site.config.microvm.maxDurationSeconds,
       clock: ctx.clock,
       sleep: ctx.sleep,
-      lock: { key: lockKey(facts.env), holder: lockHolder(ctx), waitMs: LOCK_WAIT_MS },
+      lock: {
+        key: lockKey(facts.env),
+        holder: lockHolder(ctx),
+        waitMs: LOCK_WAIT_MS,
+        ...lockOptions(ctx, true),
+      },
     });
     const deleted = await emptyPrefix(clients.s3, facts.bucket, SITE_PREFIX);
     // The files kept for open tabs went with the site: nothing is kept any more.

@@ -9,8 +9,10 @@ import type { Command } from "../command.ts";
 import { runDeploy } from "../pipeline/deploy.ts";
 import { summaryJson, summaryLines } from "../pipeline/report.ts";
 import type { MicrovmSeams } from "../builders/create_builder.ts";
-import { openSiteDeploy } from "../pipeline/deploy_input.ts";
+import { builderFlag, openSiteDeploy } from "../pipeline/deploy_input.ts";
 import { pdsStage } from "../pipeline/pds_stage.ts";
+import { FORCE_UNLOCK_FLAG } from "../pipeline/publishing.ts";
+import { NO_CACHE_FLAG } from "../build_cache/no_cache_flag.ts";
 
 /**
  * Creates the `deploy` command.
@@ -27,7 +29,7 @@ export function createDeployCommand(seams: MicrovmSeams = {}): Command {
       builder: {
         type: "string",
         values: ["local", "microvm"],
-        description: "where to build (default microvm)",
+        description: "where to build (default: build.builder, else microvm)",
       },
       refresh: {
         type: "boolean",
@@ -37,10 +39,8 @@ export function createDeployCommand(seams: MicrovmSeams = {}): Command {
         type: "boolean",
         description: "allow deleting more than half of the live files",
       },
-      "force-unlock": {
-        type: "boolean",
-        description: "remove another deploy's lock on the environment first (operators only)",
-      },
+      "force-unlock": FORCE_UNLOCK_FLAG,
+      "no-cache": NO_CACHE_FLAG,
     },
     help:
       "Zips the repository (honouring .gitignore, sourceIgnore and sourceInclude), builds it in\n" +
@@ -54,9 +54,11 @@ export function createDeployCommand(seams: MicrovmSeams = {}): Command {
       "Deploys of one environment take turns: a deploy holds locks/<env>.json in the bucket,\n" +
       "another waits up to 60 s and then refuses, naming the holder; --force-unlock removes a\n" +
       "lock whose holder is gone (one past its expiry is taken over anyway). Paths a failed or\n" +
-      "interrupted deploy changed stay owed and are invalidated by the next deploy.",
+      "interrupted deploy changed stay owed and are invalidated by the next deploy. The\n" +
+      "dependencies and framework caches come from the build cache and are kept after a\n" +
+      "successful build (docs/deploy-builder.md); --no-cache installs and builds without it.",
     async run(ctx) {
-      const builder = ctx.flags.builder === "local" ? "local" : "microvm";
+      const builder = builderFlag(ctx.flags.builder);
       using deploy = await openSiteDeploy(ctx, { builder, seams });
       // Production only: the comments before the build, the posts to the PDS after it.
       const pds = pdsStage(ctx, "deploy");

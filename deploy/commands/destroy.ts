@@ -12,7 +12,9 @@ import { DeployError } from "../errors.ts";
 import { teardown, type TeardownResult } from "../infra/reconcile.ts";
 import { openSite, stateOrReason } from "../site/open_site.ts";
 import { teardownLine } from "../infra/node_lines.ts";
-import { scopedStateKey } from "../state/bucket_layout.ts";
+import { lockKey, scopedStateKey } from "../state/bucket_layout.ts";
+import { LOCK_WAIT_MS, lockHolder, lockOptions } from "../pipeline/deploy_input.ts";
+import { FORCE_UNLOCK_FLAG, takePublishingLock } from "../pipeline/publishing.ts";
 import { scopedStateNamespaces } from "../state/scoped_state.ts";
 
 /**
@@ -33,12 +35,14 @@ export function printTeardown(ctx: CommandContext, r: TeardownResult): void {
 export const destroyCommand: Command = {
   name: "destroy",
   summary: "tear every resource down (needs --yes)",
+  flags: { "force-unlock": FORCE_UNLOCK_FLAG },
   help:
     "Deletes, in reverse order, every resource bootstrap created for the environment (and the\n" +
     "MicroVM builder image deploys made), then the\n" +
     "bucket with all its contents (site, builds, history, state). Disabling and deleting the\n" +
     "distribution waits for CloudFront (minutes). The GitHub OIDC provider is kept (shared by\n" +
-    "the account). Refuses to run without --yes. Safe to re-run after a failure.",
+    "the account). Refuses to run without --yes. Safe to re-run after a failure. Waits up to\n" +
+    "60 s for a running deploy's lock; --force-unlock removes a lock whose holder is gone.",
   async run(ctx) {
     refusePreviewEnv(ctx, "destroy");
     if (!ctx.global.yes) {
@@ -67,6 +71,23 @@ export const destroyCommand: Command = {
         },
       );
     }
+    // Not while a deploy is uploading into the bucket about to go: its lock is held through
+    // the teardown (it goes with the bucket; releasing it then finds nothing). No state: no
+    // bucket to lock (a re-run after the bucket went).
+    await using _lock = state === null ? undefined : await takePublishingLock({
+      bucket: facts.bucket,
+      clients: aws.clients,
+      logger: ctx.log,
+      maxDurationSeconds: facts.config.microvm.maxDurationSeconds,
+      clock: ctx.clock,
+      sleep: ctx.sleep,
+      lock: {
+        key: lockKey(facts.env),
+        holder: lockHolder(ctx),
+        waitMs: LOCK_WAIT_MS,
+        ...lockOptions(ctx, true),
+      },
+    });
     if (ctx.out.mode !== "json") ctx.out.line(`Destroying ${facts.env} (${facts.bucket}):`);
     const results = await teardown(aws.graphRun(state), (r) => {
       if (ctx.out.mode !== "json") ctx.out.line(teardownLine(ctx.out.paint, r));

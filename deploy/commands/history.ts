@@ -4,6 +4,8 @@
  *
  * @module
  */
+import { readLiveBuild } from "../build_records/live_build.ts";
+import { liveBuildKey } from "../state/bucket_layout.ts";
 import type { Command } from "../command.ts";
 import { type BuildRecord, newestFirst } from "../build_records/record.ts";
 import { listBuildRecords } from "../build_records/store.ts";
@@ -14,14 +16,15 @@ import { humanDuration } from "../units.ts";
  * The history as a terminal table: a header, then one aligned row per build.
  *
  * @param records newest first
+ * @param liveId the build the live site serves (`state/<env>.live.json`), marked `(live)`
  * @returns lines
  */
-export function historyTable(records: readonly BuildRecord[]): string[] {
+export function historyTable(records: readonly BuildRecord[], liveId?: string): string[] {
   const rows = [
     ["ID", "STATUS", "FINISHED", "DURATION"],
     ...records.map((r) => [
       r.id,
-      r.status,
+      r.id === liveId ? `${r.status} (live)` : r.status,
       r.finishedAt ? r.finishedAt.replace("T", " ").replace(/\.\d+Z$/, "Z") : "-",
       r.durationMs === null ? "-" : humanDuration(r.durationMs),
     ]),
@@ -50,8 +53,9 @@ export const historyCommand: Command = {
   summary: "list builds, newest first",
   help: "Lists the builds recorded in the site bucket (builds/<id>.json), newest first: id,\n" +
     "status (running, done, failed, timeout), finish time and duration. A record that cannot\n" +
-    "be read is skipped with a warning. Piped output is tab-separated: id, status, finishedAt\n" +
-    "(ISO 8601), durationMs. --json prints the records.",
+    "be read is skipped with a warning. The build the live site serves is marked (live), also\n" +
+    "after a rollback to an older one. Piped output is tab-separated: id, status, finishedAt\n" +
+    "(ISO 8601), durationMs. --json prints the records, each with live: true or false.",
   async run(ctx) {
     using site = await openSite(ctx, { aws: true });
     const { records, skipped } = await listBuildRecords({
@@ -60,6 +64,10 @@ export const historyCommand: Command = {
     });
     for (const s of skipped) ctx.out.warn(`skipped ${s.key}: ${s.reason}`);
     const sorted = newestFirst(records);
+    const liveId = await readLiveBuild(
+      { s3: site.clients.s3, bucket: site.bucket },
+      liveBuildKey(ctx.env),
+    );
     if (ctx.out.mode === "json") {
       ctx.out.data(sorted.map((r) => ({
         id: r.id,
@@ -67,6 +75,7 @@ export const historyCommand: Command = {
         startedAt: r.startedAt,
         finishedAt: r.finishedAt,
         durationMs: r.durationMs,
+        live: r.id === liveId,
         ...(r.reason === undefined ? {} : { reason: r.reason }),
       })));
       return;
@@ -79,6 +88,6 @@ export const historyCommand: Command = {
       ctx.out.line(`no builds recorded for ${ctx.env} yet`);
       return;
     }
-    for (const line of historyTable(sorted)) ctx.out.line(line);
+    for (const line of historyTable(sorted, liveId)) ctx.out.line(line);
   },
 };

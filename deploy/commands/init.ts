@@ -4,13 +4,17 @@
  *
  * @module
  */
+import { bootstrapCommandFor, deployCommandFor } from "../config/env_name.ts";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Command, CommandContext } from "../command.ts";
 import { resolveSiteConfig } from "../config/site_config.ts";
+import cliPackage from "../deno.json" with { type: "json" };
 import {
-  deployTaskCommand,
-  SITE_DEPLOY_ENTRY,
+  type DeploySource,
+  deploySourceOf,
+  launcherSource,
+  SITE_LAUNCHER,
+  siteDeployTaskCommand,
   siteRunTools,
   withDeployTask,
 } from "../cli/deploy_task.ts";
@@ -84,9 +88,17 @@ async function ask(ctx: CommandContext, question: string, fallback?: string): Pr
   return answer.trim() === "" ? fallback ?? "" : answer.trim();
 }
 
-function schemaRefFor(schemaUrl: string, file: string): string {
+/**
+ * The configuration's `$schema` (pure): the schema's URL when the CLI runs from the published
+ * package, and the same published file when it runs from a checkout: a path into the checkout
+ * would hold only on this machine, for as long as the checkout stays where it is.
+ *
+ * @param schemaUrl where the running CLI's schema is
+ * @returns a URL that works from the site wherever it is checked out
+ */
+export function schemaRefFor(schemaUrl: string): string {
   if (!schemaUrl.startsWith("file:")) return schemaUrl;
-  return relative(dirname(file), fileURLToPath(schemaUrl)).replaceAll("\\", "/");
+  return `https://jsr.io/${cliPackage.name}/${cliPackage.version}/config.schema.json`;
 }
 
 /** What `init` did to the site's `deno.json` task. */
@@ -95,17 +107,33 @@ interface DeployTaskResult {
   file: string;
   /** `created` the file, `added` the task, `kept` the site's own, `skipped` an unreadable file. */
   action: "created" | "added" | "kept" | "skipped";
+  /** What the task runs: the published package (through the launcher) or a checkout's entry. */
+  runs: string;
 }
 
 /**
- * Gives the site repository the `deploy` task (narrow flags, `jsr:@org/deploy`), so that
- * `deno task deploy production` and `deno task deploy bootstrap production` work there. An
- * existing task, or a `deno.json` with comments, is left as it is (with a warning naming the
- * line to add).
+ * Gives the site repository the `deploy` task (narrow flags), so that `deno task deploy
+ * production` and `deno task deploy bootstrap production` work there: run from the published
+ * package, the task runs it through {@linkcode SITE_LAUNCHER} (written beside); run from a
+ * checkout, it runs that checkout's `deploy/main.ts`. An existing task, or a `deno.json` with
+ * comments, is left as it is (with a warning naming the line to add).
  */
-async function writeDeployTask(ctx: CommandContext): Promise<DeployTaskResult> {
+async function writeDeployTask(
+  ctx: CommandContext,
+  source: DeploySource,
+): Promise<DeployTaskResult> {
   // Decided before a deno.json is written here: one init creates must not read as a Deno site.
-  const command = deployTaskCommand(SITE_DEPLOY_ENTRY, await siteTools(ctx.repoDir));
+  const command = siteDeployTaskCommand(source, await siteTools(ctx.repoDir));
+  const runs = source.kind === "package"
+    ? `jsr:${cliPackage.name} (through ${SITE_LAUNCHER})`
+    : `${source.root}/deploy/main.ts`;
+  if (source.kind === "package") {
+    const launcher = join(ctx.repoDir, SITE_LAUNCHER);
+    if (!(await ctx.files.exists(launcher))) {
+      await ctx.files.mkdir(dirname(launcher));
+      await ctx.files.createTextFile(launcher, launcherSource());
+    }
+  }
   const jsonc = join(ctx.repoDir, "deno.jsonc");
   const json = join(ctx.repoDir, "deno.json");
   const file = await ctx.files.exists(json) ? json : await ctx.files.exists(jsonc) ? jsonc : null;
@@ -114,21 +142,21 @@ async function writeDeployTask(ctx: CommandContext): Promise<DeployTaskResult> {
       json,
       JSON.stringify({ tasks: { deploy: command } }, null, 2) + "\n",
     );
-    return { file: json, action: "created" };
+    return { file: json, action: "created", runs };
   }
   const edit = withDeployTask(await ctx.files.readTextFile(file), command);
   if (edit.action === "added") {
     await ctx.files.writeTextFile(file, edit.text);
-    return { file, action: "added" };
+    return { file, action: "added", runs };
   }
   if (edit.action === "unreadable") {
     ctx.out.warn(
       `${file} was left as it is (${edit.reason}); add to its "tasks": ` +
         `"deploy": ${JSON.stringify(command)}`,
     );
-    return { file, action: "skipped" };
+    return { file, action: "skipped", runs };
   }
-  return { file, action: "kept" };
+  return { file, action: "kept", runs };
 }
 
 /** The programs the site's task needs: its VCS and the package manager its lockfile names. */
@@ -197,7 +225,7 @@ export const initCommand: Command = {
     try {
       await ctx.files.createTextFile(
         file,
-        renderInitConfig(answers, schemaRefFor(ctx.schemaUrl, file)),
+        renderInitConfig(answers, schemaRefFor(ctx.schemaUrl)),
       );
     } catch (err) {
       if (err instanceof Deno.errors.AlreadyExists) {
@@ -207,7 +235,8 @@ export const initCommand: Command = {
       }
       throw err;
     }
-    const task = await writeDeployTask(ctx);
+    const source = deploySourceOf(ctx.schemaUrl);
+    const task = await writeDeployTask(ctx, source);
     const shown = relative(ctx.cwd, file) || file;
     if (ctx.out.mode === "json") ctx.out.data({ created: file, deployTask: task });
     else {
@@ -215,10 +244,18 @@ export const initCommand: Command = {
       const taskFile = relative(ctx.cwd, task.file) || task.file;
       if (task.action === "created" || task.action === "added") {
         ctx.out.line(`${ctx.out.paint.green(task.action)} the deploy task in ${taskFile}`);
+        ctx.out.line(
+          source.kind === "checkout"
+            ? `  it runs this checkout's deploy/main.ts (${task.runs}) with the narrow flags ` +
+              "and read access to the checkout; if the checkout moves, run init from there again"
+            : `  it runs ${task.runs} with the narrow flags`,
+        );
       }
       ctx.out.line(
         `next: \`deno task deploy config ${ctx.env}\` to review it, then ` +
-          `\`deno task deploy bootstrap ${ctx.env}\` and \`deno task deploy ${ctx.env}\``,
+          `\`deno task ${bootstrapCommandFor(ctx.env)}\` and \`deno task ${
+            deployCommandFor(ctx.env)
+          }\``,
       );
     }
   },

@@ -4,7 +4,8 @@ import { runCli } from "../cli/run.ts";
 import { captureCli } from "../cli/test_deps.ts";
 import { denoFiles } from "../config/files.ts";
 import { loadSite } from "../config/load.ts";
-import { deployTaskCommand, SITE_DEPLOY_ENTRY } from "../cli/deploy_task.ts";
+import { fileURLToPath } from "node:url";
+import { launcherSource, SITE_LAUNCHER, siteDeployTaskCommand } from "../cli/deploy_task.ts";
 import { slugFromDir } from "./init.ts";
 
 async function withRepo(fn: (root: string) => Promise<void>): Promise<void> {
@@ -18,6 +19,11 @@ async function withRepo(fn: (root: string) => Promise<void>): Promise<void> {
 }
 
 const TTY = { stdinIsTty: true, stdoutIsTty: true };
+/** The checkout these tests run from: the test deps' schema is a local file in it. */
+const CHECKOUT = {
+  kind: "checkout",
+  root: fileURLToPath(new URL("../../", import.meta.url)).replace(/\/$/, ""),
+} as const;
 
 Deno.test("init writes a commented config/production.jsonc from the answers, and it loads", async () => {
   await withRepo(async (root) => {
@@ -31,7 +37,11 @@ Deno.test("init writes a commented config/production.jsonc from the answers, and
     const file = join(root, "config/production.jsonc");
     const text = await Deno.readTextFile(file);
     assert.match(text, /^\/\/ /);
-    assert.match(text, /"\$schema": "\.\.\/.*config\.schema\.json"/);
+    // Not a path into the checkout, which only this machine has: the published schema.
+    assert.match(
+      text,
+      /"\$schema": "https:\/\/jsr\.io\/@org\/deploy\/\d+\.\d+\.\d+\/config\.schema\.json"/,
+    );
     const site = await loadSite({ env: "production", repoDir: root, cwd: root, files: denoFiles });
     assert.equal(site.config.siteName, "blog");
     assert.equal(site.config.region, "eu-west-1");
@@ -99,12 +109,27 @@ Deno.test("init gives the repository the deploy task, so `deno task deploy produ
     const cli = captureCli({ ...TTY, cwd: root, answers: ["blog", "", "", ""] });
     assert.equal(await runCli(["init"], cli.deps), 0);
     const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
-    // A jj repository without a lockfile yet: jj, any package manager, kill.
+    // A jj repository without a lockfile yet: jj, any package manager (and node), kill.
     assert.equal(
       config.tasks.deploy,
-      deployTaskCommand(SITE_DEPLOY_ENTRY, ["jj", "deno", "npm", "pnpm", "yarn", "bun", "kill"]),
+      siteDeployTaskCommand(CHECKOUT, [
+        "jj",
+        "deno",
+        "npm",
+        "pnpm",
+        "yarn",
+        "bun",
+        "node",
+        "kill",
+      ]),
     );
     assert.match(cli.stdout(), /created\S* the deploy task in deno\.json/);
+    // Run from a checkout, init says the task runs that checkout.
+    assert.ok(
+      cli.stdout().includes(
+        `it runs this checkout's deploy/main.ts (${CHECKOUT.root}/deploy/main.ts)`,
+      ),
+    );
     assert.match(cli.stdout(), /`deno task deploy production`/);
   });
 });
@@ -121,8 +146,14 @@ Deno.test("init's deploy task lets the CLI run only what the site uses: its VCS,
     const cli = captureCli({ ...TTY, cwd: root, answers: ["blog", "", "", ""] });
     assert.equal(await runCli(["init"], cli.deps), 0, cli.stderr());
     const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
-    assert.match(config.tasks.deploy, / --allow-run=git,npm,kill jsr:@org\/deploy$/);
-    assert.match(config.tasks.deploy, /^deno run --quiet /);
+    assert.ok(
+      config.tasks.deploy.endsWith(
+        ` --allow-run=git,npm,node,kill ${CHECKOUT.root}/deploy/main.ts`,
+      ),
+    );
+    assert.ok(
+      config.tasks.deploy.startsWith(`deno run --config=${CHECKOUT.root}/deno.json --quiet `),
+    );
   } finally {
     await Deno.remove(root, { recursive: true });
   }
@@ -136,12 +167,45 @@ Deno.test("init adds the deploy task beside the site's own tasks and keeps an ex
     const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
     assert.equal(config.tasks.build, "astro build");
     // The site's own deno.json makes it a Deno site.
-    assert.equal(config.tasks.deploy, deployTaskCommand(SITE_DEPLOY_ENTRY, ["jj", "deno", "kill"]));
+    assert.equal(config.tasks.deploy, siteDeployTaskCommand(CHECKOUT, ["jj", "deno", "kill"]));
 
     await Deno.writeTextFile(join(root, "deno.json"), '{ "tasks": { "deploy": "mine" } }');
     const again = captureCli({ ...TTY, cwd: root, answers: ["blog", "", "", ""] });
     assert.equal(await runCli(["init", "staging"], again.deps), 0);
     const kept = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
     assert.equal(kept.tasks.deploy, "mine");
+  });
+});
+
+Deno.test("init run from the published package writes the launcher and a task that runs it", async () => {
+  await withRepo(async (root) => {
+    const cli = captureCli({
+      ...TTY,
+      cwd: root,
+      answers: ["blog", "", "", ""],
+      schemaUrl: "https://jsr.io/@org/deploy/0.1.0/config.schema.json",
+    });
+    assert.equal(await runCli(["init"], cli.deps), 0, cli.stderr());
+    const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
+    assert.equal(
+      config.tasks.deploy,
+      siteDeployTaskCommand({ kind: "package" }, [
+        "jj",
+        "deno",
+        "npm",
+        "pnpm",
+        "yarn",
+        "bun",
+        "node",
+        "kill",
+      ]),
+    );
+    assert.match(config.tasks.deploy, / \.\/\.deploy\/launch\.ts$/);
+    assert.equal(await Deno.readTextFile(join(root, SITE_LAUNCHER)), launcherSource());
+    const text = await Deno.readTextFile(join(root, "config/production.jsonc"));
+    assert.match(
+      text,
+      /"\$schema": "https:\/\/jsr\.io\/@org\/deploy\/0\.1\.0\/config\.schema\.json"/,
+    );
   });
 });

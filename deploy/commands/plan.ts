@@ -10,6 +10,7 @@ import { planUnsupportedError } from "../errors.ts";
 import { planDeploy } from "../pipeline/deploy.ts";
 import { planJson, planLines } from "../pipeline/report.ts";
 import { openSiteDeploy } from "../pipeline/deploy_input.ts";
+import { NO_CACHE_FLAG } from "../build_cache/no_cache_flag.ts";
 
 /** The `plan` command. */
 export const planCommand: Command = {
@@ -25,6 +26,7 @@ export const planCommand: Command = {
       type: "boolean",
       description: "use the existing paths.dist instead of building",
     },
+    "no-cache": NO_CACHE_FLAG,
   },
   help: "Builds the site on this machine (a MicroVM build reports what it published, not a\n" +
     "plan), lays robots.txt and sitemap.xml over the output in memory, compares it with the\n" +

@@ -18,6 +18,8 @@ import { openSiteDeploy } from "../pipeline/deploy_input.ts";
 import { summaryJson } from "../pipeline/report.ts";
 import { openSite } from "../site/open_site.ts";
 import { pdsStage } from "../pipeline/pds_stage.ts";
+import { FORCE_UNLOCK_FLAG } from "../pipeline/publishing.ts";
+import { NO_CACHE_FLAG } from "../build_cache/no_cache_flag.ts";
 
 /** How to roll back to build `id`, from what was kept of it (the site is opened to read it). */
 async function chooseMethod(ctx: CommandContext, id: string): Promise<RollbackMethod> {
@@ -71,6 +73,7 @@ export function createRollbackCommand(seams: MicrovmSeams = {}): Command {
     name: "rollback",
     summary: "put an earlier build live again",
     args: ["id"],
+    flags: { "force-unlock": FORCE_UNLOCK_FLAG, "no-cache": NO_CACHE_FLAG },
     help:
       "Within retention.buildsDays (default 30) of its deploy, restores build <id> server-side:\n" +
       "copies back from outputs/objects/ only the paths that differ from the live site, with\n" +
@@ -79,7 +82,9 @@ export function createRollbackCommand(seams: MicrovmSeams = {}): Command {
       "build's output was not kept (or objects it needs are gone), it says so and rebuilds the\n" +
       "stored source (build/<id>.zip)\n" +
       "in the MicroVM builder instead (that needs the builder settings bootstrap records in\n" +
-      "state/<env>.json). --json prints the deploy summary with the method used.",
+      "state/<env>.json). --no-cache rebuilds without the build cache. --json prints the\n" +
+      "deploy summary with the method used. Waits up to 60 s for another deploy's lock;\n" +
+      "--force-unlock removes a lock whose holder is gone (a killed deploy or rollback).",
     async run(ctx) {
       const id = ctx.args.id ?? "";
       let chosen = await chooseMethod(ctx, id);

@@ -26,7 +26,10 @@ export function checkField(
   issues: ConfigIssue[],
 ): unknown {
   const fail = (rule: string): undefined => {
-    issues.push({ path, message: `must ${rule} (got ${show(value)})` });
+    const got = field.kind === "string" && field.redact && typeof value === "string"
+      ? `a value of ${value.length} characters, not shown`
+      : show(value);
+    issues.push({ path, message: `must ${rule} (got ${got})` });
     return undefined;
   };
   switch (field.kind) {

@@ -67,3 +67,33 @@ export function refusePreviewEnv(ctx: { readonly env: string }, command: string)
     { hint: `use \`deploy ${instead}\` (docs/previews.md)` },
   );
 }
+
+/**
+ * The command that bootstraps `env`, for hints (pure): the preview stack has its own.
+ *
+ * @param env environment name
+ * @returns `deploy bootstrap <env>`, or `deploy preview bootstrap`
+ */
+export function bootstrapCommandFor(env: string): string {
+  return env === PREVIEW_ENV ? "deploy preview bootstrap" : `deploy bootstrap ${env}`;
+}
+
+/**
+ * The command that publishes to `env`, for hints (pure): a preview is deployed by its id.
+ *
+ * @param env environment name
+ * @returns `deploy <env>`, or `deploy preview deploy <id>`
+ */
+export function deployCommandFor(env: string): string {
+  return env === PREVIEW_ENV ? "deploy preview deploy <id>" : `deploy ${env}`;
+}
+
+/**
+ * The command that writes `env`'s configuration file, for hints (pure).
+ *
+ * @param env environment name
+ * @returns `deploy init` for production, `deploy init <env>` otherwise
+ */
+export function initCommandFor(env: string): string {
+  return env === "production" ? "deploy init" : `deploy init ${env}`;
+}

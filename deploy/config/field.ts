@@ -41,6 +41,11 @@ export interface StringField extends Described {
   readonly maxGraphemes?: number;
   readonly minLength?: number;
   readonly maxLength?: number;
+  /**
+   * Errors never quote the value, only its length: the key may hold a password written there
+   * by mistake, which must not reach a terminal or a CI log.
+   */
+  readonly redact?: boolean;
 }
 
 /** A number value. */

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { initCommandFor } from "./env_name.ts";
 import { dirname, join, resolve } from "node:path";
 import { DeployError } from "../errors.ts";
 import type { Files } from "./files.ts";
@@ -89,6 +90,8 @@ export async function findConfigFile(
   throw new DeployError(
     "config_not_found",
     `no configuration for environment "${env}": looked for ${candidates.join(", ")}`,
-    { hint: "run `deploy init` to create config/production.jsonc, or pass --config PATH" },
+    {
+      hint: `run \`${initCommandFor(env)}\` to create config/${env}.jsonc, or pass --config PATH`,
+    },
   );
 }

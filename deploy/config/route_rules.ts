@@ -1,8 +1,8 @@
 /**
  * Redirect, rewrite and header rules as the site states them (config `redirects` and
  * `headers`, or Netlify's `_redirects` and `_headers` files), and the checks a single field's
- * schema cannot make: placeholders `to` uses that `from` lacks, proxying, and header names
- * CloudFront will not let a function or policy set.
+ * schema cannot make: placeholders `to` uses that `from` lacks, targets leaving the site root,
+ * proxying, and header names CloudFront will not let a function or policy set.
  *
  * @module
  */
@@ -137,6 +137,88 @@ export function usedNames(to: string): string[] {
   return [...to.matchAll(new RegExp(PLACEHOLDER_USE, "g"))].map((m) => m[1]!);
 }
 
+/** Separators a server or CDN along the way may read as `/`: encoded slashes and backslashes. */
+const LOOSE_SEPARATOR = /\/|\\|%2f|%5c/i;
+
+/** A segment's text with its percent-escapes decoded, or as written when they do not decode. */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/**
+ * The path a target leads to on the site itself: the target when it is a path, the path part
+ * of an absolute URL naming one of the site's own hosts, else undefined (another site). The
+ * query and fragment are left off.
+ *
+ * @param to the target as written
+ * @param ownHosts the site's own host names (its domain), lower case
+ * @returns the path as written, or undefined
+ */
+export function siteTargetPath(to: string, ownHosts: readonly string[]): string | undefined {
+  const absolute = /^https?:\/\/([^/?#]*)([^?#]*)/i.exec(to);
+  if (absolute) {
+    const host = absolute[1]!.replace(/^.*@/, "").replace(/:\d*$/, "").replace(/\.$/, "");
+    return ownHosts.includes(host.toLowerCase()) ? absolute[2] || "/" : undefined;
+  }
+  return /^[^?#]*/.exec(to)![0];
+}
+
+/**
+ * Whether a site path climbs above the site root once its dot segments are resolved, reading
+ * `%2e` as `.` and an encoded slash or a backslash as `/` (what some server along the way may
+ * do), so no spelling of `..` gets past the check.
+ *
+ * @param path a path starting with `/`
+ * @returns true when some `..` would leave the root
+ */
+export function leavesSiteRoot(path: string): boolean {
+  let depth = 0;
+  for (const raw of path.split(LOOSE_SEPARATOR).slice(1)) {
+    const segment = decodedSegment(raw);
+    if (segment === "..") {
+      if (depth === 0) return true;
+      depth--;
+    } else if (segment !== "." && segment !== "") depth++;
+  }
+  return false;
+}
+
+/**
+ * A path target with its dot segments resolved (RFC 3986 §5.2.4, `%2e` read as `.`), so the
+ * edge function rewrites to the file the rule names; other targets are returned unchanged.
+ * Targets that would leave the root never get here ({@linkcode redirectIssues} refuses them).
+ *
+ * @param to the target as written
+ * @returns the target to serve
+ *
+ * @example
+ * ```ts
+ * normaliseTarget("/docs/./old/../guide?x=1"); // "/docs/guide?x=1"
+ * ```
+ */
+export function normaliseTarget(to: string): string {
+  if (!to.startsWith("/")) return to;
+  const path = /^[^?#]*/.exec(to)![0];
+  const rest = to.slice(path.length);
+  const out: string[] = [];
+  const segments = path.split("/").slice(1);
+  segments.forEach((raw, i) => {
+    const segment = decodedSegment(raw);
+    const last = i === segments.length - 1;
+    if (segment === "..") out.pop();
+    if (segment === "." || segment === "..") {
+      if (last) out.push("");
+      return;
+    }
+    out.push(raw);
+  });
+  return `/${out.join("/")}${rest}`;
+}
+
 /**
  * The problems of redirect rules that one field's check cannot see. Runs on rules as written,
  * so a rule whose other fields are wrong is still checked (every problem at once); fields that
@@ -144,14 +226,28 @@ export function usedNames(to: string): string[] {
  *
  * @param rules the rules as written
  * @param where the path of rule `i` (a key path, or a file and line)
+ * @param ownHosts the site's own host names (lower case): an absolute target naming one is
+ *   checked like a path
  * @returns one issue per problem
  */
 export function redirectIssues(
   rules: readonly Partial<Record<keyof RedirectRule, unknown>>[],
   where: (i: number) => string,
+  ownHosts: readonly string[] = [],
 ): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   rules.forEach(({ from, to, status }, i) => {
+    if (typeof to === "string") {
+      // Independent of the bucket policy: a rule may only ever name the site's own files.
+      const path = siteTargetPath(to, ownHosts);
+      if (path !== undefined && leavesSiteRoot(path)) {
+        issues.push({
+          path: `${where(i)}.to`,
+          message: `must stay inside the site root: "${to}" climbs above / once its dot ` +
+            `segments (.., %2e%2e) are resolved`,
+        });
+      }
+    }
     if (typeof from !== "string" || typeof to !== "string") return;
     const captured = capturedNames(from);
     for (const name of usedNames(to)) {

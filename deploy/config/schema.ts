@@ -48,6 +48,12 @@ export const SECRET_NAME_PATTERN: Pattern = {
   rule: "use only the characters A-Z a-z 0-9 _ / + = . @ -",
 };
 
+/** A name a build step reads from its environment (`build.env`, `build.secrets` keys). */
+export const BUILD_ENV_NAME_PATTERN: Pattern = {
+  regex: "^[A-Za-z_][A-Za-z0-9_]*$",
+  rule: "be an environment variable name (letters, digits and _, not starting with a digit)",
+};
+
 /** `previews.password`: a Secrets Manager secret's name, or `${VAR}` naming an environment variable. */
 export const PREVIEW_PASSWORD_PATTERN: Pattern = {
   regex: "^(?:[\\w/+=.@-]{1,512}|\\$\\{[A-Za-z_][A-Za-z0-9_]*\\})$",
@@ -244,6 +250,51 @@ export const SITE_SCHEMA: ObjectField = {
       description:
         "GitHub owner/repo trusted by the deploy roles <env>-<siteName>-gh and preview-<siteName>-gh.",
     },
+    build: {
+      kind: "object",
+      description: "Where the site is built, and what its install and build steps see.",
+      fields: {
+        builder: {
+          kind: "enum",
+          values: ["microvm", "local"],
+          default: "microvm",
+          description:
+            "microvm: in a Lambda MicroVM (bootstrap creates its image, role and log group); local: on the machine that runs deploy (no MicroVM resources); --builder overrides it per run.",
+        },
+        env: {
+          kind: "map",
+          description:
+            "Plain environment variables for install and build; ${VAR} is read from the deploying machine's environment at deploy time.",
+          keys: {
+            kind: "string",
+            description: "The variable's name.",
+            pattern: BUILD_ENV_NAME_PATTERN,
+          },
+          values: {
+            kind: "string",
+            description: "Its value; ${VAR} placeholders are filled from the deploying machine.",
+            maxLength: 32_768,
+          },
+        },
+        secrets: {
+          kind: "map",
+          description:
+            "Variables whose values are Secrets Manager secrets, read by the builder at build time, never stored or logged, masked in the build's output.",
+          keys: {
+            kind: "string",
+            description: "The variable's name.",
+            pattern: BUILD_ENV_NAME_PATTERN,
+          },
+          values: {
+            kind: "string",
+            description: "The secret's name in the site's region.",
+            pattern: SECRET_NAME_PATTERN,
+            minLength: 1,
+            maxLength: 512,
+          },
+        },
+      },
+    },
     microvm: {
       kind: "object",
       description: "The MicroVM builder.",
@@ -385,6 +436,7 @@ export const SITE_SCHEMA: ObjectField = {
         password: {
           kind: "string",
           pattern: PREVIEW_PASSWORD_PATTERN,
+          redact: true,
           description:
             "HTTP Basic password on every preview: a Secrets Manager secret's name, or ${VAR} for an environment variable; the router keeps only a hash.",
         },

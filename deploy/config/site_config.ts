@@ -13,6 +13,8 @@ import { headerIssues, type HeaderRule, redirectIssues, type RedirectRule } from
 
 /** Allowed builder memory sizes, in GB. */
 export type MicrovmMemory = 0.5 | 1 | 2 | 4 | 8;
+/** `build.builder` values: where `deploy` builds unless `--builder` says otherwise. */
+export type BuilderKind = "microvm" | "local";
 /** `seo.robots` values. */
 export type RobotsPolicy = "auto" | "index" | "noindex" | "off";
 /** `seo.sitemap` values. */
@@ -26,6 +28,11 @@ export interface SiteConfigInput {
   domain?: string;
   app?: string;
   githubRepo?: string;
+  build?: {
+    builder?: BuilderKind;
+    env?: Record<string, string>;
+    secrets?: Record<string, string>;
+  };
   microvm?: {
     memory?: number;
     maxDurationSeconds?: number;
@@ -79,6 +86,17 @@ export interface SiteConfig {
   /** The `app` tag: the key, else the domain, else the repository directory name. */
   app: string;
   githubRepo?: string;
+  /** `local`: every build runs on this machine and no MicroVM resource is wanted. */
+  /**
+   * Where the site is built (`builder`), and the install and build steps' environment: `env`
+   * as written (`${VAR}` filled at deploy time, `build_settings/build_env.ts`), `secrets` the
+   * Secrets Manager names the builder reads.
+   */
+  build: {
+    builder: BuilderKind;
+    env?: Record<string, string>;
+    secrets?: Record<string, string>;
+  };
   microvm: { memory: MicrovmMemory; maxDurationSeconds: number; idle: MicrovmIdle };
   retention: {
     microvmDays: number;
@@ -169,12 +187,15 @@ export function resolveSiteConfig(raw: unknown, options: ResolveSiteOptions): Si
     if (Object.hasOwn(raw as object, key)) resolved[key] = (raw as Record<string, unknown>)[key];
   }
 
-  issues.push(...redirectIssues(objectItems(raw, "redirects"), (i) => `redirects[${i}]`));
-  issues.push(...headerIssues(objectItems(raw, "headers"), (i) => `headers[${i}]`));
   if (options.domainFlag !== undefined) {
     const flag = checkField(SITE_SCHEMA.fields.domain!, options.domainFlag, "--domain", issues);
     if (flag !== undefined) resolved.domain = flag;
   }
+  const ownHosts = typeof resolved.domain === "string" ? [resolved.domain.toLowerCase()] : [];
+  issues.push(
+    ...redirectIssues(objectItems(raw, "redirects"), (i) => `redirects[${i}]`, ownHosts),
+  );
+  issues.push(...headerIssues(objectItems(raw, "headers"), (i) => `headers[${i}]`));
   if (resolved.app === undefined && !Object.hasOwn(raw as object, "app")) {
     // Nobody chose the fallback as a tag value, so it is made acceptable rather than rejected.
     const fallback = typeof resolved.domain === "string"

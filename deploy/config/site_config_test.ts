@@ -21,6 +21,7 @@ Deno.test("resolveSiteConfig() fills every default from the spec for a minimal f
     siteName: "blog",
     region: "us-east-1",
     app: "my-blog",
+    build: { builder: "microvm" },
     microvm: {
       memory: 4,
       maxDurationSeconds: 1800,
@@ -173,6 +174,11 @@ const ROWS: { key: string; valid: unknown[]; invalid: [unknown, string][] }[] = 
       [0, "retention.buildsDays: must be a positive integer (got 0)"],
       [1.5, "retention.buildsDays: must be a positive integer (got 1.5)"],
     ],
+  },
+  {
+    key: "build.builder",
+    valid: ["local", "microvm"],
+    invalid: [["lambda", 'build.builder: must be one of microvm, local (got "lambda")']],
   },
   {
     key: "seo.robots",
@@ -488,5 +494,47 @@ Deno.test("resolveSiteConfig() rejects hop-by-hop and CloudFront-reserved header
     "headers[0].values.X-Amz-Cf-Pop: must not be a header CloudFront reserves",
     "headers[0].values.content-length: must not be a header CloudFront reserves",
     "headers[0].values.Via: must not be a header CloudFront reserves",
+  ]);
+});
+
+Deno.test("resolveSiteConfig() refuses config rules whose target leaves the site root, the own domain's URLs too", () => {
+  const rules = {
+    siteName: "blog",
+    domain: "blog.example.com",
+    redirects: [
+      { from: "/x", to: "/../state/production.json", status: 200 },
+      { from: "/y", to: "https://blog.example.com/a/%2e%2e/../locks/x", status: 301 },
+      { from: "/z", to: "https://other.example/../x", status: 301 },
+      { from: "/ok", to: "/a/../b", status: 200 },
+    ],
+  };
+  assert.deepEqual(errors(rules).map((e) => e.path), ["redirects[0].to", "redirects[1].to"]);
+  // `--domain` names the own host when the key does not.
+  const flagged = { ...rules, domain: undefined };
+  assert.deepEqual(
+    errors(flagged, { domainFlag: "blog.example.com" }).map((e) => e.path),
+    ["redirects[0].to", "redirects[1].to"],
+  );
+});
+
+Deno.test("resolveSiteConfig() checks build.env and build.secrets names, each error naming its key", () => {
+  const config = ok({
+    siteName: "blog",
+    build: { env: { PUBLIC_API: "https://${HOST}/api" }, secrets: { CMS_TOKEN: "blog/cms" } },
+  });
+  // `${VAR}` stays as written until a deploy fills it: `config` and other commands never need it.
+  assert.deepEqual(config.build, {
+    builder: "microvm",
+    env: { PUBLIC_API: "https://${HOST}/api" },
+    secrets: { CMS_TOKEN: "blog/cms" },
+  });
+  const problems = errors({
+    siteName: "blog",
+    build: { env: { "1X": "a" }, secrets: { TOKEN: "has space" }, extra: true },
+  });
+  assert.deepEqual(problems.map((p) => p.path).sort(), [
+    "build.env.1X",
+    "build.extra",
+    "build.secrets.TOKEN",
   ]);
 });

@@ -262,8 +262,9 @@ export async function inspect<
   S extends RecordedState = EnvState,
 >(run: GraphRun<F, C, Id, S>): Promise<NodeReport<Id>[]> {
   const records = run.previous?.nodes ?? {};
-  const nodes = nodesOf(run)
-    .filter((n) => n.wanted(run.facts) || n.observed === true || records[n.id] !== undefined);
+  // An observed node the site does not want (the builder image of a local-builder site) is no
+  // news: status reads only what the site wants or the state recorded.
+  const nodes = nodesOf(run).filter((n) => n.wanted(run.facts) || records[n.id] !== undefined);
   const outputs = outputsFrom<Id>(records);
   const reports: NodeReport<Id>[] = [];
   for (const node of nodes) {

@@ -10,7 +10,12 @@
  */
 import type { S3Client } from "@aws-sdk/client-s3";
 import { type Clock, type Logger, systemClock } from "@org/shared";
-import { type ChangedManifest, finishRecord, runningRecord } from "../build_records/record.ts";
+import {
+  type BuildReport,
+  type ChangedManifest,
+  finishRecord,
+  runningRecord,
+} from "../build_records/record.ts";
 import { downloadObject, putBuildRecord, putManifest } from "../build_records/store.ts";
 import { DeployError } from "../errors.ts";
 import { generateSeoFiles, listKeys } from "../seo/files.ts";
@@ -27,7 +32,10 @@ import type { KeptFile } from "../sync/retention.ts";
 import { restoreFiles } from "../build_records/output.ts";
 import { keepOutput, missingObjects } from "../build_records/output_store.ts";
 import type { RetryOptions } from "../aws/retry.ts";
-import { runBuildSteps } from "./run_steps.ts";
+import { type BuiltSteps, runBuildSteps } from "./run_steps.ts";
+import type { BuildCache } from "./build_cache.ts";
+import { readBuildSecrets, type SecretReader } from "../build_settings/build_secrets.ts";
+import { secretMasker } from "../build_settings/mask.ts";
 import { recordOwed } from "../cdn/owed_invalidation.ts";
 import { extractZip } from "./unzip.ts";
 import type { JobInput, JobRetention } from "./job_input.ts";
@@ -44,6 +52,15 @@ export type {
   JobTarget,
   Staged,
 } from "./job_input.ts";
+
+/**
+ * Whose build caches a job uses: the framework caches are kept per site and branch (the
+ * dependency cache is keyed by the lockfile and shared).
+ */
+export type JobCacheScope = NonNullable<JobInput["cache"]>;
+
+/** What the job's install and build did (none when nothing was built). */
+export type JobBuildReport = BuildReport;
 
 /** A job whose staged parts were read back from the bucket: what the steps below work on. */
 type ReadyJob = Omit<JobInput, "routing" | "retention"> & {
@@ -101,6 +118,13 @@ export interface JobDeps {
   readonly onOutput?: (line: string, stream: "stdout" | "stderr") => void;
   /** Upload and delete progress. */
   readonly onSyncProgress?: (progress: SyncProgress) => void;
+  /**
+   * The build cache where this job runs, for `input.cache`'s scope (`workDir`: the job's work
+   * directory, for archives in transit); none: no cache here.
+   */
+  readonly openCache?: (scope: JobCacheScope, workDir: string) => BuildCache;
+  /** Reads `input.buildSecrets` where the build runs (the builder's credentials). */
+  readonly readSecret?: SecretReader;
 }
 
 /**
@@ -179,11 +203,10 @@ export async function runJob(job: JobInput, deps: JobDeps): Promise<JobOutcome> 
     ? undefined
     : await makeWorkDir(`deploy-build-${input.buildId.replace(/[^\w.-]/g, "_")}-`, deps.tempRoot);
   try {
-    const distDir = work === undefined
-      ? await existingOutput(input)
-      : await unpackAndBuild(input, deps, work.path);
+    const built = work === undefined ? undefined : await unpackAndBuild(input, deps, work.path);
+    const distDir = built?.distDir ?? await existingOutput(input);
     // Checked before anything is uploaded: a bad rules file stops the deploy here.
-    const fileRules = await readRuleFiles(distDir);
+    const fileRules = await readRuleFiles(distDir, input.origin);
     const keys = await listKeys(distDir);
     const rules = await publishRules(input, deps, fileRules, keys);
     deps.onStage?.("seo");
@@ -197,7 +220,11 @@ export async function runJob(job: JobInput, deps: JobDeps): Promise<JobOutcome> 
       ...rules.warnings,
       ...seo.warnings,
     ]);
-    const outcome: JobOutcome = rules.report ? { ...synced, rules: rules.report } : synced;
+    const outcome: JobOutcome = {
+      ...synced,
+      ...(rules.report ? { rules: rules.report } : {}),
+      ...(built ? { build: buildReport(built) } : {}),
+    };
     const finished = input.keepOutputDays !== undefined && !input.dryRun
       ? await keepJobOutput(input, input.keepOutputDays, deps, outcome, clock.now())
       : outcome;
@@ -368,7 +395,41 @@ async function existingOutput(input: ReadyJob): Promise<string> {
   return dir;
 }
 
-async function unpackAndBuild(input: ReadyJob, deps: JobDeps, work: string): Promise<string> {
+function buildReport(built: BuiltSteps): JobBuildReport {
+  return {
+    cacheHit: built.cacheHit,
+    frameworkCacheHit: built.frameworkCacheHit,
+    ...(built.cacheKey === undefined ? {} : { cacheKey: built.cacheKey }),
+    timings: built.timings,
+  };
+}
+
+/**
+ * The install and build's environment: the builder's, then `build.env`, then the secrets read
+ * now; and the output relay, masking the secrets' values.
+ */
+async function buildEnvironment(
+  input: ReadyJob,
+  deps: JobDeps,
+): Promise<{ env: Record<string, string>; onOutput?: JobDeps["onOutput"] }> {
+  const names = input.buildSecrets ?? {};
+  let secrets: Record<string, string> = {};
+  if (Object.keys(names).length > 0) {
+    if (!deps.readSecret) throw new Error("the job names build secrets but has no secret reader");
+    secrets = await readBuildSecrets(names, deps.readSecret);
+  }
+  const env = { ...deps.env, ...input.buildEnv, ...secrets };
+  const relay = deps.onOutput;
+  if (!relay) return { env };
+  const mask = secretMasker(Object.values(secrets));
+  return { env, onOutput: (line, stream) => relay(mask(line), stream) };
+}
+
+async function unpackAndBuild(
+  input: ReadyJob,
+  deps: JobDeps,
+  work: string,
+): Promise<BuiltSteps> {
   let zip: string;
   if ("bucketKey" in input.source) {
     zip = `${work}/source.zip`;
@@ -380,16 +441,18 @@ async function unpackAndBuild(input: ReadyJob, deps: JobDeps, work: string): Pro
   await Deno.mkdir(root);
   const files = await extractZip(zip, root);
   deps.onUnpacked?.(files);
-  const distDir = await runBuildSteps({
+  const { env, onOutput } = await buildEnvironment(input, deps);
+  const cache = input.cache && deps.openCache?.(input.cache, work);
+  return await runBuildSteps({
     rootDir: root,
     paths: input.paths,
     deadlineMs: deps.deadlineMs ?? buildDeadlineMs(input.maxDurationSeconds),
-    ...(deps.onOutput ? { onOutput: deps.onOutput } : {}),
-    ...(deps.env ? { env: deps.env } : {}),
+    ...(onOutput ? { onOutput } : {}),
+    env,
     ...(deps.signal ? { signal: deps.signal } : {}),
     ...(deps.killGraceMs !== undefined ? { killGraceMs: deps.killGraceMs } : {}),
+    ...(cache ? { cache } : {}),
   });
-  return distDir;
 }
 
 /**
@@ -412,6 +475,7 @@ export function changedManifest(buildId: string, outcome: JobOutcome): ChangedMa
     ...(outcome.kept === undefined ? {} : { kept: outcome.kept }),
     ...(outcome.expired === undefined ? {} : { expired: outcome.expired }),
     ...(outcome.rules ? { rules: outcome.rules } : {}),
+    ...(outcome.build ? { build: outcome.build } : {}),
   };
 }
 

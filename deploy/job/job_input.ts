@@ -173,6 +173,23 @@ export const JOB_FIELDS = {
     ),
     staged,
   )),
+  cache: optional(object(
+    "use the build caches of this site and branch (docs/deploy-builder.md#the-build-cache); " +
+      "absent (`--no-cache`): neither read nor kept",
+    {
+      site: text("config `siteName`: the framework caches are kept per site"),
+      branch: text("the branch built: the environment, or `preview-<id>` for a preview"),
+    },
+  )),
+  buildEnv: optional(
+    stringMap(
+      "config `build.env` with its `${VAR}`s filled: plain variables for install and build",
+    ),
+  ),
+  buildSecrets: optional(stringMap(
+    "config `build.secrets`: variable → Secrets Manager secret name; the values are read where " +
+      "the build runs, at build time, and never travel in the job",
+  )),
 } as const;
 
 const job = object("one build-and-publish job", JOB_FIELDS);

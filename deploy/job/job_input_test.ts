@@ -18,6 +18,9 @@ const JOB: JobInput = {
   keepOutputDays: 30,
   retention: { previousDays: 7, now: "2026-05-01T00:00:00.000Z", kept: { stagedKey: "k" } },
   routing: { stagedKey: "build/abc.routing.json" },
+  cache: { site: "blog", branch: "production" },
+  buildEnv: { PUBLIC_API: "https://api.example.com" },
+  buildSecrets: { CMS_TOKEN: "blog/cms" },
   record: {
     startedAt: "2026-05-01T00:00:00.000Z",
     source: "build/abc.zip",
@@ -100,6 +103,16 @@ Deno.test("fromWire() checks the open-tab retention", () => {
   ) {
     assert.ok(refusal(wire({ ...JOB, retention: bad })).includes(rule), rule);
   }
+});
+
+Deno.test("fromWire() checks the cache scope and the build settings, which carry secret names only", () => {
+  const { cache: _c, buildEnv: _e, buildSecrets: _s, ...plain } = JOB;
+  assert.deepEqual(fromWire(wire(plain)), plain); // --no-cache, no build settings: left out
+  assert.match(refusal(wire({ ...JOB, cache: { site: "blog" } })), /cache\.branch must be present/);
+  assert.match(refusal(wire({ ...JOB, buildEnv: { A: 1 } })), /buildEnv\.A must be a string/);
+  assert.match(refusal(wire({ ...JOB, buildSecrets: ["x"] })), /buildSecrets must be an object/);
+  // What travels is the secret's name: the value is read where the build runs.
+  assert.deepEqual(JSON.parse(toWire(JOB)).buildSecrets, { CMS_TOKEN: "blog/cms" });
 });
 
 Deno.test("every job field is described for the docs, nested fields expanded", () => {

@@ -89,18 +89,34 @@ export function buildSteps(detection: Detection, names: ReadonlySet<string> = ne
 }
 
 /**
+ * The install step for a tree whose dependencies were restored from the cache: it checks the
+ * restored `node_modules` against the lockfile and fills any gap, where the clean install would
+ * delete them first (`npm ci` always starts from an empty `node_modules`). pnpm, Yarn and Bun's
+ * frozen installs already keep a matching tree, so theirs is unchanged.
+ *
+ * @param install the clean install step ({@linkcode buildSteps}' first)
+ * @returns the step to run after a restore
+ */
+export function reuseInstallStep(install: Step): Step {
+  if (install.cmd !== "npm") return install;
+  // The key holds the lockfile and package.json, so a restored tree was installed by `npm ci`
+  // from these very files: `npm install` finds it complete and leaves the lockfile as it is.
+  return { cmd: "npm", args: ["install", "--prefer-offline", "--no-audit", "--no-fund"] };
+}
+
+/**
  * Detects the package manager for `appDir`, looking in it and then in each parent up to
  * `rootDir` (a workspace keeps its lockfile at the root).
  *
  * @param appDir where the build runs
  * @param rootDir the unpacked repository root
- * @returns the detection and the steps to run
+ * @returns the detection, the steps to run and the directory holding the marker file
  * @throws DeployError `package_manager_unknown` when no marker file is found
  */
 export async function detectPackageManager(
   appDir: string,
   rootDir: string,
-): Promise<{ detection: Detection; steps: Step[] }> {
+): Promise<{ detection: Detection; steps: Step[]; dir: string }> {
   const appNames = await namesIn(appDir);
   let dir = appDir;
   for (;;) {
@@ -108,13 +124,17 @@ export async function detectPackageManager(
     const found = packageManagerFrom(names);
     // A bare package.json in the app dir only wins if no parent has a real lockfile.
     if (found && (found.marker !== "package.json" || dir === rootDir)) {
-      return { detection: found, steps: buildSteps(found, new Set([...names, ...appNames])) };
+      return {
+        detection: found,
+        steps: buildSteps(found, new Set([...names, ...appNames])),
+        dir,
+      };
     }
     if (dir === rootDir || !dir.startsWith(rootDir)) break;
     dir = dir.slice(0, dir.lastIndexOf("/")) || rootDir;
   }
   const bare = packageManagerFrom(appNames);
-  if (bare) return { detection: bare, steps: buildSteps(bare, appNames) };
+  if (bare) return { detection: bare, steps: buildSteps(bare, appNames), dir: appDir };
   throw new DeployError(
     "package_manager_unknown",
     `no lockfile or package.json in ${appDir}`,

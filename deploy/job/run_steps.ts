@@ -7,7 +7,8 @@
  */
 import { DeployError, interruptedError } from "../errors.ts";
 import type { BuildPaths } from "./job_input.ts";
-import { detectPackageManager, type Step } from "./package_manager.ts";
+import { detectPackageManager, reuseInstallStep, type Step } from "./package_manager.ts";
+import type { BuildCache, BuildCacheContext, DependencyRestore } from "./build_cache.ts";
 import { KILL_GRACE_MS, signalGroup, stopGroup } from "./process_group.ts";
 
 /** Options for {@linkcode runBuildSteps}. */
@@ -26,6 +27,27 @@ export interface RunBuildStepsOptions {
   readonly signal?: AbortSignal;
   /** Milliseconds between TERM and KILL when a step is stopped. Default {@linkcode KILL_GRACE_MS}. */
   readonly killGraceMs?: number;
+  /** Restores and keeps dependencies and framework caches around the steps; none: no cache. */
+  readonly cache?: BuildCache;
+}
+
+/** What {@linkcode runBuildSteps} built, and where its time went. */
+export interface BuiltSteps {
+  /** The absolute path of `paths.dist`. */
+  readonly distDir: string;
+  /** Whether the dependencies came from the cache (false without one). */
+  readonly cacheHit: boolean;
+  /** Whether framework caches were restored. */
+  readonly frameworkCacheHit: boolean;
+  /** The dependency cache's key; none when the install is not cached. */
+  readonly cacheKey?: string;
+  /** Milliseconds per step: restoring caches, installing, building, keeping caches. */
+  readonly timings: {
+    readonly cacheRestoreMs: number;
+    readonly installMs: number;
+    readonly buildMs: number;
+    readonly cacheSaveMs: number;
+  };
 }
 
 /**
@@ -36,8 +58,13 @@ export interface RunBuildStepsOptions {
  * keeps them open neither hangs the deploy nor outlives it. A group member left running after
  * a step exits (a server the build started) is stopped the same way.
  *
- * @param options root, paths, deadline, output and env
- * @returns the absolute path of `paths.dist` (relative to the root, not to `paths.app`)
+ * With a `cache`, the dependencies are restored before the install (which then only checks
+ * them), the framework caches before the build, and both are kept after a successful build. A
+ * restored tree whose install fails is discarded with one line and installed cleanly.
+ *
+ * @param options root, paths, deadline, output, env and cache
+ * @returns `paths.dist` (absolute; relative to the root, not to `paths.app`), the cache's
+ *   outcome and each step's time
  * @throws DeployError `package_manager_unknown`, `package_manager_missing`, `build_failed`,
  *   `build_timeout`, `interrupted` or `dist_missing`
  *
@@ -47,14 +74,49 @@ export interface RunBuildStepsOptions {
  *   runBuildSteps({ rootDir, paths: { app: ".", dist: "dist" }, deadlineMs: 1_860_000 });
  * ```
  */
-export async function runBuildSteps(options: RunBuildStepsOptions): Promise<string> {
-  const { rootDir, paths, deadlineMs } = options;
+export async function runBuildSteps(options: RunBuildStepsOptions): Promise<BuiltSteps> {
+  const { rootDir, paths, deadlineMs, cache } = options;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), deadlineMs);
+  const app = stripPath(paths.app) || ".";
+  const appDir = app === "." ? rootDir : `${rootDir}/${app}`;
+  const timings = { cacheRestoreMs: 0, installMs: 0, buildMs: 0, cacheSaveMs: 0 };
+  const timed = async <T>(step: keyof typeof timings, run: () => Promise<T>): Promise<T> => {
+    const start = performance.now();
+    try {
+      return await run();
+    } finally {
+      timings[step] += Math.round(performance.now() - start);
+    }
+  };
+  let restored: DependencyRestore = { hit: false };
+  let frameworkCacheHit = false;
+  let context: BuildCacheContext | undefined;
   try {
-    const appDir = paths.app === "." ? rootDir : `${rootDir}/${stripPath(paths.app)}`;
-    const { steps } = await detectPackageManager(appDir, rootDir);
-    for (const step of steps) await runStep(step, appDir, controller.signal, options);
+    const { steps, detection, dir } = await detectPackageManager(appDir, rootDir);
+    const [install, ...rest] = steps;
+    context = { rootDir, appDir, app, detection, lockDir: dir };
+    const ctx = context;
+    if (cache) restored = await timed("cacheRestoreMs", () => cache.restoreDependencies(ctx));
+    if (install) {
+      await timed("installMs", async () => {
+        if (!restored.hit) return await runStep(install, appDir, controller.signal, options);
+        try {
+          await runStep(reuseInstallStep(install), appDir, controller.signal, options);
+        } catch (err) {
+          if (!(err instanceof DeployError) || err.code !== "build_failed") throw err;
+          await cache!.discardDependencies(ctx, `${err.message} with the restored tree`);
+          restored = restored.key === undefined
+            ? { hit: false }
+            : { key: restored.key, hit: false };
+          await runStep(install, appDir, controller.signal, options);
+        }
+      });
+    }
+    if (cache) frameworkCacheHit = await timed("cacheRestoreMs", () => cache.restoreFramework(ctx));
+    await timed("buildMs", async () => {
+      for (const step of rest) await runStep(step, appDir, controller.signal, options);
+    });
   } finally {
     clearTimeout(timer);
   }
@@ -67,7 +129,18 @@ export async function runBuildSteps(options: RunBuildStepsOptions): Promise<stri
       { hint: "check paths.dist: it is relative to the repository root, not to paths.app" },
     );
   }
-  return distDir;
+  if (cache && context) {
+    const ctx = context;
+    const kept = restored;
+    await timed("cacheSaveMs", () => cache.save(ctx, kept));
+  }
+  return {
+    distDir,
+    cacheHit: restored.hit,
+    frameworkCacheHit,
+    ...(restored.key === undefined ? {} : { cacheKey: restored.key }),
+    timings,
+  };
 }
 
 /**

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { writeLiveBuild } from "../build_records/live_build.ts";
 import type { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { type Clock, type Logger, systemClock } from "@org/shared";
@@ -14,7 +15,13 @@ import type { Builder, BuildPaths } from "../builders/builder.ts";
 import { sourceKey } from "../build_records/record.ts";
 import { stripPath } from "../job/run_steps.ts";
 import { planInvalidation } from "../cdn/plan_invalidation.ts";
-import { DEPLOYED_STEP, type JobInput, type JobOutcome } from "../job/job.ts";
+import {
+  DEPLOYED_STEP,
+  type JobBuildReport,
+  type JobCacheScope,
+  type JobInput,
+  type JobOutcome,
+} from "../job/job.ts";
 import { type DeployLockInput, invalidateOwed, takePublishingLock } from "./publishing.ts";
 import { makeWorkDir } from "../job/work_dir.ts";
 import { interruptedError } from "../errors.ts";
@@ -42,17 +49,18 @@ export type DeployStage =
   | "invalidate";
 
 /**
- * Every stage, once: the progress line shown as it starts (`step`), and how an interruption
- * before it names it (`name`).
+ * Every stage, once: the progress line shown as it starts (`step`; `planStep` instead in a plan,
+ * where the stage changes nothing), and how an interruption before it names it (`name`).
  */
 export const DEPLOY_STAGES: Readonly<
-  Record<DeployStage, { readonly step: string; readonly name: string }>
+  Record<DeployStage, { readonly step: string; readonly planStep?: string; readonly name: string }>
 > = {
   revision: { step: "reading the revision", name: "reading the revision" },
   zip: { step: "zipping the source", name: "zipping the source" },
   build: { step: "building", name: "the build" },
   rules: {
     step: "putting the redirect and header rules live",
+    planStep: "comparing the redirect and header rules with the live ones",
     name: "publishing the rules",
   },
   deployed: { step: DEPLOYED_STEP, name: "the wait for CloudFront to deploy the rules" },
@@ -61,9 +69,12 @@ export const DEPLOY_STAGES: Readonly<
   invalidate: { step: "invalidating the changed paths", name: "the invalidation" },
 };
 
-/** Progress events: a stage starting, or upload/delete progress inside the sync. */
+/**
+ * Progress events: a stage starting (`plan` set in a plan, which changes nothing), or
+ * upload/delete progress inside the sync.
+ */
 export type DeployProgress =
-  | { readonly kind: "stage"; readonly stage: DeployStage }
+  | { readonly kind: "stage"; readonly stage: DeployStage; readonly plan?: true }
   | ({ readonly kind: "sync" } & SyncProgress);
 
 /** Everything one plan or deploy needs, already resolved from config, state and flags. */
@@ -153,6 +164,11 @@ export interface DeployInput {
    */
   readonly owedKey?: string;
   /**
+   * Where the build that goes live is recorded (`liveBuildKey(env)`). None: a preview, which
+   * `history` does not show.
+   */
+  readonly liveKey?: string;
+  /**
    * Keep the files the build no longer has for open tabs: the kept list's key
    * (`keptFilesKey(env)`, read before the job and written after it) and config
    * `retention.previousDays`. None: delete them at once (a preview).
@@ -164,11 +180,45 @@ export interface DeployInput {
   readonly signal?: AbortSignal;
   /** Where the live site's redirect and header rules go; none (a preview): not applied. */
   readonly routing?: RoutingTarget;
+  /** The build caches' scope (site and branch); none (`--no-cache`): no cache read or kept. */
+  readonly cache?: JobCacheScope;
+  /** Config `build.env`, its `${VAR}`s filled. */
+  readonly buildEnv?: Readonly<Record<string, string>>;
+  /** Config `build.secrets` (names only; the builder reads the values). */
+  readonly buildSecrets?: Readonly<Record<string, string>>;
   /**
    * The production run's PDS stage (`pds_stage.ts`): its steps before the build and after the
    * publish, outside the lock. None: no PDS steps (other environments, previews, tests).
    */
   readonly pds?: PdsStage;
+}
+
+/**
+ * Where a deploy's time went, in milliseconds, step by step (`--json` `steps`; the summary's
+ * last line). `build` counts unpacking and, in a MicroVM, its launch; a step that did not run
+ * is 0.
+ */
+export interface DeploySteps {
+  readonly revision: number;
+  readonly zip: number;
+  readonly cacheRestore: number;
+  readonly install: number;
+  readonly build: number;
+  readonly rules: number;
+  readonly sync: number;
+  readonly invalidation: number;
+}
+
+/** The dependency cache's part in a deploy or plan (`--json` `cache`). */
+export interface DeployCacheReport {
+  /** `--no-cache`, or a restore (nothing built): the cache was not used. */
+  readonly used: boolean;
+  /** Whether the dependencies came from the cache. */
+  readonly hit: boolean;
+  /** Whether framework caches were restored. */
+  readonly frameworkHit: boolean;
+  /** Its key; null when the install is not cached. */
+  readonly key: string | null;
 }
 
 /** A file of an earlier build kept live for open tabs, as `plan` and `deploy` show it. */
@@ -205,6 +255,10 @@ export interface DeployPlan {
   readonly warnings: readonly string[];
   /** What the rules would change on CloudFront; none for a preview. */
   readonly rules?: RulesReport;
+  /** Whether the build cache was hit. */
+  readonly cache: DeployCacheReport;
+  /** Where the plan's time went. */
+  readonly steps: DeploySteps;
 }
 
 /** What a deploy did (the summary). */
@@ -235,6 +289,10 @@ export interface DeploySummary {
   readonly warnings: readonly string[];
   /** What the rules changed on CloudFront before the sync; none for a preview. */
   readonly rules?: RulesReport | undefined;
+  /** Whether the build cache was hit. */
+  readonly cache: DeployCacheReport;
+  /** Where the deploy's time went. */
+  readonly steps: DeploySteps;
 }
 
 /** The build's name, and the job run over the source (zip, stored source or the existing output). */
@@ -245,19 +303,27 @@ interface Ran {
   readonly warnings: readonly string[];
   /** The kept list the job started from. */
   readonly kept: readonly KeptFile[];
+  /** When each stage started (clock milliseconds), in order. */
+  readonly stages: readonly { readonly stage: DeployStage; readonly at: number }[];
 }
 
 /**
  * Reads the revision, zips the source (or, with `noBuild`, takes the existing `paths.dist`) and
  * runs the build-and-publish job through the builder.
  */
-async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran> {
+async function runPipelineJob(
+  input: DeployInput,
+  dryRun: boolean,
+  stages: { stage: DeployStage; at: number }[],
+): Promise<Omit<Ran, "stages">> {
+  const clock = input.clock ?? systemClock;
   const stage = (s: DeployStage) => {
     // Ctrl-C between steps: stop before the next one (the build and the sync stop themselves).
     if (input.signal?.aborted) {
       throw interruptedError(`the deploy, before ${DEPLOY_STAGES[s].name}`);
     }
-    input.onProgress?.({ kind: "stage", stage: s });
+    stages.push({ stage: s, at: clock.now() });
+    input.onProgress?.({ kind: "stage", stage: s, ...(dryRun ? { plan: true as const } : {}) });
   };
   const { source } = input;
   const warnings: string[] = [];
@@ -302,6 +368,13 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
     ...(input.keepOutputDays === undefined || dryRun
       ? {}
       : { keepOutputDays: input.keepOutputDays }),
+    ...(input.cache ? { cache: input.cache } : {}),
+    ...(input.buildEnv && Object.keys(input.buildEnv).length > 0
+      ? { buildEnv: input.buildEnv }
+      : {}),
+    ...(input.buildSecrets && Object.keys(input.buildSecrets).length > 0
+      ? { buildSecrets: input.buildSecrets }
+      : {}),
   });
   const hooks = {
     onStage: stage,
@@ -368,7 +441,10 @@ async function runPipelineJob(input: DeployInput, dryRun: boolean): Promise<Ran>
  * ```
  */
 export async function planDeploy(input: DeployInput): Promise<DeployPlan> {
-  const { revision, outcome, warnings } = await runPipelineJob(input, true);
+  const clock = input.clock ?? systemClock;
+  const stages: { stage: DeployStage; at: number }[] = [];
+  const { revision, outcome, warnings } = await runPipelineJob(input, true, stages);
+  const steps = deploySteps(stages, clock.now(), outcome.build);
   const result = outcome.sync;
   if (result === undefined) throw new Error(`the ${input.builder.name} builder returned no plan`);
   const uploads = result.plan.uploads.map((u) => ({
@@ -389,6 +465,8 @@ export async function planDeploy(input: DeployInput): Promise<DeployPlan> {
       input.defaultRootObject,
     ),
     ...(outcome.rules ? { rules: outcome.rules } : {}),
+    cache: cacheReport(input, outcome.build),
+    steps,
     warnings: result.refusal
       ? [
         ...warnings,
@@ -435,15 +513,21 @@ async function publish(input: DeployInput): Promise<DeploySummary> {
   const clock = input.clock ?? systemClock;
   const started = clock.now();
   await using _lock = await takePublishingLock(input);
-  const { revision, outcome, warnings, kept } = await runPipelineJob(input, false);
+  const stages: { stage: DeployStage; at: number }[] = [];
+  const { revision, outcome, warnings, kept } = await runPipelineJob(input, false, stages);
   // What the sync kept is the next deploy's starting point (none told: a job that predates it).
   if (input.retention && outcome.kept) {
     const at = { s3: input.clients.s3, bucket: input.bucket, key: input.retention.key };
     await writeKeptFiles(at, kept, outcome.kept);
   }
+  if (input.liveKey !== undefined) {
+    const at = { s3: input.clients.s3, bucket: input.bucket };
+    await writeLiveBuild(at, input.liveKey, revision.id, clock.now());
+  }
   // Past this point the site is published: the invalidation is sent even after a Ctrl-C. A
   // preview has no distribution to invalidate (its distribution does not cache).
   if (input.distributionId !== undefined) {
+    stages.push({ stage: "invalidate", at: clock.now() });
     input.onProgress?.({ kind: "stage", stage: "invalidate" });
   }
   const sent = await invalidateOwed(
@@ -452,6 +536,7 @@ async function publish(input: DeployInput): Promise<DeploySummary> {
     revision.id,
     outcome.changeDigest ?? "",
   );
+  const ended = clock.now();
   const summary: DeploySummary = {
     revision: revision.id,
     uploaded: outcome.uploaded,
@@ -461,10 +546,12 @@ async function publish(input: DeployInput): Promise<DeploySummary> {
     bytesUploaded: outcome.bytesUploaded,
     changedKeys: outcome.changedKeys,
     warnings: [...warnings, ...outcome.warnings],
-    durationMs: clock.now() - started,
+    durationMs: ended - started,
     invalidation: sent ? { id: sent.id, paths: sent.paths } : undefined,
     url: input.url ?? input.origin,
     rules: outcome.rules,
+    cache: cacheReport(input, outcome.build),
+    steps: deploySteps(stages, ended, outcome.build),
   };
   input.logger.info("deployed", {
     revision: summary.revision,
@@ -475,6 +562,50 @@ async function publish(input: DeployInput): Promise<DeploySummary> {
     invalidated: sent?.paths.length ?? 0,
   });
   return summary;
+}
+
+/**
+ * Where the time went (pure): each stage lasts until the next one starts (the last until `end`);
+ * the build stage is split into the job's cache restore, install and the rest.
+ *
+ * @param stages the stages in the order they started, with clock readings
+ * @param end clock reading at the end
+ * @param build what the job's build reported (none: nothing was built, or a builder that does
+ *   not report it)
+ * @returns milliseconds per step
+ */
+export function deploySteps(
+  stages: readonly { readonly stage: DeployStage; readonly at: number }[],
+  end: number,
+  build: JobBuildReport | undefined,
+): DeploySteps {
+  const spent = new Map<DeployStage, number>();
+  stages.forEach(({ stage, at }, i) => {
+    const until = stages[i + 1]?.at ?? end;
+    spent.set(stage, (spent.get(stage) ?? 0) + Math.max(0, until - at));
+  });
+  const of = (...names: DeployStage[]) => names.reduce((n, s) => n + (spent.get(s) ?? 0), 0);
+  const cacheRestore = build?.timings.cacheRestoreMs ?? 0;
+  const install = build?.timings.installMs ?? 0;
+  return {
+    revision: of("revision"),
+    zip: of("zip"),
+    cacheRestore,
+    install,
+    build: Math.max(0, of("build") - cacheRestore - install),
+    rules: of("rules", "deployed"),
+    sync: of("seo", "sync"),
+    invalidation: of("invalidate"),
+  };
+}
+
+function cacheReport(input: DeployInput, build: JobBuildReport | undefined): DeployCacheReport {
+  return {
+    used: input.cache !== undefined && build !== undefined,
+    hit: build?.cacheHit ?? false,
+    frameworkHit: build?.frameworkCacheHit ?? false,
+    key: build?.cacheKey ?? null,
+  };
 }
 
 /** What a job kept and finally deleted, as `plan` and `deploy` show it. */

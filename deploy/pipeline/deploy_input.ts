@@ -5,6 +5,8 @@
  *
  * @module
  */
+import { bootstrapCommandFor } from "../config/env_name.ts";
+import type { BuilderKind } from "../config/site_config.ts";
 import type { CommandContext } from "../command.ts";
 import { createBuilder, type MicrovmSeams } from "../builders/create_builder.ts";
 import type { LoadedSite } from "../config/load.ts";
@@ -14,7 +16,13 @@ import { DEPLOY_STAGES, type DeployInput, type DeployProgress } from "./deploy.t
 import { servingOrigin, siteOrigin } from "../seo/policy.ts";
 import { openSite } from "../site/open_site.ts";
 import { denoCommandRunner } from "../source/revision.ts";
-import { keptFilesKey, lockKey, owedInvalidationKey, SITE_PREFIX } from "../state/bucket_layout.ts";
+import {
+  keptFilesKey,
+  liveBuildKey,
+  lockKey,
+  owedInvalidationKey,
+  SITE_PREFIX,
+} from "../state/bucket_layout.ts";
 import { progressBar } from "./report.ts";
 import { refusePreviewEnv } from "../config/env_name.ts";
 import type { RoutingTarget } from "../routing/publish_routing.ts";
@@ -27,6 +35,7 @@ import {
   siteRewriteFunctionName,
 } from "../config/names.ts";
 import { removeStaleWorkDirs } from "../job/work_dir.ts";
+import { resolveBuildEnv } from "../build_settings/build_env.ts";
 
 /**
  * Where a deploy publishes when it is not the environment's live site (one preview of the
@@ -66,10 +75,23 @@ export function deployTempRoot(
   return home ? `${home.replace(/[\\/]+$/, "")}/.cache/org-deploy` : undefined;
 }
 
+/**
+ * The `--builder` flag as a builder, or undefined when not given (the config decides).
+ *
+ * @param flag the flag's value (the command's flag spec allows only `local` and `microvm`)
+ * @returns the builder the flag names
+ */
+export function builderFlag(flag: unknown): BuilderKind | undefined {
+  return flag === "local" || flag === "microvm" ? flag : undefined;
+}
+
 /** What kind of deploy {@linkcode openSiteDeploy} resolves. */
 export interface SiteDeployOptions {
-  /** Where the job runs: `local` or `microvm` (`--no-build` always syncs locally). */
-  readonly builder: "local" | "microvm";
+  /**
+   * Where the job runs: `local` or `microvm` (`--no-build` always syncs locally); absent: the
+   * configuration's `build.builder`.
+   */
+  readonly builder?: BuilderKind | undefined;
   /** MicroVM builder overrides for tests; none in the CLI. */
   readonly seams?: MicrovmSeams;
   /**
@@ -114,7 +136,7 @@ export async function openSiteDeploy(
     const target = aside?.(site);
     if (!target && !state.distributionId) {
       throw new DeployError("distribution_unknown", `state/${ctx.env}.json names no distribution`, {
-        hint: `run \`deploy bootstrap ${ctx.env}\` to finish creating the environment`,
+        hint: `run \`${bootstrapCommandFor(ctx.env)}\` to finish creating the environment`,
       });
     }
     const config = site.config;
@@ -132,7 +154,7 @@ export async function openSiteDeploy(
       await removeStaleWorkDirs(tempRoot);
     }
     // A restore copies inside the bucket from this process: the local builder's sync, no build.
-    const builderName = noBuild || storedOutput ? "local" : options.builder;
+    const builderName = noBuild || storedOutput ? "local" : options.builder ?? config.build.builder;
     const routing = target ? undefined : routingTarget(ctx.env, bucket, config, state);
     const builder = createBuilder(ctx, site, state, builderName, {
       seams: options.seams ?? {},
@@ -180,9 +202,9 @@ export async function openSiteDeploy(
         key: target?.lockKey ?? lockKey(ctx.env),
         holder: lockHolder(ctx),
         waitMs: LOCK_WAIT_MS,
-        ...(ctx.flags["force-unlock"] === true ? { forceUnlock: true } : {}),
+        ...lockOptions(ctx, target === undefined),
       },
-      ...(target ? {} : { owedKey: owedInvalidationKey(ctx.env) }),
+      ...(target ? {} : { owedKey: owedInvalidationKey(ctx.env), liveKey: liveBuildKey(ctx.env) }),
       // A preview follows each build at once: it is short-lived, and its CDN does not cache.
       ...(target ? {} : {
         retention: {
@@ -191,6 +213,7 @@ export async function openSiteDeploy(
         },
       }),
       ...(routing ? { routing } : {}),
+      ...buildSettings(ctx, config, tags, !noBuild && storedOutput === undefined),
       // Only the live site's builds can be rolled back to; a restore is kept already.
       ...(target || storedOutput ? {} : { keepOutputDays: config.retention.buildsDays }),
     };
@@ -242,6 +265,47 @@ export function routingTarget(
 export const LOCK_WAIT_MS = 60_000;
 
 /**
+ * The command's `--force-unlock` and the command line its refusal's hint names: every
+ * command that takes the deploy lock passes these (pure).
+ *
+ * @param ctx the command context
+ * @param takesEnv whether the command takes an environment (not the preview commands)
+ * @returns `forceUnlock` when given, and `rerun`
+ */
+export function lockOptions(
+  ctx: CommandContext,
+  takesEnv: boolean,
+): { forceUnlock?: true; rerun: string } {
+  return {
+    ...(ctx.flags["force-unlock"] === true ? { forceUnlock: true } : {}),
+    rerun: forceUnlockRerun(ctx, takesEnv),
+  };
+}
+
+/**
+ * This command line again with `--force-unlock` (pure): the command, its positionals, the
+ * environment, its flags and the global `--config`, `--domain` and `--yes` as given.
+ *
+ * @param ctx the command context
+ * @param takesEnv whether to name the environment (`--env`)
+ * @returns e.g. `deploy rollback 01J… --env production --force-unlock`
+ */
+export function forceUnlockRerun(ctx: CommandContext, takesEnv: boolean): string {
+  const quote = (v: string) => /^[\w@%+=:,./-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`;
+  const parts = ["deploy", ctx.command, ...Object.values(ctx.args).map(quote)];
+  if (takesEnv) parts.push("--env", quote(ctx.env));
+  for (const [name, value] of Object.entries(ctx.flags)) {
+    if (name === "force-unlock" || Object.hasOwn(ctx.args, name) || value === undefined) continue;
+    if (value === true) parts.push(`--${name}`);
+    else if (typeof value === "string") parts.push(`--${name}`, quote(value));
+  }
+  if (ctx.global.config !== undefined) parts.push("--config", quote(ctx.global.config));
+  if (ctx.global.domain !== undefined) parts.push("--domain", quote(ctx.global.domain));
+  if (ctx.global.yes) parts.push("--yes");
+  return [...parts, "--force-unlock"].join(" ");
+}
+
+/**
  * Who a deploy is, as its lock names it to a deploy that waits: the command, the user and host
  * when the process may read them, the pid and the working directory.
  *
@@ -269,11 +333,39 @@ function progressReporter(ctx: CommandContext): (event: DeployProgress) => void 
         ctx.out.progress("");
         barShown = false;
       }
-      ctx.out.step(DEPLOY_STAGES[event.stage].step);
+      const stage = DEPLOY_STAGES[event.stage];
+      ctx.out.step(event.plan ? stage.planStep ?? stage.step : stage.step);
       return;
     }
     if (!ctx.out.color) return;
     ctx.out.progress(progressBar(event));
     barShown = true;
+  };
+}
+
+/**
+ * The job's build-time settings (none when nothing is built): the cache scope, unless
+ * `--no-cache` (the framework caches are kept per site and branch: a deploy builds its
+ * environment's branch, a preview its own), `build.env` filled from this machine's environment,
+ * and `build.secrets`' names.
+ *
+ * @throws {DeployError} `build_env_missing`
+ */
+function buildSettings(
+  ctx: CommandContext,
+  config: SiteConfig,
+  tags: Readonly<Record<string, string>>,
+  builds: boolean,
+): Pick<DeployInput, "cache" | "buildEnv" | "buildSecrets"> {
+  if (!builds) return {};
+  const env = resolveBuildEnv(config.build.env, ctx.environ);
+  return {
+    ...(ctx.flags["no-cache"] === true
+      ? {}
+      : { cache: { site: config.siteName, branch: tags.environment ?? ctx.env } }),
+    ...(Object.keys(env).length > 0 ? { buildEnv: env } : {}),
+    ...(config.build.secrets && Object.keys(config.build.secrets).length > 0
+      ? { buildSecrets: config.build.secrets }
+      : {}),
   };
 }

@@ -1,6 +1,7 @@
 /**
  * What every command that publishes to a live prefix shares (`deploy`, `rollback`, a preview
- * deploy; `delete` takes the lock too): it holds the scope's deploy lock while it publishes, and it invalidates its changes
+ * deploy; `delete`, `destroy` and `preview destroy` take the lock too): it holds the scope's
+ * deploy lock while it publishes, and it invalidates its changes
  * together with whatever an earlier run still owed, recording them first so a refused or
  * interrupted invalidation is made good by the next run.
  *
@@ -14,6 +15,7 @@ import { clearOwed, recordOwed } from "../cdn/owed_invalidation.ts";
 import { INVALIDATE_ALL, planInvalidation } from "../cdn/plan_invalidation.ts";
 import { createInvalidation, type InvalidationResult } from "../cdn/send_invalidation.ts";
 import type { Builder } from "../builders/builder.ts";
+import type { FlagSpec } from "../command.ts";
 import { acquireLock, type HeldLock } from "../state/deploy_lock.ts";
 
 /** The lock a publishing run holds. */
@@ -26,7 +28,18 @@ export interface DeployLockInput {
   readonly waitMs: number;
   /** `--force-unlock`: remove an existing lock first. */
   readonly forceUnlock?: boolean;
+  /** The command line re-running this one with `--force-unlock` (for the refusal's hint). */
+  readonly rerun?: string;
 }
+
+/**
+ * `--force-unlock`, the one spelling every command that takes the deploy lock accepts (the
+ * refusal's hint names it).
+ */
+export const FORCE_UNLOCK_FLAG: FlagSpec = {
+  type: "boolean",
+  description: "first remove a deploy lock whose holder is gone (killed); operators only",
+};
 
 /**
  * Beyond the builder's deadline, how long a lock lasts: the local builder's sync after its
@@ -93,6 +106,7 @@ export async function takePublishingLock(
     waitMs: target.lock.waitMs,
     ttlMs: lockTtlMs(target),
     ...(target.lock.forceUnlock ? { forceUnlock: true } : {}),
+    ...(target.lock.rerun ? { rerun: target.lock.rerun } : {}),
   }, {
     s3: target.clients.s3,
     bucket: target.bucket,

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { DeployPlan, DeploySummary } from "./deploy.ts";
+import type { DeployCacheReport, DeployPlan, DeploySteps, DeploySummary } from "./deploy.ts";
 import type { SyncProgress } from "../sync/engine.ts";
 import type { RulesReport } from "../routing/publish_routing.ts";
 import { formatBytes, humanDuration } from "../units.ts";
@@ -55,6 +55,8 @@ export function planJson(env: string, builder: string, plan: DeployPlan): PlanJs
     bytes,
     invalidation,
     rules: plan.rules ?? null,
+    cache: plan.cache,
+    steps: plan.steps,
     warnings,
   };
 }
@@ -90,6 +92,7 @@ export function planLines(env: string, plan: DeployPlan): string[] {
       : `would invalidate ${plan.invalidation.length} path(s): ${plan.invalidation.join(" ")}`,
   );
   if (plan.rules) lines.push(...rulesLines(plan.rules, ""));
+  lines.push(`cache ${cacheText(plan.cache)}`, `time  ${stepsText(plan.steps)}`);
   lines.push("Nothing was changed (plan only).");
   return lines;
 }
@@ -150,8 +153,56 @@ export function summaryJson(env: string, builder: string, s: DeploySummary): Sum
     url: s.url ?? null,
     changedKeys: s.changedKeys,
     rules: s.rules ?? null,
+    cache: s.cache,
+    steps: s.steps,
     warnings: s.warnings,
   };
+}
+
+/** The labels of {@linkcode DeploySteps}, in the order a deploy runs them. */
+const STEP_LABELS: readonly (readonly [keyof DeploySteps, string])[] = [
+  ["revision", "revision"],
+  ["zip", "zip"],
+  ["cacheRestore", "cache restore"],
+  ["install", "install"],
+  ["build", "build"],
+  ["rules", "rules"],
+  ["sync", "sync"],
+  ["invalidation", "invalidation"],
+];
+
+/**
+ * Where the time went, for people: `revision 40 ms · zip 0.2 s · … · invalidation 90 ms`.
+ *
+ * @param steps milliseconds per step
+ * @param shown the steps to show (default every one; a preview applies no rules and
+ *   invalidates nothing)
+ * @returns one line
+ */
+export function stepsText(
+  steps: DeploySteps,
+  shown: readonly (keyof DeploySteps)[] = STEP_LABELS.map(([key]) => key),
+): string {
+  return STEP_LABELS.filter(([key]) => shown.includes(key)).map(([key, label]) => {
+    const ms = Math.round(steps[key]);
+    return `${label} ${ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`}`;
+  }).join(" · ");
+}
+
+/**
+ * The build cache's outcome, for people.
+ *
+ * @param cache the report
+ * @returns e.g. `hit (dependencies restored), framework caches restored`
+ */
+export function cacheText(cache: DeployCacheReport): string {
+  if (!cache.used) return "not used";
+  const deps = cache.key === null
+    ? "dependencies not cached (no lockfile, or Deno)"
+    : cache.hit
+    ? "hit: dependencies restored"
+    : "miss: dependencies installed and kept for the next build";
+  return `${deps}${cache.frameworkHit ? "; framework caches restored" : ""}`;
 }
 
 /**
@@ -176,14 +227,29 @@ export function rulesLines(r: RulesReport, indent: string): string[] {
   ];
 }
 
+/** The steps a preview deploy has: no rules are applied and nothing is invalidated. */
+export const PREVIEW_STEPS: readonly (keyof DeploySteps)[] = [
+  "revision",
+  "zip",
+  "cacheRestore",
+  "install",
+  "build",
+  "sync",
+];
+
 /**
  * The summary for people.
  *
  * @param env environment name
  * @param s the pipeline's summary
+ * @param steps the steps the `time` line shows (default every one)
  * @returns the lines
  */
-export function summaryLines(env: string, s: DeploySummary): string[] {
+export function summaryLines(
+  env: string,
+  s: DeploySummary,
+  steps?: readonly (keyof DeploySteps)[],
+): string[] {
   const kept = keptLine(s, ",");
   return [
     `Deployed ${env} at revision ${s.revision}`,
@@ -192,6 +258,8 @@ export function summaryLines(env: string, s: DeploySummary): string[] {
     ...(kept ? [`  kept          ${kept}`] : []),
     `  unchanged     ${files(s.unchanged)}`,
     `  duration      ${humanDuration(s.durationMs)}`,
+    `  time          ${stepsText(s.steps, steps)}`,
+    `  cache         ${cacheText(s.cache)}`,
     `  invalidation  ${
       s.invalidation
         ? `${s.invalidation.id}: ${s.invalidation.paths.length} path(s)`

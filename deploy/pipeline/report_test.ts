@@ -1,13 +1,29 @@
 import assert from "node:assert/strict";
-import type { DeploySummary } from "./deploy.ts";
+import type { DeployPlan, DeploySummary } from "./deploy.ts";
 import {
+  cacheText,
   planJson,
   planLines,
   progressBar,
   rulesLines,
+  stepsText,
   summaryJson,
   summaryLines,
 } from "./report.ts";
+
+const STEPS = {
+  revision: 40,
+  zip: 210,
+  cacheRestore: 0,
+  install: 1600,
+  build: 5340,
+  rules: 0,
+  sync: 450,
+  invalidation: 90,
+};
+const CACHE = { used: true, hit: true, frameworkHit: true, key: "npm-ab" };
+/** What every plan in these tests shares besides its own fields. */
+const PLAN_TAIL: Pick<DeployPlan, "cache" | "steps"> = { cache: CACHE, steps: STEPS };
 
 Deno.test("progressBar() fills by bytes and shows files and bytes, without escape codes", () => {
   const half = progressBar(
@@ -38,6 +54,8 @@ const SUMMARY: DeploySummary = {
   url: undefined,
   changedKeys: [],
   warnings: [],
+  cache: CACHE,
+  steps: STEPS,
 };
 
 Deno.test("summaryJson() writes null for no invalidation and no URL", () => {
@@ -61,6 +79,9 @@ Deno.test("summaryLines() names the revision, counts, duration, invalidation and
     "  deleted       0 files",
     "  unchanged     6 files",
     "  duration      1 s",
+    "  time          revision 40 ms · zip 210 ms · cache restore 0 ms · install 1.6 s · " +
+    "build 5.3 s · rules 0 ms · sync 450 ms · invalidation 90 ms",
+    "  cache         hit: dependencies restored; framework caches restored",
     "  invalidation  I1: 2 path(s)",
     "  url           https://d1.cloudfront.net",
   ]);
@@ -78,12 +99,15 @@ Deno.test("planLines() says when nothing would be invalidated", () => {
     bytes: 0,
     invalidation: [],
     warnings: [],
+    ...PLAN_TAIL,
   });
   assert.deepEqual(lines, [
     "Plan for production at revision r:",
     "  delete  old.html",
     "0 to upload (0 B), 1 to delete, 2 unchanged",
     "nothing to invalidate",
+    "cache hit: dependencies restored; framework caches restored",
+    `time  ${stepsText(STEPS)}`,
     "Nothing was changed (plan only).",
   ]);
 });
@@ -106,6 +130,7 @@ Deno.test("planLines() lists the files kept for open tabs and marks the ones del
     bytes: 0,
     invalidation: ["/assets/app.0.js", "/old.html"],
     warnings: [],
+    ...PLAN_TAIL,
   });
   assert.deepEqual(lines, [
     "Plan for production at revision r:",
@@ -115,6 +140,8 @@ Deno.test("planLines() lists the files kept for open tabs and marks the ones del
     "0 to upload (0 B), 2 to delete, 2 unchanged",
     "1 file (2.0 KB) of earlier builds kept for open tabs; 1 file deleted after the grace",
     "would invalidate 2 path(s): /assets/app.0.js /old.html",
+    "cache hit: dependencies restored; framework caches restored",
+    `time  ${stepsText(STEPS)}`,
     "Nothing was changed (plan only).",
   ]);
 });
@@ -130,6 +157,7 @@ Deno.test("planJson() adds kept and expired after deletes, keeping every other k
     bytes: 0,
     invalidation: ["/assets/app.0.js"],
     warnings: [],
+    ...PLAN_TAIL,
   });
   assert.deepEqual(Object.keys(json), [
     "env",
@@ -143,8 +171,12 @@ Deno.test("planJson() adds kept and expired after deletes, keeping every other k
     "bytes",
     "invalidation",
     "rules",
+    "cache",
+    "steps",
     "warnings",
   ]);
+  assert.deepEqual(json.steps, STEPS);
+  assert.equal(json.cache.hit, true);
   assert.deepEqual(json.kept, [KEPT]);
   assert.deepEqual(json.expired, ["assets/app.0.js"]);
 });
@@ -181,5 +213,22 @@ Deno.test("rulesLines() says how many rules, where the table is, and each change
   assert.deepEqual(
     rulesLines({ ...report, table: "inline", storeEntries: 0, changed: false, changes: [] }, ""),
     ["rules 2001 redirect(s) in the function, 2 header rule(s); unchanged"],
+  );
+});
+
+Deno.test("cacheText() tells a hit, a miss, an uncached install and a cache not used", () => {
+  assert.equal(cacheText({ ...CACHE, frameworkHit: false }), "hit: dependencies restored");
+  assert.equal(
+    cacheText({ ...CACHE, hit: false, frameworkHit: false }),
+    "miss: dependencies installed and kept for the next build",
+  );
+  assert.match(cacheText({ ...CACHE, key: null, hit: false }), /^dependencies not cached/);
+  assert.equal(cacheText({ used: false, hit: false, frameworkHit: false, key: null }), "not used");
+});
+
+Deno.test("stepsText() shows only the steps asked for, in the deploy's order", () => {
+  assert.equal(
+    stepsText(STEPS, ["sync", "revision"]),
+    "revision 40 ms · sync 450 ms",
   );
 });

@@ -95,15 +95,27 @@ export function withPlugins(
   const groups = [...builtin.groups];
   for (const d of discovered) {
     if ("plugin" in d) {
-      groups.push({ name: d.plugin.namespace, summary: `${d.plugin.summary} (plugin)` });
+      groups.push({
+        name: d.plugin.namespace,
+        summary: `${d.plugin.summary} (plugin)`,
+        plugin: true,
+      });
       commands.push(...pluginCommands(d.plugin, hostFor));
     } else {
-      groups.push({ name: d.installed.name, summary: `plugin ${d.installed.key} cannot load` });
+      groups.push({
+        name: d.installed.name,
+        summary: `plugin ${d.installed.key} cannot load`,
+        plugin: true,
+      });
     }
   }
   for (const p of FIRST_PARTY_PLUGINS) {
     if (!groups.some((g) => g.name === p.name)) {
-      groups.push({ name: p.name, summary: `${p.summary} (plugin, not installed)` });
+      groups.push({
+        name: p.name,
+        summary: `${p.summary} (plugin, not installed: \`deploy plugin add ${p.name}\`)`,
+        plugin: true,
+      });
     }
   }
   return { commands, groups };

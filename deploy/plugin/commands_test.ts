@@ -6,6 +6,7 @@ import { COMMAND_TABLE } from "../commands/table.ts";
 import { DeployError } from "../errors.ts";
 import type { DeployPlugin, PluginHost } from "./contract.ts";
 import { pluginUnavailable, withPlugins } from "./commands.ts";
+import { usageText } from "../cli/usage.ts";
 
 interface DemoConfig {
   greeting: string;
@@ -105,7 +106,14 @@ Deno.test("withPlugins(): help lists plugin groups, loaded, broken and not insta
   );
   assert.deepEqual(table.groups.map((g) => g.name), ["demo", "gone", "analytics"]);
   assert.deepEqual(table.commands.map((c) => c.name), ["demo hello"]);
-  assert.match(table.groups[2]!.summary, /not installed/);
+  assert.match(table.groups[2]!.summary, /not installed: `deploy plugin add analytics`/);
+  // Help names a plugin's state once, never "not available in this version" on top of it.
+  const help = usageText(table);
+  assert.match(
+    help,
+    /analytics <command> … +.*\(plugin, not installed: `deploy plugin add analytics`\)$/m,
+  );
+  assert.doesNotMatch(help, /not available in this version/);
 });
 
 Deno.test("pluginUnavailable(): not installed says how to install; broken says why", () => {

@@ -15,6 +15,7 @@ export { DeployError, type DeployErrorCode, notImplemented } from "../errors.ts"
 export * from "./section.ts";
 export { type AwsClientClass, endpointFor, type Environ } from "../aws/client_factory.ts";
 export { CDN_REGION, cdnLogDeliveryName, logGroupArn } from "../config/names.ts";
+export { deployTempRoot } from "../pipeline/deploy_input.ts";
 export {
   aws,
   type AwsCallContext,

@@ -11,7 +11,7 @@
  */
 import { createHash } from "node:crypto";
 import { GetSecretValueCommand, type SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import { aws } from "../aws/errors.ts";
+import { awsMaybe } from "../aws/errors.ts";
 import { DeployError } from "../errors.ts";
 import type { PreviewAuth } from "../infra/resource.ts";
 
@@ -58,14 +58,44 @@ export function passwordSource(value: string): PasswordSource {
   return m ? { env: m[1]! } : { secret: value };
 }
 
+/** The longest preview password accepted, in characters (a long passphrase fits). */
+export const MAX_PREVIEW_PASSWORD = 256;
+
 /**
- * The preview password, from where the config says.
+ * Why a preview password cannot be used, or undefined when it can (pure). A reviewer types it
+ * into the browser's Basic prompt, so it must be non-empty, of a sane length and free of control
+ * characters (which no prompt can type, and which an `Authorization` header cannot carry).
+ *
+ * @param password the password read
+ * @returns the reason, phrased to follow "the password"
+ */
+export function passwordProblem(password: string): string | undefined {
+  if (password === "") return "is empty";
+  if (password.length > MAX_PREVIEW_PASSWORD) {
+    return `is ${password.length} characters, over the ${MAX_PREVIEW_PASSWORD} allowed`;
+  }
+  // deno-lint-ignore no-control-regex
+  const control = /[\u0000-\u001f\u007f-\u009f]/.exec(password);
+  if (control) {
+    const at = control.index + 1;
+    const code = control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
+    return `holds a control character (U+${code} at character ${at})`;
+  }
+  return undefined;
+}
+
+/**
+ * The preview password, from where the config says, checked ({@linkcode passwordProblem}).
+ * Read before the preview stack is touched, so a bad one creates nothing. Messages name
+ * `previews.password` and where it points, never the password.
  *
  * @param value `previews.password`
  * @param environ the environment the CLI may read
  * @param secrets Secrets Manager in the site's region
  * @returns the password
- * @throws {DeployError} `preview_password_missing` for an unset variable or an empty secret
+ * @throws {DeployError} `preview_password_missing` for an unset variable, a missing secret, one
+ *   without a string value, or an empty password; `preview_password_invalid` for a too long or
+ *   control-character password
  */
 export async function readPreviewPassword(
   value: string,
@@ -73,27 +103,52 @@ export async function readPreviewPassword(
   secrets: () => SecretsManagerClient,
 ): Promise<string> {
   const source = passwordSource(value);
+  const where = "env" in source ? `\${${source.env}}` : `secret ${source.secret}`;
+  let password: string | undefined;
   if ("env" in source) {
-    const password = environ[source.env];
-    if (!password) {
+    password = environ[source.env];
+    if (password === undefined) {
       throw new DeployError(
         "preview_password_missing",
         `previews.password names \${${source.env}}, which is not set`,
         { hint: `export ${source.env} (in CI: from the repository's secrets)` },
       );
     }
-    return password;
+  } else {
+    const out = await awsMaybe(
+      { resource: `secret ${source.secret}`, action: "secretsmanager:GetSecretValue" },
+      () => secrets().send(new GetSecretValueCommand({ SecretId: source.secret })),
+    );
+    if (out === undefined) {
+      throw new DeployError(
+        "preview_password_missing",
+        `previews.password names secret ${source.secret}, which does not exist`,
+        {
+          hint: "create it in the site's region (aws secretsmanager create-secret --name " +
+            `${source.secret} --secret-string …), or fix the name; nothing was created`,
+        },
+      );
+    }
+    if (out.SecretString === undefined) {
+      throw new DeployError(
+        "preview_password_missing",
+        `previews.password names secret ${source.secret}, which holds no string value`,
+        { hint: "store the password as the secret's plain-text value; nothing was created" },
+      );
+    }
+    password = out.SecretString;
   }
-  const out = await aws(
-    { resource: `secret ${source.secret}`, action: "secretsmanager:GetSecretValue" },
-    () => secrets().send(new GetSecretValueCommand({ SecretId: source.secret })),
-  );
-  if (!out.SecretString) {
+  const problem = passwordProblem(password);
+  if (problem !== undefined) {
+    // An empty value is as good as none: the same code as an unset variable.
     throw new DeployError(
-      "preview_password_missing",
-      `secret ${source.secret} holds no string value`,
-      { hint: "store the password as the secret's plain-text value" },
+      password === "" ? "preview_password_missing" : "preview_password_invalid",
+      `previews.password: the password in ${where} ${problem}`,
+      {
+        hint: `set a password of 1 to ${MAX_PREVIEW_PASSWORD} characters without control ` +
+          "characters; nothing was created",
+      },
     );
   }
-  return out.SecretString;
+  return password;
 }

@@ -7,7 +7,7 @@
  */
 import type { CommandContext } from "../command.ts";
 import type { SiteConfig } from "../config/site_config.ts";
-import { lockHolder } from "../pipeline/deploy_input.ts";
+import { lockHolder, lockOptions } from "../pipeline/deploy_input.ts";
 import { takePublishingLock } from "../pipeline/publishing.ts";
 import type { HeldLock } from "../state/deploy_lock.ts";
 import { previewLockKey } from "../state/bucket_layout.ts";
@@ -46,6 +46,6 @@ export async function takePreviewLock(
     maxDurationSeconds: site.config.microvm.maxDurationSeconds,
     clock: ctx.clock,
     sleep: ctx.sleep,
-    lock: { key: previewLockKey(id), holder: lockHolder(ctx), waitMs },
+    lock: { key: previewLockKey(id), holder: lockHolder(ctx), waitMs, ...lockOptions(ctx, false) },
   }))!;
 }

@@ -7,11 +7,11 @@ import { destroyPreview, groupByPreview, listPreviews, writePreviewRecord } from
 Deno.test("groupByPreview() counts each preview's objects and finds its newest upload", () => {
   assert.deepEqual(
     groupByPreview([
-      { key: "previews/pr-2/site/index.html", lastModified: 5 },
-      { key: "previews/pr-1/site/index.html", lastModified: 1 },
-      { key: "previews/pr-1/site/a.css", lastModified: 3 },
-      { key: "previews/pr-1/preview.json", lastModified: 2 },
-      { key: "previews/stray", lastModified: 9 },
+      { key: "previews/pr-2/site/index.html", lastModified: 5, size: 1 },
+      { key: "previews/pr-1/site/index.html", lastModified: 1, size: 1 },
+      { key: "previews/pr-1/site/a.css", lastModified: 3, size: 1 },
+      { key: "previews/pr-1/preview.json", lastModified: 2, size: 1 },
+      { key: "previews/stray", lastModified: 9, size: 1 },
     ]),
     [
       { id: "pr-1", newestUpload: 3, objects: 3 },

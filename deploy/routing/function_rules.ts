@@ -14,6 +14,7 @@ import { RULES_HEADER, STORE_IMPORT } from "../infra/nodes/rewrite_function.ts";
 import {
   capturedNames,
   type HeaderRule,
+  normaliseTarget,
   PLACEHOLDER_SEGMENT,
   PLACEHOLDER_USE,
   type RedirectRule,
@@ -108,9 +109,9 @@ const RULE_APPLY = [
 
 /** One rule as the generated code's tables hold it: `[source, names, to, status, force]`. */
 function ruleRow(r: RedirectRule): string {
-  return `[${js(patternSource(r.from))},${js(capturedNames(r.from))},${js(r.to)},${r.status},${
-    r.force ? 1 : 0
-  }]`;
+  return `[${js(patternSource(r.from))},${js(capturedNames(r.from))},${
+    js(normaliseTarget(r.to))
+  },${r.status},${r.force ? 1 : 0}]`;
 }
 
 /**

@@ -145,3 +145,10 @@ Deno.test("rules function: 100 splat rules of typical length fit CloudFront's 10
   const bytes = new TextEncoder().encode(code).byteLength;
   assert.ok(bytes <= 10_240, `${bytes} bytes`);
 });
+
+Deno.test("rules function: a rewrite target's dot segments are resolved before it reaches the edge", async () => {
+  const rules: RedirectRule[] = [rule("/x", "/docs/./old/%2e%2e/guide.html", 200)];
+  const out = await run("https://s.example/x", rules);
+  assert.ok(!isViewerResponse(out));
+  assert.equal(out.uri, "/docs/guide.html");
+});

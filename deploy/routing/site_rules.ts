@@ -36,10 +36,12 @@ export interface SiteRules {
  * Checks the files' rules with the config's field rules and cross-checks (pure).
  *
  * @param files the parsed files
+ * @param ownHosts the site's own host names (lower case), whose URLs are checked as paths
  * @returns one issue per problem, its path `_redirects:<line>.<field>`
  */
 export function fileRuleIssues(
   files: { redirects: readonly FileRedirect[]; headers: readonly FileHeaders[] },
+  ownHosts: readonly string[] = [],
 ): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   const at = (file: string, list: readonly { line: number }[]) => (i: number) =>
@@ -51,7 +53,11 @@ export function fileRuleIssues(
     checkField(HEADER_RULE_FIELD, h.rule, at(HEADERS_FILE, files.headers)(i), issues)
   );
   issues.push(
-    ...redirectIssues(files.redirects.map((r) => r.rule), at(REDIRECTS_FILE, files.redirects)),
+    ...redirectIssues(
+      files.redirects.map((r) => r.rule),
+      at(REDIRECTS_FILE, files.redirects),
+      ownHosts,
+    ),
     ...headerIssues(files.headers.map((h) => h.rule), at(HEADERS_FILE, files.headers)),
   );
   return issues;
@@ -62,18 +68,20 @@ export function fileRuleIssues(
  * applies them after the config's rules ({@linkcode mergeRules}).
  *
  * @param distDir the build output directory
+ * @param origin the site's origin (`https://host`), whose URLs are checked like paths
  * @returns the files' rules, in order
  * @throws DeployError `rules_invalid` for a file too large, a line breaking the grammar, an
- *   unsupported feature or a rule breaking a field rule; before anything is uploaded
+ *   unsupported feature, a rule breaking a field rule or a target leaving the site root;
+ *   before anything is uploaded
  */
-export async function readRuleFiles(distDir: string): Promise<SiteRules> {
+export async function readRuleFiles(distDir: string, origin?: string): Promise<SiteRules> {
   const redirectsText = await readRuleFile(`${distDir}/${REDIRECTS_FILE}`, REDIRECTS_FILE);
   const headersText = await readRuleFile(`${distDir}/${HEADERS_FILE}`, HEADERS_FILE);
   const files = {
     redirects: redirectsText === undefined ? [] : parseRedirectsFile(redirectsText),
     headers: headersText === undefined ? [] : parseHeadersFile(headersText),
   };
-  const issues = fileRuleIssues(files);
+  const issues = fileRuleIssues(files, origin === undefined ? [] : [new URL(origin).hostname]);
   if (issues.length > 0) throw rulesInvalid(issues);
   return mergeRules({ redirects: [], headers: [] }, files);
 }

@@ -72,3 +72,32 @@ Deno.test("readRuleFiles() refuses a file over 1 MiB without reading it whole", 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("readRuleFiles() refuses a target leaving the site root, naming file and line", async () => {
+  const dir = await site({
+    _redirects: [
+      "/ok /docs/./guide 200",
+      "/x /../state/production.json 200",
+      "/y /a/../../locks/production.json 200",
+      "/z /%2e%2e/state/production.json 404",
+      "/w https://www.example.com/%2E%2E/state/production.json 301",
+      "/v https://elsewhere.example/../x 301",
+    ].join("\n"),
+  });
+  try {
+    await assert.rejects(() => readRuleFiles(dir, "https://www.example.com"), (err: unknown) => {
+      assert.ok(err instanceof DeployError);
+      assert.equal(err.code, "rules_invalid");
+      assert.deepEqual(err.issues.map((i) => i.path), [
+        "_redirects:2.to",
+        "_redirects:3.to",
+        "_redirects:4.to",
+        "_redirects:5.to",
+      ]);
+      assert.match(err.issues[0]!.message, /must stay inside the site root/);
+      return true;
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { bootstrapCommandFor } from "../config/env_name.ts";
 import type { CommandContext } from "../command.ts";
 import type { LoadedSite } from "../config/load.ts";
 import { normalizeDomain, PREVIEW_ENV, type SiteNames } from "../config/names.ts";
@@ -118,7 +119,7 @@ export async function openSite(
         throw new DeployError(
           "state_missing",
           `environment "${site.env}" is not bootstrapped: no s3://${bucket}/${stateKey(site.env)}`,
-          { hint: `run \`deploy bootstrap ${site.env}\` first` },
+          { hint: `run \`${bootstrapCommandFor(site.env)}\` first` },
         );
       }
       return found;

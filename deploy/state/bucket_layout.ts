@@ -104,8 +104,19 @@ export function keptFilesCopyKey(buildId: string): string {
   return `build/${buildId}.kept.json`;
 }
 
+/**
+ * Which build is live: `state/<env>.live.json`, written by every deploy and rollback of the live
+ * site, so `history` marks it even when a rollback restored an older build.
+ *
+ * @param env environment name
+ * @returns the S3 key
+ */
+export function liveBuildKey(env: string): string {
+  return `${STATE_PREFIX}${env}.live.json`;
+}
+
 /** The core's own `state/<scope>.<suffix>.json` files, which no plugin may take as its namespace. */
-export const CORE_STATE_SUFFIXES: readonly string[] = ["invalidation", "kept"];
+export const CORE_STATE_SUFFIXES: readonly string[] = ["invalidation", "kept", "live"];
 
 /**
  * A plugin's scoped state key: `state/<env>.<namespace>.json`, beside the environment's own.
@@ -175,6 +186,25 @@ export function previewIdOfKey(key: string): string | undefined {
 
 /** Key prefix of everything kept for restoring builds. */
 export const OUTPUTS_PREFIX = "outputs/";
+
+/**
+ * Where the MicroVM builder keeps its build cache in the site bucket: `cache/deps/<key>.tar.gz`
+ * (dependencies, by the install's key) and `cache/framework/<key>.tar.gz` (framework caches, per
+ * site and branch). The builder role may read and write it; a lifecycle rule expires an entry
+ * 30 days after its last use.
+ */
+export const BUILD_CACHE_PREFIX = "cache/";
+
+/**
+ * The key of one build cache archive in the site bucket.
+ *
+ * @param kind `deps` or `framework`
+ * @param key the entry's key (`npm-3f2a…`, `framework-1c9e…`)
+ * @returns `cache/<kind>/<key>.tar.gz`
+ */
+export function buildCacheObjectKey(kind: "deps" | "framework", key: string): string {
+  return `${BUILD_CACHE_PREFIX}${kind}/${key}.tar.gz`;
+}
 
 /** Key prefix of the content-addressed objects; the lifecycle rule expires these. */
 export const OUTPUT_OBJECTS_PREFIX = `${OUTPUTS_PREFIX}objects/`;

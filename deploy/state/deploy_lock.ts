@@ -46,6 +46,11 @@ export interface LockSpec {
   readonly waitMs: number;
   /** `--force-unlock`: remove whatever lock exists first (an operator's decision). */
   readonly forceUnlock?: boolean;
+  /**
+   * The command line that re-runs this command with `--force-unlock`, which the refusal's
+   * hint names; without one the hint says "run again with --force-unlock".
+   */
+  readonly rerun?: string;
 }
 
 /** What acquiring needs besides the spec. */
@@ -151,8 +156,8 @@ export async function acquireLock(spec: LockSpec, deps: LockDeps): Promise<HeldL
         "deploy_locked",
         `another deploy holds ${where}: ${describe(current.record!)}`,
         {
-          hint: "wait for it to finish and run the command again; if its holder is gone, " +
-            "run again with --force-unlock",
+          hint: "wait for it to finish and run the command again; if its holder is gone " +
+            `(killed), run ${spec.rerun ? `\`${spec.rerun}\`` : "again with --force-unlock"}`,
         },
       );
     }

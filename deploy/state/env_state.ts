@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { bootstrapCommandFor } from "../config/env_name.ts";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { DeployError } from "../errors.ts";
 import { getText, putJson, removeObject } from "../aws/s3_objects.ts";
@@ -252,7 +253,7 @@ export function requireBuilderSettings(
       "builder_not_configured",
       `state/${env}.json has no builder.baseImageArn/builder.buildRoleArn`,
       {
-        hint: `run \`deploy bootstrap ${env}\` to set up the MicroVM builder` +
+        hint: `run \`${bootstrapCommandFor(env)}\` to set up the MicroVM builder` +
           (alternative ? `, ${alternative}` : ""),
       },
     );

@@ -24,7 +24,7 @@ import {
 import { MULTIPART_THRESHOLD, uploadMultipart } from "./multipart.ts";
 import { decideRetention, type KeptFile } from "./retention.ts";
 import { listSite, MD5_METADATA_KEY, normalizePrefix, type SiteLocation } from "./remote.ts";
-import { forEachLimited, type RetryOptions, withRetry } from "../aws/retry.ts";
+import { abortable, forEachLimited, type RetryOptions, withRetry } from "../aws/retry.ts";
 import { copyObject } from "../aws/s3_objects.ts";
 
 /** Progress of a running sync, for a progress bar. */
@@ -272,6 +272,11 @@ async function applyUploads(options: SyncOptions, plan: SyncPlan) {
   const report = () =>
     options.onProgress?.({ phase: "upload", done: uploaded.length, total, bytes, totalBytes });
   const threshold = options.multipart?.threshold ?? MULTIPART_THRESHOLD;
+  // Ctrl-C aborts the requests in flight too, not only the ones still to start.
+  const retry: RetryOptions = {
+    ...options.retry,
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
   const put = async (file: LocalFile) => {
     if (options.signal?.aborted) throw interruptedError("the upload");
     if ("copy" in file.source) {
@@ -285,7 +290,7 @@ async function applyUploads(options: SyncOptions, plan: SyncPlan) {
           metadata: { [MD5_METADATA_KEY]: file.md5 },
         },
         tags: options.tags,
-      }, options.retry);
+      }, retry);
       uploaded.push(file.key);
       report();
       return;
@@ -304,7 +309,7 @@ async function applyUploads(options: SyncOptions, plan: SyncPlan) {
         cacheControl: cacheControlFor(file.key),
         tagging,
         ...(options.multipart?.partSize ? { partSize: options.multipart.partSize } : {}),
-        ...(options.retry ? { retry: options.retry } : {}),
+        retry,
         onPart: (n) => {
           bytes += n;
           report();
@@ -332,8 +337,9 @@ async function applyUploads(options: SyncOptions, plan: SyncPlan) {
                 Metadata: { [MD5_METADATA_KEY]: file.md5 },
                 ...(tagging === "" ? {} : { Tagging: tagging }),
               }),
+              abortable(retry),
             ),
-          options.retry,
+          retry,
         ).catch((err) => {
           // S3 checked the bytes against the scanned MD5: the file changed since the scan.
           if (awsErrorCode(err) === "BadDigest" && "path" in file.source) {
@@ -349,9 +355,35 @@ async function applyUploads(options: SyncOptions, plan: SyncPlan) {
   const assets = plan.uploads.filter((u) => !/\.html?$/i.test(u.file.key)).map((u) => u.file);
   const pages = plan.uploads.filter((u) => /\.html?$/i.test(u.file.key)).map((u) => u.file);
   const limit = options.concurrency ?? 16;
-  await forEachLimited(assets, limit, put);
-  await forEachLimited(pages, limit, put);
+  try {
+    await forEachLimited(assets, limit, put);
+    await forEachLimited(pages, limit, put);
+  } catch (err) {
+    if (!options.signal?.aborted) throw err;
+    throw interruptedError(uploadsStopped(uploaded, assets.length, pages.length));
+  }
   return { uploaded: plan.uploads.map((u) => u.file.key), bytes };
+}
+
+/**
+ * What an interrupted upload published and did not (pure), for the `interrupted` message: the
+ * counts of each wave, and whether pages changed (assets go first, so until the pages' wave
+ * the live pages are the previous build's).
+ */
+export function uploadsStopped(
+  uploaded: readonly string[],
+  assets: number,
+  pages: number,
+): string {
+  const pagesUp = uploaded.filter((k) => /\.html?$/i.test(k)).length;
+  const assetsUp = uploaded.length - pagesUp;
+  const total = assets + pages;
+  const live = pagesUp === 0
+    ? "no page changed yet, so the live site still serves the previous build's pages"
+    : `${pagesUp} of ${pages} page(s) are the new build's, the rest the previous build's`;
+  return `the upload: ${uploaded.length} of ${total} file(s) published (${assetsUp} of ` +
+    `${assets} asset(s), ${pagesUp} of ${pages} page(s)), ${total - uploaded.length} not; ` +
+    `nothing deleted; ${live}`;
 }
 
 async function applyDeletes(options: SyncOptions, keys: readonly string[]): Promise<string[]> {

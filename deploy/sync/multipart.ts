@@ -16,7 +16,7 @@ import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { aws } from "../aws/errors.ts";
 import { distChanged, md5Hex } from "./local_files.ts";
-import { type RetryOptions, withRetry } from "../aws/retry.ts";
+import { abortable, type RetryOptions, withRetry } from "../aws/retry.ts";
 
 const MiB = 1024 * 1024;
 
@@ -104,6 +104,7 @@ export async function uploadMultipart(upload: MultipartUpload): Promise<void> {
         // upload was created with, or S3 refuses them.
         ChecksumAlgorithm: "CRC32",
       }),
+      abortable(retry),
     )
   );
   const uploadId = created.UploadId!;
@@ -137,6 +138,7 @@ export async function uploadMultipart(upload: MultipartUpload): Promise<void> {
             ContentMD5: Buffer.from(md5Hex(body), "hex").toString("base64"),
             ChecksumAlgorithm: "CRC32",
           }),
+          abortable(retry),
         )
       );
       parts.push({
@@ -155,13 +157,16 @@ export async function uploadMultipart(upload: MultipartUpload): Promise<void> {
           UploadId: uploadId,
           MultipartUpload: { Parts: parts },
         }),
+        abortable(retry),
       )
     );
   } catch (err) {
+    // Not under the signal: an interrupted upload still cleans its parts up.
+    const { signal: _stopped, ...cleanup } = retry ?? {};
     await withRetry(
       () =>
         s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId })),
-      retry,
+      cleanup,
     ).catch(() => {/* the original error matters; a lifecycle rule can sweep leftovers */});
     throw err;
   } finally {

@@ -14,6 +14,7 @@ import type { Route } from "../http/router.ts";
 import { introspectToken } from "../sessions/introspect.ts";
 import type { AdminOperations } from "./operations.ts";
 import { parseAuditQuery, parseDeliveryQuery } from "./list_queries.ts";
+import { MAX_IMPORT_BYTES } from "./user_import.ts";
 import {
   parseClaims,
   parseJsonObject,
@@ -21,6 +22,12 @@ import {
   parseNewUser,
   parseUserPatch,
 } from "./user_input.ts";
+
+/**
+ * Seconds an import body may take to arrive: tens of MiB from an operator's machine, longer
+ * than `server.body_timeout` allows a form.
+ */
+const IMPORT_BODY_TIMEOUT = 300;
 
 /** Largest JSON body of an internal request (bytes). */
 export const MAX_JSON_BYTES = 64 * 1024;
@@ -70,6 +77,35 @@ export function internalRoutes(
       return Response.json(user, {
         status: 201,
         headers: { ...NO_STORE, Location: `/internal/users/${user.id}` },
+      });
+    }],
+    ["POST", "/internal/users/import", async (req, _info, _params, { operator }) => {
+      const text = await readCapped(req, MAX_IMPORT_BYTES, IMPORT_BODY_TIMEOUT);
+      const report = await ops.importUsers(operator, text);
+      if (report.written) return json(report);
+      const malformed = report.problems.some((p) => p.malformed);
+      return json({
+        error: malformed ? "invalid_request" : "conflict",
+        error_description: `${report.problems.length} line(s) cannot be imported; nothing was ` +
+          "written (see problems)",
+        ...report,
+      }, malformed ? 400 : 409);
+    }],
+    ["GET", "/internal/users/export", () => {
+      const lines = ops.exportUsers();
+      const encoder = new TextEncoder();
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const next = await lines.next();
+          if (next.done) controller.close();
+          else controller.enqueue(encoder.encode(next.value + "\n"));
+        },
+        async cancel() {
+          await lines.return(undefined);
+        },
+      });
+      return new Response(body, {
+        headers: { ...NO_STORE, "Content-Type": "application/x-ndjson; charset=utf-8" },
       });
     }],
     ["GET", "/internal/users", async (req) => {

@@ -16,12 +16,11 @@ import type { OperatorPrincipal } from "../auth/operator_gate.ts";
 import type { DepsWith } from "../deps.ts";
 import { conflict, resourceNotFound } from "../errors.ts";
 import { accessTokenPayload } from "../grants/issue_tokens.ts";
-import { isLiveSession } from "../sessions/live_session.ts";
+import { liveSessionsOf, ownLiveSession, type SessionView } from "../sessions/user_sessions.ts";
 import { type IdFactory, isSessionId, isUserId } from "../store/ids.ts";
 import type { Actor, AuditQuery, AuditRecord } from "../store/audit.ts";
 import type { StoredKey } from "../store/keys.ts";
 import type { DeliveryQuery } from "../store/outbox.ts";
-import type { SessionFamily } from "../store/sessions.ts";
 import type { SideRecord } from "../store/side_records.ts";
 import type { UserRecord } from "../store/users.ts";
 import { operatorActor } from "../audit/audit_trail.ts";
@@ -45,16 +44,10 @@ import { lookUpUsers, type UserLookup } from "./user_lookup.ts";
 import type { RevocationReason } from "../webhooks/events.ts";
 import { FAILING_AFTER } from "../webhooks/retry_schedule.ts";
 import { type UserView, userView } from "../users/user_view.ts";
+import { exportUsers, type ImportReport, importUsers } from "./user_import.ts";
 
-/** One live session as operators see it. */
-export interface SessionView {
-  /** The session id (`ses_…`), the access tokens' `sid`. */
-  readonly id: string;
-  /** ISO 8601 (UTC): the code exchange that started it. */
-  readonly created_at: string;
-  /** ISO 8601 (UTC): its absolute end; refreshes never extend it. */
-  readonly expires_at: string;
-}
+/** One live session as operators see it (the same view the user gets from `GET /sessions`). */
+export type { SessionView };
 
 /** One page of users in id order, and the cursor of the next page (`null` on the last). */
 export interface UserPage {
@@ -164,6 +157,27 @@ export class AdminOperations {
     }
     this.#log(operator, record);
     return userView(user);
+  }
+
+  /**
+   * Imports users with their ids from NDJSON (`admin/user_import.ts`): checked whole first,
+   * nothing written when a line is malformed or conflicts; a re-run changes nothing.
+   */
+  async importUsers(operator: OperatorPrincipal, text: string): Promise<ImportReport> {
+    const report = await importUsers(this.deps, this.deps.ids, text, operatorActor(operator));
+    if (report.written) {
+      auditOperatorAction(this.deps.log, operator, "users.import", {
+        created: report.created,
+        unchanged: report.unchanged,
+        failed: report.problems.length,
+      });
+    }
+    return report;
+  }
+
+  /** Every user as an NDJSON line of the import format, in id order. */
+  exportUsers(): AsyncGenerator<string> {
+    return exportUsers(this.deps.store.users);
   }
 
   /** Users after the user `after` (an id, from the cursor), at most `limit`. */
@@ -342,14 +356,7 @@ export class AdminOperations {
   /** The user's live sessions, oldest first. */
   async listSessions(userId: string): Promise<SessionView[]> {
     await this.#get(userId);
-    const { sessions } = this.deps.store;
-    const now = this.deps.clock.now();
-    const ids = await sessions.familiesOfUser(userId);
-    const families = await Promise.all(ids.map((id) => sessions.getFamily(id)));
-    return families
-      .filter((f): f is SessionFamily => f !== undefined && isLiveSession(f, now))
-      .sort((a, b) => a.created_at - b.created_at)
-      .map(sessionView);
+    return await liveSessionsOf(this.deps.store.sessions, userId, this.deps.clock.now());
   }
 
   /** Revokes one live session of the user; 404 `not_found` when the user has no such one. */
@@ -357,9 +364,8 @@ export class AdminOperations {
     await this.#get(userId);
     const { sessions } = this.deps.store;
     if (!isSessionId(sid)) throw resourceNotFound("session");
-    const family = await sessions.getFamily(sid);
     // Another user's session is not this user's: the same 404 as one that does not exist.
-    if (!family || family.user_id !== userId || !isLiveSession(family, this.deps.clock.now())) {
+    if (!await ownLiveSession(sessions, userId, sid, this.deps.clock.now())) {
       throw resourceNotFound("session");
     }
     const record = this.#record(operator, "session.revoke", userId, { session: sid });
@@ -543,12 +549,4 @@ function pageOf<T>(rows: readonly T[], limit: number): { shown: T[]; last: T | n
   const more = rows.length > limit;
   const shown = more ? rows.slice(0, limit) : [...rows];
   return { shown, last: more ? shown[shown.length - 1]! : null };
-}
-
-function sessionView(f: SessionFamily): SessionView {
-  return {
-    id: f.id,
-    created_at: new Date(f.created_at).toISOString(),
-    expires_at: new Date(f.expires_at).toISOString(),
-  };
 }

@@ -4,26 +4,32 @@
  *
  * @module
  */
-import { RESERVED_CLAIMS } from "../config/schema.ts";
 import { clip, invalidRequest } from "../errors.ts";
 import type { UserStatus } from "../store/users.ts";
 import { parseEmailAddress } from "../users/email_address.ts";
-import { isStorableJson, isStorableText } from "../users/storable_text.ts";
+import { isStorableText } from "../users/storable_text.ts";
+import {
+  byteLength,
+  checkDepth,
+  checkStorable,
+  isObject,
+  parseClaims,
+} from "../claims/claim_rules.ts";
+
+export {
+  checkClaimsSize,
+  FORBIDDEN_CLAIM_NAMES,
+  MAX_CLAIMS_BYTES,
+  MAX_JSON_DEPTH,
+  parseClaims,
+} from "../claims/claim_rules.ts";
 import { truncateText, USER_FIELD_LIMITS } from "../users/user_fields.ts";
 
 /** Every status a user may have; see `docs/http-api.md` for what each allows. */
 export const USER_STATUSES: readonly UserStatus[] = ["active", "suspended", "Deleted"];
 
-/** Largest serialized claims object (bytes of JSON). */
-export const MAX_CLAIMS_BYTES = 8 * 1024;
 /** Largest serialized metadata object (bytes of JSON). */
 export const MAX_METADATA_BYTES = 16 * 1024;
-/**
- * Deepest nesting of objects and arrays inside `metadata` or `claims` (the object itself is
- * level 1). Far beyond any real use; without it a few KiB of `[[[[…]]]]` overflow the stack of
- * the store's serializer and the request fails with a 500.
- */
-export const MAX_JSON_DEPTH = 32;
 /** Users per page when `limit` is not given, and the most one page holds. */
 export const LIST_LIMIT = { default: 50, max: 200 } as const;
 
@@ -106,62 +112,6 @@ export function parseUserPatch(body: Json): UserPatch {
   }
   if (body.metadata !== undefined) patch.metadata = parseMetadata(body.metadata);
   return patch;
-}
-
-/** Claim names refused because they name JavaScript object internals (prototype pollution). */
-export const FORBIDDEN_CLAIM_NAMES: ReadonlySet<string> = new Set([
-  "__proto__",
-  "constructor",
-  "prototype",
-]);
-
-/**
- * Validates a claims object: a JSON object, no reserved JWT claim name
- * (`iss sub aud exp nbf iat jti sid`), no `__proto__`/`constructor`/`prototype`, no empty
- * name, at most {@linkcode MAX_CLAIMS_BYTES}. For a merge (`PATCH`), `null` values mean
- * "remove this claim" and are kept as `null`; for a replacement (`PUT`, or `claims` on create)
- * a `null` value is refused: there is nothing to remove, and a `null` claim is never issued.
- *
- * @param value the parsed body (or its `claims` field)
- * @param field how to name it in errors
- * @param mode `replace` (default) or `merge`
- * @throws {OAuthError} 400 `invalid_request` naming the offending claim
- */
-export function parseClaims(
-  value: unknown,
-  field = "claims",
-  mode: "replace" | "merge" = "replace",
-): Json {
-  if (!isObject(value)) throw invalidRequest(`Field "${field}" must be a JSON object`);
-  checkDepth(value, field);
-  checkStorable(value, field);
-  for (const [name, v] of Object.entries(value)) {
-    if (name === "") throw invalidRequest("Claim names must not be empty");
-    if (RESERVED_CLAIMS.has(name)) {
-      throw invalidRequest(`Claim "${clip(name)}" is a reserved JWT claim and cannot be set`);
-    }
-    if (FORBIDDEN_CLAIM_NAMES.has(name)) {
-      throw invalidRequest(`Claim "${name}" is not allowed as a claim name`);
-    }
-    if (v === null && mode === "replace") {
-      throw invalidRequest(
-        `Claim "${clip(name)}" is null; null only removes a claim in PATCH (merge)`,
-      );
-    }
-  }
-  checkClaimsSize(value);
-  return value;
-}
-
-/**
- * Refuses a claims map larger than {@linkcode MAX_CLAIMS_BYTES} once serialized.
- *
- * @throws {OAuthError} 400 `invalid_request`
- */
-export function checkClaimsSize(claims: Json): void {
-  if (byteLength(claims) > MAX_CLAIMS_BYTES) {
-    throw invalidRequest(`Claims must not exceed ${MAX_CLAIMS_BYTES} bytes of JSON`);
-  }
 }
 
 /**
@@ -264,37 +214,4 @@ function parseMetadata(value: unknown): Json {
     throw invalidRequest(`Field "metadata" must not exceed ${MAX_METADATA_BYTES} bytes of JSON`);
   }
   return value;
-}
-
-/** Refuses text some store cannot hold exactly, so the answer never depends on the store. */
-function checkStorable(value: unknown, field: string): void {
-  if (!isStorableJson(value)) {
-    throw invalidRequest(
-      `Field "${field}" must not contain NUL characters (U+0000) or unpaired surrogates`,
-    );
-  }
-}
-
-function checkDepth(value: Json, field: string): void {
-  if (tooDeep(value, 1)) {
-    throw invalidRequest(`Field "${field}" must not nest deeper than ${MAX_JSON_DEPTH} levels`);
-  }
-}
-
-/** True when `v` nests objects or arrays deeper than {@linkcode MAX_JSON_DEPTH}; stops there. */
-function tooDeep(v: unknown, level: number): boolean {
-  if (typeof v !== "object" || v === null) return false;
-  if (level > MAX_JSON_DEPTH) return true;
-  for (const child of Array.isArray(v) ? v : Object.values(v)) {
-    if (tooDeep(child, level + 1)) return true;
-  }
-  return false;
-}
-
-function isObject(v: unknown): v is Json {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function byteLength(v: unknown): number {
-  return new TextEncoder().encode(JSON.stringify(v)).length;
 }

@@ -3,6 +3,7 @@ import { applyEnvOverrides } from "./env_overrides.ts";
 import { isTable, TableReader } from "./reader.ts";
 import { isAllowedIssuerUrl } from "./url_rules.ts";
 import { readWebhooks } from "./webhooks.ts";
+import { readHooks } from "./hooks.ts";
 import {
   type ClientSecretConfig,
   type Config,
@@ -65,8 +66,25 @@ const SECTIONS = [
   "internal_api",
   "rate_limit",
   "webhooks",
+  "hooks",
+  "privacy",
   "audit",
 ];
+
+/**
+ * An unset `${VAR}` leaves its key empty, which the key's own rule then reports again ("is
+ * required", "not a URL"): the variable is the one thing to fix, so it is reported once.
+ */
+function onePerUnsetVariable(issues: readonly ConfigIssue[]): ConfigIssue[] {
+  const unset = new Set(
+    issues.filter((i) => /^environment variable \S+ is not set$/.test(i.message)).map((i) =>
+      i.path
+    ),
+  );
+  return issues.filter((i) =>
+    !unset.has(i.path) || /^environment variable \S+ is not set$/.test(i.message)
+  );
+}
 
 /**
  * Turns a parsed config file plus the environment into the resolved {@linkcode Config}.
@@ -250,12 +268,20 @@ export function resolveConfig(
   rl.done();
 
   const webhooks = readWebhooks(root.table("webhooks"), raw.webhooks);
+  const hooks = readHooks(root.table("hooks"), raw.hooks);
+
+  const pr = root.table("privacy");
+  const privacy = {
+    session_user_agent: pr.bool("session_user_agent", true),
+    session_ip_prefix: pr.bool("session_ip_prefix", true),
+  };
+  pr.done();
 
   const au = root.table("audit");
   const audit = { retention: au.duration("retention", DEFAULTS.auditRetention, 1) };
   au.done();
 
-  if (issues.length > 0) return { errors: issues };
+  if (issues.length > 0) return { errors: onePerUnsetVariable(issues) };
   return {
     config: {
       server: { issuer: issuer?.replace(/\/+$/, ""), host, port, role, body_timeout, cors_origins },
@@ -276,6 +302,8 @@ export function resolveConfig(
       internal_api,
       rate_limit,
       webhooks,
+      hooks,
+      privacy,
       audit,
     },
   };

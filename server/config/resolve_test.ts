@@ -308,3 +308,20 @@ Deno.test("resolveConfig() keeps audit records 90 days and deliveries 30 days un
   assert.ok("errors" in r);
   assert.deepEqual(r.errors.map((e) => e.path).sort(), ["audit.keep", "audit.retention"]);
 });
+
+Deno.test("resolveConfig() reports an unset ${VAR} once, not again as the empty key's own rule", () => {
+  const r = resolveConfig({
+    providers: {
+      google: {
+        issuer: "https://accounts.google.com",
+        client_id: "x",
+        client_secret: "${GOOGLE_CLIENT_SECRET}",
+      },
+    },
+  }, {});
+  assert.ok("errors" in r);
+  assert.deepEqual(r.errors, [{
+    path: "providers.google.client_secret",
+    message: "environment variable GOOGLE_CLIENT_SECRET is not set",
+  }]);
+});

@@ -72,6 +72,34 @@ export interface WebhooksConfig {
   readonly retention: number;
 }
 
+/** `[hooks.access_token]`: the custom claims hook (`hooks/access_token_hook.ts`). */
+export interface AccessTokenHookConfig {
+  /** Where the signed POST goes: `https`, or plain `http` to a loopback host. */
+  readonly url: string;
+  /** The Standard Webhooks signing key (bytes), apart from any webhook endpoint's. */
+  readonly secret: Uint8Array;
+  /** Seconds to wait for the answer (1 to 10, default 2). */
+  readonly timeout: number;
+  /**
+   * What a failed call does: `deny` answers the grant 503 `temporarily_unavailable`; `allow`
+   * issues the token without the hook's claims (logged and counted).
+   */
+  readonly failure_policy: "deny" | "allow";
+}
+
+/** `[privacy]`: what a session keeps about the device that started it (`GET /sessions`). */
+export interface PrivacyConfig {
+  /** Keep the sign-in's `User-Agent` (at most 256 characters). */
+  readonly session_user_agent: boolean;
+  /** Keep the sign-in's network: its address cut to IPv4 /24 or IPv6 /48, never the address. */
+  readonly session_ip_prefix: boolean;
+}
+
+/** `[hooks]`. */
+export interface HooksConfig {
+  readonly access_token?: AccessTokenHookConfig;
+}
+
 /** The whole resolved configuration. */
 export interface Config {
   readonly server: {
@@ -163,6 +191,8 @@ export interface Config {
     readonly trusted_proxies: readonly string[];
   };
   readonly webhooks: WebhooksConfig;
+  readonly hooks: HooksConfig;
+  readonly privacy: PrivacyConfig;
   readonly audit: {
     /** Seconds each audit record is kept. */
     readonly retention: number;
@@ -180,4 +210,14 @@ export const RESERVED_CLAIMS: ReadonlySet<string> = new Set([
   "jti",
   "sid",
   "cnf",
+]);
+
+/**
+ * Claim names the access-token hook may not set: the reserved claims, plus `scope` and
+ * `client_id`, whose meaning a resource server takes from the issuer (RFC 9068 §2.2).
+ */
+export const HOOK_RESERVED_CLAIMS: ReadonlySet<string> = new Set([
+  ...RESERVED_CLAIMS,
+  "scope",
+  "client_id",
 ]);

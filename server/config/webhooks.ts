@@ -42,8 +42,8 @@ export function readWebhooks(wh: TableReader, raw: unknown): WebhooksConfig {
       wh.issues,
       wh.fromEnv,
     );
-    const url = readUrl(e);
-    const secret = readSecret(e, rawList[i]);
+    const url = readEndpointUrl(e);
+    const secret = readSigningSecret(e, rawList[i]);
     const events = readEvents(e);
     e.done();
     if (url !== undefined && seen.has(url)) e.issue("url", "is already another endpoint's url");
@@ -59,7 +59,14 @@ export function endpointId(url: string): string {
   return "whe_" + createHash("sha256").update(url).digest("base64url").slice(0, 22);
 }
 
-function readUrl(e: TableReader): string | undefined {
+/**
+ * Reads the `url` of something the service calls and signs for (a webhook endpoint, the
+ * access-token hook): required, `https` (plain `http` only to a loopback host, the providers'
+ * rule), without credentials.
+ *
+ * @returns the URL, or `undefined` after recording the issue on `e`
+ */
+export function readEndpointUrl(e: TableReader): string | undefined {
   const value = e.string("url", undefined);
   if (value === undefined) {
     e.issue("url", "is required");
@@ -83,7 +90,16 @@ function readUrl(e: TableReader): string | undefined {
   return value;
 }
 
-function readSecret(e: TableReader, rawEndpoint: unknown): Uint8Array | undefined {
+/**
+ * Reads a Standard Webhooks signing `secret`: required, written in the file as a `"${VAR}"`
+ * placeholder (never the secret itself), `whsec_`-prefixed base64 or plain text, at least
+ * {@linkcode MIN_WEBHOOK_SECRET_BYTES} bytes.
+ *
+ * @param e the table holding `secret`
+ * @param rawEndpoint the same table as written in the file, before `${VAR}` was replaced
+ * @returns the key bytes, or `undefined` after recording the issue on `e`
+ */
+export function readSigningSecret(e: TableReader, rawEndpoint: unknown): Uint8Array | undefined {
   const value = e.string("secret", undefined);
   if (value === undefined || value === "") {
     e.issue("secret", 'is required: "${VAR}" naming an environment variable');

@@ -1,7 +1,8 @@
 /**
  * The console's CSRF rule as a pure function. Every state-changing request (any method but
  * GET/HEAD) must carry the session's CSRF token, in the form field `csrf` or the
- * `X-CSRF-Token` header, and must not come from another origin. `SameSite=Strict` already
+ * `X-CSRF-Token` header, and must come from the console's own pages ({@linkcode fromOwnOrigin}:
+ * the browser must say so; `Origin: null` never passes). `SameSite=Strict` already
  * keeps the cookie off cross-site requests; the token also covers same-site attackers
  * (another port or subdomain) and browsers without SameSite.
  *
@@ -49,19 +50,57 @@ export function csrfAllows(
 }
 
 /**
- * Whether a request comes from the console's own pages, as far as the browser says: its
- * `Sec-Fetch-Site` must be `same-origin` (or `none`: typed in the address bar); without it, an
- * `Origin` must be the request's own. `Origin: null` proves nothing either way (browsers send
- * it for form posts under `Referrer-Policy: no-referrer`, which the console sets). A request
- * with neither header (not a browser) passes: only a browser can be made to send a request
- * for someone else, and browsers send one of them on POST.
+ * Where a browser says a request comes from, by one rule for both listeners (the console and
+ * the internal API's cross-site guard):
+ *
+ * - `foreign`: sent on behalf of another site: `Origin: null` (an opaque origin proves nothing,
+ *   so it never passes), `Sec-Fetch-Site` `cross-site` or `same-site`, or, from a browser that
+ *   sends no `Sec-Fetch-Site`, an `Origin` other than the listener's own;
+ * - `same-origin`: the listener's own pages: `Sec-Fetch-Site: same-origin` (the browser's own
+ *   judgement, which a proxy in front cannot skew; the `Origin` it sends beside it then names the
+ *   proxy's scheme and host, not the listener's, so it is not compared), or an `Origin` equal
+ *   to the listener's from a browser without `Sec-Fetch-Site`;
+ * - `user`: typed into the address bar or opened from a bookmark (`Sec-Fetch-Site: none`);
+ * - `not-browser`: neither header (curl, scripts): no browser can be made to send such a
+ *   request for someone else.
+ */
+export type RequestSource = "foreign" | "same-origin" | "user" | "not-browser";
+
+/**
+ * Classifies a request by {@linkcode RequestSource}'s rule (pure).
+ *
+ * @param requestOrigin the origin the request was sent to (`new URL(req.url).origin`)
+ * @param headers the request headers
+ * @returns where the request comes from
+ *
+ * @example
+ * ```ts
+ * const own = "http://127.0.0.1:9090";
+ * requestSource(own, new Headers({ origin: "null" })); // "foreign"
+ * requestSource(own, new Headers({ "sec-fetch-site": "same-origin" })); // "same-origin"
+ * requestSource(own, new Headers()); // "not-browser"
+ * ```
+ */
+export function requestSource(requestOrigin: string, headers: Headers): RequestSource {
+  const origin = headers.get("origin");
+  if (origin === "null") return "foreign";
+  const site = headers.get("sec-fetch-site");
+  if (site !== null) {
+    if (site === "same-origin") return "same-origin";
+    return site === "none" ? "user" : "foreign";
+  }
+  if (origin === null) return "not-browser";
+  return origin === requestOrigin ? "same-origin" : "foreign";
+}
+
+/**
+ * Whether a state-changing console request (sign-in included) comes from the console's own
+ * pages: only `same-origin` passes. The console authenticates by cookie, so it asks for the
+ * browser's word: a request with neither header, or from the address bar, does not pass.
  *
  * @param requestOrigin the origin the request was sent to (`new URL(req.url).origin`)
  * @param headers the request headers
  */
 export function fromOwnOrigin(requestOrigin: string, headers: Headers): boolean {
-  const site = headers.get("sec-fetch-site");
-  if (site !== null) return site === "same-origin" || site === "none";
-  const origin = headers.get("origin");
-  return origin === null || origin === "null" || origin === requestOrigin;
+  return requestSource(requestOrigin, headers) === "same-origin";
 }

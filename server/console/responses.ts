@@ -16,10 +16,14 @@ export const CONSOLE_CSP = "default-src 'none'; script-src 'self'; style-src 'se
   "img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; " +
   "frame-ancestors 'none'";
 
-/** Headers on every console response. */
+/**
+ * Headers on every console response. `Referrer-Policy: same-origin` sends the page's address
+ * only to the console itself and nothing to other sites; under `no-referrer` browsers post the
+ * console's forms with `Origin: null`, which the CSRF rule refuses (`csrf.ts`).
+ */
 export const CONSOLE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   "content-security-policy": CONSOLE_CSP,
-  "referrer-policy": "no-referrer",
+  "referrer-policy": "same-origin",
   "x-frame-options": "DENY",
   "x-content-type-options": "nosniff",
   "cross-origin-opener-policy": "same-origin",

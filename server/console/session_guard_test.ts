@@ -21,7 +21,8 @@ function setUp() {
   const req = (method: string, headers: Record<string, string> = {}, body?: string) =>
     new Request("http://127.0.0.1/admin/users", {
       method,
-      headers: { cookie: `te_console=${token}`, ...headers },
+      // As the console's own page sends it (its Origin, under Referrer-Policy: same-origin).
+      headers: { cookie: `te_console=${token}`, origin: "http://127.0.0.1", ...headers },
       ...(body === undefined ? {} : { body }),
     });
   return { guard, session, req, lines };

@@ -32,6 +32,11 @@ export interface VerifiedProof {
   readonly iat: number;
   /** The server nonce the proof carries, unchecked here. */
   readonly nonce: string | undefined;
+  /**
+   * The access token's hash the proof carries (RFC 9449 §4.2 `ath`), unchecked here: a
+   * resource request's proof must carry its token's.
+   */
+  readonly ath: string | undefined;
 }
 
 /** What a proof must match. */
@@ -105,7 +110,7 @@ export async function verifyDpopProof(
     // A key Deno imported lazily (bad EC coordinates) fails here: no valid signature either.
   }
   if (!valid) throw invalidDpopProof("The DPoP proof's signature does not verify with its jwk");
-  const { jti, htm, htu, iat, nonce, exp, nbf } = payload as Record<string, unknown>;
+  const { jti, htm, htu, iat, nonce, exp, nbf, ath } = payload as Record<string, unknown>;
   if (typeof jti !== "string" || jti === "" || jti.length > MAX_JTI_CHARS) {
     throw invalidDpopProof("The DPoP proof needs a jti (a unique random string)");
   }
@@ -137,7 +142,7 @@ export async function verifyDpopProof(
   if (nonce !== undefined && typeof nonce !== "string") {
     throw invalidDpopProof("The DPoP proof's nonce must be a string");
   }
-  return { jkt: key.jkt, jti, iat, nonce };
+  return { jkt: key.jkt, jti, iat, nonce, ath: typeof ath === "string" ? ath : undefined };
 }
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });

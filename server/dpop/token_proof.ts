@@ -3,7 +3,7 @@ import { invalidDpopProof, OAuthError } from "../errors.ts";
 import { tokenHash } from "../sessions/opaque_token.ts";
 import type { ProofMark } from "../store/dpop.ts";
 import { DpopNonces } from "./nonce.ts";
-import { PROOF_MAX_AGE, verifyDpopProof } from "./proof.ts";
+import { PROOF_MAX_AGE, type VerifiedProof, verifyDpopProof } from "./proof.ts";
 
 /**
  * The key a request proved possession of (what its tokens are bound to), and the proof's
@@ -76,20 +76,8 @@ export function createTokenProofCheck(
       }
       const now = deps.clock.now();
       const proof = await verifyDpopProof(value, { method: req.method, htu, now });
-      if (proof.nonce === undefined || !(await nonces.accepts(proof.nonce))) {
-        throw new OAuthError(
-          "use_dpop_nonce",
-          400,
-          proof.nonce === undefined
-            ? "The DPoP proof needs the server nonce from the DPoP-Nonce header"
-            : "The DPoP proof's nonce has expired; use the one in the DPoP-Nonce header",
-          await nonceHeader(),
-        );
-      }
-      const mark: ProofMark = {
-        id: tokenHash(`${proof.jkt}.${proof.jti}`),
-        expiresAt: (proof.iat + PROOF_MAX_AGE + 1) * 1000,
-      };
+      await requireCurrentNonce(nonces, proof, 400);
+      const mark = proofMark(proof);
       let spent: Promise<void> | undefined;
       return {
         jkt: proof.jkt,
@@ -103,5 +91,43 @@ export function createTokenProofCheck(
         },
       };
     },
+  };
+}
+
+/**
+ * Refuses a proof without the current server nonce: `use_dpop_nonce` with the `DPoP-Nonce`
+ * header (RFC 9449 §8; at a resource, §9: 401 with `WWW-Authenticate: DPoP`). Shared by
+ * `/token` and the user's own routes (`/sessions`).
+ *
+ * @param nonces the server nonces
+ * @param proof a proof {@linkcode verifyDpopProof} accepted
+ * @param status 400 at the token endpoint, 401 at a resource
+ * @throws {OAuthError} `use_dpop_nonce`
+ */
+export async function requireCurrentNonce(
+  nonces: DpopNonces,
+  proof: VerifiedProof,
+  status: 400 | 401,
+): Promise<void> {
+  if (proof.nonce !== undefined && await nonces.accepts(proof.nonce)) return;
+  const nonce = { "dpop-nonce": await nonces.current() };
+  throw new OAuthError(
+    "use_dpop_nonce",
+    status,
+    proof.nonce === undefined
+      ? "The DPoP proof needs the server nonce from the DPoP-Nonce header"
+      : "The DPoP proof's nonce has expired; use the one in the DPoP-Nonce header",
+    status === 401 ? { ...nonce, "www-authenticate": 'DPoP error="use_dpop_nonce"' } : nonce,
+  );
+}
+
+/**
+ * The single-use mark of a proof: keyed on its key and `jti`, kept until the proof is too old
+ * to pass its `iat` check anyway.
+ */
+export function proofMark(proof: VerifiedProof): ProofMark {
+  return {
+    id: tokenHash(`${proof.jkt}.${proof.jti}`),
+    expiresAt: (proof.iat + PROOF_MAX_AGE + 1) * 1000,
   };
 }

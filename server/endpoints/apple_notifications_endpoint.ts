@@ -16,6 +16,15 @@ import { emptyResponse } from "../http/json_response.ts";
 /** Largest notification body accepted: Apple's are well under 2 kB. */
 const MAX_NOTIFICATION_BYTES = 16 * 1024;
 
+/** The answer to a body that is not Apple's JSON. */
+const NOT_JSON = 'The body must be JSON {"payload": "<signed event>"}';
+
+/** `application/json`, with parameters or not (Apple sends it; an absent type is tolerated). */
+const JSON_TYPE = /^\s*application\/json\s*(;|$)/i;
+
+/** A compact JWS: three base64url parts (a cheap test before decoding anything). */
+const COMPACT_JWS = /^[\w-]+\.[\w-]+\.[\w-]+$/;
+
 /** The one answer to a notification that fails verification: nothing says which check. */
 const NOT_FROM_APPLE = "The payload is not an event signed by Apple for a configured client";
 
@@ -27,8 +36,10 @@ const NOT_FROM_APPLE = "The payload is not an event signed by Apple for a config
  * seconds old) and its event applied ({@linkcode applyAppleEvent}).
  *
  * Answers: 200 with an empty body once the event was applied, ignored as unknown, or names no
- * known user; 400 `invalid_request` for a body that is not such JSON or a payload that fails
- * verification (nothing changed); 502/504 when Apple's keys cannot be read (Apple retries).
+ * known user; 400 `invalid_request` for a content type other than `application/json` (refused
+ * before the body is read), a body that is not such JSON, or a payload that is no compact JWS
+ * or fails verification (nothing changed); 413 for a body over 16 KiB (a declared length is
+ * refused before reading); 502/504 when Apple's keys cannot be read (Apple retries).
  *
  * @param deps the service dependencies
  * @returns the route handler, or `undefined` when no provider is configured as Apple (then the
@@ -47,16 +58,22 @@ export function createAppleNotificationsEndpoint(
     deleteUser: (id, actor) => deleteUserRecord(deps, id, actor, "apple_notification"),
   };
   return async (req) => {
+    // Refused work must stay cheap so /health keeps its turn under a flood of bogus
+    // notifications: the content type and declared size are checked before the body is read,
+    // the payload's shape before any JSON or JWS parsing.
+    const type = req.headers.get("content-type");
+    if (type !== null && !JSON_TYPE.test(type)) throw invalidRequest(NOT_JSON);
     const text = await readCapped(req, MAX_NOTIFICATION_BYTES, deps.config.server.body_timeout);
+    if (!text.trimStart().startsWith("{")) throw invalidRequest(NOT_JSON);
     let payload: unknown;
     try {
       payload = (JSON.parse(text) as { payload?: unknown }).payload;
     } catch {
-      throw invalidRequest('The body must be JSON {"payload": "<signed event>"}');
+      throw invalidRequest(NOT_JSON);
     }
-    if (typeof payload !== "string") {
-      throw invalidRequest('The body must be JSON {"payload": "<signed event>"}');
-    }
+    if (typeof payload !== "string") throw invalidRequest(NOT_JSON);
+    // Not logged: a flood of junk would only fill the log.
+    if (!COMPACT_JWS.test(payload)) throw invalidRequest(NOT_FROM_APPLE);
     const provider = providerFor(apple, payload);
     if (provider === undefined) throw refuse(deps, "no Apple provider has this aud");
     let claims;

@@ -2,7 +2,7 @@ import { internalRoutes } from "../admin/internal_routes.ts";
 import { AdminOperations } from "../admin/operations.ts";
 import { createOperatorGate, credentialOf } from "../auth/operator_gate.ts";
 import { consoleGroup } from "../console/console_handler.ts";
-import { fromOwnOrigin } from "../console/csrf.ts";
+import { requestSource } from "../console/csrf.ts";
 import type { ServiceDeps } from "../deps.ts";
 import { accessDenied, notFound } from "../errors.ts";
 import { createListenerHandler } from "../http/dispatch.ts";
@@ -17,8 +17,9 @@ import { createRouter, guardedGroup, type RequestInfo, type RouteGroup } from ".
  *
  * `GET /health` is answered without authentication, so a health check never counts toward the
  * lockout, and so is `/favicon.ico` (404), which browsers ask for by themselves. A request a
- * browser sends on behalf of another site (`Sec-Fetch-Site: cross-site` or `same-site`, or an
- * `Origin` not the listener's own) is refused with 403 `access_denied` before the gate: any
+ * browser sends on behalf of another site (`requestSource` says `foreign`: `Sec-Fetch-Site:
+ * cross-site` or `same-site`, `Origin: null`, or another `Origin` from a browser without
+ * `Sec-Fetch-Site`) is refused with 403 `access_denied` before the gate: any
  * web page could otherwise spend the operators' lockout budget and lock them out. Every other
  * request passes the operator gate (lockout check, then the configured
  * mechanisms in order), unknown paths included: an unauthenticated caller learns nothing
@@ -59,7 +60,8 @@ export function createInternalHandler(
       groups.push(consoleGroup({ service: deps, gate, operations }));
       groups.push(
         guardedGroup("", async (req, info) => {
-          if (!fromOwnOrigin(new URL(req.url).origin, req.headers)) {
+          // The console's rule: anything a browser sent for another site (Origin: null too).
+          if (requestSource(new URL(req.url).origin, req.headers) === "foreign") {
             throw accessDenied("Requests sent by a browser on behalf of another site are refused");
           }
           return { operator: await gate(credentialOf(req, info)) };

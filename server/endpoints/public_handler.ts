@@ -13,6 +13,7 @@ import { clientAddress, type ForwardedRule } from "../limits/client_address.ts";
 import { ConcurrencyLimiter } from "../limits/concurrency_limiter.ts";
 import { RateLimiter } from "../limits/rate_limiter.ts";
 import { createTokenEndpoint } from "./token_endpoint.ts";
+import { sessionsRoutes } from "./sessions_endpoint.ts";
 import { DPOP_ALGORITHMS } from "../dpop/proof.ts";
 import { createAppleNotificationsEndpoint } from "./apple_notifications_endpoint.ts";
 
@@ -23,6 +24,7 @@ export function jwksMaxAge(accessTokenTtl: number): number {
 
 /**
  * Builds the public listener's handler: `/token`, `/revoke`, `/keys`, discovery, `/health`,
+ * the user's own `/sessions`,
  * with the `id_token` grant on `/nonce`, and with a Sign in with Apple provider
  * `/apple/notifications`; unknown
  * paths 404 and wrong methods 405 with `Allow`, every error as `{error, error_description}`.
@@ -90,6 +92,7 @@ export function createPublicHandler(
         handler: () => Response.json(discovery, { headers: cache(300) }),
       },
       { method: "GET", path: "/health", handler: () => health(deps) },
+      ...sessionsRoutes(deps),
       ...(grants.has("id_token")
         ? [{ method: "POST", path: "/nonce", handler: createNonceEndpoint(deps) }]
         : []),
@@ -120,7 +123,13 @@ export function createPublicHandler(
 }
 
 /** Paths `rate_limit` applies to, whatever the method but a CORS preflight's `OPTIONS`. */
-const LIMITED_PATHS: ReadonlySet<string> = new Set(["/token", "/revoke", "/nonce"]);
+const LIMITED_PATHS: ReadonlySet<string> = new Set([
+  "/token",
+  "/revoke",
+  "/nonce",
+  "/sessions",
+  "/sessions/{id}",
+]);
 
 /**
  * The public limits (`rate_limit.*`) on `/token`, `/revoke` and `/nonce`: a check that throws

@@ -4,13 +4,18 @@ import { createTokenProofCheck, type ProofBinding } from "../dpop/token_proof.ts
 import { readForm } from "../http/body.ts";
 import { clip, OAuthError, unsupportedGrantType } from "../errors.ts";
 import { jsonResponse, TOKEN_HEADERS } from "../http/json_response.ts";
+import type { RequestInfo } from "../http/router.ts";
+import { createAddressSet } from "../limits/address_set.ts";
+import { clientAddress, type ForwardedRule } from "../limits/client_address.ts";
+import { signInDevice } from "../sessions/sign_in_device.ts";
 
 /**
  * `POST /token`: reads the form (within `server.body_timeout`), refuses an `id_token` field unless the `id_token` grant is
  * served, dispatches on `grant_type` (absent, empty or unknown → `unsupported_grant_type`),
  * and checks the request's DPoP proof under `token.dpop` before the grant runs. An answer to
  * a request with a proof carries the current `DPoP-Nonce`, errors included (a refused proof's
- * too, and under `required` the refusal of a request without one).
+ * too, and under `required` the refusal of a request without one). A grant that starts a
+ * session may keep the request's `User-Agent` and address prefix, as `[privacy]` allows.
  *
  * @param grants the served grants by `grant_type`
  * @param ctx what grants depend on, and the DPoP proof check's store
@@ -19,9 +24,23 @@ import { jsonResponse, TOKEN_HEADERS } from "../http/json_response.ts";
 export function createTokenEndpoint(
   grants: ReadonlyMap<string, Grant>,
   ctx: GrantContext & DepsWith<"config", "dpop">,
-): (req: Request) => Promise<Response> {
+): (req: Request, info: RequestInfo) => Promise<Response> {
   const dpop = createTokenProofCheck(ctx);
-  return async (req) => {
+  // The client address as the public rate limit sees it: the socket peer, or the header a
+  // trusted proxy sets.
+  const { rate_limit: rl, privacy } = ctx.config;
+  const rule: ForwardedRule = {
+    header: rl.client_ip_header,
+    trustedProxies: createAddressSet(rl.trusted_proxies),
+  };
+  return async (req, info) => {
+    // Read only by the grants that start a session.
+    const device = () =>
+      signInDevice(
+        req.headers.get("user-agent"),
+        clientAddress(info.remoteAddr.hostname, req.headers, rule),
+        privacy,
+      );
     const params = await readForm(req, ctx.config.server.body_timeout);
     if (params.has("id_token") && !grants.has("id_token")) {
       throw unsupportedGrantType("The id_token grant is not enabled");
@@ -35,7 +54,7 @@ export function createTokenEndpoint(
     }
     // The Bearer path pays one header lookup for DPoP.
     if (dpop === undefined || (!req.headers.has("dpop") && ctx.config.token.dpop !== "required")) {
-      const body = await grant(params, ctx);
+      const body = await grant(params, ctx, undefined, device);
       ctx.metrics.tokenIssued(type);
       return jsonResponse(body, 200, TOKEN_HEADERS);
     }
@@ -46,7 +65,7 @@ export function createTokenEndpoint(
       // A refresh commits the proof's mark with its rotation (one commit, see refresh_token.ts);
       // any other grant spends the proof first, so a replay is refused before anything runs.
       if (type !== "refresh_token") await proof?.spend();
-      body = await grant(params, ctx, proof);
+      body = await grant(params, ctx, proof, device);
       // A refresh that rotated nothing spent the proof itself; this only makes sure.
       await proof?.spend();
     } catch (caught) {

@@ -4,6 +4,7 @@ import { appleUserParam } from "../providers/apple_user.ts";
 import { keepAppleRefreshToken } from "../providers/apple_revocation.ts";
 import type { ProofBinding } from "../dpop/token_proof.ts";
 import type { GrantContext } from "./grant.ts";
+import type { SignInDevice } from "../sessions/sign_in_device.ts";
 import type { TokenResponse } from "./issue_tokens.ts";
 import { requireParam } from "./params.ts";
 import { signIn } from "./sign_in.ts";
@@ -33,6 +34,7 @@ export async function authorizationCodeGrant(
   params: ReadonlyMap<string, string>,
   ctx: GrantContext,
   proof?: ProofBinding,
+  device?: () => SignInDevice,
 ): Promise<TokenResponse> {
   const code = requireParam(params, "code");
   const providerName = requireParam(params, "provider");
@@ -58,13 +60,14 @@ export async function authorizationCodeGrant(
     throw err;
   }
   claims = await provider.withUserinfo(claims, tokens.access_token);
-  return await signIn(
-    ctx,
-    providerName,
+  return await signIn(ctx, {
+    grantType: "authorization_code",
+    provider: providerName,
     claims,
-    "code exchanged",
+    event: "code exchanged",
     proof,
+    device: device?.(),
     displayName,
-    (user) => keepAppleRefreshToken(ctx, provider, user.id, tokens.refresh_token),
-  );
+    beforeSession: (user) => keepAppleRefreshToken(ctx, provider, user.id, tokens.refresh_token),
+  });
 }

@@ -2,6 +2,7 @@ import type { DepsWith, ServiceDeps } from "../deps.ts";
 import type { ProofBinding } from "../dpop/token_proof.ts";
 import type { IdFactory } from "../store/ids.ts";
 import type { TokenResponse } from "./issue_tokens.ts";
+import type { SignInDevice } from "../sessions/sign_in_device.ts";
 
 /**
  * What a grant gets: the shared deps with only the stores grants touch (users, their sessions,
@@ -15,12 +16,13 @@ export type GrantContext =
   & { readonly ids: IdFactory };
 
 /**
- * One `grant_type` of `POST /token`: takes the request's parameters (each at most once) and
- * the key of its DPoP proof, if any, and answers the token response, or throws an
- * `OAuthError`.
+ * One `grant_type` of `POST /token`: takes the request's parameters (each at most once), the
+ * key of its DPoP proof, if any, and what a new session may keep about the device (read only
+ * by the grants that start one), and answers the token response, or throws an `OAuthError`.
  */
 export type Grant = (
   params: ReadonlyMap<string, string>,
   ctx: GrantContext,
   proof?: ProofBinding,
+  device?: () => SignInDevice,
 ) => Promise<TokenResponse>;

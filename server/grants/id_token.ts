@@ -11,6 +11,7 @@ import type { TokenResponse } from "./issue_tokens.ts";
 import { nonceLookupHashes } from "./nonce.ts";
 import { requireParam } from "./params.ts";
 import { signIn } from "./sign_in.ts";
+import type { SignInDevice } from "../sessions/sign_in_device.ts";
 
 /**
  * `grant_type=id_token` (`provider`, `id_token`, optional `provider_access_token`), served only
@@ -39,8 +40,9 @@ export async function idTokenGrant(
   params: ReadonlyMap<string, string>,
   ctx: GrantContext,
   proof?: ProofBinding,
+  device?: () => SignInDevice,
 ): Promise<TokenResponse> {
-  return await redeemIdToken(ctx, params, requireParam(params, "id_token"), proof);
+  return await redeemIdToken(ctx, params, requireParam(params, "id_token"), proof, device);
 }
 
 /**
@@ -69,6 +71,7 @@ export async function tokenExchangeGrant(
   params: ReadonlyMap<string, string>,
   ctx: GrantContext,
   proof?: ProofBinding,
+  device?: () => SignInDevice,
 ): Promise<TokenResponse> {
   const type = requireParam(params, "subject_token_type");
   if (type !== ID_TOKEN_TYPE) {
@@ -90,7 +93,7 @@ export async function tokenExchangeGrant(
     );
   }
   const idToken = requireParam(params, "subject_token");
-  const tokens = await redeemIdToken(ctx, params, idToken, proof);
+  const tokens = await redeemIdToken(ctx, params, idToken, proof, device);
   return { ...tokens, issued_token_type: ACCESS_TOKEN_TYPE };
 }
 
@@ -103,6 +106,7 @@ async function redeemIdToken(
   params: ReadonlyMap<string, string>,
   idToken: string,
   proof: ProofBinding | undefined,
+  device: (() => SignInDevice) | undefined,
 ): Promise<TokenResponse> {
   const providerName = requireParam(params, "provider");
   const accessToken = params.get("provider_access_token");
@@ -144,7 +148,15 @@ async function redeemIdToken(
     assertionMark(claims, idToken),
   );
   if (outcome !== "redeemed") throw invalidGrant(REFUSALS[outcome]);
-  return await signIn(ctx, providerName, claims, "id token redeemed", proof, displayName);
+  return await signIn(ctx, {
+    grantType: params.get("grant_type") ?? "id_token",
+    provider: providerName,
+    claims,
+    event: "id token redeemed",
+    proof,
+    device: device?.(),
+    displayName,
+  });
 }
 
 /**

@@ -36,7 +36,8 @@ const MAX_ROUNDS = 4;
  *   gets `access_denied` and the family is revoked): the rotation commit checks that the
  *   record, family and user are unchanged since they were read (a failed check means a re-read
  *   and a new decision).
- *   The family's absolute end never moves.
+ *   The family's absolute end never moves. A refresh is the session's use (`GET /sessions`'s
+ *   `last_used_at`), recorded at most every few minutes (`sessions/session_use.ts`).
  * - DPoP (RFC 9449): a session started with a proof is bound to its key; every refresh of it
  *   needs a proof by that key, else `invalid_grant` saying so, and nothing changes (the family
  *   is not revoked: whoever holds a bound token without its key can do nothing with it, and
@@ -47,8 +48,13 @@ const MAX_ROUNDS = 4;
  *   marks the proof on its own before it acts, and a replayed proof is refused
  *   (`invalid_dpop_proof`) without effect.
  *
+ * - The access-token hook (`[hooks.access_token]`), when configured, is called before the
+ *   rotation (a refusal under `deny` changes nothing); its claims are kept with the successor,
+ *   so a retry within the grace gets a token with the same claims without a second call.
+ *
  * Errors: missing parameter → `invalid_request`; unknown, expired, revoked or reused token →
- * `invalid_grant`; user not active → `access_denied`.
+ * `invalid_grant`; user not active → `access_denied`; the hook failing under `deny` → 503
+ * `temporarily_unavailable`.
  */
 export async function refreshTokenGrant(
   params: ReadonlyMap<string, string>,
@@ -110,7 +116,15 @@ export async function refreshTokenGrant(
           });
           throw accessDenied("The user may not sign in");
         }
-        const access = mintAccessToken(ctx, user, family!.id, proof?.jkt);
+        // A retry gets the claims the hook gave when the token was rotated: the hook is called
+        // once per successor, and a retry answers like the refresh it repeats.
+        const access = await mintAccessToken(
+          ctx,
+          user,
+          family!.id,
+          proof?.jkt,
+          state.kind === "retry" ? { reuse: record.successor?.claims } : { call: "refresh_token" },
+        );
         const body = {
           access_token: access.token,
           token_type: access.tokenType,
@@ -119,13 +133,16 @@ export async function refreshTokenGrant(
         if (state.kind === "retry" || !rotation) {
           // Nothing to commit the proof's mark with: it is marked on its own first.
           await proof?.spend();
-          return state.kind === "retry"
-            ? { ...body, refresh_token: successorOf(presented, record) }
-            : body;
+          if (state.kind === "retry") {
+            return { ...body, refresh_token: successorOf(presented, record) };
+          }
+          ctx.sessionUse.refreshed(family!, now);
+          return body;
         }
-        const next = await rotate(ctx, snapshot!, presented, now, proof);
+        const next = await rotate(ctx, snapshot!, presented, now, proof, access.hookClaims);
         if (next.outcome === "rotated") {
           proof?.committed();
+          ctx.sessionUse.refreshed(family!, now);
           return { ...body, refresh_token: next.token };
         }
         if (next.outcome === "replayed") throw proofReplayed();
@@ -162,6 +179,7 @@ async function rotate(
   presented: string,
   now: number,
   proof: ProofBinding | undefined,
+  hookClaims: Readonly<Record<string, unknown>> | undefined,
 ): Promise<{ outcome: "rotated"; token: string } | { outcome: Exclude<RotateOutcome, "rotated"> }> {
   const { record } = snapshot;
   // Never past the family's absolute end: refresh does not extend the session.
@@ -176,6 +194,7 @@ async function rotate(
     successor: {
       hash: next.record.hash,
       sealed: sealSuccessor(presented, next.token),
+      ...(hookClaims === undefined ? {} : { claims: hookClaims }),
     },
   };
   const outcome = await ctx.store.sessions.rotate(snapshot, retired, next.record, proof?.mark);

@@ -45,9 +45,9 @@ export function tracedGrants(
     [...grants].map(([type, grant]): [string, Grant] => {
       // Made once per grant: a request (sampled or not) builds nothing to name its grant.
       const attributes = { "token_exchange.grant_type": type };
-      return [type, (params, ctx, proof) => {
+      return [type, (params, ctx, proof, device) => {
         tracing.annotate(attributes);
-        return grant(params, ctx, proof);
+        return grant(params, ctx, proof, device);
       }];
     }),
   );

@@ -231,8 +231,8 @@ export function openStoredPkcs8(
   if (der === undefined) {
     throw new Error(
       `keys.encryption_key does not open the signing key "${entry.kid}" in the store: it was ` +
-        "sealed under another secret; start with that secret (to change it, run " +
-        "`token-exchange keys reseal --new-secret-env VAR` with the old one configured)",
+        "sealed under another secret; start with that secret (to change it, run the command " +
+        "`keys reseal --new-secret-env VAR` with the old one configured)",
     );
   }
   return der;

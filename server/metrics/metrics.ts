@@ -29,6 +29,11 @@ export const LATENCY_BUCKETS: readonly number[] = [
   10,
 ];
 
+/** How one access-token hook call ended. */
+export type HookOutcome = "ok" | "denied" | "allowed";
+
+const HOOK_OUTCOMES: readonly HookOutcome[] = ["ok", "denied", "allowed"];
+
 interface RouteSeries {
   readonly listener: Listener;
   readonly route: string;
@@ -67,6 +72,13 @@ export class Metrics {
   readonly #webhooks = new Map<string, { delivered: number; failed: number; failing: boolean }>();
   readonly #revocations = new Map<string, number>();
   #revocationsPending = 0;
+  /** Access-token hook calls: latency (non-cumulative buckets, last +Inf) and outcomes. */
+  readonly #hook = {
+    buckets: new Array<number>(LATENCY_BUCKETS.length + 1).fill(0),
+    sum: 0,
+    count: 0,
+    outcomes: new Map<HookOutcome, number>(),
+  };
   #droppedSpans: (() => { queueFull: number; exportFailed: number }) | undefined;
 
   /**
@@ -103,6 +115,21 @@ export class Metrics {
   /** Records one successful token response of `grant` (the `grant_type`). */
   tokenIssued(grant: string): void {
     this.#issued.set(grant, (this.#issued.get(grant) ?? 0) + 1);
+  }
+
+  /**
+   * Records one call of the access-token hook: how long it took (answer read and checked, or
+   * failure) and its outcome: `ok`, or a failure the policy turned into a refusal (`denied`)
+   * or into a token without the hook's claims (`allowed`).
+   */
+  hookCall(outcome: HookOutcome, seconds: number): void {
+    const h = this.#hook;
+    let i = 0;
+    while (i < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[i]!) i++;
+    h.buckets[i]!++;
+    h.sum += seconds;
+    h.count++;
+    h.outcomes.set(outcome, (h.outcomes.get(outcome) ?? 0) + 1);
   }
 
   /** Records one detected refresh-token reuse (its session was revoked). */
@@ -287,6 +314,33 @@ export class Metrics {
       "# HELP token_exchange_provider_revocations_pending Revocations waiting in the store's queue, at this instance's last run.",
       "# TYPE token_exchange_provider_revocations_pending gauge",
       `token_exchange_provider_revocations_pending ${this.#revocationsPending}`,
+    );
+    out.push(
+      "# HELP token_exchange_hook_calls_total Access-token hook calls, by outcome (ok, denied: the grant failed, allowed: issued without the hook's claims).",
+      "# TYPE token_exchange_hook_calls_total counter",
+    );
+    for (const outcome of HOOK_OUTCOMES) {
+      out.push(
+        `token_exchange_hook_calls_total{hook="access_token",outcome="${outcome}"} ${
+          this.#hook.outcomes.get(outcome) ?? 0
+        }`,
+      );
+    }
+    out.push(
+      "# HELP token_exchange_hook_duration_seconds Time from calling the access-token hook to its checked answer or failure.",
+      "# TYPE token_exchange_hook_duration_seconds histogram",
+    );
+    let cumulative = 0;
+    for (let i = 0; i <= LATENCY_BUCKETS.length; i++) {
+      cumulative += this.#hook.buckets[i]!;
+      const le = i < LATENCY_BUCKETS.length ? String(LATENCY_BUCKETS[i]) : "+Inf";
+      out.push(
+        `token_exchange_hook_duration_seconds_bucket{hook="access_token",le="${le}"} ${cumulative}`,
+      );
+    }
+    out.push(
+      `token_exchange_hook_duration_seconds_sum{hook="access_token"} ${this.#hook.sum}`,
+      `token_exchange_hook_duration_seconds_count{hook="access_token"} ${this.#hook.count}`,
     );
     if (this.#droppedSpans !== undefined) {
       const dropped = this.#droppedSpans();

@@ -22,6 +22,7 @@ export const K = {
   ],
   familiesOfUserPrefix: (userId: string): Deno.KvKey => ["families_by_user", userId],
   refresh: (hash: string): Deno.KvKey => ["refresh", hash],
+  familyUsed: (id: string): Deno.KvKey => ["family_used", id],
   familiesPrefix: ["families"] as Deno.KvKey,
   refreshPrefix: ["refresh"] as Deno.KvKey,
   lockout: (peer: string): Deno.KvKey => ["lockout", peer],

@@ -109,6 +109,27 @@ export class KvSessionStore implements SessionStore {
   }
 
   /** @inheritdoc */
+  async markUsed(family: Pick<SessionFamily, "id" | "expires_at">, at: number): Promise<void> {
+    await this.kv.set(K.familyUsed(family.id), at, {
+      expireIn: familyExpireIn(family, this.clock.now()),
+    });
+  }
+
+  /** @inheritdoc */
+  async lastUsed(ids: readonly string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    // getMany takes at most 10 keys.
+    for (let i = 0; i < ids.length; i += 10) {
+      const chunk = ids.slice(i, i + 10);
+      const entries = await this.kv.getMany<number[]>(chunk.map((id) => K.familyUsed(id)));
+      entries.forEach((e, j) => {
+        if (typeof e.value === "number") out.set(chunk[j]!, e.value);
+      });
+    }
+    return out;
+  }
+
+  /** @inheritdoc */
   async revokeAllOfUser(
     userId: string,
     at: number,

@@ -4,9 +4,12 @@
  * bounded pool. Queries are prepared (the client's default), so each statement is parsed once
  * per connection.
  *
+ * The pool contains the client's known faults on a lost connection (`pg_fault_guard.ts`).
+ *
  * @module
  */
 import postgres from "postgres";
+import { type PoolGuardOptions, replaceablePool } from "./pg_fault_guard.ts";
 
 /** The pool type the PostgreSQL store runs on. */
 export type Sql = postgres.Sql;
@@ -23,17 +26,31 @@ export interface PostgresOptions {
   readonly tlsCa?: string | undefined;
   /** Seconds to wait for a connection before a query fails. */
   readonly connectTimeout?: number;
+  /** Told when a client fault was contained and the pool replaced (for the log). */
+  readonly onFault?: PoolGuardOptions["onFault"];
+  /** See {@linkcode PoolGuardOptions.stallMs}. */
+  readonly stallMs?: number;
 }
 
 /**
  * Opens a bounded, lazily connecting pool. Nothing connects until the first query; a lost
  * connection is re-opened by the next query, so a database restart needs no service restart
- * (queries in between fail, and the service answers them with a generic `server_error`).
+ * (queries in between fail, and the service answers them with a generic `server_error`). The
+ * client's faults on a lost connection are contained: the pool is replaced instead of the
+ * process ending or its queries waiting forever ({@linkcode replaceablePool}).
  *
- * @param options URL, password, pool size, CA bundle
+ * @param options URL, password, pool size, CA bundle, fault callback
  * @returns the pool; `end()` it to close
  */
 export function openPostgres(options: PostgresOptions): Sql {
+  return replaceablePool(() => connect(options), {
+    ...(options.onFault ? { onFault: options.onFault } : {}),
+    ...(options.stallMs !== undefined ? { stallMs: options.stallMs } : {}),
+  });
+}
+
+/** The client's own pool for `options`. */
+function connect(options: PostgresOptions): Sql {
   return postgres(options.url, {
     max: options.poolSize,
     ...(options.password !== undefined ? { password: options.password } : {}),

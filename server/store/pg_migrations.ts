@@ -185,6 +185,13 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 8,
+    name: "session last used",
+    sql: `
+      alter table session_families add column last_used_at bigint;
+    `,
+  },
 ];
 
 /** The advisory lock every instance takes to migrate: one migrates, the others wait. */

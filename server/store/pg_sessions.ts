@@ -75,6 +75,23 @@ export class PgSessionStore implements SessionStore {
   }
 
   /** @inheritdoc */
+  async markUsed(family: Pick<SessionFamily, "id" | "expires_at">, at: number): Promise<void> {
+    // Not the row's version: a rotation checks that, and a use must not fail one.
+    await this.sql`
+      update session_families set last_used_at = greatest(coalesce(last_used_at, 0), ${at})
+      where id = ${family.id}`;
+  }
+
+  /** @inheritdoc */
+  async lastUsed(ids: readonly string[]): Promise<Map<string, number>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.sql<{ id: string; last_used_at: string }[]>`
+      select id, last_used_at from session_families
+      where id = any(${[...ids]}::text[]) and last_used_at is not null`;
+    return new Map(rows.map((r) => [r.id, Number(r.last_used_at)]));
+  }
+
+  /** @inheritdoc */
   revokeAllOfUser(
     userId: string,
     at: number,

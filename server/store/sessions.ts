@@ -22,6 +22,26 @@ export interface SessionFamily {
    * refresh of the family must carry a proof by that key. Absent for a Bearer session.
    */
   readonly dpop_jkt?: string;
+  /** The app the session was started for (absent for sessions started before it was kept). */
+  readonly client?: SessionClient;
+  /**
+   * What the device sent as `User-Agent` at sign-in, at most 256 characters; kept only under
+   * `privacy.session_user_agent`.
+   */
+  readonly user_agent?: string;
+  /**
+   * The network the sign-in came from: its address cut to a prefix (IPv4 /24, IPv6 /48), never
+   * the address itself; kept only under `privacy.session_ip_prefix`.
+   */
+  readonly ip_prefix?: string;
+}
+
+/** The app a session was started for, as its identity provider knows it. */
+export interface SessionClient {
+  /** The `[providers.<name>]` the user signed in with. */
+  readonly provider: string;
+  /** Our client id at that provider (the ID token's audience); `null` when not configured. */
+  readonly client_id: string | null;
 }
 
 /** What is stored for one refresh token, keyed by the SHA-256 of the token. */
@@ -48,6 +68,11 @@ export interface SealedSuccessor {
    * the first release hold format v1 (AES-256-GCM under HKDF of the token, 95 characters).
    */
   readonly sealed: string;
+  /**
+   * The access-token hook's claims of the refresh that rotated the token: a retry within the
+   * grace issues them again without calling the hook. Absent without a hook.
+   */
+  readonly claims?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -101,6 +126,14 @@ export interface SessionStore {
   revokeFamily(id: string, at: number, outbox?: OutboxFor<[SessionFamily]>): Promise<boolean>;
   /** Ids of the user's families that are still stored. */
   familiesOfUser(userId: string): Promise<string[]>;
+  /**
+   * Records that `family` was used (refreshed) at `at`, apart from the family record itself so
+   * no rotation's check on the family is disturbed. A later time never goes back (PostgreSQL);
+   * on Deno KV the last write wins. Kept until the family's end.
+   */
+  markUsed(family: Pick<SessionFamily, "id" | "expires_at">, at: number): Promise<void>;
+  /** When each of `ids` was last {@linkcode SessionStore.markUsed}; absent when never. */
+  lastUsed(ids: readonly string[]): Promise<Map<string, number>>;
   /**
    * Revokes every family of the user; returns how many changed. `outbox(family)` is called
    * for each family revoked and its messages committed with that revocation.

@@ -215,6 +215,28 @@ conformance(
 );
 
 conformance(
+  "sessions: a use is recorded apart from the family, so a rotation on it still commits",
+  async ({ store }) => {
+    const { sessions } = store;
+    await store.users.create(user(1));
+    const [f1, r1] = session(1, user(1).id);
+    const [f2] = session(2, user(1).id);
+    const device = { user_agent: "Phone/1", ip_prefix: "203.0.113.0/24" };
+    await sessions.create({ ...f1, ...device, client: { provider: "p", client_id: "c" } }, r1);
+    assert.deepEqual(await sessions.lastUsed([f1.id, f2.id]), new Map());
+    assert.deepEqual((await sessions.getFamily(f1.id))?.client, { provider: "p", client_id: "c" });
+    assert.equal((await sessions.getFamily(f1.id))?.user_agent, "Phone/1");
+    const snap = (await sessions.readForRefresh(r1.hash))!;
+    await sessions.markUsed(f1, NOW + 60_000);
+    assert.deepEqual(await sessions.lastUsed([f1.id, f2.id]), new Map([[f1.id, NOW + 60_000]]));
+    assert.equal(await sessions.rotate(snap, ...successor(r1, "a")), "rotated");
+    await sessions.markUsed(f1, NOW + 120_000);
+    assert.equal((await sessions.lastUsed([f1.id])).get(f1.id), NOW + 120_000);
+    assert.deepEqual(await sessions.lastUsed([]), new Map());
+  },
+);
+
+conformance(
   "readForRefresh + rotate: one rotation, a retired record naming its live successor",
   async ({ store, another }) => {
     const { sessions } = store;

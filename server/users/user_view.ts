@@ -57,3 +57,20 @@ export function userSummary(user: UserRecord): UserSummary {
   const { metadata: _metadata, claims: _claims, ...summary } = userView(user);
   return summary;
 }
+
+/**
+ * What names a user to an operator (pure): the email, else the display name, else the id. A
+ * user signed in through a provider that shares no email (or no name) must still have a link
+ * in the console's list and a heading on its page.
+ *
+ * @param user the user
+ * @returns the first of email, display name and id that is not blank
+ *
+ * @example
+ * ```ts
+ * userLabel({ email: "", display_name: "", id: "01J9" }); // "01J9"
+ * ```
+ */
+export function userLabel(user: Pick<UserView, "email" | "display_name" | "id">): string {
+  return user.email.trim() || user.display_name.trim() || user.id;
+}

@@ -1,15 +1,43 @@
 /**
- * The HTTP request of one webhook message, per the Standard Webhooks specification: the JSON
- * body `{type, timestamp, data}` and the `webhook-id`, `webhook-timestamp` and
- * `webhook-signature` headers (HMAC-SHA256 over `id.timestamp.body`, signed by the
- * `standardwebhooks` reference library).
+ * Standard Webhooks signing, shared by the webhook deliveries and the access-token hook: the
+ * `webhook-id`, `webhook-timestamp` and `webhook-signature` headers (HMAC-SHA256 over
+ * `id.timestamp.body`, signed by the `standardwebhooks` reference library).
  *
  * @module
  */
 import { Webhook } from "standardwebhooks";
 import type { OutboxMessage } from "../store/outbox.ts";
 
-/** The body and headers of one delivery attempt of `message`, signed with `secret` at `now`. */
+/**
+ * Signs bodies with one secret: the headers of one signed JSON POST of `body` as message `id`
+ * at `now` (ms). Built once per secret, so a caller signing on every request (the access-token
+ * hook) imports the key once.
+ */
+export type BodySigner = (id: string, body: string, now: number) => Record<string, string>;
+
+/**
+ * A {@linkcode BodySigner} for `secret` (the raw HMAC key bytes).
+ *
+ * @example
+ * ```ts
+ * const sign = bodySigner(new TextEncoder().encode("a secret of at least 24 bytes"));
+ * sign("msg_1", "{}", Date.now())["webhook-signature"]; // "v1,…"
+ * ```
+ */
+export function bodySigner(secret: Uint8Array): BodySigner {
+  const signer = new Webhook(secret, { format: "raw" });
+  return (id, body, now) => ({
+    "content-type": "application/json",
+    "webhook-id": id,
+    "webhook-timestamp": String(Math.floor(now / 1000)),
+    "webhook-signature": signer.sign(id, new Date(now), body),
+  });
+}
+
+/**
+ * The HTTP request of one webhook message, per the Standard Webhooks specification: the JSON
+ * body `{type, timestamp, data}` and the signature headers, signed with `secret` at `now`.
+ */
 export function signedRequest(
   message: OutboxMessage,
   secret: Uint8Array,
@@ -20,14 +48,5 @@ export function signedRequest(
     timestamp: new Date(message.created_at).toISOString(),
     data: message.data,
   });
-  const at = new Date(now);
-  return {
-    body,
-    headers: {
-      "content-type": "application/json",
-      "webhook-id": message.id,
-      "webhook-timestamp": String(Math.floor(now / 1000)),
-      "webhook-signature": new Webhook(secret, { format: "raw" }).sign(message.id, at, body),
-    },
-  };
+  return { body, headers: bodySigner(secret)(message.id, body, now) };
 }

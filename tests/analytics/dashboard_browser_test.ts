@@ -245,3 +245,93 @@ Deno.test({
     assert.deepEqual(outside, []);
   },
 });
+
+/**
+ * A 404 path of many segments (each shorter than its column, so every break is between two), and
+ * campaigns with long names: what overflowed its card at 1280 px.
+ */
+const LONG_PATH = "/blog/2026/01/an-article-about-static-sites/comments/from-readers-of-a-link" +
+  "/page/2/sorted-by-oldest-first/with-replies/and-quotes/index.html";
+const WIDE_ROWS = [
+  ...[0, 1].map((i) =>
+    testRow(`2026-02-01T0${i}:00:00.000Z`, {
+      uri: LONG_PATH,
+      status: 404,
+      referrer: "https://news.ycombinator.com/item?id=1234567890123456789",
+      visitor_key: `w${i}`,
+    })
+  ),
+  ...[0, 1, 2].map((i) =>
+    testRow(`2026-02-01T1${i}:00:00.000Z`, {
+      utm_source: "newsletter-subscribers-of-the-weekly-digest",
+      utm_medium: "email-with-a-long-medium-name",
+      utm_campaign: `spring-launch-announcement-with-extended-campaign-name-${i}`,
+      channel: "email",
+      visitor_key: `c${i}`,
+    })
+  ),
+];
+
+Deno.test({
+  name: "dashboard page at 1280 px: tables fit their cards and long paths wrap at /",
+  ignore: chromiumMissing(),
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await using dashboard = await openDashboardPage(
+      [...KNOWN_ROWS, ...WIDE_ROWS],
+      "2026-02-02T08:00:00Z",
+    );
+    const { page, problems } = dashboard;
+    await page.setViewportSize({ width: 1280, height: 1400 });
+    await page.goto(dashboard.url);
+    await page.waitForSelector("body[data-state=ready]");
+    await page.locator("#panel-not_found tbody tr").first().waitFor();
+    await page.locator("#panel-campaigns tbody tr").first().waitFor();
+    const shot = await page.screenshot({ fullPage: true });
+    assert.ok(shot.byteLength > 10_000, "the screenshot has content");
+    const keep = Deno.env.get("ANALYTICS_DASHBOARD_WIDE_SCREENSHOT");
+    if (keep) await Deno.writeFile(keep, shot);
+    // Every table ends inside its card (the card's padding box), and no card is wider than
+    // its grid cell.
+    const overflowing = await page.evaluate<string[]>(`
+      [...document.querySelectorAll(".panel")].flatMap((panel) => {
+        const table = panel.querySelector("table");
+        const box = panel.getBoundingClientRect();
+        const out = [];
+        if (panel.scrollWidth > panel.clientWidth) out.push(panel.id + " scrolls sideways");
+        if (table && table.getBoundingClientRect().right > box.right - 1) {
+          out.push(panel.id + ": table ends at " + table.getBoundingClientRect().right +
+            ", card at " + box.right);
+        }
+        return out;
+      })
+    `);
+    assert.deepEqual(overflowing, []);
+    // The long path is wrapped, and every line but the last ends just after a "/".
+    const breaks = await page.evaluate<{ text: string; lineEnds: string[] }>(`(() => {
+      const cell = document.querySelector("#panel-not_found tbody td.key");
+      const text = cell.textContent;
+      const lineEnds = [];
+      const range = document.createRange();
+      let top;
+      let offset = 0;
+      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (let i = 0; i < node.textContent.length; i++) {
+          range.setStart(node, i);
+          range.setEnd(node, i + 1);
+          const y = range.getClientRects()[0]?.top;
+          if (y !== undefined && top !== undefined && y > top + 1) lineEnds.push(text[offset - 1]);
+          if (y !== undefined) top = y;
+          offset++;
+        }
+      }
+      return { text, lineEnds };
+    })()`);
+    assert.equal(breaks.text, LONG_PATH);
+    assert.ok(breaks.lineEnds.length > 0, "the path is long enough to wrap in its column");
+    assert.deepEqual(breaks.lineEnds, breaks.lineEnds.map(() => "/"));
+    assert.deepEqual(problems, []);
+  },
+});

@@ -78,6 +78,23 @@ Deno.test("analytics export: CSV on stdout, JSON to a file, progress on stderr, 
   assert.match(badDays.stderr, /--from must be a UTC day YYYY-MM-DD, got "2026-02-30"/);
   assert.equal(badDays.stdout, "");
 
+  // The log-only insights are export names too, with their panels' columns.
+  for (
+    const [query, header] of [
+      ["downloads", '"path","referrer","downloads"'],
+      ["feed_subscribers", '"reader","feed","subscribers","basis"'],
+      ["ai_crawler_pages", '"crawler","path","reads"'],
+      ["cdn_cost_paths", '"path","requests","bytes","hit_ratio"'],
+    ]
+  ) {
+    const insight = await run([...WEEK, "--query", query!, "--bots", "include"]);
+    assert.equal(insight.code, 0, insight.stderr);
+    assert.equal(insight.stdout.split("\r\n")[0], header, query);
+  }
+  const cdn = await run([...WEEK, "--query", "cdn_cost", "--format", "json"]);
+  assert.equal(cdn.code, 0, cdn.stderr);
+  assert.equal(JSON.parse(cdn.stdout).rows.length, 7);
+
   const unknown = await run([...WEEK, "--query", "pages", "--json"]);
   assert.equal(unknown.code, 1);
   const { error } = JSON.parse(unknown.stdout || unknown.stderr);

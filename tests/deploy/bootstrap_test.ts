@@ -535,6 +535,7 @@ Deno.test("bootstrap: adds the incomplete-upload rule beside the owner's lifecyc
   assert.deepEqual(bucket.drift, [
     "no lifecycle rule removing incomplete multipart uploads",
     "no lifecycle rule deploy-expire-kept-build-outputs",
+    "no lifecycle rule deploy-expire-build-cache",
   ]);
 
   const fixed = await world.run(["bootstrap"]);
@@ -544,6 +545,7 @@ Deno.test("bootstrap: adds the incomplete-upload rule beside the owner's lifecyc
   assert.match(lifecycle, /<ID>old-builds<\/ID>/);
   assert.match(lifecycle, /<ID>deploy-abort-incomplete-multipart-uploads<\/ID>/);
   assert.match(lifecycle, /<ID>deploy-expire-kept-build-outputs<\/ID>/);
+  assert.match(lifecycle, /<ID>deploy-expire-build-cache<\/ID>/);
   assert.match((await world.run(["bootstrap"])).stdout, /No changes/);
 });
 
@@ -554,6 +556,11 @@ Deno.test("bootstrap: kept build outputs expire after twice retention.buildsDays
   assert.match(
     cfg.get("lifecycle")!,
     /<Rule><Status>Enabled<\/Status><Expiration><Days>60<\/Days><\/Expiration><ID>deploy-expire-kept-build-outputs<\/ID><Filter><Prefix>outputs\/<\/Prefix><\/Filter><\/Rule>/,
+  );
+  // The MicroVM build cache: entries expire 30 days after their last use.
+  assert.match(
+    cfg.get("lifecycle")!,
+    /<Rule><Status>Enabled<\/Status><Expiration><Days>30<\/Days><\/Expiration><ID>deploy-expire-build-cache<\/ID><Filter><Prefix>cache\/<\/Prefix><\/Filter><\/Rule>/,
   );
   await world.configure({ ...BASE, retention: { buildsDays: 7 } });
   const status = JSON.parse((await world.run(["status", "--json"])).stdout);
@@ -733,4 +740,38 @@ Deno.test("status: shows the paths a failed deploy still owes an invalidation", 
     (await world.run(["status"])).stdout,
     /invalidation +owed by an unfinished deploy \(the next deploy sends it\): \/app\.css \/blog \/blog\/ \/blog\/index\.html/,
   );
+});
+
+Deno.test("bootstrap: an endpoint without the MicroVM image listing is named, not retried forever", async () => {
+  await using world = await startInfraWorld(BASE);
+  // What ministack 1.5.33 answers (docs/aws-conformance.md): a 404 to a listing.
+  world.aws.microvms.fail("ListManagedMicrovmImages", {
+    code: "ResourceNotFoundException",
+    status: 404,
+    message: "Function not found",
+    times: 100,
+  });
+  const run = await world.run(["bootstrap", "--json"]);
+  assert.equal(run.code, 1);
+  const error = JSON.parse(run.stdout).error;
+  assert.equal(error.code, "aws_operation_unsupported");
+  assert.match(error.message, /does not support lambda:ListManagedMicrovmImages/);
+  assert.doesNotMatch(error.hint, /again \(it resumes/);
+  assert.match(error.hint, /"build": \{ "builder": "local" \}/);
+  assert.equal(world.aws.microvms.callsOf("ListManagedMicrovmImages").length, 1);
+});
+
+Deno.test("bootstrap: a local-builder site creates none of the MicroVM builder's resources", async () => {
+  await using world = await startInfraWorld({ ...BASE, build: { builder: "local" } });
+  const first = await world.run(["bootstrap"]);
+  assert.equal(first.code, 0, first.stderr);
+  assert.doesNotMatch(first.stdout, /builder|MicroVM|microvm/i);
+  assert.deepEqual(world.aws.microvms.calls, []);
+  assert.equal(world.aws.logs.state.groups.has("/aws/microvms/production-blog-builder"), false);
+  assert.equal(world.aws.iam.state.roles.has("production-blog-builder"), false);
+  const policy = JSON.stringify([...world.aws.iam.state.roles.values()]);
+  assert.doesNotMatch(policy, /microvm/i);
+  const status = await world.run(["status"]);
+  assert.equal(status.code, 0, status.stderr);
+  assert.doesNotMatch(status.stdout, /builder|MicroVM/i);
 });

@@ -71,6 +71,7 @@ Deno.test("deploy: first deploy uploads every file and prints a summary; identic
   assert.deepEqual(Object.keys(summary).sort(), [
     "builder",
     "bytesUploaded",
+    "cache",
     "changedKeys",
     "deleted",
     "durationMs",
@@ -80,12 +81,26 @@ Deno.test("deploy: first deploy uploads every file and prints a summary; identic
     "kept",
     "revision",
     "rules",
+    "steps",
     "unchanged",
     "uploaded",
     "url",
     "warnings",
   ]);
   assert.deepEqual([summary.kept, summary.expired], [[], []]);
+  // A Deno site's install is not cached (Deno keeps its own cache); every step is timed.
+  assert.deepEqual(summary.cache, { used: true, hit: false, frameworkHit: false, key: null });
+  assert.deepEqual(Object.keys(summary.steps), [
+    "revision",
+    "zip",
+    "cacheRestore",
+    "install",
+    "build",
+    "rules",
+    "sync",
+    "invalidation",
+  ]);
+  assert.ok(Object.values(summary.steps).every((ms) => typeof ms === "number" && ms >= 0));
   assert.equal(summary.env, "production");
   assert.equal(summary.builder, "local");
   assert.equal(summary.uploaded, 0);
@@ -133,6 +148,10 @@ Deno.test("deploy plan: shows uploads, deletes and invalidation, changing nothin
   assert.match(human.stdout, /^6 to upload \(.+\), 0 to delete, 0 unchanged$/m);
   assert.match(human.stdout, /^would invalidate \d+ path\(s\): .*\/index\.html/m);
   assert.match(human.stdout, /Nothing was changed/);
+  // Its progress says what it does: it compares the rules, it does not put them live.
+  const progress = human.stdout + human.stderr;
+  assert.match(progress, /comparing the redirect and header rules with the live ones/);
+  assert.doesNotMatch(progress, /putting the redirect and header rules live/);
   assert.deepEqual(await liveKeys(world, BUCKET), [], "plan uploads nothing");
   assert.equal(invalidations(world).length, 0, "plan invalidates nothing");
 
@@ -145,6 +164,7 @@ Deno.test("deploy plan: shows uploads, deletes and invalidation, changing nothin
   assert.deepEqual(Object.keys(plan).sort(), [
     "builder",
     "bytes",
+    "cache",
     "deletes",
     "env",
     "expired",
@@ -152,6 +172,7 @@ Deno.test("deploy plan: shows uploads, deletes and invalidation, changing nothin
     "kept",
     "revision",
     "rules",
+    "steps",
     "unchanged",
     "uploads",
     "warnings",
@@ -324,4 +345,17 @@ Deno.test("deploy: an AWS refusal during the deploy names the action and resourc
   );
   assert.match(error.hint, /grant cloudfront:CreateInvalidation/);
   assert.doesNotMatch(r.stderr, /unexpected error|this is a bug/);
+});
+
+Deno.test("deploy: a site with build.builder local deploys here without --builder and says nothing of MicroVMs", async () => {
+  await using world = await bootstrapped({ ...CONFIG, build: { builder: "local" } });
+  assert.deepEqual(world.aws.microvms.calls, []);
+  const human = await world.run(["deploy"]);
+  assert.equal(human.code, 0, human.stderr);
+  assert.doesNotMatch(human.stdout + human.stderr, /microvm|builder image|builder role/i);
+  assert.deepEqual(await liveKeys(world, BUCKET), ALL_KEYS);
+  const again = await world.run(["deploy", "--json"]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(JSON.parse(again.stdout).builder, "local");
+  assert.deepEqual(world.aws.microvms.calls, []);
 });

@@ -291,10 +291,10 @@ Deno.test({
     assert.equal(await liveText(world, "site/index.html"), "<h1>home v2</h1>");
 
     const history = JSON.parse((await mw.run(["history", "--json"])).stdout);
-    assert.deepEqual(history.map((b: { id: string; status: string }) => [b.id, b.status]), [
-      [v2, "done"],
-      [v1, "done"],
-    ]);
+    assert.deepEqual(
+      history.map((b: { id: string; status: string; live: boolean }) => [b.id, b.status, b.live]),
+      [[v2, "done", true], [v1, "done", false]],
+    );
     const logs = await mw.run(["logs", v1]);
     assert.equal(logs.code, 0, logs.stderr);
     assert.match(logs.stderr, /ran with --builder local/);
@@ -309,6 +309,12 @@ Deno.test({
     assert.deepEqual(restored.invalidation.paths, ["/", "/index.html"]);
     assert.equal(await liveText(world, "site/index.html"), "<h1>home</h1>");
     assert.equal(callsOf(world, "RunMicrovm").length, 0);
+    // history marks the build the site now serves, not the newest.
+    const afterRollback = JSON.parse((await mw.run(["history", "--json"])).stdout);
+    assert.deepEqual(
+      afterRollback.map((b: { id: string; live: boolean }) => [b.id, b.live]),
+      [[v2, false], [v1, true]],
+    );
 
     // Past retention.buildsDays (v2's manifest aged 31 days) it says so and rebuilds the stored
     // source in a MicroVM, which publishes it.

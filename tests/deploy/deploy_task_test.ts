@@ -5,7 +5,7 @@
  * shows the sandbox holds: a write outside the granted paths is refused.
  */
 import assert from "node:assert/strict";
-import { ListObjectsV2Command } from "@aws-sdk/client-s3";
+import { GetObjectCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { ACCOUNT, type InfraWorld, liveKeys, siteS3, startInfraWorld } from "./infra_world.ts";
 import { writeSiteRepo } from "./site_repo.ts";
 import { settlesWithin, waitFor } from "../support/wait.ts";
@@ -199,6 +199,59 @@ Deno.test("e2e: several CLI processes with one HOME at once clean the temp root 
       assert.equal(JSON.parse(run.stdout).uploads.length, 6, run.stdout);
     }
     assert.deepEqual(await Array.fromAsync(Deno.readDir(cache)), [], "every work dir removed");
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("e2e: under the task's flags, build.env reads a ${VAR} its --allow-env lists and names one it does not", async () => {
+  await using world = await startInfraWorld({
+    siteName: "blog",
+    region: "eu-west-1",
+    app: "blog",
+    build: { env: { PUBLIC_API: "https://${PUBLIC_HOST}/v1" } },
+  });
+  await writeSiteRepo(world.root);
+  await Deno.writeTextFile(
+    `${world.root}/build.js`,
+    'await Deno.mkdir("dist", { recursive: true });\n' +
+      'await Deno.writeTextFile("dist/index.html", "api " + Deno.env.get("PUBLIC_API"));\n',
+  );
+  await Deno.writeTextFile(
+    `${world.root}/deno.json`,
+    JSON.stringify({
+      tasks: { build: "deno run --allow-read=. --allow-write=dist --allow-env build.js" },
+    }),
+  );
+  const home = await Deno.makeTempDir({ prefix: "deploy-home-" });
+  try {
+    const flags = await deployTaskFlags(home);
+    const run = (allowEnv: string[], args: string[]) =>
+      runDeployProcess({
+        flags: flags.map((f) => f.startsWith("--allow-env=") ? [f, ...allowEnv].join(",") : f),
+        args,
+        cwd: world.root,
+        env: { HOME: home, ...world.env, PUBLIC_HOST: "api.example.com" },
+      });
+    assert.equal((await run([], ["bootstrap"])).code, 0);
+    const unlisted = await run([], ["deploy", "--builder", "local", "--json"]);
+    assert.equal(unlisted.code, 1);
+    const error = JSON.parse(unlisted.stdout).error;
+    assert.equal(error.code, "build_env_missing");
+    assert.match(error.message, /\$\{PUBLIC_HOST\}/);
+    assert.match(error.hint, /--allow-env/);
+
+    const listed = await run(["PUBLIC_HOST"], ["deploy", "--builder", "local", "--json"]);
+    assert.equal(listed.code, 0, listed.stderr);
+    const s3 = siteS3(world);
+    try {
+      const page = await s3.send(
+        new GetObjectCommand({ Bucket: BUCKET, Key: "site/index.html" }),
+      );
+      assert.equal(await page.Body!.transformToString(), "api https://api.example.com/v1");
+    } finally {
+      s3.destroy();
+    }
   } finally {
     await Deno.remove(home, { recursive: true });
   }

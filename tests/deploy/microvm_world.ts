@@ -23,6 +23,8 @@ import type { AwsFakesOptions } from "../fakes/aws.ts";
 import { type InfraWorld, siteS3, startInfraWorld } from "./infra_world.ts";
 import { writeSiteRepo } from "./site_repo.ts";
 import { agentRun } from "../support/microvm_builder.ts";
+import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { secretsManagerReader } from "../../deploy/build_settings/build_secrets.ts";
 
 /** The site the MicroVM tests deploy: 2 GB, 900 s, a 4 s idle window (keep-alive pings). */
 export const MICROVM_SITE_CONFIG = {
@@ -94,8 +96,15 @@ export async function microvmWorld(options: MicrovmWorldOptions): Promise<Microv
           await agentRun(
             (group, stream, lines) => world.aws.logs.state.append(group, stream, lines),
             (job) => {
-              clients = createAwsClients(world.env, job.target.region!);
-              return { s3, routing: routingDeps(clients, TEST_DEPLOYED_WAIT) };
+              const vm = createAwsClients(world.env, job.target.region!);
+              clients = vm;
+              return {
+                s3,
+                routing: routingDeps(vm, TEST_DEPLOYED_WAIT),
+                // `build.secrets`, read as the agent reads them (the builder role's client).
+                readSecret: (name: string) =>
+                  secretsManagerReader(vm.client(SecretsManagerClient, "SECRETS_MANAGER"))(name),
+              };
             },
           )(ctx);
         } finally {

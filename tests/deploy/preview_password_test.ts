@@ -12,7 +12,7 @@ import {
 } from "@aws-sdk/client-secrets-manager";
 import { requestThroughEdge } from "../support/cloudfront_edge.ts";
 import { writeSiteRepo } from "./site_repo.ts";
-import { type InfraWorld, siteS3, startInfraWorld } from "./infra_world.ts";
+import { type InfraWorld, mutatingCalls, siteS3, startInfraWorld } from "./infra_world.ts";
 import { basicToken } from "../../deploy/preview/auth.ts";
 
 const PASSWORD = "7f3c-reviewers-only-91ab";
@@ -113,4 +113,101 @@ Deno.test("e2e preview password: an unset ${VAR} stops the bootstrap with previe
   const r = await world.run(["preview", "bootstrap", "--json"]);
   assert.equal(r.code, 1);
   assert.equal(JSON.parse(r.stdout).error.code, "preview_password_missing");
+});
+
+Deno.test("e2e preview password: hostile values are a clear error naming the key, before anything is created", async (t) => {
+  const cases: {
+    name: string;
+    password: unknown;
+    env?: string;
+    code: string;
+    message: RegExp;
+  }[] = [
+    {
+      name: "an empty variable",
+      password: "${PW}",
+      env: "",
+      code: "preview_password_missing",
+      message: /^previews\.password: the password in \$\{PW\} is empty$/,
+    },
+    {
+      name: "a 10 KB variable",
+      password: "${PW}",
+      env: "x".repeat(10_240),
+      code: "preview_password_invalid",
+      message:
+        /^previews\.password: the password in \$\{PW\} is 10240 characters, over the 256 allowed$/,
+    },
+    {
+      name: "a control character",
+      password: "${PW}",
+      env: "ab\u0007cd",
+      code: "preview_password_invalid",
+      message:
+        /^previews\.password: the password in \$\{PW\} holds a control character \(U\+0007 at character 3\)$/,
+    },
+    {
+      name: "a newline",
+      password: "${PW}",
+      env: "abc\r\n",
+      code: "preview_password_invalid",
+      message: /U\+000D at character 4/,
+    },
+    {
+      name: "a missing variable",
+      password: "${PW}",
+      code: "preview_password_missing",
+      message: /^previews\.password names \$\{PW\}, which is not set$/,
+    },
+    {
+      name: "a missing secret",
+      password: "preview/none",
+      code: "preview_password_missing",
+      message: /^previews\.password names secret preview\/none, which does not exist$/,
+    },
+    { name: "an empty key", password: "", code: "config_invalid", message: /previews\.password/ },
+    {
+      name: "a 10 KB key",
+      password: "p".repeat(10_240),
+      code: "config_invalid",
+      message: /previews\.password/,
+    },
+    {
+      name: "a key with control characters",
+      password: "a\u0000b\nc",
+      code: "config_invalid",
+      message: /previews\.password/,
+    },
+    {
+      name: "a key that is no string",
+      password: 42,
+      code: "config_invalid",
+      message: /previews\.password/,
+    },
+  ];
+  for (const c of cases) {
+    await t.step(c.name, async () => {
+      await using world = await privateWorld(c.password as string);
+      if (c.env !== undefined) world.env.PW = c.env;
+      const r = await world.run(["preview", "bootstrap", "--json"]);
+      assert.equal(r.code, 1, r.stderr);
+      const error = JSON.parse(r.stdout).error;
+      assert.equal(error.code, c.code, JSON.stringify(error));
+      const said = [
+        error.message,
+        ...(error.issues ?? []).map((i: { path: string; message: string }) =>
+          `${i.path}: ${i.message}`
+        ),
+      ].join("\n");
+      assert.match(said, c.message);
+      // Never the value itself (it may be a password written into the config by mistake).
+      if (typeof c.password === "string" && c.password.length > 20) {
+        assert.ok(!r.stdout.includes(c.password.slice(0, 20)));
+      }
+      if (c.env !== undefined && c.env.length >= 3) {
+        assert.ok(!r.stdout.includes(c.env.slice(0, 3)));
+      }
+      assert.deepEqual(mutatingCalls(world), [], "nothing was created");
+    });
+  }
 });

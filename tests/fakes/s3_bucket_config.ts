@@ -58,6 +58,12 @@ export interface SiteS3 extends AsyncDisposable {
    * instead of reaching s3rver, as `AwsFake.fail` does for the other fakes.
    */
   fail(operation: string, failure: FailureSpec): void;
+  /**
+   * A slow, throttled S3: calls of `operation` on keys under `keyPrefix` get no answer until
+   * the hold is released, and then `503 SlowDown` (what S3 answers a client past its request
+   * rate, after as long as it likes). Only calls made after this call are held.
+   */
+  hold(operation: string, keyPrefix: string): S3Hold;
   /** The proxy's URL: use as `AWS_ENDPOINT_URL_S3`. */
   readonly endpoint: string;
   /** The s3rver fixture behind it. */
@@ -70,6 +76,16 @@ export interface SiteS3 extends AsyncDisposable {
   bucketExists(name: string): Promise<boolean>;
   /** Stops the proxy and s3rver. */
   close(): Promise<void>;
+}
+
+/** A hold of {@linkcode SiteS3.hold}. */
+export interface S3Hold {
+  /** How many calls are being held now (their clients still waiting). */
+  readonly waiting: number;
+  /** How many calls were held in all. */
+  readonly held: number;
+  /** Answers every held call `503 SlowDown` and holds no more. */
+  release(): void;
 }
 
 /** The S3 credentials s3rver accepts (it verifies SigV4 against these). */
@@ -159,6 +175,13 @@ export interface SiteS3Options {
 export async function startSiteS3(options: SiteS3Options = {}): Promise<SiteS3> {
   const s3rver = options.upstream ?? await startS3();
   const failures = new Map<string, { spec: FailureSpec; skip: number; left: number }[]>();
+  const holds: {
+    operation: string;
+    keyPrefix: string;
+    held: number;
+    waiting: number;
+    released: PromiseWithResolvers<void>;
+  }[] = [];
   const upstream = new URL(s3rver.endpoint);
   // The proxy's own connection pool, closed with the proxy. With the global `fetch` the
   // keep-alive connections to s3rver lived in the test process's shared pool, outliving this
@@ -241,6 +264,16 @@ export async function startSiteS3(options: SiteS3Options = {}): Promise<SiteS3> 
       );
     }
     const operation = objectOperation(req.method, parts, url, req.headers);
+    const key = parts.slice(1).map(decodeURIComponent).join("/");
+    const hold = holds.find((h) => h.operation === operation && key.startsWith(h.keyPrefix));
+    if (hold) {
+      hold.held++;
+      hold.waiting++;
+      await hold.released.promise;
+      hold.waiting--;
+      await req.body?.cancel();
+      return s3Error("SlowDown", 503, "Please reduce your request rate.");
+    }
     const injected = operation === undefined ? undefined : failures.get(operation)?.[0];
     if (injected) {
       if (injected.skip > 0) injected.skip--;
@@ -296,6 +329,7 @@ export async function startSiteS3(options: SiteS3Options = {}): Promise<SiteS3> 
 
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, handler);
   const close = async () => {
+    for (const hold of holds.splice(0)) hold.released.resolve(); // nothing waits past the end
     await server.shutdown();
     upstreamClient.close(); // drops the pooled connections, so s3rver sees them end
     await s3rver.close();
@@ -306,6 +340,28 @@ export async function startSiteS3(options: SiteS3Options = {}): Promise<SiteS3> 
       const queue = failures.get(operation) ?? [];
       queue.push({ spec, skip: spec.after ?? 0, left: spec.times ?? 1 });
       failures.set(operation, queue);
+    },
+    hold(operation, keyPrefix) {
+      const hold = {
+        operation,
+        keyPrefix,
+        held: 0,
+        waiting: 0,
+        released: Promise.withResolvers<void>(),
+      };
+      holds.push(hold);
+      return {
+        get waiting() {
+          return hold.waiting;
+        },
+        get held() {
+          return hold.held;
+        },
+        release() {
+          holds.splice(holds.indexOf(hold), 1);
+          hold.released.resolve();
+        },
+      };
     },
     s3rver,
     state,

@@ -31,7 +31,19 @@ export function operatorToken(
   );
 }
 
-/** Posts the sign-in form with `token` (and `headers`, e.g. a proxy's); the answer unread. */
+/**
+ * The headers of a form the console's own page posts for the session of `cookie`: the form's
+ * content type, the cookie, and the console's `Origin` (what a browser sends under the
+ * console's `Referrer-Policy: same-origin`).
+ */
+export function consoleForm(te: TokenServer, cookie: string): Record<string, string> {
+  return { ...FORM, cookie, origin: te.internalUrl! };
+}
+
+/**
+ * Posts the sign-in form with `token` (and `headers`, e.g. a proxy's) as the console's page
+ * does: with the console's own `Origin`; the answer unread.
+ */
 export function consoleLogin(
   te: TokenServer,
   token: string,
@@ -39,7 +51,7 @@ export function consoleLogin(
 ): Promise<Response> {
   return fetch(`${te.internalUrl}/admin/login`, {
     method: "POST",
-    headers: { ...FORM, ...headers },
+    headers: { ...FORM, origin: te.internalUrl!, ...headers },
     body: new URLSearchParams({ token }),
     redirect: "manual",
   });

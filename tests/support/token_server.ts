@@ -147,6 +147,8 @@ export interface SpawnedServer extends AsyncDisposable {
   readonly stdout: string[];
   /** The process id (benchmarks read its CPU time). */
   readonly pid: number;
+  /** Whether the process is still running (it has not exited). */
+  alive(): boolean;
   /** Sends `signal` and waits for exit; returns the exit code and stderr. */
   stop(signal?: Deno.Signal): Promise<{ code: number; stderr: string }>;
 }
@@ -203,7 +205,11 @@ export async function spawnTokenServer(
     }),
   );
   const status = child.status;
-  status.then(() => reject(new Error("exited before listening")));
+  let exited = false;
+  status.then(() => {
+    exited = true;
+    reject(new Error("exited before listening"));
+  });
   const listenerUrl = (kind: string) =>
     stdout.map((l) => l.match(new RegExp(`listening on (\\S+) \\(${kind}\\)`))?.[1])
       .find((u) => u !== undefined);
@@ -236,6 +242,7 @@ export async function spawnTokenServer(
     dir,
     stdout,
     pid: child.pid,
+    alive: () => !exited,
     stop,
     async [Symbol.asyncDispose]() {
       await stop();

@@ -1,6 +1,7 @@
 /**
  * A loopback webhook receiver for tests: every request is verified with the Standard Webhooks
- * reference library (`standardwebhooks`), recorded, and answered as the test says.
+ * reference library (`standardwebhooks`), recorded, and answered as the test says. It also
+ * plays the app's access-token hook (`reply`).
  *
  * @module
  */
@@ -30,6 +31,11 @@ export interface WebhookReceiver extends AsyncDisposable {
   holding: boolean;
   /** Stops holding and answers every held request. */
   release(): void;
+  /**
+   * Answers a verified request instead of `answer` (the access-token hook's `{claims}`);
+   * given the parsed JSON body.
+   */
+  reply?: ((body: Record<string, unknown>) => Response) | undefined;
 }
 
 /**
@@ -39,7 +45,7 @@ export function startWebhookReceiver(secret: string): WebhookReceiver {
   const verifier = new Webhook(secret);
   const received: ReceivedWebhook[] = [];
   let held = Promise.withResolvers<void>();
-  const receiver = {
+  const receiver: WebhookReceiver & { url: string } = {
     url: "",
     received,
     answer: 204,
@@ -62,7 +68,10 @@ export function startWebhookReceiver(secret: string): WebhookReceiver {
     } catch {
       verified = false;
     }
-    const parsed = JSON.parse(body) as { type: string; data: Record<string, unknown> };
+    const parsed = JSON.parse(body) as Record<string, unknown> & {
+      type: string;
+      data: Record<string, unknown>;
+    };
     const status = verified ? receiver.answer : 400;
     const hold = receiver.holding ? held.promise : undefined;
     received.push({
@@ -75,6 +84,7 @@ export function startWebhookReceiver(secret: string): WebhookReceiver {
       traceparent: req.headers.get("traceparent"),
     });
     if (hold) await hold;
+    if (verified && receiver.reply !== undefined) return receiver.reply(parsed);
     return new Response(null, { status });
   });
   receiver.url = `http://127.0.0.1:${server.addr.port}/hook`;

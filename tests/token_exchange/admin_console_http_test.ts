@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { createMemoryLogger } from "@org/shared";
 import {
   consoleCsrf,
+  consoleForm,
   consoleLogin,
   consoleSession,
   FORM,
@@ -103,7 +104,7 @@ Deno.test("admin console: an action is audited under the operator's principal by
   const csrf = await consoleCsrf(te, cookie, `/admin/users/${user.id}`);
   const post = await fetch(`${te.internalUrl}/admin/users/${user.id}/status`, {
     method: "POST",
-    headers: { ...FORM, cookie },
+    headers: consoleForm(te, cookie),
     body: new URLSearchParams({ csrf, status: "suspended" }),
     redirect: "manual",
   });
@@ -226,13 +227,25 @@ Deno.test("admin console: a redelivery needs the CSRF token; sign-in, redelivery
   const redeliver = (body: Record<string, string>) =>
     fetch(`${te.internalUrl}/admin/webhooks/deliveries/${id}/redeliver`, {
       method: "POST",
-      headers: { ...FORM, cookie },
+      headers: consoleForm(te, cookie),
       body: new URLSearchParams(body),
       redirect: "manual",
     });
   const refused = await redeliver({});
   await refused.body?.cancel();
   assert.equal(refused.status, 403);
+  // With the session and its token, but posted with an opaque origin, or with no word from the
+  // browser at all: refused, nothing queued.
+  for (const origin of [{ origin: "null" }, {}]) {
+    const opaque = await fetch(`${te.internalUrl}/admin/webhooks/deliveries/${id}/redeliver`, {
+      method: "POST",
+      headers: { ...FORM, cookie, ...origin },
+      body: new URLSearchParams({ csrf }),
+      redirect: "manual",
+    });
+    await opaque.body?.cancel();
+    assert.equal(opaque.status, 403, JSON.stringify(origin));
+  }
   assert.equal(await te.server.webhooks!.deliverDue(), 0, "nothing queued without the token");
   const done = await redeliver({ csrf });
   await done.body?.cancel();
@@ -241,7 +254,7 @@ Deno.test("admin console: a redelivery needs the CSRF token; sign-in, redelivery
   assert.equal(await te.server.webhooks!.deliverDue(), 1);
   const logout = await fetch(`${te.internalUrl}/admin/logout`, {
     method: "POST",
-    headers: { ...FORM, cookie },
+    headers: consoleForm(te, cookie),
     body: new URLSearchParams({ csrf }),
     redirect: "manual",
   });
@@ -295,4 +308,31 @@ Deno.test("admin console: the audit and webhooks pages refuse a bad filter with 
   });
   assert.equal(ok.status, 200);
   assert.match(await ok.text(), /<code class="nowrap">console\.login<\/code>/);
+});
+
+Deno.test("admin console: a malformed token pasted into sign-in answers the sign-in page, never a 500", async () => {
+  await using te = await startTokenServer({
+    toml: `[internal_api]\nenabled = true\nauth_methods = ["operator_token"]\n` +
+      `[internal_api.lockout]\nthreshold = 100\n`,
+  });
+  const good = operatorToken(te);
+  for (
+    const pasted of [
+      "not-a-token",
+      `${good.slice(0, 20)}\n${good.slice(20)}`, // a line break from a wrapped terminal
+      `${good} trailing words`,
+      "Bearer Bearer x",
+      "tökén-ä\u0000\u007f",
+      "a.b.c",
+      "x".repeat(20_000),
+    ]
+  ) {
+    const res = await consoleLogin(te, pasted);
+    const body = await res.text();
+    assert.equal(res.status, 401, `${JSON.stringify(pasted.slice(0, 40))}: ${body.slice(0, 200)}`);
+    assert.match(res.headers.get("content-type") ?? "", /^text\/html/);
+    assert.match(body, /not a valid operator token/);
+    // The command it names exists when running from a checkout (no `token-exchange` there).
+    assert.match(body, /<code>deno run -A server\/main\.ts operator-token --sub NAME<\/code>/);
+  }
 });

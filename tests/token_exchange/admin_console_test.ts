@@ -162,7 +162,7 @@ Deno.test({
         assert.match(headers["content-security-policy"]!, /script-src 'self';/);
         assert.match(headers["content-security-policy"]!, /frame-ancestors 'none'/);
         assert.doesNotMatch(headers["content-security-policy"]!, /unsafe-inline/);
-        assert.equal(headers["referrer-policy"], "no-referrer");
+        assert.equal(headers["referrer-policy"], "same-origin");
         await page.getByRole("heading", { name: "Overview" }).waitFor();
         assert.equal(await page.locator(".tile .value").first().textContent(), "2");
         await shot(page, "overview");

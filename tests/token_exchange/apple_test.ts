@@ -10,10 +10,11 @@ import {
   SignJWT,
 } from "jose";
 import { createMemoryLogger, FixedClock } from "@org/shared";
-import { consoleCsrf, consoleSession } from "../support/console.ts";
+import { consoleCsrf, consoleForm, consoleSession } from "../support/console.ts";
 import { REVOKE_INTERVAL_MS } from "../../server/providers/apple_revocation.ts";
 import { adminFetch, adminJson, SECRET } from "../support/internal_api.ts";
 import { type OidcFixture, startOidcProvider } from "../support/oidc.ts";
+import { stalledRequest } from "../support/stalled_request.ts";
 import { storeBackends } from "../support/store_backends.ts";
 import {
   spawnTokenServer,
@@ -517,6 +518,102 @@ Deno.test("apple notifications: signed events revoke, delete and update; forged 
   );
 });
 
+Deno.test("apple notifications: a body that is not JSON is refused before it is read", async () => {
+  await using apple = await startApple();
+  await using te = await startAppleService(apple, `[server]\nbody_timeout = "120s"\n`);
+  // The body never arrives: only an answer that did not wait for it comes back.
+  const stalled = await stalledRequest(te.url, "/apple/notifications", {
+    contentType: "text/plain",
+    sent: "payload=",
+  });
+  try {
+    const answer = await stalled.answer(60_000);
+    assert.notEqual(answer, "no answer");
+    assert.equal((answer as { status: number }).status, 400);
+    assert.match((answer as { body: string }).body, /"error":"invalid_request"/);
+  } finally {
+    stalled.close();
+  }
+  // A declared size over the cap is refused the same way (413, body unread).
+  const large = await stalledRequest(te.url, "/apple/notifications", {
+    contentType: "application/json",
+    sent: "x".repeat(17 * 1024),
+  });
+  try {
+    const answer = await large.answer(60_000);
+    assert.equal((answer as { status: number }).status, 413);
+  } finally {
+    large.close();
+  }
+});
+
+Deno.test("apple notifications: /health keeps its turn while a flood of junk notifications is refused", async () => {
+  await using apple = await startApple();
+  const { pem } = await teamKey();
+  const dir = await Deno.makeTempDir({ prefix: "te-apple-flood-" });
+  const te = await spawnTokenServer({
+    dir,
+    toml: `[server]\nport = 0\n[rate_limit]\nenabled = false\n` +
+      appleToml(apple.issuer, `private_key = "\${APPLE_P8}"`),
+    env: { APPLE_P8: pem },
+  });
+  const timed = async (send: () => Promise<Response>) => {
+    const start = performance.now();
+    const res = await send();
+    await res.body?.cancel();
+    return { status: res.status, ms: performance.now() - start };
+  };
+  const health = () => timed(() => fetch(`${te.url}/health`));
+  const junk = [
+    { type: "text/plain", body: "x".repeat(16 * 1024) },
+    { type: "application/json", body: JSON.stringify({ payload: "not a JWS ".repeat(1000) }) },
+    { type: "application/json", body: "[" + "1,".repeat(5000) + "1]" },
+  ];
+  const median = (xs: number[]) => xs.toSorted((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  try {
+    const alone: number[] = [];
+    for (let i = 0; i < 30; i++) alone.push((await health()).ms);
+    // 1,000 junk notifications, 32 in flight at a time, while /health is asked in a loop.
+    let next = 0;
+    const refused: number[] = [];
+    const statuses = new Set<number>();
+    const flood = Promise.all(Array.from({ length: 32 }, async () => {
+      while (next < 1000) {
+        const j = junk[next++ % junk.length]!;
+        const r = await timed(() =>
+          fetch(`${te.url}/apple/notifications`, {
+            method: "POST",
+            headers: { "content-type": j.type },
+            body: j.body,
+          })
+        );
+        statuses.add(r.status);
+        refused.push(r.ms);
+      }
+    }));
+    let flooding = true;
+    flood.finally(() => flooding = false);
+    const loaded: number[] = [];
+    while (flooding) {
+      const r = await health();
+      assert.equal(r.status, 200);
+      loaded.push(r.ms);
+    }
+    await flood;
+    assert.deepEqual([...statuses], [400]);
+    // Relative, not absolute: a health check waits no longer than the junk around it does.
+    assert.ok(loaded.length > 0);
+    assert.ok(
+      median(loaded) <= 3 * median(refused),
+      `health p50 ${median(loaded)} ms under the flood (${median(alone)} ms alone) against ` +
+        `refused p50 ${median(refused)} ms`,
+    );
+  } finally {
+    await te.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("apple notifications: the route exists only with an Apple provider", async () => {
   await using idp = await startOidcProvider();
   await using te = await startTokenServer({
@@ -656,7 +753,7 @@ Deno.test("apple revoke: a deletion from the console queues the revoke, and the 
   const csrf = await consoleCsrf(te, cookie, `/admin/users/${user.id}/delete`);
   const del = await fetch(`${te.internalUrl}/admin/users/${user.id}/delete`, {
     method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+    headers: consoleForm(te, cookie),
     body: new URLSearchParams({ csrf }),
     redirect: "manual",
   });

@@ -331,3 +331,54 @@ Deno.test("dpop: a rotated bound token without the key trips no reuse alarm; wit
     "The refresh token is invalid, expired or revoked",
   );
 });
+
+/** The size of the request head (request line and header lines) Deno's HTTP server reads. */
+const HEAD_LIMIT = 64 * 1024;
+
+Deno.test("dpop: any header the service can read gets the JSON answer; past the runtime's 64 KiB head limit the bare 400 documented", async () => {
+  await using h = await harness();
+  const url = `${h.te.issuer}/token`;
+  const form = { grant_type: "refresh_token", refresh_token: "x" };
+  // A 60,000-character proof fits the head: the service reads it and answers as documented.
+  const big = await fetch(url, {
+    method: "POST",
+    headers: { dpop: "a".repeat(60_000) },
+    body: new URLSearchParams(form),
+  });
+  assert.deepEqual([big.status, (await big.json()).error], [400, "invalid_dpop_proof"]);
+  assert.ok(big.headers.get("dpop-nonce"), "the nonce comes with the refusal");
+  // Any other header the service can read leaves the request to its own rules.
+  const junk = await fetch(url, {
+    method: "POST",
+    headers: { "x-junk": "b".repeat(60_000) },
+    body: new URLSearchParams(form),
+  });
+  assert.deepEqual([junk.status, (await junk.json()).error], [400, "invalid_grant"]);
+  // Past the head limit the runtime refuses before any code of ours runs: 400, empty body,
+  // `Connection: close`, no DPoP-Nonce (docs/http-api.md, "Request size limits").
+  for (const [name, size] of [["dpop", 100_000], ["x-junk", HEAD_LIMIT]] as const) {
+    const { hostname, port } = new URL(h.te.issuer);
+    const conn = await Deno.connect({ hostname, port: Number(port) });
+    try {
+      await conn.write(new TextEncoder().encode(
+        `POST /token HTTP/1.1\r\nhost: ${hostname}\r\n${name}: ${"c".repeat(size)}\r\n` +
+          `content-type: application/x-www-form-urlencoded\r\ncontent-length: 0\r\n\r\n`,
+      ));
+      const chunks: Uint8Array[] = [];
+      const buf = new Uint8Array(4096);
+      // The server closes with our bytes unread, so the close may come as a reset.
+      for (let n; (n = await conn.read(buf).catch(() => null)) !== null;) {
+        chunks.push(buf.slice(0, n));
+      }
+      const text = new TextDecoder().decode(new Uint8Array(chunks.flatMap((c) => [...c])));
+      const [head, body] = text.split("\r\n\r\n");
+      assert.match(head!, /^HTTP\/1\.1 400 /, `${name} ${size}`);
+      assert.match(head!, /\r\ncontent-length: 0\r\n/i);
+      assert.match(head!, /\r\nconnection: close/i);
+      assert.doesNotMatch(head!, /dpop-nonce/i);
+      assert.equal(body, "");
+    } finally {
+      conn.close();
+    }
+  }
+});

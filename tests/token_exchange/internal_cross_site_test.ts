@@ -50,13 +50,15 @@ Deno.test({
   },
 });
 
-Deno.test("internal API: Sec-Fetch-Site cross-site or same-site, or a foreign Origin, is refused with 403 before the gate, spending nothing", async () => {
+Deno.test("internal API: Sec-Fetch-Site cross-site or same-site, a foreign Origin or Origin null, is refused with 403 before the gate, spending nothing", async () => {
   await using te = await startTokenServer({ toml: TOML });
   const foreign = [
     { "sec-fetch-site": "cross-site" },
     { "sec-fetch-site": "same-site" },
     { origin: "http://127.0.0.1:1" },
     { origin: "https://evil.example" },
+    // An opaque origin (a sandboxed frame, a data: page) proves nothing: refused too.
+    { origin: "null" },
   ];
   for (let i = 0; i < 2; i++) {
     for (const headers of foreign) {

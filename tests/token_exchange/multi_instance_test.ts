@@ -12,6 +12,7 @@ import { MIGRATIONS } from "../../server/store/pg_migrations.ts";
 import { startOidcProvider } from "../support/oidc.ts";
 import { startTestPostgres } from "../support/postgres.ts";
 import { waitFor } from "../support/wait.ts";
+import { refreshLoad } from "../support/refresh_load.ts";
 import { SECRET } from "../support/internal_api.ts";
 import {
   providerToml,
@@ -68,6 +69,14 @@ function admin(
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
+}
+
+/** `count` sessions signed in across `servers`: their refresh tokens. */
+async function sessions(servers: readonly SpawnedServer[], count: number): Promise<string[]> {
+  const made = await Promise.all(
+    Array.from({ length: count }, (_, i) => codeExchange(servers[i % servers.length]!)),
+  );
+  return made.map((t) => t.refresh_token!);
 }
 
 async function drain(res: Promise<Response>): Promise<number> {
@@ -287,7 +296,7 @@ Deno.test({
       await t.step(
         "kill -9 of one instance under refresh load: the others keep answering, no answered session is lost",
         async () => {
-          const load = await refreshLoad(servers, 12);
+          const load = refreshLoad(servers, await sessions(servers, 12));
           await load.until((r) => r.ok >= 25, "refreshes before the kill");
           await c.stop("SIGKILL");
           const before = load.result.ok;
@@ -304,7 +313,7 @@ Deno.test({
         "PostgreSQL restarted under load: clean 500 server_error while down, then recovery without restart",
         async () => {
           const alive = [a, b];
-          const load = await refreshLoad(alive, 8);
+          const load = refreshLoad(alive, await sessions(alive, 8));
           await load.until((r) => r.ok >= 10, "refreshes before the stop");
           await pg.stop();
           await load.until((r) => r.serverErrors.length > 0, "a request failing while it is down");
@@ -345,78 +354,3 @@ Deno.test({
     }
   },
 });
-
-/** What a refresh load saw. */
-interface LoadResult {
-  ok: number;
-  /** 5xx answers (status and body). */
-  serverErrors: { status: number; body: unknown }[];
-  /** 200 answers after the first 5xx. */
-  okAfterErrors: number;
-  /** Each chain's last token answered 200. */
-  last: string[];
-}
-
-/**
- * `chains` clients, each refreshing its own session in a loop, spread over `servers` like a
- * load balancer would. A connection error or 5xx is retried with the same token on the next
- * instance (what a client does when it did not get an answer): the retry either finds the
- * token still live or, inside the grace window, gets the successor it missed.
- */
-async function refreshLoad(
-  servers: SpawnedServer[],
-  chains: number,
-): Promise<{
-  /** What the load saw so far (live). */
-  result: Readonly<LoadResult>;
-  /** Resolves once `condition` holds of what the load saw. */
-  until(condition: (r: Readonly<LoadResult>) => boolean, what: string): Promise<void>;
-  stop(): Promise<LoadResult>;
-}> {
-  const result: LoadResult = { ok: 0, serverErrors: [], okAfterErrors: 0, last: [] };
-  let running = true;
-  const firsts = await Promise.all(
-    Array.from({ length: chains }, (_, i) => codeExchange(servers[i % servers.length]!)),
-  );
-  const loops = firsts.map((first, i) => {
-    let token = first.refresh_token!;
-    return (async () => {
-      let n = i;
-      while (running) {
-        const te = servers[n++ % servers.length]!;
-        let res: Response;
-        let body: { refresh_token?: string };
-        try {
-          res = await refresh(te, token);
-          body = await res.json();
-        } catch {
-          // No whole answer (an instance killed before or while it answered): try the next one
-          // with the same token.
-          continue;
-        }
-        if (res.status === 200) {
-          token = body.refresh_token!;
-          result.ok++;
-          if (result.serverErrors.length > 0) result.okAfterErrors++;
-        } else if (res.status >= 500) {
-          result.serverErrors.push({ status: res.status, body });
-          await new Promise((r) => setTimeout(r, 50));
-        } else {
-          throw new Error(`refresh refused: ${res.status} ${JSON.stringify(body)}`);
-        }
-      }
-      return token;
-    })();
-  });
-  return {
-    result,
-    async until(condition, what) {
-      await waitFor(() => condition(result), what);
-    },
-    async stop() {
-      running = false;
-      result.last = await Promise.all(loops);
-      return result;
-    },
-  };
-}

@@ -20,7 +20,10 @@ Deno.test("operator-token mints a JWT the running service accepts on the interna
     // The KV file is locked by the server: minting only reads the key ring.
     const out = await runTokenCli(dir, ["operator-token", "--sub", "alice", "--ttl", "10m"]);
     assert.equal(out.code, 0, out.stderr);
-    const token = out.stdout.trim().split("\n").at(-1)!;
+    // `TOKEN=$(… operator-token …)` captures stdout: the token alone, everything else on stderr.
+    assert.match(out.stdout, /^[\w-]+\.[\w-]+\.[\w-]+\n$/);
+    assert.match(out.stderr, /token-exchange: config token-exchange\.toml/);
+    const token = out.stdout.trim();
     const claims = decodeJwt(token);
     assert.equal(claims.sub, "alice");
     assert.equal(claims.aud, "token-exchange-internal");
@@ -58,6 +61,32 @@ Deno.test("operator-token refuses a missing --sub or a bad --ttl with exit code 
     const noStore = await runTokenCli(dir, ["operator-token", "--sub", "a"]);
     assert.equal(noStore.code, 1);
     assert.match(noStore.stderr, /no store at .* yet; start the service once first/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("operator-token needs no provider's secret; serve names the one unset variable once", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "te-op-" });
+  const toml = `[server]\nport = 0\n[internal_api]\nenabled = true\nport = 0\n` +
+    `[providers.google]\nissuer = "https://accounts.google.com"\nclient_id = "x"\n` +
+    'client_secret = "${TE_TEST_UNSET_SECRET}"\n';
+  try {
+    await Deno.writeTextFile(`${dir}/token-exchange.toml`, toml);
+    const serve = await runTokenCli(dir, ["serve"]);
+    assert.equal(serve.code, 1);
+    assert.equal(serve.stderr.match(/client_secret/g)?.length, 1, serve.stderr);
+    assert.match(serve.stderr, /environment variable TE_TEST_UNSET_SECRET is not set/);
+    const pem = await runTokenCli(dir, ["keys", "generate"]);
+    assert.equal(pem.code, 0, pem.stderr);
+    await Deno.writeTextFile(`${dir}/signing.pem`, pem.stdout);
+    await Deno.writeTextFile(
+      `${dir}/token-exchange.toml`,
+      `[keys]\nprivate_key_path = "./signing.pem"\n${toml}`,
+    );
+    const out = await runTokenCli(dir, ["operator-token", "--sub", "alice", "--ttl", "1h"]);
+    assert.equal(out.code, 0, out.stderr);
+    assert.equal(decodeJwt(out.stdout.trim()).sub, "alice");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -5,52 +5,8 @@
 import assert from "node:assert/strict";
 import { internalToml, SECRET } from "../support/internal_api.ts";
 import { startTokenServer } from "../support/token_server.ts";
-import { WAIT_CAP_MS, waitFor } from "../support/wait.ts";
-
-/** A request whose head is sent whole and whose body stalls after `sent` bytes. */
-interface Stalled {
-  /** The status line and body the server answered, or "no answer" after `waitMs`. */
-  answer(waitMs?: number): Promise<{ status: number; body: string } | "no answer">;
-  close(): void;
-}
-
-async function stalled(
-  url: string,
-  path: string,
-  options: { headers?: Record<string, string>; chunked?: boolean; sent?: string } = {},
-): Promise<Stalled> {
-  const { hostname, port } = new URL(url);
-  const conn = await Deno.connect({ hostname, port: Number(port) });
-  const sent = options.sent ?? "grant_type=refresh_token&refresh_token=";
-  const framing = options.chunked
-    ? `transfer-encoding: chunked\r\n\r\n${sent.length.toString(16)}\r\n${sent}\r\n`
-    : `content-length: ${sent.length + 100}\r\n\r\n${sent}`;
-  const extra = Object.entries(options.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join("");
-  await conn.write(new TextEncoder().encode(
-    `POST ${path} HTTP/1.1\r\nhost: ${hostname}\r\n` +
-      `content-type: application/x-www-form-urlencoded\r\n${extra}${framing}`,
-  ));
-  return {
-    async answer(waitMs = WAIT_CAP_MS) {
-      const buf = new Uint8Array(8192);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const read = conn.read(buf);
-      const late = new Promise<"late">((r) => timer = setTimeout(() => r("late"), waitMs));
-      const n = await Promise.race([read, late]);
-      clearTimeout(timer);
-      if (n === "late") {
-        read.catch(() => {});
-        return "no answer";
-      }
-      const text = new TextDecoder().decode(buf.subarray(0, n ?? 0));
-      return {
-        status: Number(text.split(" ")[1]),
-        body: text.slice(text.indexOf("\r\n\r\n") + 4),
-      };
-    },
-    close: () => conn.close(),
-  };
-}
+import { waitFor } from "../support/wait.ts";
+import { stalledRequest as stalled } from "../support/stalled_request.ts";
 
 Deno.test("slow clients: a body not received within server.body_timeout is 408 on every body-reading endpoint", async (t) => {
   await using te = await startTokenServer({

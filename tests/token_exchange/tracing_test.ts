@@ -350,6 +350,51 @@ Deno.test("tracing: on PostgreSQL a store operation's span names the system post
   assert.equal(ping.attributes["db.operation.name"], "ping");
 });
 
+Deno.test("tracing: an access-token hook call is a span under the token request, failed when the hook fails", async () => {
+  await using collector = startOtlpCollector();
+  await using idp = await startOidcProvider();
+  await using hook = startWebhookReceiver(WHSEC);
+  hook.reply = () => Response.json({ claims: { plan: "pro" } });
+  const toml = `[server]\nport = 0\n` + providerToml("idp", idp.issuer) +
+    `[hooks.access_token]\nurl = "${hook.url}"\nsecret = "\${H}"\nfailure_policy = "allow"\n`;
+  const server = await spawnTokenServer({ toml, env: { H: WHSEC, ...tracingTo(collector) } });
+  try {
+    const token = (grant: Record<string, string>) =>
+      fetch(`${server.url}/token`, { method: "POST", body: new URLSearchParams(grant) });
+    const res = await token({
+      grant_type: "authorization_code",
+      code: "c",
+      provider: "idp",
+      redirect_uri: "https://app.example/cb",
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    const { refresh_token } = await res.json() as { refresh_token: string };
+    hook.reply = () => new Response(null, { status: 500 });
+    const refreshed = await token({ grant_type: "refresh_token", refresh_token });
+    assert.equal(refreshed.status, 200, await refreshed.clone().text());
+    await refreshed.body?.cancel();
+  } finally {
+    await server.stop("SIGTERM");
+  }
+  const hookSpan = (grantType: string) =>
+    waitFor(
+      () =>
+        collector.spans.find((s) =>
+          s.name === "hook access_token" && s.attributes["token_exchange.grant_type"] === grantType
+        ),
+      `the hook span of ${grantType}`,
+    );
+  const ok = await hookSpan("authorization_code");
+  const request = collector.spans.find((s) => s.spanId === ok.parentSpanId);
+  assert.equal(request?.name, "POST /token");
+  assert.equal(ok.attributes["http.response.status_code"], 200);
+  assert.equal(ok.attributes["token_exchange.hook.timeout_s"], 2);
+  assert.notEqual(ok.status, 2);
+  const failed = await hookSpan("refresh_token");
+  assert.equal(failed.status, 2);
+  assert.equal(failed.attributes["http.response.status_code"], 500);
+});
+
 Deno.test("tracing (SDK): OTEL_TRACES_SAMPLER decides per request; a sampled traceparent is followed, an unsampled request exports nothing", async () => {
   await using collector = startOtlpCollector();
   const server = await spawnTokenServer({

@@ -52,13 +52,39 @@
     s.classList.toggle("error", Boolean(isError));
   }
 
+  // One banner for what stops every panel (the query engine cannot run here): the message and
+  // the fix on lines of their own, instead of the same paragraph repeated in each panel.
+  function showBanner(message, hint) {
+    $("banner-message").textContent = message;
+    $("banner-hint").textContent = hint;
+    $("banner-hint").hidden = hint === "";
+    $("banner").hidden = message === "";
+  }
+
+  // Key cells may hold paths and URLs: each "/"-ended segment is one box (dashboard.css), so a
+  // long path wraps between its segments, not at a hyphen or mid-word inside one.
+  function keyCell(text) {
+    const parts = text.split("/");
+    const cell = el("td", { class: "key" });
+    parts.forEach((part, i) => {
+      const last = i === parts.length - 1;
+      if (part !== "" || !last) cell.append(el("span", { class: "seg" }, last ? part : part + "/"));
+      if (!last) cell.append(el("wbr", {}));
+    });
+    return cell;
+  }
+
   function buildPanels() {
     const panels = $("panels");
     for (const q of state.queries) {
       if (q.name === "row_count") continue;
       const chart = CHARTS[q.name];
+      // A table of two or more key columns needs the row's width: in a third of it, its paths
+      // and campaign names would wrap every few characters.
+      const columns = TABLES[q.name] || q.columns || [];
+      const wide = chart ? chart.wide : columns.length > 2;
       const panel = el("section", {
-        class: "panel" + (chart && chart.wide ? " wide" : ""),
+        class: "panel" + (wide ? " wide" : ""),
         id: "panel-" + q.name,
         "aria-labelledby": "h-" + q.name,
         "aria-busy": "true",
@@ -144,13 +170,9 @@
         "tr",
         {},
         ...columns.map((c, i) => {
-          const last = i === columns.length - 1;
           const v = r[c];
-          return el(
-            "td",
-            { class: last ? "num" : "key" },
-            last ? numberFormat.format(v) : v === null ? "–" : String(v),
-          );
+          if (i === columns.length - 1) return el("td", { class: "num" }, numberFormat.format(v));
+          return keyCell(v === null ? "–" : String(v));
         }),
       )
     );
@@ -272,7 +294,7 @@
         showDelta(total.querySelector(".delta"), result);
         total.hidden = false;
       }
-      if (q.name === "bots" && !state.bots) {
+      if ((q.name === "bots" || q.name === "ai_crawler_pages") && !state.bots) {
         body.replaceChildren();
         showState(panel, "Bots are excluded: tick “Include bots” to list them.");
       } else if (isEmpty(q.name, result)) {
@@ -287,11 +309,15 @@
       if (signal.aborted) return;
       body.replaceChildren();
       clearTotal(q.name, "–");
-      showState(
-        panel,
-        "Could not load " + q.title + ": " + err.message + (err.hint ? " " + err.hint : ""),
-        true,
-      );
+      // The engine's failure is every panel's: the banner says it once, the panels stay empty.
+      if (err.engine) showState(panel, "");
+      else {
+        showState(
+          panel,
+          "Could not load " + q.title + ": " + err.message + (err.hint ? " " + err.hint : ""),
+          true,
+        );
+      }
       throw err;
     } finally {
       panel.setAttribute("aria-busy", "false");
@@ -309,9 +335,10 @@
     if (signal.aborted) return;
     const failures = results.filter((r) => r.status === "rejected").map((r) => r.reason);
     const engine = failures.find((err) => err.engine);
+    showBanner(engine ? "The queries cannot run here: " + engine.message : "", engine?.hint || "");
     setStatus(
       engine
-        ? "The queries cannot run here: " + engine.message + (engine.hint ? " " + engine.hint : "")
+        ? ""
         : failures.length > 0
         ? failures.length + " of " + results.length + " queries failed; see the panels below."
         : "Showing " + state.from + " to " + state.to + " (UTC), bots " +

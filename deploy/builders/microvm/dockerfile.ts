@@ -28,8 +28,11 @@ export const AGENT_PACKAGE_MANAGERS: readonly string[] = [
   "bun@1.4.4",
 ];
 
-/** The programs the agent starts (the package managers `detectPackageManager` may pick). */
-const AGENT_RUNS = ["npm", "pnpm", "yarn", "bun", "deno"] as const;
+/**
+ * The programs the agent starts: the package managers `detectPackageManager` may pick, `node`
+ * (its version is part of the build cache's key) and `tar` (the cache's archives).
+ */
+const AGENT_RUNS = ["npm", "pnpm", "yarn", "bun", "deno", "node", "tar"] as const;
 
 /** Where the agent's permissions point. */
 export interface AgentPaths {
@@ -122,7 +125,8 @@ export function agentDockerfile(o: AgentDockerfileOptions): string {
     "# and snapshots the VM once the hook listener is up.",
     `FROM ${AGENT_FROM_IMAGE}`,
     "",
-    "# git: some installs fetch git dependencies; nodejs/npm: npm sites and the installs below.",
+    "# git: some installs fetch git dependencies; nodejs/npm: npm sites and the installs below;",
+    "# tar/gzip: the build cache's archives in the site bucket.",
     "RUN dnf install -y nodejs npm git tar gzip && dnf clean all",
     "",
     "# Deno from the npm registry (the package ships the deno binary), plus the other package",

@@ -10,8 +10,8 @@ import { PREVIEW_USER } from "../../preview/auth.ts";
 import type { CommandContext } from "../../command.ts";
 import type { MicrovmSeams } from "../../builders/create_builder.ts";
 import { runDeploy } from "../../pipeline/deploy.ts";
-import { openSiteDeploy } from "../../pipeline/deploy_input.ts";
-import { summaryLines } from "../../pipeline/report.ts";
+import { builderFlag, openSiteDeploy } from "../../pipeline/deploy_input.ts";
+import { PREVIEW_STEPS, summaryLines } from "../../pipeline/report.ts";
 import { previewTarget } from "../../preview/open_preview.ts";
 import { parsePreviewId } from "../../preview/preview_id.ts";
 import { previewLockKey } from "../../state/bucket_layout.ts";
@@ -27,7 +27,7 @@ import { writePreviewRecord } from "../../preview/store.ts";
  */
 export async function previewDeploy(ctx: CommandContext, seams: MicrovmSeams): Promise<number> {
   const id = parsePreviewId(ctx.args.id ?? "");
-  const builder = ctx.flags.builder === "local" ? "local" : "microvm";
+  const builder = builderFlag(ctx.flags.builder);
   let passworded = false;
   using deploy = await openSiteDeploy(ctx, {
     builder,
@@ -64,6 +64,8 @@ export async function previewDeploy(ctx: CommandContext, seams: MicrovmSeams): P
       unchanged: summary.unchanged,
       bytesUploaded: summary.bytesUploaded,
       durationMs: summary.durationMs,
+      cache: summary.cache,
+      steps: summary.steps,
       builder: deploy.builderName,
       changedKeys: summary.changedKeys,
       warnings: summary.warnings,
@@ -71,7 +73,7 @@ export async function previewDeploy(ctx: CommandContext, seams: MicrovmSeams): P
     return 0;
   }
   // The environment summary without its invalidation and URL lines; the URL comes last.
-  const lines = summaryLines(`preview ${id}`, summary).filter((l) =>
+  const lines = summaryLines(`preview ${id}`, summary, PREVIEW_STEPS).filter((l) =>
     !/^ {2}(invalidation|url) /.test(l)
   );
   for (const line of lines) ctx.out.line(line);

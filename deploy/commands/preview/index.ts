@@ -8,6 +8,8 @@
 import type { Command } from "../../command.ts";
 import type { MicrovmSeams } from "../../builders/create_builder.ts";
 import { PREVIEW_ENV } from "../../config/names.ts";
+import { FORCE_UNLOCK_FLAG } from "../../pipeline/publishing.ts";
+import { NO_CACHE_FLAG } from "../../build_cache/no_cache_flag.ts";
 import { DNS_PENDING_EXIT, previewBootstrap } from "./bootstrap.ts";
 import { previewDeploy } from "./deploy.ts";
 import { previewDestroy } from "./destroy.ts";
@@ -40,10 +42,12 @@ export const previewDestroyCommand: Command = {
   fixedEnv: PREVIEW_ENV,
   flags: {
     id: { type: "string", placeholder: "ID", description: "the preview id (or positional)" },
+    "force-unlock": FORCE_UNLOCK_FLAG,
   },
   help: "Deletes every object under previews/<id>/ (the preview's files and record); the next\n" +
     "request to https://<id>.<domain> is not served. An unknown id deletes nothing (exit 0).\n" +
-    "--json prints {id, deleted}.",
+    "Waits up to 60 s for a running deploy of the preview; --force-unlock removes a lock whose\n" +
+    "holder is gone. --json prints {id, deleted}.",
   run: previewDestroy,
 };
 
@@ -110,10 +114,12 @@ export function createPreviewDeployCommand(seams: MicrovmSeams = {}): Command {
       builder: {
         type: "string",
         values: ["local", "microvm"],
-        description: "where to build (default microvm)",
+        description: "where to build (default: build.builder, else microvm)",
       },
       refresh: { type: "boolean", description: "re-upload every file" },
       force: { type: "boolean", description: "allow deleting more than half of the files" },
+      "force-unlock": FORCE_UNLOCK_FLAG,
+      "no-cache": NO_CACHE_FLAG,
     },
     help: "Builds the repository as `deploy` does and publishes it under previews/<id>/site/ of\n" +
       "the preview bucket: https://<id>.<domain>. The id is one DNS label (pr-42). SEO files are\n" +

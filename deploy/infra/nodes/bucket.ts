@@ -38,7 +38,7 @@ import { tagDrift, tagList, tagMap } from "../../aws/tags.ts";
 import type { AwsClients } from "../../aws/clients.ts";
 import type { NodeContext, NodeId, ResourceNode, SiteFacts } from "../resource.ts";
 import type { TaggedFacts } from "./iam_role.ts";
-import { outputExpiryDays, OUTPUTS_PREFIX } from "../../state/bucket_layout.ts";
+import { BUILD_CACHE_PREFIX, outputExpiryDays, OUTPUTS_PREFIX } from "../../state/bucket_layout.ts";
 
 /** The public-access block the bucket must have: everything blocked. */
 export const PUBLIC_ACCESS_BLOCK = {
@@ -445,11 +445,29 @@ export function keptOutputsRule(buildsDays: number): LifecycleRule {
   };
 }
 
-/** The site bucket node: a private bucket whose kept build outputs expire. */
+/** Days a MicroVM build cache entry (`cache/`) lives after its last use. */
+export const BUILD_CACHE_DAYS = 30;
+
+/**
+ * The rule that expires the MicroVM builder's cache entries (`cache/`, see
+ * `build_cache/bucket_build_cache.ts`) {@linkcode BUILD_CACHE_DAYS} days after their last
+ * write; a build that uses an entry rewrites it in place, so it counts from the last use.
+ */
+export const BUILD_CACHE_RULE: LifecycleRule = {
+  ID: "deploy-expire-build-cache",
+  Status: "Enabled",
+  Filter: { Prefix: BUILD_CACHE_PREFIX },
+  Expiration: { Days: BUILD_CACHE_DAYS },
+};
+
+/** The site bucket node: a private bucket whose kept build outputs and build cache expire. */
 export const bucketNode: ResourceNode = privateBucketNode({
   id: "bucket",
   name: (facts) => facts.bucket,
   region: (facts) => facts.config.region,
   s3: (ctx) => ctx.clients.s3,
-  lifecycleRules: (facts) => [keptOutputsRule(facts.config.retention.buildsDays)],
+  lifecycleRules: (facts) => [
+    keptOutputsRule(facts.config.retention.buildsDays),
+    BUILD_CACHE_RULE,
+  ],
 });

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { microvmBuilderWanted } from "../microvm_wanted.ts";
 import {
   type LambdaMicrovmsClient,
   paginateListManagedMicrovmImages,
@@ -90,15 +91,32 @@ export function chooseBaseImage(
  * @throws {DeployError} an AWS failure
  */
 export async function listManagedImages(microvms: LambdaMicrovmsClient): Promise<ManagedImage[]> {
-  return await aws(
-    { resource: "the managed MicroVM images", action: "lambda:ListManagedMicrovmImages" },
-    async () => {
-      const pages = paginateListManagedMicrovmImages({ client: microvms, pageSize: 50 }, {});
-      return (await allItems(pages, (page) => page.items)).flatMap((item) =>
-        item.imageArn ? [{ imageArn: item.imageArn, createdAt: item.createdAt }] : []
-      );
-    },
-  );
+  try {
+    return await aws(
+      {
+        resource: "the managed MicroVM images",
+        action: "lambda:ListManagedMicrovmImages",
+        listing: true,
+      },
+      async () => {
+        const pages = paginateListManagedMicrovmImages({ client: microvms, pageSize: 50 }, {});
+        return (await allItems(pages, (page) => page.items)).flatMap((item) =>
+          item.imageArn ? [{ imageArn: item.imageArn, createdAt: item.createdAt }] : []
+        );
+      },
+    );
+  } catch (err) {
+    if (err instanceof DeployError && err.code === "aws_operation_unsupported") {
+      // Only the MicroVM builder needs the listing: a site can build locally without it.
+      throw new DeployError(err.code, err.message, {
+        hint:
+          `${err.hint}; to build without Lambda MicroVMs, set "build": { "builder": "local" } ` +
+          "in the configuration (docs/deploy-config.md)",
+        cause: err,
+      });
+    }
+    throw err;
+  }
 }
 
 function wantedLabel(facts: SiteFacts): string {
@@ -109,7 +127,7 @@ function wantedLabel(facts: SiteFacts): string {
 export const builderBaseImageNode: ResourceNode = {
   id: "builderBaseImage",
   dependsOn: [],
-  wanted: () => true,
+  wanted: microvmBuilderWanted,
   readOnly: true,
   label: (facts) => `managed base image ${wantedLabel(facts)}`,
   async read(ctx) {

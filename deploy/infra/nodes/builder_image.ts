@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { microvmBuilderWanted } from "../microvm_wanted.ts";
 import { DeleteMicrovmImageCommand, GetMicrovmImageCommand } from "@aws-sdk/client-lambda-microvms";
 import { builderImageName } from "../../config/names.ts";
 import { DeployError } from "../../errors.ts";
@@ -24,7 +25,7 @@ function resource(ctx: NodeContext): string {
 export const builderImageNode: ResourceNode = {
   id: "builderImage",
   dependsOn: ["builderBaseImage", "builderRole", "builderLogGroup", "bucket"],
-  wanted: () => true,
+  wanted: microvmBuilderWanted,
   observed: true,
   label: (facts) => `builder image ${name(facts)}`,
   async read(ctx) {

@@ -10,12 +10,13 @@
  *
  * @module
  */
+import { microvmBuilderWanted } from "../microvm_wanted.ts";
 import { builderRoleName, logGroupArn } from "../../config/names.ts";
 import type { PolicyDocument } from "../policy_document.ts";
 import { servedPrefix, SITE_PREFIX } from "../../state/bucket_layout.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 import { type RulesPolicyInput, rulesPolicyInput, rulesStatements } from "./rules_policy.ts";
-import { OUTPUTS_PREFIX } from "../../state/bucket_layout.ts";
+import { BUILD_CACHE_PREFIX, OUTPUTS_PREFIX } from "../../state/bucket_layout.ts";
 import { iamRoleNode, serviceTrustPolicy, SITE_OBJECT_ACTIONS } from "./iam_role.ts";
 
 /** The inline policy's name on the builder role. */
@@ -53,13 +54,16 @@ export interface BuilderPolicyInput {
   sitePrefix?: string;
   /** The site's rules, which a build puts live before its sync (none for the preview stack). */
   rules?: RulesPolicyInput;
+  /** Config `build.secrets`' secret names, which a build reads (none: no secret at all). */
+  buildSecrets?: readonly string[];
 }
 
 /**
  * The builder role's inline policy (pure): read `build/*` (sources) and `builder/*` (the agent
  * bundle), read and write `site/*` (the live site; `previews/*` for the preview stack),
- * `builds/*` (records and manifests) and, for the live site, `outputs/*` (kept build outputs,
- * copied there after the sync for `rollback`), list
+ * `builds/*` (records and manifests), `cache/*` (the build cache) and, for the live site,
+ * `outputs/*` (kept build outputs, copied there after the sync for `rollback`), read the
+ * secrets `build.secrets` names, list
  * the bucket (the sync compares against the live listing), and write log streams of the
  * builder log group. Nothing else: no bucket administration, no other bucket, no other group.
  *
@@ -98,6 +102,22 @@ export function builderPolicy(input: BuilderPolicyInput): PolicyDocument {
         ],
       },
       {
+        Sid: "BuildCache",
+        Effect: "Allow",
+        // Restore, store, refresh (a copy onto itself) and discard a corrupt archive.
+        Action: ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
+        Resource: `${bucketArn}/${BUILD_CACHE_PREFIX}*`,
+      },
+      ...((input.buildSecrets ?? []).length === 0 ? [] : [{
+        Sid: "BuildSecrets",
+        Effect: "Allow" as const,
+        Action: "secretsmanager:GetSecretValue",
+        // A secret's ARN ends in `-` and six random characters after its name.
+        Resource: [...new Set(input.buildSecrets)].sort().map((name) =>
+          `arn:aws:secretsmanager:${input.region}:${input.accountId}:secret:${name}-??????`
+        ),
+      }]),
+      {
         Sid: "BuilderLogs",
         Effect: "Allow",
         Action: ["logs:CreateLogStream", "logs:PutLogEvents"],
@@ -127,6 +147,9 @@ function policyInput(ctx: NodeContext): BuilderPolicyInput {
     builderLogGroup: facts.builderLogGroup,
     sitePrefix: servedPrefix(facts.preview !== undefined),
     ...(facts.preview ? {} : { rules: rulesPolicyInput(ctx) }),
+    ...(facts.config.build.secrets
+      ? { buildSecrets: Object.values(facts.config.build.secrets) }
+      : {}),
   };
 }
 
@@ -134,6 +157,7 @@ function policyInput(ctx: NodeContext): BuilderPolicyInput {
 export const builderRoleNode: ResourceNode = iamRoleNode({
   id: "builderRole",
   dependsOn: ["bucket", "builderLogGroup", "distribution", "rulesStore"],
+  wanted: microvmBuilderWanted,
   roleName: builderRole,
   description: (ctx) => `MicroVM builder of ${ctx.facts.bucket}`,
   trustPolicy: (ctx) => builderTrustPolicy(ctx.facts.accountId),

@@ -12,7 +12,7 @@ Deno.test("builderTrustPolicy() lets only the Lambda service, for this account, 
   assert.deepEqual(s!.Condition, { StringEquals: { "aws:SourceAccount": ACCOUNT } });
 });
 
-Deno.test("builderPolicy() reads build/ and builder/, writes site/ and builds/, logs to the builder group only", () => {
+Deno.test("builderPolicy() reads build/ and builder/, writes site/, builds/ and cache/, logs to the builder group only", () => {
   const policy = builderPolicy({
     accountId: ACCOUNT,
     region: "eu-west-1",
@@ -24,13 +24,18 @@ Deno.test("builderPolicy() reads build/ and builder/, writes site/ and builds/, 
     policy.Statement.filter((s) => s.Effect === "Allow" && [s.Action].flat().includes(action))
       .flatMap((s) => [s.Resource ?? []].flat()).sort();
   const written = [`${bucketArn}/builds/*`, `${bucketArn}/outputs/*`, `${bucketArn}/site/*`];
-  assert.deepEqual(allowed("s3:GetObject"), [
-    `${bucketArn}/build/*`,
-    `${bucketArn}/builder/*`,
-    ...written,
-  ]);
-  assert.deepEqual(allowed("s3:PutObject"), written);
-  assert.deepEqual(allowed("s3:DeleteObject"), written);
+  const cache = `${bucketArn}/cache/*`;
+  assert.deepEqual(
+    allowed("s3:GetObject"),
+    [
+      `${bucketArn}/build/*`,
+      `${bucketArn}/builder/*`,
+      ...written,
+      cache,
+    ].sort(),
+  );
+  assert.deepEqual(allowed("s3:PutObject"), [...written, cache].sort());
+  assert.deepEqual(allowed("s3:DeleteObject"), [...written, cache].sort());
   assert.deepEqual(allowed("s3:AbortMultipartUpload"), written);
   assert.deepEqual(allowed("s3:ListBucket"), [bucketArn]);
   assert.deepEqual(allowed("s3:GetEncryptionConfiguration"), [bucketArn]);
@@ -48,4 +53,20 @@ Deno.test("builderPolicy() reads build/ and builder/, writes site/ and builds/, 
   );
   const resources = policy.Statement.flatMap((s) => [s.Resource ?? []].flat());
   assert.ok(!resources.some((r) => r.includes("state/") || r === `${bucketArn}/*` || r === "*"));
+});
+
+Deno.test("builderPolicy() reads exactly the secrets build.secrets names, and none without it", () => {
+  const input = {
+    accountId: ACCOUNT,
+    region: "eu-west-1",
+    bucket: BUCKET,
+    builderLogGroup: "/aws/microvms/production-blog-builder",
+  };
+  const secretsOf = (policy: ReturnType<typeof builderPolicy>) =>
+    policy.Statement.filter((s) => [s.Action].flat().includes("secretsmanager:GetSecretValue"))
+      .flatMap((s) => [s.Resource ?? []].flat());
+  assert.deepEqual(secretsOf(builderPolicy(input)), []);
+  assert.deepEqual(secretsOf(builderPolicy({ ...input, buildSecrets: ["blog/cms", "blog/cms"] })), [
+    `arn:aws:secretsmanager:eu-west-1:${ACCOUNT}:secret:blog/cms-??????`,
+  ]);
 });

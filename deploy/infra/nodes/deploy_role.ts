@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { microvmBuilderWanted } from "../microvm_wanted.ts";
 import { builderImageName, builderRoleName, logGroupArn } from "../../config/names.ts";
 import { resolvePdsConfig } from "../../config/pds_config.ts";
 import type { SiteConfig } from "../../config/site_config.ts";
@@ -62,6 +63,11 @@ export interface DeployPolicyInput {
   /** The builder role's name (passed to the MicroVMs service), `<env>-<siteName>-builder`. */
   builderRole: string;
   /**
+   * The site builds on the deploying machine (`build.builder: "local"`): no MicroVM image,
+   * builder role or builder log group exists, so the role gets no rights on them.
+   */
+  localBuilder?: boolean;
+  /**
    * `pds.secretName` when production publishes to a PDS: the sync after a deploy reads the
    * session and stores each rotated one (docs/pds.md).
    */
@@ -113,8 +119,6 @@ function invalidateStatement(distributionArn: string): PolicyStatement {
  */
 export function deployPolicy(input: DeployPolicyInput): PolicyDocument {
   const bucketArn = `arn:aws:s3:::${input.bucket}`;
-  const logGroup = logGroupArn(input.region, input.accountId, input.builderLogGroup);
-  const lambda = `arn:aws:lambda:${input.region}:${input.accountId}`;
   return {
     Version: "2012-10-17",
     Statement: [
@@ -133,37 +137,7 @@ export function deployPolicy(input: DeployPolicyInput): PolicyDocument {
       },
       ...(input.distributionArn === undefined ? [] : [invalidateStatement(input.distributionArn)]),
       ...(input.rules === undefined ? [] : rulesStatements(input.rules)),
-      {
-        Sid: "Builder",
-        Effect: "Allow",
-        Action: [...DEPLOY_MICROVM_ACTIONS],
-        Resource: [
-          `${lambda}:microvm-image:${input.builderImage}`,
-          `${lambda}:microvm-image:${input.builderImage}:*`,
-          `${lambda}:microvm:*`,
-          // AWS-managed base images live in the "aws" account of the region.
-          `arn:aws:lambda:${input.region}:aws:microvm-image:*`,
-        ],
-      },
-      {
-        Sid: "PassBuilderRole",
-        Effect: "Allow",
-        Action: "iam:PassRole",
-        Resource: `arn:aws:iam::${input.accountId}:role/${input.builderRole}`,
-        Condition: { StringEquals: { "iam:PassedToService": "lambda.amazonaws.com" } },
-      },
-      {
-        Sid: "BuilderLogs",
-        Effect: "Allow",
-        Action: [
-          "logs:CreateLogStream",
-          "logs:PutLogEvents",
-          "logs:DescribeLogStreams",
-          "logs:GetLogEvents",
-          "logs:FilterLogEvents",
-        ],
-        Resource: [logGroup, `${logGroup}:*`],
-      },
+      ...(input.localBuilder === true ? [] : builderStatements(input)),
       ...(input.pdsSecretName === undefined ? [] : [{
         Sid: "PublishingSession",
         Effect: "Allow" as const,
@@ -176,6 +150,45 @@ export function deployPolicy(input: DeployPolicyInput): PolicyDocument {
   };
 }
 
+/** The MicroVM builder's statements: its image and MicroVMs, passing its role, its log group. */
+function builderStatements(input: DeployPolicyInput): PolicyStatement[] {
+  const logGroup = logGroupArn(input.region, input.accountId, input.builderLogGroup);
+  const lambda = `arn:aws:lambda:${input.region}:${input.accountId}`;
+  return [
+    {
+      Sid: "Builder",
+      Effect: "Allow",
+      Action: [...DEPLOY_MICROVM_ACTIONS],
+      Resource: [
+        `${lambda}:microvm-image:${input.builderImage}`,
+        `${lambda}:microvm-image:${input.builderImage}:*`,
+        `${lambda}:microvm:*`,
+        // AWS-managed base images live in the "aws" account of the region.
+        `arn:aws:lambda:${input.region}:aws:microvm-image:*`,
+      ],
+    },
+    {
+      Sid: "PassBuilderRole",
+      Effect: "Allow",
+      Action: "iam:PassRole",
+      Resource: `arn:aws:iam::${input.accountId}:role/${input.builderRole}`,
+      Condition: { StringEquals: { "iam:PassedToService": "lambda.amazonaws.com" } },
+    },
+    {
+      Sid: "BuilderLogs",
+      Effect: "Allow",
+      Action: [
+        "logs:CreateLogStream",
+        "logs:PutLogEvents",
+        "logs:DescribeLogStreams",
+        "logs:GetLogEvents",
+        "logs:FilterLogEvents",
+      ],
+      Resource: [logGroup, `${logGroup}:*`],
+    },
+  ];
+}
+
 function policyInput(ctx: NodeContext): DeployPolicyInput {
   const f = ctx.facts;
   return {
@@ -186,6 +199,7 @@ function policyInput(ctx: NodeContext): DeployPolicyInput {
     builderLogGroup: f.builderLogGroup,
     builderImage: builderImageName(f.env, f.config.siteName),
     builderRole: builderRoleName(f.env, f.config.siteName),
+    ...(microvmBuilderWanted(f) ? {} : { localBuilder: true }),
     ...pdsSecret(f.env, f.config),
     ...(f.preview ? {} : { rules: rulesPolicyInput(ctx) }),
   };

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { microvmBuilderWanted } from "../microvm_wanted.ts";
 import {
   type CloudWatchLogsClient,
   CreateLogGroupCommand,
@@ -104,6 +105,7 @@ export function cdnLogGroupSpec(facts: SiteFacts): LogGroupSpec {
  * @param id the node id
  * @param specOf the group's description from the facts (pure)
  * @param clientOf the CloudWatch Logs client for the group's region
+ * @param wanted whether the site wants the group (default: always)
  * @returns the node
  *
  * @example
@@ -120,6 +122,7 @@ export function logGroupNode<F = SiteFacts, C = AwsClients, Id extends string = 
   id: Id,
   specOf: (facts: F) => LogGroupSpec,
   clientOf: (ctx: NodeContext<F, C, Id>) => CloudWatchLogsClient,
+  wanted: (facts: F) => boolean = () => true,
 ): ResourceNode<F, C, Id> {
   type Ctx = NodeContext<F, C, Id>;
   const resource = (spec: LogGroupSpec) => `log group ${spec.name} (${spec.region})`;
@@ -143,7 +146,7 @@ export function logGroupNode<F = SiteFacts, C = AwsClients, Id extends string = 
   return {
     id,
     dependsOn: [],
-    wanted: () => true,
+    wanted,
     label: (facts) => resource(specOf(facts)),
     async read(ctx) {
       const spec = specOf(ctx.facts);
@@ -193,6 +196,7 @@ export const builderLogGroupNode: ResourceNode = logGroupNode(
   "builderLogGroup",
   builderLogGroupSpec,
   (ctx) => ctx.clients.logs,
+  microvmBuilderWanted,
 );
 
 /** The CDN access-log group node (us-east-1). */

@@ -1,4 +1,5 @@
 import type { StoredKey } from "../../store/keys.ts";
+import { DEFAULT_CLI } from "../../deps.ts";
 import { type Html, html } from "../html.ts";
 import { dataTable } from "./data_table.ts";
 import { layout, type Viewer } from "./layout.ts";
@@ -14,12 +15,14 @@ import { htmlResponse } from "../responses.ts";
  * @param keys the key ring's entries
  * @param activeKid the kid signing now
  * @param now the current time (ms)
+ * @param cli how operators run the program (`deno run -A server/main.ts` from a checkout)
  */
 export function keysPage(
   viewer: Viewer,
   keys: readonly StoredKey[],
   activeKid: string,
   now: number,
+  cli: string = DEFAULT_CLI,
 ): Html {
   const rows = keys.filter((k) => k.retire_at === undefined || k.retire_at > now);
   return layout(
@@ -44,7 +47,7 @@ export function keysPage(
         "No key",
       )}
       <p
-        class="hint">Rotate with <code>token-exchange keys rotate</code> (a store key) or a new <code>keys.private_key_path</code> and a restart (a file key).
+        class="hint">Rotate with <code>${cli} keys rotate</code> (a store key) or a new <code>keys.private_key_path</code> and a restart (a file key).
       A retiring key stays published until every access token it signed has expired.</p>
     `,
   );
@@ -65,5 +68,8 @@ export async function showKeys(
   { ops, service }: ConsoleEnv,
 ): Promise<Response> {
   const { keys, activeKid } = await ops.signingKeys();
-  return htmlResponse(keysPage(c.viewer, keys, activeKid, service.clock.now()), 200);
+  return htmlResponse(
+    keysPage(c.viewer, keys, activeKid, service.clock.now(), service.cli ?? DEFAULT_CLI),
+    200,
+  );
 }

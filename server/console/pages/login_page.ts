@@ -1,4 +1,5 @@
 import { decodeJwt } from "jose";
+import { DEFAULT_CLI } from "../../deps.ts";
 import { bearerOf, type OperatorPrincipal } from "../../auth/operator_gate.ts";
 import type { RequestInfo } from "../../http/router.ts";
 import { OAuthError } from "../../errors.ts";
@@ -16,15 +17,16 @@ import { layout, type Notice } from "./layout.ts";
  * the client certificate the proxy verified, by submitting the form empty.
  *
  * @param mtls whether `mtls` is among `internal_api.auth_methods`
+ * @param cli how operators run the program (`deno run -A server/main.ts` from a checkout)
  * @param notice why a previous attempt was refused, if it was
  */
-export function loginPage(mtls: boolean, notice?: Notice): Html {
+export function loginPage(mtls: boolean, cli: string, notice?: Notice): Html {
   return layout(
     "Sign in",
     undefined,
     html`<form method="post" action="/admin/login" class="card">
 <label for="token">Operator token</label>
-<p class="hint" id="token-hint">Mint one on the server with <code>token-exchange operator-token --sub NAME</code>.
+<p class="hint" id="token-hint">Mint one on the server with <code>${cli} operator-token --sub NAME</code>.
 It is checked as the internal API checks it and is not stored; the session ends with it.</p>
 <textarea id="token" name="token" rows="5" autocomplete="off" spellcheck="false"
  aria-describedby="token-hint"${mtls ? "" : " required"}></textarea>
@@ -39,10 +41,10 @@ ${
 }
 
 /** `GET /admin/login`: the sign-in form, or the console for a live session. */
-export function showLogin(req: Request, { sessions, mtls }: ConsoleEnv): Response {
+export function showLogin(req: Request, { sessions, mtls, service }: ConsoleEnv): Response {
   return sessions.get(readSessionCookie(req.headers.get("cookie")))
     ? redirect("/admin/")
-    : htmlResponse(loginPage(mtls), 200);
+    : htmlResponse(loginPage(mtls, service.cli ?? DEFAULT_CLI), 200);
 }
 
 /**
@@ -54,7 +56,11 @@ export function showLogin(req: Request, { sessions, mtls }: ConsoleEnv): Respons
 export async function signIn(req: Request, info: RequestInfo, env: ConsoleEnv): Promise<Response> {
   const { service, sessions, ops, mtls, secure } = env;
   const refuse = (text: string, status: number, headers: Record<string, string> = {}) =>
-    htmlResponse(loginPage(mtls, { kind: "error", text }), status, headers);
+    htmlResponse(
+      loginPage(mtls, service.cli ?? DEFAULT_CLI, { kind: "error", text }),
+      status,
+      headers,
+    );
   if (!fromOwnOrigin(new URL(req.url).origin, req.headers)) {
     return refuse("Sign in from the console's own page.", 403);
   }

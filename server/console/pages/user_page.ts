@@ -1,5 +1,5 @@
 import type { SessionView } from "../../admin/operations.ts";
-import type { UserView } from "../../users/user_view.ts";
+import { userLabel, type UserView } from "../../users/user_view.ts";
 import { CSRF_FIELD } from "../csrf.ts";
 import { type Html, html } from "../html.ts";
 import { dataTable } from "./data_table.ts";
@@ -33,7 +33,8 @@ export function userPage(viewer: Viewer, d: UserDetail, notice?: Notice): Html {
   const base = `/admin/users/${u.id}`;
   const deleted = u.status === "Deleted";
   return layout(
-    u.display_name || u.email,
+    // The name an operator knows the user by; the email stays a field below.
+    u.display_name.trim() || userLabel(u),
     viewer,
     html`
       <section aria-labelledby="fields-h">
@@ -119,11 +120,10 @@ export function confirmDeletePage(viewer: Viewer, u: UserView): Html {
     html`
       <form method="post" action="/admin/users/${u.id}/delete" class="card">
         <input type="hidden" name="${CSRF_FIELD}" value="${viewer.csrf}">
-        <p>Delete <strong>${u.display_name}</strong> &lt;${u.email}&gt; (<code>${u.id}</code>, ${u
-          .provider})?</p>
+        <p>Delete <strong>${userLabel(u)}</strong> (<code>${u.id}</code>, ${u.provider})?</p>
         <p
           class="hint">The user is marked <code>Deleted</code>: every session ends now, and sign-in and refresh are refused. The record stays in the store.</p>
-        <button type="submit" class="danger">Delete ${u.email}</button>
+        <button type="submit" class="danger">Delete ${userLabel(u)}</button>
         <a href="/admin/users/${u.id}">Cancel</a>
       </form>
     `,

@@ -1,4 +1,4 @@
-import type { UserView } from "../../users/user_view.ts";
+import { userLabel, type UserView } from "../../users/user_view.ts";
 import { type Html, html } from "../html.ts";
 import { dataTable } from "./data_table.ts";
 import { layout, type Notice, type Viewer } from "./layout.ts";
@@ -61,7 +61,7 @@ export function usersPage(viewer: Viewer, listing: UsersListing, notice?: Notice
           { label: "Created" },
         ],
         listing.users.map((u) => [
-          html`<a href="/admin/users/${u.id}">${u.email}</a>`,
+          html`<a href="/admin/users/${u.id}">${userLabel(u)}</a>`,
           u.display_name,
           u.provider,
           html`<span class="status ${u.status}">${u.status}</span>`,

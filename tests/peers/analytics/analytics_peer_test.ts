@@ -16,6 +16,8 @@ import {
 } from "@aws-sdk/client-cloudwatch-logs";
 import { insertRows } from "../../../analytics/queries/insert_rows.ts";
 import { runNamedQuery } from "../../../analytics/queries/named_queries.ts";
+import { ROW_COLUMNS } from "../../../analytics/transform/row.ts";
+import { peerPythonEnv } from "../support/python_env.ts";
 import { utcDay } from "../../../analytics/queries/range.ts";
 import { testRow } from "../../../analytics/queries/_test_rows.ts";
 import { pageViewLogEvent } from "../../../analytics/transform/_test_records.ts";
@@ -169,9 +171,34 @@ Deno.test({
       });
       // The running dashboard sees the new days on the next load.
       await showsTotals(dashboard.url, { views: "7", visitors: "7", rows: "8" });
+
+      // PyIceberg, through ministack's catalog, reads the rows the product wrote: the same
+      // schema, and per day the rows and page views the dashboard answers.
+      const read = await readWithPyIceberg(ministack, tableBucketArn, "web", "page_views");
+      assert.deepEqual(read.fields, ROW_COLUMNS.map((c) => c.name));
+      assert.equal(read.rows.length, 8);
+      const api = async (name: string) =>
+        await (await fetch(
+          `${dashboard.url}api/queries/${name}?from=${TWO_DAYS_AGO}&to=${TODAY}&bots=include`,
+        )).json();
+      const perDay = (keep: (r: PyIcebergRow) => boolean) =>
+        [TWO_DAYS_AGO, YESTERDAY, TODAY].map((day) =>
+          read.rows.filter((r) => r.day === day && keep(r)).length
+        );
+      assert.deepEqual(
+        perDay(isPageView),
+        (await api("views")).rows.map((r: { views: number }) => r.views),
+      );
+      assert.deepEqual(
+        perDay(() => true),
+        (await api("cache_hit_ratio")).rows.map((r: { requests: number }) => r.requests),
+      );
+      assert.equal(read.rows.length, (await api("row_count")).total);
       const stopped = await dashboard.stop();
       assert.equal(stopped.code, 0, stopped.stderr);
       assert.doesNotMatch(stopped.stderr, /cannot run/);
+      // The roll-up file attached beside the Iceberg table, and closed days rolled up from it.
+      assert.doesNotMatch(stopped.stderr, /roll-up .* could not be attached|rolling up .* failed/);
     } finally {
       await writeCalls("ministack", "analytics-peer", proxy.calls, fakes.allCalls());
       await Deno.remove(root, { recursive: true });
@@ -180,6 +207,55 @@ Deno.test({
     console.log(`analytics peer: ${Math.round((performance.now() - started) / 1000)} s`);
   },
 });
+
+/** A row as the PyIceberg script prints it. */
+interface PyIcebergRow {
+  readonly day: string;
+  readonly uri: string;
+  readonly method: string;
+  readonly status: number;
+  readonly content_type: string | null;
+}
+
+/** What the PyIceberg script prints. */
+interface PyIcebergRead {
+  readonly fields: string[];
+  readonly snapshot: number | null;
+  readonly rows: PyIcebergRow[];
+}
+
+/** Reads the table with PyIceberg (`pyiceberg_read.py`) in the peer virtualenv. */
+async function readWithPyIceberg(
+  ministack: { endpoint: string; env: Readonly<Record<string, string>> },
+  tableBucketArn: string,
+  namespace: string,
+  table: string,
+): Promise<PyIcebergRead> {
+  const py = await peerPythonEnv();
+  const script = new URL("./pyiceberg_read.py", import.meta.url).pathname;
+  const out = await new Deno.Command(py.python, {
+    args: [script, ministack.endpoint, tableBucketArn, namespace, table],
+    env: { ...ministack.env },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, `pyiceberg_read.py failed: ${stderr}`);
+  return JSON.parse(new TextDecoder().decode(out.stdout));
+}
+
+/**
+ * The page-view definition (`PAGE_VIEW` in named_queries.ts) applied to one row in TypeScript,
+ * so PyIceberg's rows are counted independently of the dashboard's SQL.
+ */
+function isPageView(r: PyIcebergRow): boolean {
+  if (r.method !== "GET" || !((r.status >= 200 && r.status <= 299) || r.status === 304)) {
+    return false;
+  }
+  return r.content_type === null
+    ? /(\/|\.html?|\/[^./]*)$/.test(r.uri)
+    : r.content_type.startsWith("text/html");
+}
 
 /** The page's totals for the default range (the last 7 days), as Chromium shows them. */
 async function showsTotals(

@@ -14,6 +14,8 @@
  * @module
  */
 import { S3Client } from "@aws-sdk/client-s3";
+import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { type SecretReader, secretsManagerReader } from "../../../build_settings/build_secrets.ts";
 import { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import { CDN_REGION } from "../../../config/names.ts";
 import { routingDeps } from "../../../routing/rules_store_client.ts";
@@ -27,7 +29,9 @@ import { type AgentOutcome, runAgentJob } from "./run_agent_job.ts";
 import { failedMarker } from "./markers.ts";
 
 /** The job's clients, by the same endpoint and credential rules as the CLI's. */
-function depsFor(region: string): { s3: S3Client; routing: RoutingDeps } {
+function depsFor(
+  region: string,
+): { s3: S3Client; routing: RoutingDeps; readSecret: SecretReader } {
   const environ: Record<string, string | undefined> = {};
   for (const name of AWS_ENV_VARS) environ[name] = Deno.env.get(name);
   const factory = createAwsClientFactory(environ);
@@ -37,6 +41,9 @@ function depsFor(region: string): { s3: S3Client; routing: RoutingDeps } {
       cloudfront: factory.client(CloudFrontClient, "CLOUDFRONT", CDN_REGION),
       client: (make, service, region = CDN_REGION) => factory.client(make, service, region),
     }),
+    // `build.secrets`, read with the builder role when the job names some.
+    readSecret: (name) =>
+      secretsManagerReader(factory.client(SecretsManagerClient, "SECRETS_MANAGER", region))(name),
   };
 }
 

@@ -16,6 +16,8 @@ import {
   runJob,
 } from "../../../job/job.ts";
 import { doneMarker, failedMarker } from "./markers.ts";
+import { bucketBuildCache } from "../../../build_cache/bucket_build_cache.ts";
+import type { SecretReader } from "../../../build_settings/build_secrets.ts";
 import type { RoutingDeps } from "../../../routing/publish_routing.ts";
 
 /** What the agent needs from the outside. */
@@ -32,6 +34,8 @@ export interface AgentDeps {
   readonly tempRoot?: string;
   /** Extra environment for install and build. */
   readonly env?: Readonly<Record<string, string>>;
+  /** Reads `build.secrets` with the builder role (Secrets Manager in the site's region). */
+  readonly readSecret?: SecretReader;
 }
 
 /** How a job ended. */
@@ -59,11 +63,21 @@ export type AgentOutcome =
  */
 export async function runAgentJob(job: JobInput, deps: AgentDeps): Promise<AgentOutcome> {
   deps.log(`build:start:${job.buildId}`);
+  const logger = lineLogger(deps.log);
   try {
     const outcome = await runJob(job, {
       s3: deps.s3,
+      // The VM keeps nothing between builds: its cache is objects in the site bucket.
+      openCache: (scope, workDir) =>
+        bucketBuildCache({
+          at: { s3: deps.s3, bucket: job.target.bucket },
+          workDir,
+          logger,
+          scope,
+        }),
+      ...(deps.readSecret ? { readSecret: deps.readSecret } : {}),
       ...(deps.routing ? { routing: deps.routing } : {}),
-      logger: lineLogger(deps.log),
+      logger,
       onUnpacked: (files) => deps.log(`source: ${files} files from ${sourceName(job)}`),
       onOutput: (line) => deps.log(line),
       // The CLI relays the build's log: the one step that can take minutes shows there.

@@ -1,0 +1,143 @@
+import assert from "node:assert/strict";
+import postgres from "postgres";
+import { startTestPostgres } from "../../tests/support/postgres.ts";
+import { waitFor } from "../../tests/support/wait.ts";
+import { openPostgres } from "./pg_connection.ts";
+import { isClosedSocketWrite, isStraySocketError, type PoolFault } from "./pg_fault_guard.ts";
+
+Deno.test({
+  name:
+    "openPostgres(): the client's write after a killed connection leaves the process running on a fresh pool",
+  // postgres.js schedules its own timers; the pool is ended at the end of the test.
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    await using pg = await startTestPostgres();
+    const url = await pg.schema("pool_fault");
+    const faults: [PoolFault, unknown][] = [];
+    const sql = openPostgres({ url, poolSize: 2, onFault: (f, err) => faults.push([f, err]) });
+    const killer = postgres(url, { max: 1, onnotice: () => {} });
+    try {
+      // A transaction whose backend dies mid-statement: postgres.js then writes its own ROLLBACK
+      // to the closed socket from a setImmediate, the uncatchable TypeError of
+      // porsager/postgres#1208 (deterministic on 3.4.9). Uncontained, the test run dies here.
+      let pid: number | undefined;
+      const tx = sql.begin(async (t) => {
+        pid = (await t<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]!.pid;
+        await t`select pg_sleep(5)`;
+      });
+      await waitFor(() => pid !== undefined, "the transaction to start");
+      await killer`select pg_terminate_backend(${pid!})`;
+      await assert.rejects(tx, /CONNECTION_CLOSED|terminating connection/);
+      await waitFor(() => faults.length > 0, "the fault to be contained");
+      assert.equal(faults[0]![0], "closed_socket_write");
+      assert.ok(isClosedSocketWrite(faults[0]![1]));
+      // The pool was replaced: the next queries run.
+      for (let i = 0; i < 5; i++) {
+        assert.deepEqual([...await sql`select ${i}::int as n`], [{ n: i }]);
+      }
+    } finally {
+      await sql.end({ timeout: 1 });
+      await killer.end();
+    }
+  },
+});
+
+Deno.test("isClosedSocketWrite() matches only postgres.js's nextWrite fault", () => {
+  const fault = new TypeError("Cannot read properties of null (reading 'write')");
+  fault.stack = `${fault.message}\n    at Immediate.nextWrite (file:///x/node_modules/.deno/` +
+    `postgres@3.4.9/node_modules/postgres/src/connection.js:255:22)`;
+  assert.equal(isClosedSocketWrite(fault), true);
+  const elsewhere = new TypeError(fault.message);
+  elsewhere.stack = `${fault.message}\n    at nextWrite (file:///app/server/mine.ts:1:1)`;
+  assert.equal(isClosedSocketWrite(elsewhere), false);
+  assert.equal(isClosedSocketWrite(new Error(fault.message)), false);
+});
+
+Deno.test({
+  name:
+    "openPostgres(): a query pending past stallMs after a lost connection replaces the pool and fails instead of waiting forever",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    await using pg = await startTestPostgres();
+    const url = await pg.schema("pool_stall");
+    const faults: PoolFault[] = [];
+    const sql = openPostgres({ url, poolSize: 2, stallMs: 500, onFault: (f) => faults.push(f) });
+    const killer = postgres(url, { max: 1, onnotice: () => {} });
+    try {
+      // A lost connection first (its backend terminated under a query)...
+      const pid = (await sql<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]!.pid;
+      const lost = sql`select pg_sleep(5)`.then(() => "answered", (e) => String(e));
+      await waitFor(async () =>
+        (await killer<{ n: number }[]>`
+          select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep(5)%'`)[
+          0
+        ]!
+          .n > 0, "the query to run");
+      await killer`select pg_terminate_backend(${pid})`;
+      assert.match(await lost, /CONNECTION_CLOSED|terminating connection|ECONNRESET/);
+      // ...then a query that never answers stands for a connection that never sends again.
+      const stuck = sql`select pg_sleep(3600)`.then(() => "answered", (e) => String(e));
+      assert.match(await stuck, /CONNECTION_DESTROYED|CONNECTION_ENDED|terminat/);
+      assert.deepEqual(faults, ["stalled_queries"]);
+      assert.deepEqual([...await sql`select 1 as one`], [{ one: 1 }]);
+    } finally {
+      await sql.end({ timeout: 1 });
+      await killer.end();
+    }
+  },
+});
+
+Deno.test("isStraySocketError() matches a node:net socket error, nothing else", () => {
+  const reset = Object.assign(new Error("read ECONNRESET"), {
+    code: "ECONNRESET",
+    syscall: "read",
+  });
+  assert.equal(isStraySocketError(reset), true);
+  assert.equal(isStraySocketError(new Error("read ECONNRESET")), false);
+  assert.equal(
+    isStraySocketError(Object.assign(new Error("x"), { code: "ENOENT", syscall: "open" })),
+    false,
+  );
+  assert.equal(isStraySocketError("ECONNRESET"), false);
+});
+
+Deno.test({
+  name: "openPostgres(): a transaction stalled after a lost connection replaces the pool too",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    await using pg = await startTestPostgres();
+    const url = await pg.schema("pool_stall_tx");
+    const faults: PoolFault[] = [];
+    const sql = openPostgres({ url, poolSize: 2, stallMs: 500, onFault: (f) => faults.push(f) });
+    const killer = postgres(url, { max: 1, onnotice: () => {} });
+    try {
+      const pid = (await sql<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]!.pid;
+      const lost = sql`select pg_sleep(5)`.then(() => "answered", (e) => String(e));
+      await waitFor(async () =>
+        (await killer<{ n: number }[]>`
+          select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep(5)%'`)[
+          0
+        ]!
+          .n > 0, "the query to run");
+      await killer`select pg_terminate_backend(${pid})`;
+      await lost;
+      // Awaited, as the stores do (an `await` skips a native promise's own `then`).
+      const stuck = (async () => {
+        try {
+          await sql.begin((tx) => tx`select pg_sleep(3600)`);
+          return "answered";
+        } catch (err) {
+          return String(err);
+        }
+      })();
+      assert.match(await stuck, /CONNECTION_DESTROYED|CONNECTION_ENDED|terminat/);
+      assert.deepEqual(faults, ["stalled_queries"]);
+    } finally {
+      await sql.end({ timeout: 1 });
+      await killer.end();
+    }
+  },
+});
