@@ -54,3 +54,32 @@ export function threadCpuUs(
   }
   return sums;
 }
+
+/**
+ * Threads of this process that are in `after` but not in `before` and whose name starts with
+ * `worker`: the thread of a worker started between the two snapshots.
+ */
+export function newWorkerThreads(before: ThreadSnapshot, after: ThreadSnapshot): Set<string> {
+  const out = new Set<string>();
+  for (const [tid, t] of after) {
+    if (!before.has(tid) && t.name.startsWith("worker")) out.add(tid);
+  }
+  return out;
+}
+
+/**
+ * CPU µs the threads `tids` spent between two snapshots.
+ *
+ * @param before the earlier snapshot
+ * @param after the later snapshot
+ * @param tids the threads to count
+ */
+export function threadsCpuUs(
+  before: ThreadSnapshot,
+  after: ThreadSnapshot,
+  tids: ReadonlySet<string>,
+): number {
+  let ns = 0;
+  for (const tid of tids) ns += (after.get(tid)?.ns ?? 0) - (before.get(tid)?.ns ?? 0);
+  return ns / 1000;
+}

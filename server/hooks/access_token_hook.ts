@@ -16,6 +16,7 @@ import { base64url, type Clock, type Logger, type Random } from "@org/shared";
 import type { AccessTokenHookConfig } from "../config/schema.ts";
 import { OAuthError, temporarilyUnavailable } from "../errors.ts";
 import { readCapped } from "../http/body.ts";
+import { LATE, ReadDeadlines } from "../http/read_deadlines.ts";
 import type { HookOutcome, Metrics } from "../metrics/metrics.ts";
 import type { Fetch } from "../providers/provider_fetch.ts";
 import type { SessionClient } from "../store/sessions.ts";
@@ -84,6 +85,8 @@ export function hookRequest(
 /** One configured access-token hook, ready to call (its signing key imported once). */
 export class AccessTokenHook {
   readonly #sign: BodySigner;
+  /** The deadlines of this hook's calls in progress, on one timer. */
+  readonly #deadlines = new ReadDeadlines();
 
   /**
    * @param config `[hooks.access_token]`
@@ -135,45 +138,56 @@ export class AccessTokenHook {
   async #call(request: AccessTokenHookRequest, span?: TraceSpan): Promise<HookAnswer> {
     const body = JSON.stringify(request);
     const id = `msg_${base64url(this.deps.random.bytes(16))}`;
-    const signal = AbortSignal.timeout(this.config.timeout * 1000);
+    // One controller per call, but no timer per call: `AbortSignal.timeout` arms a timer that
+    // cannot be cleared, so every call's timer fired `timeout` later, long after its answer,
+    // building a TimeoutError and aborting a signal nobody listened to (about a fifth of the
+    // hook's CPU). The hook's calls share one timer instead, aborting only a call still open.
+    const controller = new AbortController();
     let answer: HookAnswer;
     try {
-      const res = await this.deps.fetch(this.config.url, {
+      answer = await this.#deadlines.race(
+        this.#exchange(id, body, controller.signal, span),
+        this.config.timeout,
+        () => controller.abort(),
+      );
+    } catch (err) {
+      if (err !== LATE) throw err;
+      answer = { error: `did not answer within ${this.config.timeout}s` };
+    }
+    if ("error" in answer) span?.fail(answer.error);
+    return answer;
+  }
+
+  /** The POST and its answer, read and judged; every failure as a {@linkcode HookAnswer}. */
+  async #exchange(
+    id: string,
+    body: string,
+    signal: AbortSignal,
+    span: TraceSpan | undefined,
+  ): Promise<HookAnswer> {
+    let res: Response;
+    try {
+      res = await this.deps.fetch(this.config.url, {
         method: "POST",
         headers: this.#sign(id, body, this.deps.clock.now()),
         body,
         redirect: "error",
         signal,
       });
-      span?.setAttributes({ "http.response.status_code": res.status });
-      let text: string;
-      try {
-        text = await readCapped(res, MAX_HOOK_ANSWER_BYTES);
-      } catch (err) {
-        if (signal.aborted) throw err;
-        return fail(
-          span,
-          err instanceof OAuthError && err.status === 413
-            ? `answered with more than ${MAX_HOOK_ANSWER_BYTES} bytes`
-            : "answered with a body that could not be read as UTF-8 text",
-        );
-      }
-      answer = readHookAnswer(res.status, text);
-    } catch (err) {
-      const name = (err as Error).name;
-      return fail(
-        span,
-        signal.aborted || name === "TimeoutError" || name === "AbortError"
-          ? `did not answer within ${this.config.timeout}s`
-          : "could not be reached",
-      );
+    } catch {
+      return { error: "could not be reached" };
     }
-    if ("error" in answer) span?.fail(answer.error);
-    return answer;
+    span?.setAttributes({ "http.response.status_code": res.status });
+    let text: string;
+    try {
+      text = await readCapped(res, MAX_HOOK_ANSWER_BYTES);
+    } catch (err) {
+      return {
+        error: err instanceof OAuthError && err.status === 413
+          ? `answered with more than ${MAX_HOOK_ANSWER_BYTES} bytes`
+          : "answered with a body that could not be read as UTF-8 text",
+      };
+    }
+    return readHookAnswer(res.status, text);
   }
-}
-
-function fail(span: TraceSpan | undefined, error: string): HookAnswer {
-  span?.fail(error);
-  return { error };
 }

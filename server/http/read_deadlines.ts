@@ -1,6 +1,6 @@
 /**
- * Deadlines for request-body reads in progress, all sharing one timer. A `setTimeout` per
- * request costs about 2 µs (set and clear), several percent of a whole refresh; here a request
+ * Deadlines for reads in progress (request bodies, and the claims hook's calls), all sharing
+ * one timer. A `setTimeout` per request costs about 2 µs (set and clear), several percent of a whole refresh; here a request
  * only joins a set, and the one timer, armed for the earliest deadline, is left to fire (it is
  * unref'd, so it never keeps the process alive) instead of being cleared each time.
  *

@@ -25,7 +25,8 @@ export type BodySigner = (id: string, body: string, now: number) => Record<strin
  * ```
  */
 export function bodySigner(secret: Uint8Array): BodySigner {
-  const signer = new Webhook(secret, { format: "raw" });
+  // A copy: the caller's array may change later, the signer's key may not.
+  const signer = new Webhook(secret.slice(), { format: "raw" });
   return (id, body, now) => ({
     "content-type": "application/json",
     "webhook-id": id,
