@@ -42,9 +42,13 @@ export function tracedGrants(
   tracing: Tracing,
 ): ReadonlyMap<string, Grant> {
   return new Map(
-    [...grants].map(([type, grant]): [string, Grant] => [type, (params, ctx, proof, device) => {
-      tracing.annotate({ "token_exchange.grant_type": type });
-      return grant(params, ctx, proof, device);
-    }]),
+    [...grants].map(([type, grant]): [string, Grant] => {
+      // Made once per grant: a request (sampled or not) builds nothing to name its grant.
+      const attributes = { "token_exchange.grant_type": type };
+      return [type, (params, ctx, proof, device) => {
+        tracing.annotate(attributes);
+        return grant(params, ctx, proof, device);
+      }];
+    }),
   );
 }

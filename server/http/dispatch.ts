@@ -94,7 +94,7 @@ export function createListenerHandler(
   // A tracer the runtime does not make server spans for (the SDK's) makes them here, around
   // the request-id scope so that every log line of a sampled request names its trace.
   const serve = tracing?.serve;
-  return serve === undefined ? handler : (req, info) => serve(req, () => handler(req, info));
+  return serve === undefined ? handler : (req, info) => serve(req, handler, info);
 }
 
 /**
@@ -107,8 +107,11 @@ function namingSpans(
   tracing: Tracing,
   finish: ListenerRoutes["finish"],
 ): NonNullable<ListenerRoutes["finish"]> {
+  const active = tracing.active;
   return (m, req, res) => {
     finish?.(m, req, res);
+    // An unsampled request has no span to name: nothing is built for it.
+    if (active !== undefined && !active()) return;
     const attributes = { "token_exchange.listener": listener };
     // `m.route` is `METHOD /pattern`, or `unmatched` (then the span keeps its method name).
     const pattern = m.route.split(" ")[1];

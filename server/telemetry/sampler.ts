@@ -98,20 +98,35 @@ export function parseTraceparent(header: string | null): TraceParent | undefined
 const RANDOMNESS = 2 ** 56;
 
 /**
+ * The rejection threshold of `ratio` as 14 lower-case hex digits (56 bits): computed exactly once
+ * per ratio, as integers (56 bits exceed a double's 53). Equal-length lower-case hex strings
+ * compare as their numbers, so a decision is one string comparison, with no number parsed.
+ */
+function thresholdHex(ratio: number): string {
+  let hex = THRESHOLDS.get(ratio);
+  if (hex === undefined) {
+    const threshold = BigInt(Math.round((1 - ratio) * RANDOMNESS));
+    // A ratio too small to tell from 0 rejects everything: "~" sorts after every hex digit.
+    hex = threshold >= BigInt(RANDOMNESS) ? "~" : threshold.toString(16).padStart(14, "0");
+    THRESHOLDS.set(ratio, hex);
+  }
+  return hex;
+}
+const THRESHOLDS = new Map<number, string>();
+
+/**
  * The `TraceIdRatioBased` decision: the trace id's rightmost 56 bits (the part W3C Trace
  * Context level 2 makes random) against the rejection threshold `(1 - ratio) × 2^56`, as the
  * specification's consistent probability sampling defines it; every service with the same ratio
  * decides alike for one trace.
  *
- * @param traceId 32 hex digits
+ * @param traceId 32 lower-case hex digits (as `traceparent` and the id generator give them)
  * @param ratio in [0, 1]
  */
 export function traceIdRatioSampled(traceId: string, ratio: number): boolean {
   if (ratio >= 1) return true;
   if (ratio <= 0) return false;
-  // 56 bits exceed a double's 53: compared exactly, as integers.
-  const threshold = BigInt(Math.round((1 - ratio) * RANDOMNESS));
-  return BigInt(`0x${traceId.slice(18)}`) >= threshold;
+  return traceId.slice(18) >= thresholdHex(ratio);
 }
 
 /**

@@ -77,6 +77,9 @@ Deno.test("traceIdRatioSampled() compares the id's last 56 bits with (1 - ratio)
   assert.equal(traceIdRatioSampled("0".repeat(18) + "7fffffffffffff", 0.5), false);
   assert.equal(traceIdRatioSampled(low, 1), true);
   assert.equal(traceIdRatioSampled(high, 0), false);
+  // Too small to tell from 0 in 56 bits: nothing is sampled, not even the highest id.
+  assert.equal(traceIdRatioSampled("f".repeat(32), 1e-20), false);
+  assert.equal(traceIdRatioSampled("f".repeat(32), 2 ** -50), true);
 });
 
 Deno.test("traceIdRatioSampled() samples about the ratio of random trace ids", () => {

@@ -30,6 +30,9 @@ import {
 import { parseTraceparent, sampled, type SamplerConfig } from "./sampler.ts";
 import { openTelemetryTracing, TRACER_NAME, type Tracing } from "./tracing.ts";
 
+/** What an exporter ({@linkcode SdkTracingOptions.exporter}) is handed, and its interface. */
+export type { ReadableSpan, SpanExporter };
+
 /** Most ended spans waiting for export; past it new spans are dropped (and counted). */
 export const MAX_QUEUED_SPANS = 2048;
 /** Most spans per export request. */
@@ -90,9 +93,7 @@ export interface SdkTracingOptions {
  */
 export function sdkTracing(options: SdkTracingOptions): SdkTracing {
   const ids = new PresetTraceIds();
-  const counting = new CountingExporter(
-    options.exporter ?? new OTLPTraceExporter({ timeoutMillis: EXPORT_TIMEOUT_MS }),
-  );
+  const counting = new CountingExporter(options.exporter ?? otlpExporter());
   const processor = new BoundedProcessor(
     new BatchSpanProcessor(counting, {
       maxQueueSize: MAX_QUEUED_SPANS,
@@ -122,11 +123,11 @@ export function sdkTracing(options: SdkTracingOptions): SdkTracing {
       const { traceId, spanId, traceFlags } = span.spanContext();
       return { traceparent: `00-${traceId}-${spanId}-0${traceFlags & 1}` };
     },
-    serve(req, handle) {
+    serve(req, handle, info) {
       const parent = parseTraceparent(req.headers.get("traceparent"));
       const traceId = parent?.traceId ?? ids.generateTraceId();
       // Decided before any span exists: an unsampled request makes none.
-      if (!sampled(options.sampler, parent, traceId)) return handle();
+      if (!sampled(options.sampler, parent, traceId)) return handle(req, info!);
       const url = new URL(req.url);
       const parentContext = parent === undefined
         ? ROOT_CONTEXT
@@ -148,7 +149,7 @@ export function sdkTracing(options: SdkTracingOptions): SdkTracing {
         req.method,
         { kind: SpanKind.SERVER, attributes },
         parentContext,
-        (span) => served(span, handle),
+        (span) => served(span, handle, req, info!),
       );
     },
     droppedSpans: () => ({ queueFull: processor.dropped, exportFailed: counting.failed }),
@@ -157,9 +158,25 @@ export function sdkTracing(options: SdkTracingOptions): SdkTracing {
   };
 }
 
-async function served(span: Span, handle: () => Promise<Response>): Promise<Response> {
+/**
+ * The exporter {@linkcode sdkTracing} uses by default: OTLP over HTTP (JSON) to
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` / `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, which it reads itself
+ * (the benchmark wraps it to time the export apart from the requests).
+ *
+ * @returns a new exporter
+ */
+export function otlpExporter(): SpanExporter {
+  return new OTLPTraceExporter({ timeoutMillis: EXPORT_TIMEOUT_MS });
+}
+
+async function served<I>(
+  span: Span,
+  handle: (req: Request, info: I) => Promise<Response>,
+  req: Request,
+  info: I,
+): Promise<Response> {
   try {
-    const res = await handle();
+    const res = await handle(req, info);
     span.setAttribute("http.response.status_code", res.status);
     // Server spans are errors for 5xx only (semantic conventions for HTTP).
     if (res.status >= 500) span.setStatus({ code: 2, message: `HTTP ${res.status}` });

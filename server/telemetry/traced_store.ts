@@ -7,7 +7,7 @@ export type StoreSystem = "postgresql" | "deno_kv";
 /**
  * `store` with every operation of every concern (`sessions.rotate`, `outbox.claim`, …) run in
  * a child span `store <concern>.<operation>` of the active span; operations outside a trace
- * (background timers) run as they are. Only for a process with tracing on: without it the
+ * (background timers, unsampled requests) run as they are, with nothing made for them. Only for a process with tracing on: without it the
  * plain store is used, so the refresh path keeps its exact cost.
  *
  * @param store the opened store
@@ -53,9 +53,15 @@ function traceCall(
   operation: string,
   fn: (...args: unknown[]) => unknown,
 ): (...args: unknown[]) => Promise<unknown> {
+  const name = `store ${operation}`;
   const attributes = { "db.system.name": system, "db.operation.name": operation };
+  const active = tracing.active;
+  // Outside a span (an unsampled request, a background timer) the plain operation runs as it
+  // is: no closure, no promise, no span is made for it.
   return (...args) =>
-    tracing.inSpan(`store ${operation}`, attributes, () => Promise.resolve(fn(...args)), {
-      leaf: true,
-    });
+    active !== undefined && !active()
+      ? fn(...args) as Promise<unknown>
+      : tracing.inSpan(name, attributes, () => Promise.resolve(fn(...args)), LEAF);
 }
+
+const LEAF = { leaf: true } as const;

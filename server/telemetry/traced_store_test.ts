@@ -67,3 +67,20 @@ Deno.test("tracedStore() answers exactly as the store it wraps", async () => {
   assert.equal(await store.sessions.revokeFamily("ses_1", now), true);
   assert.equal((await plain.sessions.getFamily("ses_1"))?.revoked, true);
 });
+
+Deno.test("tracedStore() outside a span (an unsampled request) runs the plain operation, asking for no span", async () => {
+  using kv = await Deno.openKv(":memory:");
+  let active = false;
+  const { tracing, spans } = recordingTracing();
+  const store = tracedStore(
+    createKvStore(kv, new FixedClock()),
+    { ...tracing, active: () => active },
+    "deno_kv",
+  );
+  assert.equal(await store.users.get("usr_missing"), undefined);
+  await store.ping();
+  assert.equal(spans.length, 0);
+  active = true;
+  await store.ping();
+  assert.deepEqual(spans.map((s) => s.name), ["store ping"]);
+});

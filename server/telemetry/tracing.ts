@@ -54,6 +54,13 @@ export interface Tracing {
     work: (span: TraceSpan) => Promise<T>,
     options?: SpanOptions,
   ): Promise<T>;
+  /**
+   * Whether the caller runs in a span (a sampled request, a delivery): one context lookup,
+   * nothing made. A hook asks it before it builds anything for a span (attributes, closures),
+   * so an unsampled request pays the lookup only. A tracing without it is taken as always
+   * active (each hook then builds as before).
+   */
+  readonly active?: () => boolean;
   /** Adds `attributes` to the active span (the request's server span), and renames it. */
   annotate(attributes: SpanAttributes, name?: string): void;
   /** The active trace's id (32 hex digits), or `undefined` outside a trace. */
@@ -68,9 +75,14 @@ export interface Tracing {
    * Runs the handling of `req` in its server span, for a tracer the runtime does not make one
    * for: sampled by the head sampler (an incoming sampled `traceparent` always followed), an
    * unsampled request runs `handle` as it is, with no span. Absent under Deno's own tracing,
-   * where `Deno.serve` makes the server span.
+   * where `Deno.serve` makes the server span. `handle` is called as `handle(req, info)` (a
+   * listener's handler as it is), so an unsampled request needs no closure made for it.
    */
-  readonly serve?: (req: Request, handle: () => Promise<Response>) => Promise<Response>;
+  readonly serve?: <I>(
+    req: Request,
+    handle: (req: Request, info: I) => Promise<Response>,
+    info?: I,
+  ) => Promise<Response>;
   /** Spans dropped instead of exported so far, where the service exports them itself. */
   readonly droppedSpans?: () => { readonly queueFull: number; readonly exportFailed: number };
 }
@@ -143,6 +155,7 @@ export function openTelemetryTracing(tracer: Tracer = trace.getTracer(TRACER_NAM
         },
       );
     },
+    active: () => trace.getActiveSpan() !== undefined,
     annotate(attributes, name) {
       const span = trace.getActiveSpan();
       span?.setAttributes(attributes);
