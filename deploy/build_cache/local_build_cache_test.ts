@@ -5,6 +5,7 @@ import { runBuildSteps } from "../job/run_steps.ts";
 import { openCacheStore } from "./cache_store.ts";
 import { localBuildCache } from "./local_build_cache.ts";
 import { makeTree } from "../source/_test_tree.ts";
+import { npmSiteFiles } from "../../tests/support/npm_site.ts";
 
 /**
  * An npm site whose one dependency is a folder of its own (installed offline, as a link), whose
@@ -18,28 +19,9 @@ const BUILD = "node -e \"const fs=require('fs');fs.mkdirSync('dist',{recursive:t
 const PREINSTALL =
   "node -e \"process.exit(require('fs').existsSync('node_modules/.broken') ? 1 : 0)\"";
 const NPM_SITE = {
-  "package.json": JSON.stringify({
-    name: "t",
-    version: "1.0.0",
-    private: true,
-    // A tree marked broken fails `npm install` (an entry whose install fails); `npm ci` removes
-    // node_modules before it runs this, so a clean install passes.
-    scripts: { build: BUILD, preinstall: PREINSTALL },
-    dependencies: { dep: "file:./vendor/dep" },
-  }),
-  "package-lock.json": JSON.stringify({
-    name: "t",
-    version: "1.0.0",
-    lockfileVersion: 3,
-    requires: true,
-    packages: {
-      "": { name: "t", version: "1.0.0", dependencies: { dep: "file:./vendor/dep" } },
-      "node_modules/dep": { resolved: "vendor/dep", link: true },
-      "vendor/dep": { version: "1.0.0" },
-    },
-  }),
-  "vendor/dep/package.json": '{"name":"dep","version":"1.0.0","main":"index.js"}',
-  "vendor/dep/index.js": 'module.exports = "dep-v1";',
+  // A tree marked broken fails `npm install` (an entry whose install fails); `npm ci` removes
+  // node_modules before it runs this, so a clean install passes.
+  ...npmSiteFiles({ build: BUILD, preinstall: PREINSTALL, depValue: "dep-v1" }),
 };
 
 interface World {
@@ -106,7 +88,7 @@ Deno.test("build cache: an edited lockfile or another runtime version misses", a
     const otherNode = await world.build(NPM_SITE, "v22.0.0");
     assert.equal(otherNode.cacheHit, false);
     assert.notEqual(otherNode.cacheKey, first.cacheKey);
-    const lock = JSON.parse(NPM_SITE["package-lock.json"]);
+    const lock = JSON.parse(NPM_SITE["package-lock.json"]!);
     lock.packages["vendor/dep"].version = "1.0.1";
     const edited = await world.build({
       ...NPM_SITE,

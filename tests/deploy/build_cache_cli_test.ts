@@ -7,32 +7,14 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startInfraWorld } from "./infra_world.ts";
 import { git } from "./site_repo.ts";
+import { npmSiteFiles } from "../support/npm_site.ts";
 
 const BUILD = "node -e \"const fs=require('fs');fs.mkdirSync('dist',{recursive:true});" +
   "fs.writeFileSync('dist/index.html',require('dep')+' '+fs.readFileSync('page.txt','utf8'))\"";
 const SITE: Record<string, string> = {
   ".gitignore": "dist/\nnode_modules/\n",
   "page.txt": "v1",
-  "package.json": JSON.stringify({
-    name: "t",
-    version: "1.0.0",
-    private: true,
-    scripts: { build: BUILD },
-    dependencies: { dep: "file:./vendor/dep" },
-  }),
-  "package-lock.json": JSON.stringify({
-    name: "t",
-    version: "1.0.0",
-    lockfileVersion: 3,
-    requires: true,
-    packages: {
-      "": { name: "t", version: "1.0.0", dependencies: { dep: "file:./vendor/dep" } },
-      "node_modules/dep": { resolved: "vendor/dep", link: true },
-      "vendor/dep": { version: "1.0.0" },
-    },
-  }),
-  "vendor/dep/package.json": '{"name":"dep","version":"1.0.0","main":"index.js"}',
-  "vendor/dep/index.js": 'module.exports = "dep";',
+  ...npmSiteFiles({ build: BUILD }),
 };
 
 Deno.test("build cache: a redeploy and a plan restore the dependencies; --no-cache skips the cache", async () => {

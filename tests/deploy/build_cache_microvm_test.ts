@@ -11,6 +11,7 @@ import { ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
 import { ACCOUNT, type InfraWorld, siteS3 } from "./infra_world.ts";
 import { LOOPBACK_ONLY, MICROVM_SITE_CONFIG, microvmWorld } from "./microvm_world.ts";
 import { git } from "./site_repo.ts";
+import { npmSiteFiles } from "../support/npm_site.ts";
 
 const BUCKET = `production-blog-${ACCOUNT}`;
 const SECRET = "cms-tok-84c2e1d07f";
@@ -24,26 +25,7 @@ const BUILD = "node -e \"const fs=require('fs');fs.mkdirSync('dist',{recursive:t
 const SITE: Record<string, string> = {
   ".gitignore": "dist/\nnode_modules/\n",
   "page.txt": "v1",
-  "package.json": JSON.stringify({
-    name: "t",
-    version: "1.0.0",
-    private: true,
-    scripts: { build: BUILD },
-    dependencies: { dep: "file:./vendor/dep" },
-  }),
-  "package-lock.json": JSON.stringify({
-    name: "t",
-    version: "1.0.0",
-    lockfileVersion: 3,
-    requires: true,
-    packages: {
-      "": { name: "t", version: "1.0.0", dependencies: { dep: "file:./vendor/dep" } },
-      "node_modules/dep": { resolved: "vendor/dep", link: true },
-      "vendor/dep": { version: "1.0.0" },
-    },
-  }),
-  "vendor/dep/package.json": '{"name":"dep","version":"1.0.0","main":"index.js"}',
-  "vendor/dep/index.js": 'module.exports = "dep";',
+  ...npmSiteFiles({ build: BUILD }),
 };
 
 async function cacheKeys(world: InfraWorld): Promise<string[]> {

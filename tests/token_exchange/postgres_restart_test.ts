@@ -23,6 +23,12 @@ const GENERIC = {
   error_description: "The server could not complete the request",
 };
 
+/**
+ * Users created per second at most: every restart needs new events in flight, and the load must
+ * stay bounded, or an idle machine acknowledges tens of thousands the sender then has to deliver.
+ */
+const USERS_PER_SECOND = 10;
+
 /** Creates users one after another until stopped; a user is acknowledged by its 201 (or 409 on a retry). */
 function userLoad(te: { internalUrl: string | undefined }) {
   const acknowledged = new Set<string>();
@@ -44,6 +50,7 @@ function userLoad(te: { internalUrl: string | undefined }) {
       if (status === 201 || status === 409) {
         acknowledged.add(external_id);
         n++;
+        await new Promise((r) => setTimeout(r, 1000 / USERS_PER_SECOND));
       } else if (status !== 0 && status < 500) {
         throw new Error(`user creation refused: ${status}`);
       } else {
