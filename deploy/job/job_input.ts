@@ -3,7 +3,8 @@
  * ({@linkcode JobInput}), the check that reads a job back from JSON ({@linkcode fromWire}) and
  * the fields table of `docs/deploy-builder.md` (`describeFields`). The MicroVM builder sends
  * {@linkcode toWire}`(input)` as the run hook payload; the agent runs `runJob(fromWire(text))`.
- * Adding a job option is one field here (and its use in `runJob`).
+ * Adding a job option is one field here and its line in {@linkcode JobInput} (written out for
+ * JSR's explicit public types; the compiler checks the two agree), and its use in `runJob`.
  *
  * Large parts travel by reference: the MicroVM builder stores the rules target and the kept
  * list in the bucket and puts `{stagedKey}` in their place (the payload is at most 16 KB);
@@ -41,7 +42,9 @@ const staged = object("stored in the target bucket, read by the job", {
 });
 
 /** A part of the job stored in the target bucket instead of sent inline. */
-export type Staged = TypeOf<typeof staged>;
+export interface Staged {
+  readonly stagedKey: string;
+}
 
 const paths = object("`paths.app` and `paths.dist`", {
   app: text("directory where install and build run (`paths.app`, default `.`)"),
@@ -49,7 +52,10 @@ const paths = object("`paths.app` and `paths.dist`", {
 });
 
 /** Where a build reads and writes, repo-relative (config `paths`). */
-export type BuildPaths = TypeOf<typeof paths>;
+export interface BuildPaths {
+  readonly app: string;
+  readonly dist: string;
+}
 
 const source = oneOf(
   "where the source is: a zip on this machine, a zip in the target bucket (what a MicroVM " +
@@ -76,7 +82,11 @@ const source = oneOf(
  * (`rollback`: its manifest's files are copied back server-side, with their own headers and
  * tags; nothing is built, and the SEO files are the build's own).
  */
-export type JobSource = TypeOf<typeof source>;
+export type JobSource =
+  | { readonly zip: string }
+  | { readonly bucketKey: string }
+  | { readonly builtDir: string }
+  | { readonly output: OutputManifest };
 
 const target = object("bucket and key prefix to publish under", {
   bucket: text("the site bucket (source zip, records and the live site live there)"),
@@ -85,7 +95,11 @@ const target = object("bucket and key prefix to publish under", {
 });
 
 /** Where the job publishes: the site bucket and the key prefix (`site/`, `previews/<id>/site/`). */
-export type JobTarget = TypeOf<typeof target>;
+export interface JobTarget {
+  readonly bucket: string;
+  readonly prefix: string;
+  readonly region?: string;
+}
 
 const record = object("finish this build record (and store the changed-keys manifest)", {
   startedAt: instant("launch time (the record's `startedAt`)"),
@@ -95,7 +109,12 @@ const record = object("finish this build record (and store the changed-keys mani
 });
 
 /** The build record the job finishes (started by the builder: either one, for every deploy). */
-export type JobRecord = TypeOf<typeof record>;
+export interface JobRecord {
+  readonly startedAt: string;
+  readonly source: string;
+  readonly logGroup: string;
+  readonly logStream: string;
+}
 
 const keptFiles = checked<readonly KeptFile[]>(
   "[{key, size, since}]",
@@ -117,7 +136,11 @@ const retention = object("keep what the build no longer has for open tabs", {
 });
 
 /** How a job keeps the files its build no longer has, for open tabs (`sync/retention.ts`). */
-export type JobRetention = TypeOf<typeof retention>;
+export interface JobRetention {
+  readonly previousDays: number;
+  readonly now: string;
+  readonly kept: readonly KeptFile[] | Staged;
+}
 
 const ROBOTS = ["auto", "index", "noindex", "off"];
 const SITEMAP = ["auto", "on", "off"];
@@ -194,8 +217,49 @@ export const JOB_FIELDS = {
 
 const job = object("one build-and-publish job", JOB_FIELDS);
 
-/** One build-and-publish job, resolved from config, state and flags. */
-export type JobInput = Infer<typeof JOB_FIELDS>;
+/**
+ * One build-and-publish job, resolved from config, state and flags. Written out (JSR's public
+ * API wants explicit types); the compiler checks it is exactly what {@linkcode JOB_FIELDS}
+ * decodes to, so a field added there and not here (or the other way) does not type-check.
+ */
+export interface JobInput {
+  readonly buildId: string;
+  readonly source: JobSource;
+  readonly paths: BuildPaths;
+  readonly maxDurationSeconds: number;
+  readonly target: JobTarget;
+  readonly tags: Readonly<Record<string, string>>;
+  readonly seo: SeoSettings;
+  readonly production: boolean;
+  readonly origin: string | undefined;
+  readonly refresh?: boolean;
+  readonly force?: boolean;
+  readonly dryRun?: boolean;
+  readonly keepOutputDays?: number;
+  readonly record?: JobRecord;
+  readonly owedKey?: string;
+  readonly retention?: JobRetention;
+  readonly routing?: RoutingTarget | Staged;
+  readonly cache?: { readonly site: string; readonly branch: string };
+  readonly buildEnv?: Readonly<Record<string, string>>;
+  readonly buildSecrets?: Readonly<Record<string, string>>;
+}
+
+/** True only when `A` and `B` are the same type (readonly and optional modifiers included). */
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true
+  : false;
+
+// Each written-out type is exactly its description's (a mismatch fails `deno check`).
+const described: [
+  Same<JobInput, Infer<typeof JOB_FIELDS>>,
+  Same<Staged, TypeOf<typeof staged>>,
+  Same<BuildPaths, TypeOf<typeof paths>>,
+  Same<JobSource, TypeOf<typeof source>>,
+  Same<JobTarget, TypeOf<typeof target>>,
+  Same<JobRecord, TypeOf<typeof record>>,
+  Same<JobRetention, TypeOf<typeof retention>>,
+] = [true, true, true, true, true, true, true];
+void described;
 
 /**
  * The job as the run hook payload (pure): its own JSON with the wire version; `undefined`
