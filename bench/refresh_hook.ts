@@ -35,6 +35,7 @@ import {
   line,
   LOAD_OPTIONS,
   median,
+  percentile,
   roundFigures,
   startSeededServer,
 } from "./support/refresh_rounds.ts";
@@ -143,8 +144,8 @@ function loopbackFetch(url: string): Variant {
       const sorted = latencies.sort((a, b) => a - b);
       return {
         rate: total / (elapsed / 1000),
-        p50: sorted[Math.floor(total * 0.5)]!,
-        p99: sorted[Math.floor(total * 0.99)]!,
+        p50: percentile(sorted, 0.5),
+        p99: percentile(sorted, 0.99),
         errors,
         cpu: threadCpuUs(before, after, String(Deno.pid)).main / total,
         hookCpu: threadsCpuUs(before, after, hookTids) / total,
