@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Clock, type Logger, parseToml, type Random, silentLogger } from "@org/shared";
@@ -134,6 +135,31 @@ export async function startTokenServer(options: TokenServerOptions = {}): Promis
 export function providerToml(name: string, issuer: string, clientId = "te-client"): string {
   return `[providers.${name}]\nissuer = "${issuer}"\nclient_id = "${clientId}"\n` +
     `client_secret = "te-secret"\n`;
+}
+
+/**
+ * Signs in through provider `idp` with the code `c` (what the fake providers of
+ * `tests/support/oidc.ts` accept): the start of most flows against a running service.
+ *
+ * @param url the service's public base URL
+ * @returns the token response body
+ * @throws {assert.AssertionError} with the body when the answer is not 200
+ */
+export async function codeSignIn(
+  url: string,
+): Promise<{ access_token: string; refresh_token: string }> {
+  const res = await fetch(`${url}/token`, {
+    method: "POST",
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code: "c",
+      provider: "idp",
+      redirect_uri: "https://app.example/cb",
+    }),
+  });
+  const body = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(body));
+  return body;
 }
 
 /** A token-exchange process started with the exact `deno task start` permissions. */

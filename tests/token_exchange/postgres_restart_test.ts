@@ -11,7 +11,7 @@ import { adminFetch, internalToml } from "../support/internal_api.ts";
 import { startOidcProvider } from "../support/oidc.ts";
 import { startTestPostgres } from "../support/postgres.ts";
 import { refreshLoad, refreshRequest } from "../support/refresh_load.ts";
-import { providerToml, spawnTokenServer } from "../support/token_server.ts";
+import { codeSignIn, providerToml, spawnTokenServer } from "../support/token_server.ts";
 import { waitFor } from "../support/wait.ts";
 import { startWebhookReceiver } from "../support/webhook_receiver.ts";
 
@@ -95,20 +95,9 @@ Deno.test({
     const te = await spawnTokenServer({ toml, env: { TE_DATABASE_URL: url, W: WHSEC } });
     let stopped = { code: -1, stderr: "" };
     try {
-      const firsts = await Promise.all(Array.from({ length: CHAINS }, async () => {
-        const res = await fetch(`${te.url}/token`, {
-          method: "POST",
-          body: new URLSearchParams({
-            grant_type: "authorization_code",
-            code: "c",
-            provider: "idp",
-            redirect_uri: "https://app.example/cb",
-          }),
-        });
-        const body = await res.json();
-        assert.equal(res.status, 200, JSON.stringify(body));
-        return body.refresh_token as string;
-      }));
+      const firsts = await Promise.all(
+        Array.from({ length: CHAINS }, async () => (await codeSignIn(te.url)).refresh_token),
+      );
       const load = refreshLoad([te], firsts);
       const users = userLoad(te);
       for (let i = 0; i < RESTARTS; i++) {

@@ -2,27 +2,12 @@ import assert from "node:assert/strict";
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { startOidcProvider } from "../support/oidc.ts";
 import {
+  codeSignIn,
   providerToml,
   runTokenCli,
   spawnTokenServer,
   testConfig,
 } from "../support/token_server.ts";
-
-async function codeExchange(url: string): Promise<string> {
-  const res = await fetch(`${url}/token`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({
-      grant_type: "authorization_code",
-      code: "c",
-      provider: "idp",
-      redirect_uri: "https://app.example/cb",
-    }),
-  });
-  const body = await res.json();
-  assert.equal(res.status, 200, JSON.stringify(body));
-  return body.access_token;
-}
 
 Deno.test("serve under the deno task start permissions: exchange, lock, rotate, restart", async () => {
   await using idp = await startOidcProvider();
@@ -34,7 +19,7 @@ Deno.test("serve under the deno task start permissions: exchange, lock, rotate, 
     let oldToken: string;
     try {
       assert.equal((await fetch(`${first.url}/health`)).status, 200);
-      oldToken = await codeExchange(first.url);
+      oldToken = (await codeSignIn(first.url)).access_token;
 
       // A second process on the same KV file refuses with one line.
       const second = await runTokenCli(dir, ["serve"]);
@@ -57,7 +42,7 @@ Deno.test("serve under the deno task start permissions: exchange, lock, rotate, 
     const jwks = createRemoteJWKSet(new URL(`${again.url}/keys`));
     const { payload } = await jwtVerify(oldToken, jwks, { issuer: "https://auth.example" });
     assert.match(String(payload.sub), /^usr_/);
-    const newToken = await codeExchange(again.url);
+    const newToken = (await codeSignIn(again.url)).access_token;
     assert.notEqual(decodeProtectedHeader(newToken).kid, decodeProtectedHeader(oldToken).kid);
     await jwtVerify(newToken, jwks);
     const keys = await (await fetch(`${again.url}/keys`)).json();

@@ -12,6 +12,7 @@ import { postForm } from "../support/id_tokens.ts";
 import { type OidcFixture, startOidcProvider } from "../support/oidc.ts";
 import { storeBackends } from "../support/store_backends.ts";
 import {
+  codeSignIn,
   providerToml,
   runTokenCli,
   startTokenServer,
@@ -85,15 +86,7 @@ stores.test("an import keeps ids and data, and a re-run changes nothing", async 
   assert.equal(got.created_at, "2024-05-01T10:00:00.000Z");
   assert.deepEqual(got.metadata, { firebase_uid: "abc" });
   // Alice signs in through the provider as herself: her id and claims are in the token.
-  const res = await postForm(`${te.url}/token`, {
-    grant_type: "authorization_code",
-    code: "c",
-    provider: "idp",
-    redirect_uri: "https://app.example/cb",
-  });
-  const body = await res.json();
-  assert.equal(res.status, 200, JSON.stringify(body));
-  const claims = decodeJwt(body.access_token);
+  const claims = decodeJwt((await codeSignIn(te.url)).access_token);
   assert.equal(claims.sub, ALICE);
   assert.equal(claims.role, "admin");
   // The audit trail names each import that wrote.

@@ -16,9 +16,10 @@ import { planInvalidation } from "../../../deploy/cdn/plan_invalidation.ts";
 import { createInvalidation } from "../../../deploy/cdn/send_invalidation.ts";
 import { startCloudFrontFake } from "../../fakes/cloudfront.ts";
 
-/** An S3 client on the fixture's s3rver (close it with `destroy()`). */
-function s3Of(s3srv: { endpoint: string }): S3Client {
-  return new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
+/** An S3 client on the fixture's s3rver; `using` destroys it at the end of the scope. */
+function s3Of(s3srv: { endpoint: string }): S3Client & Disposable {
+  const client = new S3Client({ ...testAwsConfig, endpoint: s3srv.endpoint, forcePathStyle: true });
+  return Object.assign(client, { [Symbol.dispose]: () => client.destroy() });
 }
 
 /** Where every sync of these tests goes. */
@@ -36,7 +37,7 @@ Deno.test("syncSite() uploads with MIME, cache, tags and MD5, then an identical 
   await using s3srv = await startS3(["site-bucket"]);
   await using cf = startCloudFrontFake();
   cf.state.seedDistribution("E1");
-  const s3 = s3Of(s3srv);
+  using s3 = s3Of(s3srv);
   const cloudfront = new CloudFrontClient({ ...testAwsConfig, endpoint: cf.endpoint });
   const sentTagging: string[] = [];
   const putOrder: string[] = [];
@@ -116,7 +117,6 @@ Deno.test("syncSite() uploads with MIME, cache, tags and MD5, then an identical 
       paths: ["/a", "/a/", "/a/index.html", "/logo.png"],
     }]);
   } finally {
-    s3.destroy();
     cloudfront.destroy();
     await Deno.remove(dist, { recursive: true });
   }
@@ -124,14 +124,10 @@ Deno.test("syncSite() uploads with MIME, cache, tags and MD5, then an identical 
 
 Deno.test("listSite() returns site-relative keys with the single-part ETag as MD5", async () => {
   await using s3srv = await startS3(["b"]);
-  const s3 = s3Of(s3srv);
-  try {
-    await s3.send(new PutObjectCommand({ Bucket: "b", Key: "site/x.txt", Body: "x" }));
-    const listed = await listSite({ s3, bucket: "b", prefix: "site/" });
-    assert.deepEqual(listed, [{ key: "x.txt", size: 1, md5: "9dd4e461268c8034f5c8564e155c67a6" }]);
-  } finally {
-    s3.destroy();
-  }
+  using s3 = s3Of(s3srv);
+  await s3.send(new PutObjectCommand({ Bucket: "b", Key: "site/x.txt", Body: "x" }));
+  const listed = await listSite({ s3, bucket: "b", prefix: "site/" });
+  assert.deepEqual(listed, [{ key: "x.txt", size: 1, md5: "9dd4e461268c8034f5c8564e155c67a6" }]);
 });
 
 /** A site with one file of `size` pseudo-random bytes at `key`, and its MD5. */
@@ -161,7 +157,7 @@ const MiB = 1024 * 1024;
 
 Deno.test("syncSite() uploads a large file in parts, one part in memory, and finds it unchanged next time", async () => {
   await using s3srv = await startS3(["site-bucket"]);
-  const s3 = s3Of(s3srv);
+  using s3 = s3Of(s3srv);
   const ops = recordOps(s3);
   const { dir, md5 } = await bigFileSite("media/talk.mp4", 12 * MiB + 1);
   try {
@@ -201,7 +197,6 @@ Deno.test("syncSite() uploads a large file in parts, one part in memory, and fin
     assert.equal(again.unchanged, 2);
     assert.ok(!ops.some((o) => /Put|Part|Multipart/.test(o)), ops.join());
   } finally {
-    s3.destroy();
     await Deno.remove(dir, { recursive: true });
   }
 });
@@ -227,8 +222,8 @@ Deno.test("syncSite() retries a failed part alone, and aborts the upload when a 
     multipart: { threshold: 5 * MiB, partSize: 5 * MiB },
     retry: { sleep: () => Promise.resolve() },
   });
-  const flaky = s3Of(s3srv);
-  const broken = s3Of(s3srv);
+  using flaky = s3Of(s3srv);
+  using broken = s3Of(s3srv);
   try {
     const ops = recordOps(
       flaky,
@@ -255,15 +250,13 @@ Deno.test("syncSite() retries a failed part alone, and aborts the upload when a 
     assert.ok(failing.includes("AbortMultipartUpload"));
     assert.ok(!failing.includes("CompleteMultipartUpload"));
   } finally {
-    flaky.destroy();
-    broken.destroy();
     await Deno.remove(dir, { recursive: true });
   }
 });
 
 Deno.test("syncSite() refuses to complete a large file that changed while it was going up", async () => {
   await using s3srv = await startS3(["site-bucket"]);
-  const s3 = s3Of(s3srv);
+  using s3 = s3Of(s3srv);
   const { dir } = await bigFileSite("media/talk.mp4", 11 * MiB);
   const path = `${dir}/media/talk.mp4`;
   const ops = recordOps(s3, (op, n) => {
@@ -285,14 +278,13 @@ Deno.test("syncSite() refuses to complete a large file that changed while it was
     assert.ok(ops.includes("AbortMultipartUpload"));
     assert.ok(!ops.includes("CompleteMultipartUpload"));
   } finally {
-    s3.destroy();
     await Deno.remove(dir, { recursive: true });
   }
 });
 
 Deno.test("syncSite() aborts the multipart upload when the file is gone before its parts are read", async () => {
   await using s3srv = await startS3(["site-bucket"]);
-  const s3 = s3Of(s3srv);
+  using s3 = s3Of(s3srv);
   const { dir } = await bigFileSite("media/talk.mp4", 6 * MiB);
   const created: Record<string, unknown>[] = [];
   s3.middlewareStack.add((next, context) => (args) => {
@@ -323,14 +315,13 @@ Deno.test("syncSite() aborts the multipart upload when the file is gone before i
       "AbortMultipartUpload",
     ]);
   } finally {
-    s3.destroy();
     await Deno.remove(dir, { recursive: true });
   }
 });
 
 Deno.test("syncSite() under default SSE-KMS compares the stored MD5s, not the ETags", async () => {
   await using s3srv = await startS3(["site-bucket"]);
-  const s3 = s3Of(s3srv);
+  using s3 = s3Of(s3srv);
   // s3rver has neither bucket encryption nor KMS ETags: answer GetBucketEncryption with a KMS
   // default, and give listed objects ETags that are not their MD5, as S3 does under SSE-KMS.
   let kms = false;
@@ -367,7 +358,6 @@ Deno.test("syncSite() under default SSE-KMS compares the stored MD5s, not the ET
     await Deno.writeTextFile(`${dist}/a.css`, "a{color:red}");
     assert.deepEqual((await syncSite(site)).uploaded, ["a.css"]);
   } finally {
-    s3.destroy();
     await Deno.remove(dist, { recursive: true });
   }
 });
@@ -401,23 +391,19 @@ Deno.test("syncSite() trusts ETags under SSE-S3, warns when the encryption is de
   const dist = await Deno.makeTempDir();
   await writeSite(dist, { "index.html": "<h1>hi</h1>", "a.css": "a{}" });
   const run = async (answer: () => string | Error) => {
-    const s3 = s3Of(s3srv);
+    using s3 = s3Of(s3srv);
     const seen = encryption(s3, answer);
     const ops = recordOps(s3);
     const { log, lines } = createMemoryLogger("warn");
-    try {
-      const r = await syncSite({
-        s3,
-        ...SITE,
-        distDir: dist,
-        tags: {},
-        logger: log,
-        retry: { sleep: () => Promise.resolve() },
-      });
-      return { r, heads: ops.filter((o) => o === "HeadObject").length, lines, seen };
-    } finally {
-      s3.destroy();
-    }
+    const r = await syncSite({
+      s3,
+      ...SITE,
+      distDir: dist,
+      tags: {},
+      logger: log,
+      retry: { sleep: () => Promise.resolve() },
+    });
+    return { r, heads: ops.filter((o) => o === "HeadObject").length, lines, seen };
   };
   try {
     assert.deepEqual((await run(() => "AES256")).r.uploaded, ["a.css", "index.html"]);
@@ -443,7 +429,7 @@ Deno.test("syncSite() trusts ETags under SSE-S3, warns when the encryption is de
 
 Deno.test("syncSite() reports a small file that changed after the scan as dist_changed", async () => {
   await using s3srv = await startS3(["site-bucket"]);
-  const s3 = s3Of(s3srv);
+  using s3 = s3Of(s3srv);
   // Real S3 checks Content-MD5 (s3rver does not) and answers BadDigest when the bytes differ.
   recordOps(s3, (op) => op === "PutObject" ? awsError("BadDigest", 400) : undefined);
   const dist = await Deno.makeTempDir();
@@ -454,14 +440,13 @@ Deno.test("syncSite() reports a small file that changed after the scan as dist_c
       { code: "dist_changed", message: `${dist}/a.css changed while the deploy was uploading it` },
     );
   } finally {
-    s3.destroy();
     await Deno.remove(dist, { recursive: true });
   }
 });
 
 Deno.test("syncSite() with retention keeps dropped assets live, deletes dropped pages, and leaves earlier kept files out of the delete guard", async () => {
   await using s3srv = await startS3(["site-bucket"]);
-  const s3 = s3Of(s3srv);
+  using s3 = s3Of(s3srv);
   const dist = await Deno.makeTempDir();
   const day = 86_400_000;
   const t0 = Date.parse("2026-06-01T00:00:00.000Z");
@@ -501,7 +486,6 @@ Deno.test("syncSite() with retention keeps dropped assets live, deletes dropped 
     assert.deepEqual(fourth.kept.map((k) => k.key), [10, 11, 12, 13, 14].map(asset));
     assert.equal((await listSite({ s3, ...SITE })).length, 11);
   } finally {
-    s3.destroy();
     await Deno.remove(dist, { recursive: true });
   }
 });
