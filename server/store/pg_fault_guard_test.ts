@@ -5,23 +5,6 @@ import { waitFor } from "../../tests/support/wait.ts";
 import { openPostgres, type Sql } from "./pg_connection.ts";
 import { isClosedSocketWrite, isStraySocketError, type PoolFault } from "./pg_fault_guard.ts";
 
-/**
- * Loses a connection of `sql`'s pool under a query: its backend is terminated (through `killer`)
- * while `select pg_sleep(5)` runs on it.
- *
- * @returns how the lost query settled: "answered", or its error as text
- */
-async function loseConnection(sql: postgres.Sql, killer: postgres.Sql): Promise<string> {
-  const pid = (await sql<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]!.pid;
-  const lost = sql`select pg_sleep(5)`.then(() => "answered", (e) => String(e));
-  await waitFor(async () =>
-    (await killer<{ n: number }[]>`
-      select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep(5)%'`)[0]!
-      .n > 0, "the query to run");
-  await killer`select pg_terminate_backend(${pid})`;
-  return await lost;
-}
-
 Deno.test({
   name:
     "openPostgres(): the client's write after a killed connection leaves the process running on a fresh pool",
