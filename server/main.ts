@@ -154,7 +154,14 @@ export async function main(args: string[]): Promise<number> {
   const [name, rest] = COMMANDS[two] ? [two, args.slice(2)] : [args[0]!, args.slice(1)];
   const command = COMMANDS[name];
   if (!command) {
-    console.error(`token-exchange: unknown command "${args.join(" ")}"\n\n${usage(self)}`);
+    // A group named alone (`keys`, `users`) says which subcommands it has.
+    const group = Object.keys(COMMANDS).filter((c) => c.startsWith(`${args[0]} `));
+    const why = group.length === 0
+      ? `unknown command "${args.join(" ")}"`
+      : args[1] === undefined || args[1].startsWith("-")
+      ? `"${args[0]}" needs a subcommand: ${group.join(", ")}`
+      : `unknown command "${args[0]} ${args[1]}"; "${args[0]}" has ${group.join(", ")}`;
+    console.error(`token-exchange: ${why}\n\n${usage(self)}`);
     return 1;
   }
   if (rest.includes("--help") || rest.includes("-h")) {
