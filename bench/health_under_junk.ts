@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-console -- a benchmark prints its figures
 /**
  * `/health` while the public listener refuses a flood of junk Sign in with Apple notifications
  * (issue 43: 1.1 s on a loaded 2-core machine at 1,000 bogus notifications, 0.3–0.5 s alone).
@@ -19,14 +18,10 @@
 import { exportPKCS8, generateKeyPair } from "jose";
 import { startOidcProvider } from "../tests/support/oidc.ts";
 import { spawnTokenServer } from "../tests/support/token_server.ts";
+import { line, median } from "./support/refresh_rounds.ts";
 
 const FLOOD = 1000;
 const IN_FLIGHT = 32;
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? NaN;
-}
 
 async function timed(send: () => Promise<Response>): Promise<number> {
   const start = performance.now();
@@ -89,11 +84,11 @@ try {
   const alone = await healthDuring(te.url, undefined);
   const floor = await healthDuring(te.url, unknown);
   const flood = await healthDuring(te.url, notifications);
-  console.log(`health_alone_p50: ${median(alone.health).toFixed(2)} ms`);
-  console.log(`health_beside_404_flood_p50_floor: ${median(floor.health).toFixed(2)} ms`);
-  console.log(`health_beside_junk_notifications_p50: ${median(flood.health).toFixed(2)} ms`);
-  console.log(`junk_notification_refusal_p50: ${median(flood.refused).toFixed(2)} ms`);
-  console.log(`unknown_path_refusal_p50_floor: ${median(floor.refused).toFixed(2)} ms`);
+  line("health_alone_p50", median(alone.health), "ms", 2);
+  line("health_beside_404_flood_p50_floor", median(floor.health), "ms", 2);
+  line("health_beside_junk_notifications_p50", median(flood.health), "ms", 2);
+  line("junk_notification_refusal_p50", median(flood.refused), "ms", 2);
+  line("unknown_path_refusal_p50_floor", median(floor.refused), "ms", 2);
 } finally {
   await te.stop();
   await idp.close();

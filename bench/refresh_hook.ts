@@ -27,20 +27,17 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { createJsonLogger, cryptoRandom, systemClock } from "@org/shared";
-import { resolveConfig } from "../server/config/resolve.ts";
+import { cryptoRandom, systemClock } from "@org/shared";
 import { hookRequest } from "../server/hooks/access_token_hook.ts";
-import { startServer } from "../server/serve.ts";
 import { createIdFactory } from "../server/store/ids.ts";
 import { benchUser } from "./support/bench_user.ts";
 import {
-  drive,
   line,
   LOAD_OPTIONS,
   median,
+  percentile,
   roundFigures,
-  seedSessions,
-  WARMUP_PER_CLIENT,
+  startSeededServer,
 } from "./support/refresh_rounds.ts";
 import {
   newWorkerThreads,
@@ -73,28 +70,19 @@ interface Variant {
 }
 
 async function startVariant(hookUrl?: string): Promise<Variant> {
-  const resolved = resolveConfig({
-    server: { port: 0 },
-    storage: { kv_path: ":memory:" },
-    // All clients share one loopback address: a budget the run cannot exhaust.
-    rate_limit: { requests: 1_000_000_000 },
-    ...(hookUrl === undefined ? {} : { hooks: { access_token: { url: hookUrl, secret: "${H}" } } }),
-  }, { H: SECRET });
-  if ("errors" in resolved) throw new Error(JSON.stringify(resolved.errors));
-  const kv = await Deno.openKv(":memory:");
-  const server = await startServer({
-    config: resolved.config,
-    kv,
-    log: createJsonLogger({ level: "warn" }),
+  const server = await startSeededServer({
+    extra: hookUrl === undefined
+      ? {}
+      : { hooks: { access_token: { url: hookUrl, secret: "${H}" } } },
+    env: { H: SECRET },
+    clients: CLIENTS,
+    perClient: PER_CLIENT,
+    rounds: ROUNDS,
   });
-  const ports = [Number(new URL(server.publicUrl!).port)];
-  const tokens = await seedSessions(server.deps, (ROUNDS + 1) * CLIENTS);
-  const chains = (i: number) => tokens.slice(i * CLIENTS, (i + 1) * CLIENTS);
-  await drive({ ports, tokens: chains(0), perClient: WARMUP_PER_CLIENT });
   return {
     async round(i, hookTids) {
       const before = threadSnapshot();
-      const r = await drive({ ports, tokens: chains(i), perClient: PER_CLIENT });
+      const r = await server.round(i);
       const hookCpu = threadsCpuUs(before, threadSnapshot(), hookTids);
       const f = roundFigures(r);
       return {
@@ -106,10 +94,7 @@ async function startVariant(hookUrl?: string): Promise<Variant> {
         hookCpu: hookCpu / f.count,
       };
     },
-    async close() {
-      await server.shutdown();
-      kv.close();
-    },
+    close: () => server.close(),
   };
 }
 
@@ -159,8 +144,8 @@ function loopbackFetch(url: string): Variant {
       const sorted = latencies.sort((a, b) => a - b);
       return {
         rate: total / (elapsed / 1000),
-        p50: sorted[Math.floor(total * 0.5)]!,
-        p99: sorted[Math.floor(total * 0.99)]!,
+        p50: percentile(sorted, 0.5),
+        p99: percentile(sorted, 0.99),
         errors,
         cpu: threadCpuUs(before, after, String(Deno.pid)).main / total,
         hookCpu: threadsCpuUs(before, after, hookTids) / total,

@@ -36,9 +36,6 @@
  */
 import { parseArgs } from "node:util";
 import process from "node:process";
-import { createJsonLogger } from "@org/shared";
-import { resolveConfig } from "../server/config/resolve.ts";
-import { startServer } from "../server/serve.ts";
 import { openTelemetryTracing, type Tracing } from "../server/telemetry/tracing.ts";
 import {
   otlpExporter,
@@ -49,13 +46,11 @@ import {
 } from "../server/telemetry/sdk_tracing.ts";
 import { samplerFromEnv } from "../server/telemetry/sampler.ts";
 import {
-  drive,
   line,
   LOAD_OPTIONS,
   median,
   roundFigures,
-  seedSessions,
-  WARMUP_PER_CLIENT,
+  startSeededServer,
 } from "./support/refresh_rounds.ts";
 
 const { values } = parseArgs({
@@ -169,35 +164,24 @@ class TimedExporter implements SpanExporter {
 async function startVariant(
   options: { webhooks?: string; tracing?: Tracing; exporter?: TimedExporter },
 ): Promise<Variant> {
-  const resolved = resolveConfig({
-    server: { port: 0 },
-    storage: { kv_path: ":memory:" },
-    // All clients share one loopback address: a budget the run cannot exhaust.
-    rate_limit: { requests: 1_000_000_000 },
-    ...(options.webhooks === undefined ? {} : {
+  const server = await startSeededServer({
+    extra: options.webhooks === undefined ? {} : {
       webhooks: {
         endpoints: [{ url: options.webhooks, secret: "${W}", events: ["session.revoked"] }],
       },
-    }),
-  }, { W: WHSEC });
-  if ("errors" in resolved) throw new Error(JSON.stringify(resolved.errors));
-  const kv = await Deno.openKv(":memory:");
-  const server = await startServer({
-    config: resolved.config,
-    kv,
-    log: createJsonLogger({ level: "warn" }),
+    },
+    env: { W: WHSEC },
     ...(options.tracing ? { tracing: options.tracing } : {}),
+    clients: CLIENTS,
+    perClient: PER_CLIENT,
+    rounds: ROUNDS,
   });
-  const ports = [Number(new URL(server.publicUrl!).port)];
-  const tokens = await seedSessions(server.deps, (ROUNDS + 1) * CLIENTS);
-  const chains = (i: number) => tokens.slice(i * CLIENTS, (i + 1) * CLIENTS);
-  await drive({ ports, tokens: chains(0), perClient: WARMUP_PER_CLIENT });
   return {
     async round(i) {
       const { exporter } = options;
       const spans = exporter?.spans ?? 0;
       const exportCpu = exporter?.cpuUs ?? 0;
-      const r = await drive({ ports, tokens: chains(i), perClient: PER_CLIENT });
+      const r = await server.round(i);
       const f = roundFigures(r);
       const ofRound = exporter === undefined ? {} : {
         spans: (exporter.spans - spans) / f.count,
@@ -213,10 +197,7 @@ async function startVariant(
         cpuProcess: (r.cpu.main + r.cpu.runtime) / f.count,
       };
     },
-    async close() {
-      await server.shutdown();
-      kv.close();
-    },
+    close: () => server.close(),
   };
 }
 

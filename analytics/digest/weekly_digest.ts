@@ -8,6 +8,7 @@
 import { type Cell, type QueryName, runNamedQuery } from "../queries/named_queries.ts";
 import type { QueryRange } from "../queries/range.ts";
 import { utcDay } from "../queries/range.ts";
+import { createScanSharing } from "../queries/shared_scan.ts";
 import type { PageViewSource } from "../queries/source.ts";
 
 /** The formats `--format` takes. */
@@ -104,7 +105,10 @@ export async function collectDigest(
 ): Promise<WeeklyDigest> {
   const { week, previousWeek } = digestWeeks(nowMs);
   const range: QueryRange = { ...week, includeBots };
-  const run = (name: QueryName, r: QueryRange = range) => runNamedQuery(source, name, r);
+  // Run together, the queries reading one scan (views, pages and referrers; both weeks'
+  // 404s) share one read of the table for it, as the dashboard's panels do.
+  const scans = createScanSharing();
+  const run = (name: QueryName, r: QueryRange = range) => runNamedQuery(source, name, r, { scans });
   const [views, visitors, downloads, feeds, pages, referrers, missing, missingBefore] =
     await Promise.all([
       run("views"),

@@ -5,9 +5,13 @@
  *
  * @module
  */
+import { createJsonLogger } from "@org/shared";
+import { resolveConfig } from "../../server/config/resolve.ts";
 import type { ServiceDeps } from "../../server/deps.ts";
 import { startSession } from "../../server/grants/issue_tokens.ts";
+import { startServer } from "../../server/serve.ts";
 import { createIdFactory } from "../../server/store/ids.ts";
+import type { Tracing } from "../../server/telemetry/tracing.ts";
 import { benchUser } from "./bench_user.ts";
 import type { LoadRequest, LoadResult } from "./refresh_load_worker.ts";
 import { threadCpuUs, threadSnapshot } from "./thread_cpu.ts";
@@ -86,4 +90,53 @@ export function drive(
     };
     worker.postMessage(req);
   }).finally(() => worker.terminate());
+}
+
+/** A running service with seeded sessions, warmed up: one measured load round per call. */
+export interface SeededServer {
+  /** Drives round `i` (1-based) on its own fresh chains, `perClient` rotations per client. */
+  round(i: number): ReturnType<typeof drive>;
+  /** Shuts the service down and closes its KV. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the service on port 0 with an in-memory KV and `extra` config (resolved against `env`),
+ * a rate limit the run cannot exhaust (all clients share one loopback address), sessions for
+ * `rounds` rounds plus a warm-up of `clients` chains each, and runs the warm-up.
+ */
+export async function startSeededServer(options: {
+  readonly extra?: Readonly<Record<string, unknown>>;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly tracing?: Tracing;
+  readonly clients: number;
+  readonly perClient: number;
+  readonly rounds: number;
+}): Promise<SeededServer> {
+  const { clients, perClient } = options;
+  const resolved = resolveConfig({
+    server: { port: 0 },
+    storage: { kv_path: ":memory:" },
+    rate_limit: { requests: 1_000_000_000 },
+    ...options.extra,
+  }, options.env ?? {});
+  if ("errors" in resolved) throw new Error(JSON.stringify(resolved.errors));
+  const kv = await Deno.openKv(":memory:");
+  const server = await startServer({
+    config: resolved.config,
+    kv,
+    log: createJsonLogger({ level: "warn" }),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
+  });
+  const ports = [Number(new URL(server.publicUrl!).port)];
+  const tokens = await seedSessions(server.deps, (options.rounds + 1) * clients);
+  const chains = (i: number) => tokens.slice(i * clients, (i + 1) * clients);
+  await drive({ ports, tokens: chains(0), perClient: WARMUP_PER_CLIENT });
+  return {
+    round: (i) => drive({ ports, tokens: chains(i), perClient }),
+    async close() {
+      await server.shutdown();
+      kv.close();
+    },
+  };
 }

@@ -9,6 +9,7 @@ import { type IdFactory, isUserId } from "../store/ids.ts";
 import type { UserRecord, UserStatus } from "../store/users.ts";
 import type { Actor } from "../store/audit.ts";
 import type { DepsWith } from "../deps.ts";
+import { isObject } from "../claims/claim_rules.ts";
 import { OAuthError } from "../errors.ts";
 import { parseNewUser, USER_STATUSES } from "./user_input.ts";
 
@@ -145,10 +146,10 @@ function parseLine(
   } catch {
     return { reason: "not valid JSON" };
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+  if (!isObject(value)) {
     return { reason: "must be a JSON object (one user per line)" };
   }
-  const { id, status, created_at, ...rest } = value as Record<string, unknown>;
+  const { id, status, created_at, ...rest } = value;
   if (id !== undefined && (typeof id !== "string" || !isUserId(id))) {
     return { reason: 'Field "id" must be usr_ followed by a ULID (or be left out)' };
   }
@@ -293,7 +294,7 @@ function canonical(value: unknown): string {
   return JSON.stringify(
     value,
     (_k, v) =>
-      v !== null && typeof v === "object" && !Array.isArray(v)
+      isObject(v)
         ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
         : v,
   );

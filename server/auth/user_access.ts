@@ -5,15 +5,14 @@
  *
  * @module
  */
-import { base64url } from "@org/shared";
-import { createHash } from "node:crypto";
 import type { DepsWith } from "../deps.ts";
 import { DpopNonces } from "../dpop/nonce.ts";
 import { verifyDpopProof } from "../dpop/proof.ts";
 import { proofMark, proofReplayed, requireCurrentNonce } from "../dpop/token_proof.ts";
 import { OAuthError } from "../errors.ts";
 import { verifyAccessToken } from "../sessions/access_token.ts";
-import { isLiveSession } from "../sessions/live_session.ts";
+import { tokenHash } from "../sessions/opaque_token.ts";
+import { ownLiveSession } from "../sessions/user_sessions.ts";
 
 /** Who a request is from: the user and the session its access token belongs to. */
 export interface UserAccess {
@@ -60,7 +59,7 @@ export function createUserAccessCheck(
       const value = req.headers.get("dpop");
       if (value === null) throw refused("Send a DPoP proof signed by the token's key");
       const proof = await verifyDpopProof(value, { method: req.method, htu: url, now });
-      if (proof.ath !== base64url(createHash("sha256").update(token).digest())) {
+      if (proof.ath !== tokenHash(token)) {
         throw refused("The DPoP proof's ath must be the hash of this access token");
       }
       if (proof.jkt !== jkt) throw refused("The DPoP proof is not signed by the token's key");
@@ -70,8 +69,7 @@ export function createUserAccessCheck(
     } else if (scheme !== "bearer") {
       throw refused("The access token is not bound to a DPoP key: send it as Bearer");
     }
-    const family = await deps.store.sessions.getFamily(claims.sid);
-    if (family === undefined || family.user_id !== claims.sub || !isLiveSession(family, now)) {
+    if (!await ownLiveSession(deps.store.sessions, claims.sub, claims.sid, now)) {
       throw refused("The session of this access token has ended");
     }
     return { userId: claims.sub, sessionId: claims.sid };

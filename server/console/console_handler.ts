@@ -37,7 +37,7 @@ import {
   showUser,
 } from "./pages/user_page.ts";
 import { showUsers } from "./pages/users_page.ts";
-import { CONSOLE_HEADERS, errorPage, htmlResponse, redirect, setHeaders } from "./responses.ts";
+import { CONSOLE_HEADERS, errorPage, htmlResponse, redirect } from "./responses.ts";
 import { createSessionGuard, recoverConsole } from "./session_guard.ts";
 import { cookieIsSecure } from "./session_cookie.ts";
 
@@ -107,7 +107,5 @@ export function consoleGroup(deps: ConsoleDeps): RouteGroup {
 function asset(name: string): Response {
   const a = CONSOLE_ASSETS.get(name);
   if (a === undefined) return htmlResponse(errorPage(undefined, "No such file."), 404);
-  const res = new Response(a.body, { headers: { "content-type": a.contentType } });
-  setHeaders(res.headers, CONSOLE_HEADERS);
-  return res;
+  return new Response(a.body, { headers: { "content-type": a.contentType } });
 }

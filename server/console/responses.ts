@@ -1,6 +1,6 @@
 /**
- * How the console answers: HTML pages, redirects and its error page, each with the console's
- * security headers.
+ * How the console answers: HTML pages, redirects and its error page. The console's security
+ * headers ({@linkcode CONSOLE_HEADERS}) are set on every answer by its route group.
  *
  * @module
  */
@@ -36,7 +36,7 @@ export const CONSOLE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
  *
  * @param page the page
  * @param status its status
- * @param extra headers beside the console's own
+ * @param extra further headers
  * @returns the answer
  */
 export function htmlResponse(
@@ -44,27 +44,21 @@ export function htmlResponse(
   status: number,
   extra: Readonly<Record<string, string>> = {},
 ): Response {
-  const res = new Response(page.text, {
+  return new Response(page.text, {
     status,
-    headers: { "content-type": "text/html; charset=utf-8" },
+    headers: { "content-type": "text/html; charset=utf-8", ...extra },
   });
-  setHeaders(res.headers, CONSOLE_HEADERS);
-  setHeaders(res.headers, extra);
-  return res;
 }
 
 /**
  * A `303 See Other` to `location` (after a form post, or to the sign-in page).
  *
  * @param location where to
- * @param extra headers beside the console's own (a session cookie)
+ * @param extra further headers (a session cookie)
  * @returns the answer
  */
 export function redirect(location: string, extra: Readonly<Record<string, string>> = {}): Response {
-  const res = new Response(null, { status: 303, headers: { location } });
-  setHeaders(res.headers, CONSOLE_HEADERS);
-  setHeaders(res.headers, extra);
-  return res;
+  return new Response(null, { status: 303, headers: { location, ...extra } });
 }
 
 /**
@@ -81,14 +75,4 @@ export function errorPage(viewer: Viewer | undefined, text: string): Html {
     html`<p><a href="${viewer ? "/admin/" : "/admin/login"}">Back to the console</a></p>`,
     { kind: "error", text },
   );
-}
-
-/**
- * Sets `fields` on `target`, replacing what was there.
- *
- * @param target the headers to change
- * @param fields the headers to set
- */
-export function setHeaders(target: Headers, fields: Readonly<Record<string, string>>): void {
-  for (const [k, v] of Object.entries(fields)) target.set(k, v);
 }

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { parseClaims } from "../claims/claim_rules.ts";
+import { isObject, parseClaims } from "../claims/claim_rules.ts";
 import { HOOK_RESERVED_CLAIMS } from "../config/schema.ts";
 import { clip, OAuthError } from "../errors.ts";
 
@@ -44,13 +44,13 @@ export function readHookAnswer(status: number, text: string): HookAnswer {
   } catch {
     return { error: "answered with a body that is not JSON" };
   }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+  if (!isObject(body)) {
     return { error: 'answered with something other than {"claims": {…}}' };
   }
   for (const key of Object.keys(body)) {
     if (key !== "claims") return { error: `answered with an unknown field "${clip(key)}"` };
   }
-  const claims = (body as { claims?: unknown }).claims;
+  const claims = body.claims;
   if (claims === undefined) return { error: 'answered without "claims"' };
   try {
     const checked = parseClaims(claims, "claims");

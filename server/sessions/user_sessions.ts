@@ -40,9 +40,7 @@ export async function liveSessionsOf(
 ): Promise<SessionView[]> {
   const ids = await store.familiesOfUser(userId);
   const families = (await Promise.all(ids.map((id) => store.getFamily(id))))
-    .filter((f): f is SessionFamily =>
-      f !== undefined && f.user_id === userId && isLiveSession(f, now)
-    )
+    .filter((f): f is SessionFamily => isOwnLive(f, userId, now))
     .sort((a, b) => a.created_at - b.created_at);
   const used = await store.lastUsed(families.map((f) => f.id));
   return families.map((f) => sessionView(f, used.get(f.id)));
@@ -73,7 +71,14 @@ export async function ownLiveSession(
   now: number,
 ): Promise<SessionFamily | undefined> {
   const family = await store.getFamily(sid);
-  return family !== undefined && family.user_id === userId && isLiveSession(family, now)
-    ? family
-    : undefined;
+  return isOwnLive(family, userId, now) ? family : undefined;
+}
+
+/** Whether `family` exists, belongs to `userId` and is live at `now`. */
+function isOwnLive(
+  family: SessionFamily | undefined,
+  userId: string,
+  now: number,
+): family is SessionFamily {
+  return family !== undefined && family.user_id === userId && isLiveSession(family, now);
 }

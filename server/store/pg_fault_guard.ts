@@ -76,10 +76,8 @@ const CONNECTION_LOST = new Set([
  * @returns true only for that fault
  */
 export function isClosedSocketWrite(err: unknown): err is TypeError {
-  if (!(err instanceof TypeError)) return false;
-  const stack = err.stack ?? "";
-  return /reading 'write'|evaluating 'socket\.write'/.test(err.message) &&
-    /nextWrite/.test(stack) && /[\\/]postgres(@[^\\/]+)?[\\/].*connection\.js/.test(stack);
+  return isClientFault(err) && /reading 'write'|evaluating 'socket\.write'/.test(err.message) &&
+    /nextWrite/.test(err.stack ?? "");
 }
 
 /**

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import postgres from "postgres";
 import { startTestPostgres } from "../../tests/support/postgres.ts";
 import { waitFor } from "../../tests/support/wait.ts";
-import { openPostgres } from "./pg_connection.ts";
+import { openPostgres, type Sql } from "./pg_connection.ts";
 import { isClosedSocketWrite, isStraySocketError, type PoolFault } from "./pg_fault_guard.ts";
 
 Deno.test({
@@ -67,16 +67,10 @@ Deno.test({
     const killer = postgres(url, { max: 1, onnotice: () => {} });
     try {
       // A lost connection first (its backend terminated under a query)...
-      const pid = (await sql<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]!.pid;
-      const lost = sql`select pg_sleep(5)`.then(() => "answered", (e) => String(e));
-      await waitFor(async () =>
-        (await killer<{ n: number }[]>`
-          select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep(5)%'`)[
-          0
-        ]!
-          .n > 0, "the query to run");
-      await killer`select pg_terminate_backend(${pid})`;
-      assert.match(await lost, /CONNECTION_CLOSED|terminating connection|ECONNRESET/);
+      assert.match(
+        await loseConnection(sql, killer),
+        /CONNECTION_CLOSED|terminating connection|ECONNRESET/,
+      );
       // ...then a query that never answers stands for a connection that never sends again.
       const stuck = sql`select pg_sleep(3600)`.then(() => "answered", (e) => String(e));
       assert.match(await stuck, /CONNECTION_DESTROYED|CONNECTION_ENDED|terminat/);
@@ -114,16 +108,7 @@ Deno.test({
     const sql = openPostgres({ url, poolSize: 2, stallMs: 500, onFault: (f) => faults.push(f) });
     const killer = postgres(url, { max: 1, onnotice: () => {} });
     try {
-      const pid = (await sql<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]!.pid;
-      const lost = sql`select pg_sleep(5)`.then(() => "answered", (e) => String(e));
-      await waitFor(async () =>
-        (await killer<{ n: number }[]>`
-          select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep(5)%'`)[
-          0
-        ]!
-          .n > 0, "the query to run");
-      await killer`select pg_terminate_backend(${pid})`;
-      await lost;
+      await loseConnection(sql, killer);
       // Awaited, as the stores do (an `await` skips a native promise's own `then`).
       const stuck = (async () => {
         try {
@@ -141,3 +126,21 @@ Deno.test({
     }
   },
 });
+
+/**
+ * Terminates the backend of one of `sql`'s connections while a query runs on it.
+ *
+ * @returns how that query ended: "answered", or the error it failed with
+ */
+async function loseConnection(sql: Sql, killer: postgres.Sql): Promise<string> {
+  const pid = (await sql<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]!.pid;
+  const lost = sql`select pg_sleep(5)`.then(() => "answered", (e) => String(e));
+  const running = async () => {
+    const [row] = await killer<{ n: number }[]>`
+      select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep(5)%'`;
+    return row!.n > 0;
+  };
+  await waitFor(running, "the query to run");
+  await killer`select pg_terminate_backend(${pid})`;
+  return await lost;
+}
