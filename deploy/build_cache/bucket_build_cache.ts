@@ -22,7 +22,8 @@ import {
 } from "../aws/s3_objects.ts";
 import { buildCacheObjectKey } from "../state/bucket_layout.ts";
 import { type BuildCache, type BuildCacheContext, dependencyPaths } from "../job/build_cache.ts";
-import { commandVersionReader, installCacheKey, type VersionReader } from "./cache_key.ts";
+import { installCacheKey, type VersionReader } from "./cache_key.ts";
+import { removeSourcePaths } from "./source_paths.ts";
 import { frameworkCacheKey, frameworkCachePaths } from "./framework_caches.ts";
 
 /** Runs `tar` with arguments in a directory; resolves whether it succeeded, and its stderr. */
@@ -103,9 +104,7 @@ export function bucketBuildCache(options: BucketBuildCacheOptions): BuildCache {
     try {
       const unpacked = await tar(["-xzf", file], context.rootDir);
       if (unpacked.ok) return "hit";
-      for (const path of paths) {
-        await Deno.remove(`${context.rootDir}/${path}`, { recursive: true }).catch(() => {});
-      }
+      await removeSourcePaths(context.rootDir, paths);
       await removeObject(at, object).catch(() => {});
       logger.warn(
         `build cache entry ${object} discarded: its archive is unreadable (${
@@ -138,11 +137,7 @@ export function bucketBuildCache(options: BucketBuildCacheOptions): BuildCache {
 
   return {
     async restoreDependencies(context) {
-      const key = await installCacheKey(
-        context,
-        options.readVersion ?? commandVersionReader,
-        (line) => logger.warn(line),
-      );
+      const key = await installCacheKey(context, options.readVersion, (l) => logger.warn(l));
       if (key === undefined) return { hit: false };
       depsObject = buildCacheObjectKey("deps", key);
       const restored = await restore(depsObject, context, dependencyPaths(context));
@@ -161,9 +156,7 @@ export function bucketBuildCache(options: BucketBuildCacheOptions): BuildCache {
     },
     async discardDependencies(context, why) {
       logger.warn(`dependency cache entry discarded: ${why}; installing cleanly`);
-      for (const path of dependencyPaths(context)) {
-        await Deno.remove(`${context.rootDir}/${path}`, { recursive: true }).catch(() => {});
-      }
+      await removeSourcePaths(context.rootDir, dependencyPaths(context));
       if (depsObject) await removeObject(at, depsObject).catch(() => {});
     },
     async restoreFramework(context) {
@@ -177,9 +170,7 @@ export function bucketBuildCache(options: BucketBuildCacheOptions): BuildCache {
         if (restored.key === undefined || restored.hit) return;
         // The framework caches live in node_modules (Astro, Vite): out of the dependency entry,
         // which any site with this lockfile may restore.
-        for (const path of framework) {
-          await Deno.remove(`${context.rootDir}/${path}`, { recursive: true }).catch(() => {});
-        }
+        await removeSourcePaths(context.rootDir, framework);
         await store(buildCacheObjectKey("deps", restored.key), context, dependencyPaths(context));
       } catch (err) {
         // The build succeeded: a cache that cannot be written costs the next build time only.

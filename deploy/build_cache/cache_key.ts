@@ -101,7 +101,7 @@ export const commandVersionReader: VersionReader = async (
  * `node` in its `--allow-run`), so the build installs uncached instead of failing.
  *
  * @param context the build's cache context
- * @param readVersion how the runtime's version is read
+ * @param readVersion how the runtime's version is read (default {@linkcode commandVersionReader})
  * @param warn where the line goes
  * @returns the key, or undefined when the install is not cached
  */
@@ -112,7 +112,7 @@ export async function installCacheKey(
     readonly appDir: string;
     readonly app: string;
   },
-  readVersion: VersionReader,
+  readVersion: VersionReader | undefined,
   warn: (line: string) => void,
 ): Promise<string | undefined> {
   try {
@@ -121,7 +121,7 @@ export async function installCacheKey(
       context.lockDir,
       context.appDir,
       context.app,
-      readVersion,
+      readVersion, // undefined: readCacheKey's default
     );
     return read?.key;
   } catch (err) {

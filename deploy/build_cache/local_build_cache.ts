@@ -7,7 +7,8 @@
  */
 import type { Logger } from "@org/shared";
 import { type BuildCache, type BuildCacheContext, dependencyPaths } from "../job/build_cache.ts";
-import { commandVersionReader, installCacheKey, type VersionReader } from "./cache_key.ts";
+import { installCacheKey, type VersionReader } from "./cache_key.ts";
+import { removeSourcePaths } from "./source_paths.ts";
 import type { CacheStore } from "./cache_store.ts";
 import { frameworkCacheKey, frameworkCachePaths } from "./framework_caches.ts";
 
@@ -47,11 +48,7 @@ export function localBuildCache(options: LocalBuildCacheOptions): BuildCache {
     frameworkCacheKey(options.scope.site, options.scope.branch, context.app);
   return {
     async restoreDependencies(context) {
-      const key = await installCacheKey(
-        context,
-        options.readVersion ?? commandVersionReader,
-        (line) => logger.warn(line),
-      );
+      const key = await installCacheKey(context, options.readVersion, (l) => logger.warn(l));
       if (key === undefined) return { hit: false };
       const taken = await store.take("deps", key, context.rootDir);
       if (!taken.hit) {
@@ -66,9 +63,7 @@ export function localBuildCache(options: LocalBuildCacheOptions): BuildCache {
     },
     async discardDependencies(context, why) {
       logger.warn(`dependency cache entry discarded: ${why}; installing cleanly`);
-      for (const path of dependencyPaths(context)) {
-        await Deno.remove(`${context.rootDir}/${path}`, { recursive: true }).catch(() => {});
-      }
+      await removeSourcePaths(context.rootDir, dependencyPaths(context));
     },
     async restoreFramework(context) {
       return (await store.take("framework", frameworkKey(context), context.rootDir)).hit;

@@ -11,29 +11,19 @@
  */
 import type { PackageManager } from "../job/package_manager.ts";
 
+/** The package managers a local build may run (see `deploy/job/package_manager.ts`). */
+const PACKAGE_MANAGERS: readonly PackageManager[] = ["deno", "npm", "pnpm", "yarn", "bun"];
+
 /**
  * Every program the CLI may run: `git` or `jj` (the build is named after the revision), the
  * site's package manager (`--builder local` and `plan` install and build with it; `deno` only as
  * a package manager), `node` (`node --version`, part of the build cache's key for npm, pnpm and
  * Yarn), and `kill` (a build's process group is stopped with it).
  */
-export const RUN_TOOLS: readonly string[] = [
-  "git",
-  "jj",
-  "deno",
-  "npm",
-  "pnpm",
-  "yarn",
-  "bun",
-  "node",
-  "kill",
-];
+export const RUN_TOOLS: readonly string[] = ["git", "jj", ...PACKAGE_MANAGERS, "node", "kill"];
 
 /** The package managers that run on Node.js: the cache key asks `node` for its version. */
 const ON_NODE: readonly PackageManager[] = ["npm", "pnpm", "yarn"];
-
-/** The package managers a local build may run (see `deploy/job/package_manager.ts`). */
-const PACKAGE_MANAGERS: readonly PackageManager[] = ["deno", "npm", "pnpm", "yarn", "bun"];
 
 /**
  * The permission flags of the deploy task (`$HOME` is expanded by `deno task`). `--quiet`: Deno

@@ -303,8 +303,14 @@ interface Ran {
   readonly warnings: readonly string[];
   /** The kept list the job started from. */
   readonly kept: readonly KeptFile[];
-  /** When each stage started (clock milliseconds), in order. */
-  readonly stages: readonly { readonly stage: DeployStage; readonly at: number }[];
+}
+
+/** A stage and when it started (clock milliseconds): what {@linkcode deploySteps} adds up. */
+export interface StageStart {
+  /** The stage. */
+  readonly stage: DeployStage;
+  /** When it started. */
+  readonly at: number;
 }
 
 /**
@@ -314,8 +320,8 @@ interface Ran {
 async function runPipelineJob(
   input: DeployInput,
   dryRun: boolean,
-  stages: { stage: DeployStage; at: number }[],
-): Promise<Omit<Ran, "stages">> {
+  stages: StageStart[],
+): Promise<Ran> {
   const clock = input.clock ?? systemClock;
   const stage = (s: DeployStage) => {
     // Ctrl-C between steps: stop before the next one (the build and the sync stop themselves).
@@ -442,7 +448,7 @@ async function runPipelineJob(
  */
 export async function planDeploy(input: DeployInput): Promise<DeployPlan> {
   const clock = input.clock ?? systemClock;
-  const stages: { stage: DeployStage; at: number }[] = [];
+  const stages: StageStart[] = [];
   const { revision, outcome, warnings } = await runPipelineJob(input, true, stages);
   const steps = deploySteps(stages, clock.now(), outcome.build);
   const result = outcome.sync;
@@ -513,7 +519,7 @@ async function publish(input: DeployInput): Promise<DeploySummary> {
   const clock = input.clock ?? systemClock;
   const started = clock.now();
   await using _lock = await takePublishingLock(input);
-  const stages: { stage: DeployStage; at: number }[] = [];
+  const stages: StageStart[] = [];
   const { revision, outcome, warnings, kept } = await runPipelineJob(input, false, stages);
   // What the sync kept is the next deploy's starting point (none told: a job that predates it).
   if (input.retention && outcome.kept) {
@@ -575,7 +581,7 @@ async function publish(input: DeployInput): Promise<DeploySummary> {
  * @returns milliseconds per step
  */
 export function deploySteps(
-  stages: readonly { readonly stage: DeployStage; readonly at: number }[],
+  stages: readonly StageStart[],
   end: number,
   build: JobBuildReport | undefined,
 ): DeploySteps {
