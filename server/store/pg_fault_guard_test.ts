@@ -29,9 +29,17 @@ Deno.test({
       await waitFor(() => pid !== undefined, "the transaction to start");
       await killer`select pg_terminate_backend(${pid!})`;
       await assert.rejects(tx, /CONNECTION_CLOSED|terminating connection/);
-      await waitFor(() => faults.length > 0, "the fault to be contained");
-      assert.equal(faults[0]![0], "closed_socket_write");
-      assert.ok(isClosedSocketWrite(faults[0]![1]));
+      // On a busy machine the client may first reject a write it queued before the close, nobody
+      // awaiting it (`write CONNECTION_CLOSED`): contained as a stray rejection, in either order.
+      const [, fault] = await waitFor(
+        () => faults.find(([f]) => f === "closed_socket_write"),
+        "the write after close to be contained",
+      );
+      assert.ok(isClosedSocketWrite(fault));
+      assert.deepEqual(
+        faults.filter(([f]) => f !== "closed_socket_write" && f !== "stray_rejection"),
+        [],
+      );
       // The pool was replaced: the next queries run.
       for (let i = 0; i < 5; i++) {
         assert.deepEqual([...await sql`select ${i}::int as n`], [{ n: i }]);
@@ -74,7 +82,8 @@ Deno.test({
       // ...then a query that never answers stands for a connection that never sends again.
       const stuck = sql`select pg_sleep(3600)`.then(() => "answered", (e) => String(e));
       assert.match(await stuck, /CONNECTION_DESTROYED|CONNECTION_ENDED|terminat/);
-      assert.deepEqual(faults, ["stalled_queries"]);
+      // A stray rejection of the lost connection may come too on a busy machine (contained).
+      assert.deepEqual(faults.filter((f) => f !== "stray_rejection"), ["stalled_queries"]);
       assert.deepEqual([...await sql`select 1 as one`], [{ one: 1 }]);
     } finally {
       await sql.end({ timeout: 1 });
@@ -119,7 +128,8 @@ Deno.test({
         }
       })();
       assert.match(await stuck, /CONNECTION_DESTROYED|CONNECTION_ENDED|terminat/);
-      assert.deepEqual(faults, ["stalled_queries"]);
+      // A stray rejection of the lost connection may come too on a busy machine (contained).
+      assert.deepEqual(faults.filter((f) => f !== "stray_rejection"), ["stalled_queries"]);
     } finally {
       await sql.end({ timeout: 1 });
       await killer.end();
