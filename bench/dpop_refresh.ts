@@ -38,7 +38,6 @@ import {
 } from "jose";
 import { resolveConfig } from "../server/config/resolve.ts";
 import type { ServiceDeps } from "../server/deps.ts";
-import { DpopNonces } from "../server/dpop/nonce.ts";
 import { startSession } from "../server/grants/issue_tokens.ts";
 import { createPublicHandler } from "../server/endpoints/public_handler.ts";
 import { buildService } from "../server/service.ts";
@@ -216,7 +215,7 @@ try {
     readKeyFile: (p) => Deno.readTextFile(p),
   });
   const handler = createPublicHandler(deps);
-  const nonce = await new DpopNonces(deps.store.dpop, systemClock, cryptoRandom).current();
+  const nonce = await deps.dpopNonces.current();
   console.log(`# ${CLIENTS} clients x ${PER_CLIENT} rotations x ${ROUNDS} rounds of each kind`);
   const chains = async (dpop: ProofKind | undefined) =>
     await Promise.all(Array.from({ length: CLIENTS }, (_, i) => seedChain(deps, i, dpop)));

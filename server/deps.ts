@@ -9,6 +9,7 @@ import type { WebhookEvents } from "./webhooks/events.ts";
 import type { AuditTrail } from "./audit/audit_trail.ts";
 import type { AccessTokenHook } from "./hooks/access_token_hook.ts";
 import type { SessionUse } from "./sessions/session_use.ts";
+import type { DpopNonces } from "./dpop/nonce.ts";
 
 /**
  * Everything request handling depends on, built once per process by `buildService` and
@@ -36,6 +37,12 @@ export interface ServiceDeps {
   readonly audit: AuditTrail;
   /** Records when sessions were last used (`GET /sessions`), coarsely. */
   readonly sessionUse: SessionUse;
+  /**
+   * The DPoP server nonces (RFC 9449 §8), one cache per process: `/token` hands them out and
+   * every route that checks a proof (`/token`, `/sessions`) accepts them, reading the secret
+   * once for all of them.
+   */
+  readonly dpopNonces: DpopNonces;
   /** Set when `[hooks.access_token]` is configured: called before every access token is signed. */
   readonly accessTokenHook?: AccessTokenHook | undefined;
   /**

@@ -12,6 +12,7 @@ import { WebhookEvents } from "./webhooks/events.ts";
 import { AuditTrail } from "./audit/audit_trail.ts";
 import { AccessTokenHook } from "./hooks/access_token_hook.ts";
 import { SessionUse } from "./sessions/session_use.ts";
+import { DpopNonces } from "./dpop/nonce.ts";
 
 /** What the process provides to the service: the opened store and the outside world. */
 export interface Runtime {
@@ -88,7 +89,7 @@ export async function keyManagerOptions(
 
 /**
  * Builds the {@linkcode ServiceDeps} of a process: the store, the key manager (keys loaded
- * and imported once) and the provider clients.
+ * and imported once), the provider clients and the process's one DPoP nonce cache.
  *
  * @param config the resolved config
  * @param issuer the issuer to use (`server.issuer`, or derived from the bound address)
@@ -121,6 +122,7 @@ export async function buildService(
     tracing: runtime.tracing,
     cli: runtime.cli,
     sessionUse: new SessionUse(store.sessions, runtime.log),
+    dpopNonces: new DpopNonces(store.dpop, runtime.clock, runtime.random),
     ...(hookConfig === undefined ? {} : {
       accessTokenHook: new AccessTokenHook(hookConfig, { ...runtime, metrics }),
     }),

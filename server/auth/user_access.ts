@@ -6,7 +6,6 @@
  * @module
  */
 import type { DepsWith } from "../deps.ts";
-import { DpopNonces } from "../dpop/nonce.ts";
 import { verifyDpopProof } from "../dpop/proof.ts";
 import { proofMark, proofReplayed, requireCurrentNonce } from "../dpop/token_proof.ts";
 import { OAuthError } from "../errors.ts";
@@ -32,14 +31,13 @@ export type UserAccessCheck = (req: Request, url: string) => Promise<UserAccess>
  * key for this method and URL, carrying the token's hash (`ath`) and the server nonce, used
  * once; an unbound token comes with `Bearer`.
  *
- * @param deps keys, config, store, clock and randomness
+ * @param deps keys, config, store, clock and the process's DPoP nonces
  * @returns the check; it throws 401 `invalid_token` (or `invalid_dpop_proof`,
  *   `use_dpop_nonce`) with a `WWW-Authenticate` header
  */
 export function createUserAccessCheck(
-  deps: DepsWith<"keys" | "config" | "clock" | "random", "dpop" | "sessions">,
+  deps: DepsWith<"keys" | "config" | "clock" | "dpopNonces", "dpop" | "sessions">,
 ): UserAccessCheck {
-  const nonces = new DpopNonces(deps.store.dpop, deps.clock, deps.random);
   return async (req, url) => {
     const header = req.headers.get("authorization") ?? "";
     const space = header.indexOf(" ");
@@ -63,7 +61,7 @@ export function createUserAccessCheck(
         throw refused("The DPoP proof's ath must be the hash of this access token");
       }
       if (proof.jkt !== jkt) throw refused("The DPoP proof is not signed by the token's key");
-      await requireCurrentNonce(nonces, proof, 401);
+      await requireCurrentNonce(deps.dpopNonces, proof, 401);
       const mark = proofMark(proof);
       if (!await deps.store.dpop.markProofUsed(mark.id, mark.expiresAt)) throw proofReplayed();
     } else if (scheme !== "bearer") {

@@ -2,7 +2,7 @@ import type { DepsWith } from "../deps.ts";
 import { invalidDpopProof, OAuthError } from "../errors.ts";
 import { tokenHash } from "../sessions/opaque_token.ts";
 import type { ProofMark } from "../store/dpop.ts";
-import { DpopNonces } from "./nonce.ts";
+import type { DpopNonces } from "./nonce.ts";
 import { PROOF_MAX_AGE, type VerifiedProof, verifyDpopProof } from "./proof.ts";
 
 /**
@@ -53,15 +53,15 @@ export const proofReplayed = (): OAuthError =>
  * across every instance and restarts, until the proof is too old to pass its `iat` check
  * anyway), on its own or in the commit of the rotation it authorises.
  *
- * @param deps config, store, clock and randomness
+ * @param deps config, store, clock and the process's DPoP nonces
  * @returns the check, or `undefined` under `token.dpop = "off"`
  */
 export function createTokenProofCheck(
-  deps: DepsWith<"config" | "clock" | "random", "dpop">,
+  deps: DepsWith<"config" | "clock" | "dpopNonces", "dpop">,
 ): TokenProofCheck | undefined {
   const mode = deps.config.token.dpop;
   if (mode === "off") return undefined;
-  const nonces = new DpopNonces(deps.store.dpop, deps.clock, deps.random);
+  const nonces = deps.dpopNonces;
   const htu = `${deps.config.server.issuer}/token`;
   const nonceHeader = async () => ({ "dpop-nonce": await nonces.current() });
   return {

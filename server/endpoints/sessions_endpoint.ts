@@ -22,7 +22,7 @@ import { isSessionId } from "../store/ids.ts";
  */
 export function sessionsRoutes(
   deps: DepsWith<
-    "config" | "keys" | "clock" | "random" | "log" | "webhooks",
+    "config" | "keys" | "clock" | "dpopNonces" | "log" | "webhooks",
     "dpop" | "sessions"
   >,
 ): Route[] {
