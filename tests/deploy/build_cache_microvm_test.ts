@@ -2,7 +2,8 @@
  * End to end, `deploy --builder microvm` against the test world (the MicroVMs fake runs the real
  * agent against s3rver): the build cache as objects under `cache/` in the site bucket — filled
  * by the first build, restored by the next, a truncated archive discarded in one line; `status`
- * shows it, `destroy` removes it; `build.secrets` read by the agent, masked in the VM's log and stored in no bucket object.
+ * shows it, `destroy` removes it; `build.secrets` read by the agent, masked in the VM's log and
+ * stored in no bucket object.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
