@@ -1,3 +1,4 @@
+import { createPublicKey, verify as verifySignature } from "node:crypto";
 import { calculateJwkThumbprint, importJWK, type JWK } from "jose";
 import { invalidDpopProof } from "../errors.ts";
 
@@ -100,12 +101,7 @@ export async function verifyDpopProof(
   }
   let valid = false;
   try {
-    valid = await crypto.subtle.verify(
-      key.params,
-      key.key,
-      signature,
-      ASCII.encode(value.slice(0, second)),
-    );
+    valid = await key.verify(signature, ASCII.encode(value.slice(0, second)));
   } catch {
     // A key Deno imported lazily (bad EC coordinates) fails here: no valid signature either.
   }
@@ -168,9 +164,11 @@ const KEY_CACHE_SIZE = 10_000;
 
 /** What a proof's protected header establishes, once checked: its key, ready to verify. */
 interface ProofKey {
-  readonly key: CryptoKey;
-  /** The WebCrypto algorithm the signature is checked with. */
-  readonly params: AlgorithmIdentifier | EcdsaParams;
+  /** Whether `signature` is the key's signature of `data` (the JWS signing input). */
+  readonly verify: (
+    signature: Uint8Array<ArrayBuffer>,
+    data: Uint8Array<ArrayBuffer>,
+  ) => boolean | Promise<boolean>;
   /** RFC 7638 SHA-256 thumbprint of the key. */
   readonly jkt: string;
 }
@@ -233,13 +231,32 @@ async function checkedHeader(segment: string): Promise<ProofKey> {
   try {
     const key = await importJWK(jwk, alg);
     if (!(key instanceof CryptoKey) || key.type !== "public") throw new Error("not public");
-    const params = key.algorithm.name === "ECDSA"
-      ? { name: "ECDSA", hash: alg === "ES384" ? "SHA-384" : "SHA-256" }
-      : key.algorithm.name;
-    return { key, params, jkt: await calculateJwkThumbprint(jwk, "sha256") };
+    return { verify: verifierOf(key, jwk, alg), jkt: await calculateJwkThumbprint(jwk, "sha256") };
   } catch {
     throw invalidDpopProof("The DPoP proof's jwk is not a valid public key for its alg");
   }
+}
+
+/**
+ * How a checked key verifies. Ed25519 synchronously through `node:crypto` (BoringSSL's
+ * Ed25519 verification, as WebCrypto's): ~25 µs on the server thread, where WebCrypto's
+ * asynchronous call does the same work on a blocking thread and adds the hand-off there and
+ * back, measured at ~10-15 µs more CPU per proof (`bench/dpop_refresh.ts`). ECDSA stays
+ * asynchronous: a P-256 verification takes about a millisecond in Deno, too long to hold the
+ * server thread.
+ */
+function verifierOf(key: CryptoKey, jwk: JWK, alg: string): ProofKey["verify"] {
+  if (key.algorithm.name === "Ed25519") {
+    const publicKey = createPublicKey({
+      key: { kty: "OKP", crv: "Ed25519", x: jwk.x },
+      format: "jwk",
+    });
+    return (signature, data) => verifySignature(null, data, publicKey, signature);
+  }
+  const params = key.algorithm.name === "ECDSA"
+    ? { name: "ECDSA", hash: alg === "ES384" ? "SHA-384" : "SHA-256" }
+    : key.algorithm.name;
+  return (signature, data) => crypto.subtle.verify(params, key, signature, data);
 }
 
 /**

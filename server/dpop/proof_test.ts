@@ -141,3 +141,32 @@ Deno.test("verifyDpopProof() checks each proof of one header: the cached key ver
   const forged = `${h}.${p}.${first.split(".")[2]}`;
   assert.match(await refusal(forged), /signature does not verify/);
 });
+
+Deno.test("verifyDpopProof() checks an Ed25519 signature: only the jwk's own, under either alg name", async () => {
+  const jwk = await exportJWK(ed.publicKey);
+  const other = await generateKeyPair("EdDSA");
+  for (const alg of ["EdDSA", "Ed25519"]) {
+    const good = await proof({ alg, key: ed.privateKey, jwk, claims: { nonce: alg } });
+    assert.equal((await verifyDpopProof(good, expect)).nonce, alg);
+    // Signed by another Ed25519 key than the header's jwk.
+    assert.match(
+      await refusal(proof({ alg, key: other.privateKey, jwk })),
+      /signature does not verify/,
+    );
+    // The header's (cached) key with another proof's signature, a flipped bit, none, a short one.
+    const [h, p, s] = good.split(".") as [string, string, string];
+    const another = (await proof({ alg, key: ed.privateKey, jwk })).split(".")[2];
+    const bytes = Uint8Array.fromBase64(s, { alphabet: "base64url" });
+    bytes[10]! ^= 1;
+    for (
+      const sig of [
+        another,
+        bytes.toBase64({ alphabet: "base64url", omitPadding: true }),
+        "",
+        "AAAA",
+      ]
+    ) {
+      assert.match(await refusal(`${h}.${p}.${sig}`), /signature does not verify/);
+    }
+  }
+});
