@@ -240,10 +240,10 @@ async function checkedHeader(segment: string): Promise<ProofKey> {
 /**
  * How a checked key verifies. Ed25519 synchronously through `node:crypto` (BoringSSL's
  * Ed25519 verification, as WebCrypto's): ~25 µs on the server thread, where WebCrypto's
- * asynchronous call does the same work on a blocking thread and adds the hand-off there and
- * back, measured at ~10-15 µs more CPU per proof (`bench/dpop_refresh.ts`). ECDSA stays
- * asynchronous: a P-256 verification takes about a millisecond in Deno, too long to hold the
- * server thread.
+ * asynchronous call does the same work on a blocking thread and waking it and handing the
+ * answer back costs more than that saves (an EdDSA refresh measured ~20-35 µs less CPU this
+ * way, docs/benchmarks.md). ECDSA stays asynchronous: a P-256 verification takes about a
+ * millisecond in Deno, too long to hold the server thread.
  */
 function verifierOf(key: CryptoKey, jwk: JWK, alg: string): ProofKey["verify"] {
   if (key.algorithm.name === "Ed25519") {
