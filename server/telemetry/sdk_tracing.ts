@@ -16,14 +16,12 @@ import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-ho
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import {
+  AlwaysOnSampler,
   BasicTracerProvider,
   BatchSpanProcessor,
   type IdGenerator,
   RandomIdGenerator,
   type ReadableSpan,
-  type Sampler,
-  SamplingDecision,
-  type SamplingResult,
   type SpanExporter,
   type SpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
@@ -72,6 +70,12 @@ export interface SdkTracingOptions {
    * the exporter reads itself.
    */
   readonly exporter?: SpanExporter;
+  /**
+   * The head-sampling decision under {@linkcode sampler}: {@linkcode sampled} by default. It is
+   * made once per trace this service starts or joins (a request, a delivery), before any span
+   * exists; a test passes its own to count the calls.
+   */
+  readonly decide?: typeof sampled;
 }
 
 /**
@@ -92,6 +96,7 @@ export interface SdkTracingOptions {
  * ```
  */
 export function sdkTracing(options: SdkTracingOptions): SdkTracing {
+  const decide = options.decide ?? sampled;
   const ids = new PresetTraceIds();
   const counting = new CountingExporter(options.exporter ?? otlpExporter());
   const processor = new BoundedProcessor(
@@ -105,7 +110,11 @@ export function sdkTracing(options: SdkTracingOptions): SdkTracing {
   );
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ "service.name": options.serviceName }),
-    sampler: new HeadSampler(options.sampler),
+    // Sampling is decided once, before a span exists (`serve` for a request, `startsTrace` for
+    // a delivery): a span the SDK is asked for is a sampled root or the child of a sampled span
+    // (an unsampled trace runs with no span, so it has no children), so the SDK's own sampler
+    // only records it.
+    sampler: new AlwaysOnSampler(),
     idGenerator: ids,
     spanProcessors: [processor],
   });
@@ -114,7 +123,13 @@ export function sdkTracing(options: SdkTracingOptions): SdkTracing {
   // globally: the service's spans all come from its own tracer.
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   const tracer = provider.getTracer(TRACER_NAME);
-  const base = openTelemetryTracing(tracer);
+  // A delivery starts a trace of its own: decided by the root sampler on the id its span gets.
+  const base = openTelemetryTracing(tracer, () => {
+    const traceId = ids.generateTraceId();
+    if (!decide(options.sampler, undefined, traceId)) return false;
+    ids.preset(traceId);
+    return true;
+  });
   return {
     ...base,
     traceHeaders() {
@@ -127,7 +142,7 @@ export function sdkTracing(options: SdkTracingOptions): SdkTracing {
       const parent = parseTraceparent(req.headers.get("traceparent"));
       const traceId = parent?.traceId ?? ids.generateTraceId();
       // Decided before any span exists: an unsampled request makes none.
-      if (!sampled(options.sampler, parent, traceId)) return handle(req, info!);
+      if (!decide(options.sampler, parent, traceId)) return handle(req, info!);
       const url = new URL(req.url);
       const parentContext = parent === undefined
         ? ROOT_CONTEXT
@@ -186,30 +201,6 @@ async function served<I>(
     throw err;
   } finally {
     span.end();
-  }
-}
-
-/** The SDK's sampler over {@linkcode sampled}: the spans that start a trace (deliveries). */
-class HeadSampler implements Sampler {
-  constructor(private readonly config: SamplerConfig) {}
-
-  shouldSample(
-    parentContext: Parameters<Sampler["shouldSample"]>[0],
-    traceId: string,
-  ): SamplingResult {
-    const parent = trace.getSpanContext(parentContext);
-    const decision = sampled(
-      this.config,
-      parent && { sampled: (parent.traceFlags & 1) === 1 },
-      traceId,
-    );
-    return {
-      decision: decision ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD,
-    };
-  }
-
-  toString(): string {
-    return `HeadSampler{${this.config.name}, ${this.config.ratio}}`;
   }
 }
 
