@@ -27,6 +27,8 @@ export interface OtlpCollector extends AsyncDisposable {
   /** The value for `OTEL_EXPORTER_OTLP_ENDPOINT`. */
   readonly endpoint: string;
   readonly spans: ReceivedSpan[];
+  /** The `content-type` of each trace export received, in order (the protocol spoken). */
+  readonly contentTypes: string[];
 }
 
 interface OtlpValue {
@@ -53,9 +55,11 @@ interface OtlpTraces {
 /** Starts a collector on 127.0.0.1 (port 0); `/v1/traces` is kept, logs and metrics dropped. */
 export function startOtlpCollector(): OtlpCollector {
   const spans: ReceivedSpan[] = [];
+  const contentTypes: string[] = [];
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
     const body = await req.text();
     if (new URL(req.url).pathname === "/v1/traces") {
+      contentTypes.push(req.headers.get("content-type") ?? "");
       const traces = JSON.parse(body) as OtlpTraces;
       for (const rs of traces.resourceSpans ?? []) {
         for (const ss of rs.scopeSpans ?? []) {
@@ -68,6 +72,7 @@ export function startOtlpCollector(): OtlpCollector {
   return {
     endpoint: `http://127.0.0.1:${server.addr.port}`,
     spans,
+    contentTypes,
     [Symbol.asyncDispose]: () => server.shutdown(),
   };
 }

@@ -449,3 +449,34 @@ Deno.test("tracing (SDK): OTEL_TRACES_SAMPLER decides per request; a sampled tra
     assert.ok(traceOf(name).every((t) => t === undefined), name);
   }
 });
+
+Deno.test("tracing (SDK): spans reach the collector as OTLP/HTTP JSON; another protocol asked for is named in a warning", async () => {
+  await using collector = startOtlpCollector();
+  const server = await spawnTokenServer({
+    toml: `[server]\nport = 0\n`,
+    // The specification's default, which the service does not speak: JSON goes out all the same.
+    env: { ...sdkTracingTo(collector), OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf" },
+  });
+  let stderr: string;
+  try {
+    assert.ok(
+      server.stdout.some((l) => /tracing on \(OpenTelemetry, OTLP over HTTP; http\/json, /.test(l)),
+      server.stdout.join("\n"),
+    );
+    const res = await fetch(`${server.url}/health`);
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+  } finally {
+    stderr = (await server.stop("SIGTERM")).stderr;
+  }
+  assert.match(
+    stderr,
+    /OTEL_EXPORTER_OTLP_PROTOCOL=http\/protobuf is not supported .*; exporting http\/json/,
+  );
+  await waitFor(
+    () => collector.spans.find((s) => s.name === "GET /health"),
+    "the request's server span",
+  );
+  assert.ok(collector.contentTypes.length > 0);
+  for (const type of collector.contentTypes) assert.equal(type, "application/json");
+});
