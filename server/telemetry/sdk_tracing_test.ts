@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { trace } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { sampled, SAMPLER_NAMES, type SamplerConfig, samplerFromEnv } from "./sampler.ts";
-import { PresetTraceIds, sdkTracing } from "./sdk_tracing.ts";
+import { sdkTracing } from "./sdk_tracing.ts";
 
 const TRACE = "0af7651916cd43dd8448eb211c80319c";
 const CALLER = "b7ad6b7169203331";
@@ -234,32 +234,5 @@ Deno.test("sdkTracing: the SDK records what was decided, without deciding again"
       decision ? ["GET", "store sessions.rotate", "webhook deliver"] : [],
       name,
     );
-  }
-});
-
-Deno.test("PresetTraceIds: random lower-case hex ids, never all zeros, a preset trace id once", () => {
-  const ids = new PresetTraceIds();
-  const traces = new Set<string>();
-  for (let i = 0; i < 1000; i++) {
-    const traceId = ids.generateTraceId();
-    assert.match(traceId, /^[0-9a-f]{32}$/);
-    assert.match(ids.generateSpanId(), /^[0-9a-f]{16}$/);
-    traces.add(traceId);
-  }
-  assert.equal(traces.size, 1000);
-  // Every hex digit turns up in every position: the table covers each byte.
-  for (let at = 0; at < 32; at++) {
-    assert.equal(new Set([...traces].map((t) => t[at])).size, 16, `digit ${at}`);
-  }
-  ids.preset(TRACE);
-  assert.equal(ids.generateTraceId(), TRACE);
-  assert.notEqual(ids.generateTraceId(), TRACE);
-  const random = Math.random;
-  Math.random = () => 0;
-  try {
-    assert.equal(ids.generateTraceId(), "0".repeat(31) + "1");
-    assert.equal(ids.generateSpanId(), "0".repeat(15) + "1");
-  } finally {
-    Math.random = random;
   }
 });
