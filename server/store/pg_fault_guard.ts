@@ -117,46 +117,16 @@ function connectionLost(err: unknown): boolean {
 }
 
 /**
- * What the guard touches of a postgres.js 3.4.9 query (a promise): its runner, which the
- * query calls once when it is first awaited (never for a fragment built into another query).
- */
-interface ClientQuery extends Promise<unknown> {
-  handler: QueryHandler;
-}
-
-/** The pool's runner of a query; `debug` is read by the query for its error stacks. */
-type QueryHandler = ((query: ClientQuery) => unknown) & { debug?: unknown };
-
-/**
- * The queries and transactions that started between two watchdog ticks: how many are still
- * pending, and the tick that ended the generation (`Infinity` while it still takes queries),
- * so each of them has been pending at least since then.
- */
-interface Generation {
-  open: number;
-  end: number;
-}
-
-/** Whether a call's first argument is a template's strings: the call makes a query. */
-function isTemplate(first: unknown): boolean {
-  return Array.isArray((first as { raw?: unknown } | undefined)?.raw);
-}
-
-/**
  * A pool standing in for the client's, replacing it on the faults of the module doc. Callable
  * and usable as the client's own (`sql\`…\``, `sql.begin`, `sql.json`, `sql.end`); `end()`
  * removes the listeners and the watchdog.
  *
- * What a query pays for the watchdog, with or without a lost connection: the pool's runner of
- * a tagged-template query is swapped for one that, once the query runs, counts it into the
- * current generation and counts it out (and sees a lost connection in its failure) through one
- * reaction of the guard's own on the query's promise; a transaction, through one reaction on
- * its promise. No per-query registry, timestamp or extra promise chain: the watchdog ticks
- * every `stallMs / 8` (100 ms to 2.5 s), starts a new generation each tick, and within
- * {@linkcode STALL_WINDOW_MS} of a lost connection sees a stall as an earlier generation that
- * ended more than `stallMs` ago with a query still open. A query is counted from when it runs,
- * so one already queued when the connection was lost is watched too, and a fragment (built
- * into another query, never run) never is.
+ * Every query awaited through it is timed (a token in a map, its own `then`, one extra
+ * promise), lost connection or not: measured against the unguarded pool with the same options
+ * (`bench/pg_pool_guard.ts`), that is at most about 1 µs of CPU per `select 1` of 13–40 µs,
+ * within the machine's noise, as is the refresh's CPU on PostgreSQL (`bench/token_refresh.ts`);
+ * a design counting queries per watchdog tick instead measured the same, so this, the simpler
+ * one, stays.
  *
  * @param open opens a fresh client pool
  * @param options fault callback and stall bound
@@ -170,15 +140,11 @@ export function replaceablePool(
   let current = open();
   let ended = false;
   let lostAt = -Infinity;
-  let generation: Generation = { open: 0, end: Infinity };
-  /** Ended generations with a query still open. */
-  let older: Generation[] = [];
+  const pending = new Map<symbol, number>();
   const replace = (fault: PoolFault, err?: unknown) => {
     const old = current;
     current = open();
-    // The old pool's queries count themselves out of generations no longer looked at.
-    generation = { open: 0, end: Infinity };
-    older = [];
+    pending.clear();
     lostAt = -Infinity;
     // Destroyed at once: a broken connection's queries would otherwise wait forever.
     old.end({ timeout: 0 }).catch(() => {});
@@ -201,43 +167,44 @@ export function replaceablePool(
   globalThis.addEventListener("unhandledrejection", onRejection);
   const watchdog = setInterval(() => {
     const now = Date.now();
-    generation.end = now;
-    if (generation.open > 0) older.push(generation);
-    generation = { open: 0, end: Infinity };
-    older = older.filter((g) => g.open > 0);
     if (now - lostAt > STALL_WINDOW_MS) return;
-    // Every query of a generation that ended `stallMs` ago has been pending longer than that.
-    if (older.some((g) => now - g.end > stallMs)) replace("stalled_queries");
-  }, Math.max(100, Math.min(2_500, stallMs / 8)));
-  Deno.unrefTimer(watchdog);
-  const failed = (err: unknown) => {
-    if (connectionLost(err)) lostAt = Date.now();
-  };
-  /**
-   * Counts a query in from the moment it runs until it settles: one reaction of the guard's
-   * own on the query's promise (not a chain the caller awaits; wrapping the query's
-   * `resolve`/`reject` instead was measured at about 3 µs of CPU per query, this at 0.3).
-   */
-  const count = (query: ClientQuery) => {
-    const gen = generation;
-    gen.open++;
-    Promise.prototype.then.call(query, () => void gen.open--, (err: unknown) => {
-      gen.open--;
-      failed(err);
-    });
-  };
-  // One counting runner per client pool (its queries all share the pool's own runner).
-  let runner: QueryHandler | undefined;
-  let counting: QueryHandler | undefined;
-  const watch = (query: ClientQuery) => {
-    if (query.handler !== runner) {
-      const run = runner = query.handler;
-      counting = Object.assign((q: ClientQuery) => {
-        count(q);
-        return run(q);
-      }, { debug: run.debug });
+    for (const started of pending.values()) {
+      if (now - started > stallMs) return replace("stalled_queries");
     }
-    query.handler = counting!;
+  }, Math.max(100, Math.min(5_000, stallMs / 4)));
+  Deno.unrefTimer(watchdog);
+  /** Counts a query or transaction as pending from the moment it is awaited until it settles. */
+  const settle = <T>(token: symbol, value: T) => {
+    pending.delete(token);
+    return value;
+  };
+  const failed = (token: symbol, err: unknown) => {
+    pending.delete(token);
+    if (connectionLost(err)) lostAt = Date.now();
+    throw err;
+  };
+  const watch = <T>(query: T): T => {
+    if (typeof query !== "object" || query === null) return query;
+    const then = (query as { then?: unknown }).then;
+    if (typeof then !== "function") return query;
+    // Only when awaited: a fragment built into another query is never run on its own.
+    Object.defineProperty(query, "then", {
+      configurable: true,
+      value(
+        this: PromiseLike<unknown>,
+        ok?: (v: unknown) => unknown,
+        ko?: (e: unknown) => unknown,
+      ) {
+        const token = Symbol();
+        pending.set(token, Date.now());
+        return then.call(
+          this,
+          (v: unknown) => settle(token, v),
+          (e: unknown) => failed(token, e),
+        ).then(ok, ko);
+      },
+    });
+    return query;
   };
   const end: postgres.Sql["end"] = (opts) => {
     ended = true;
@@ -248,26 +215,19 @@ export function replaceablePool(
   };
   // A function target, so the stand-in is callable as a tagged template like the pool.
   return new Proxy(function pool() {} as unknown as postgres.Sql, {
-    apply: (_target, _this, args) => {
-      const made = Reflect.apply(current, undefined, args);
-      // A tagged template makes a query (maybe a fragment, which never runs); other calls
-      // make helpers (`sql(columns)`), which never run on their own.
-      if (isTemplate(args[0])) watch(made as ClientQuery);
-      return made;
-    },
+    apply: (_target, _this, args) => watch(Reflect.apply(current, undefined, args)),
     get(_target, prop) {
       if (prop === "end") return end;
       if (prop === "begin") {
+        // A native promise: `await` would skip a `then` of its own, so it is tracked from the
+        // call (a transaction is always awaited at once).
         return (...args: unknown[]) => {
-          const gen = generation;
-          gen.open++;
-          const tx = (current.begin as (...a: unknown[]) => Promise<unknown>)(...args);
-          // A reaction of its own, not a chain the caller awaits: the caller gets `tx` itself.
-          tx.then(() => void gen.open--, (err) => {
-            gen.open--;
-            failed(err);
-          });
-          return tx;
+          const token = Symbol();
+          pending.set(token, Date.now());
+          return (current.begin as (...a: unknown[]) => Promise<unknown>)(...args).then(
+            (v) => settle(token, v),
+            (e) => failed(token, e),
+          );
         };
       }
       const value = Reflect.get(current, prop);
