@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Clock } from "@org/shared";
+import { type Clock, sleep as realSleep } from "@org/shared";
 
 /** How {@linkcode withRetry} retries. */
 export interface RetryOptions {
@@ -112,7 +112,7 @@ export function backoffMs(retry: number, options: RetryOptions = {}): number {
 export async function withRetry<T>(fn: () => Promise<T>, options: RetryOptions = {}): Promise<T> {
   const attempts = Math.max(1, options.attempts ?? 6);
   const retryable = options.isRetryable ?? isRetryable;
-  const sleep = options.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
+  const sleep = options.sleep ?? realSleep;
   const random = options.random ?? Math.random;
   const now = () => options.clock?.now() ?? Date.now();
   const start = now();

@@ -26,13 +26,32 @@ export const RUN_TOOLS: readonly string[] = ["git", "jj", ...PACKAGE_MANAGERS, "
 const ON_NODE: readonly PackageManager[] = ["npm", "pnpm", "yarn"];
 
 /**
+ * One word of a task command as `deno task`'s shell reads it (pure): as it is when it is plain,
+ * else in single quotes, so a checkout under `/Users/Jane Doe/src` stays one word. Quoted parts
+ * and plain ones next to each other make one word, so a quoted path can sit in a flag's list
+ * beside a `$HOME/…` the shell still expands.
+ *
+ * @param text a path or other literal text
+ * @returns the text, quoted when it holds anything but letters, digits and `@%+=:,./_-`
+ *
+ * @example
+ * ```ts
+ * taskShellWord("/src/deploy"); // "/src/deploy"
+ * taskShellWord("/Users/Jane Doe/it's"); // "'/Users/Jane Doe/it'\"'\"'s'"
+ * ```
+ */
+export function taskShellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'"'"'`)}'`;
+}
+
+/**
  * The permission flags of the deploy task (`$HOME` is expanded by `deno task`). `--quiet`: Deno
  * prints one `Info Failed to resolve '<tool>' for allow-run` line per `--allow-run` program
  * missing on the machine before every command; nothing else it would print matters here.
  *
  * @param run the programs `--allow-run` names (default {@linkcode RUN_TOOLS})
  * @param read more folders to read besides the repository (a checkout the CLI runs from: its
- *   plugins are imported from there)
+ *   plugins are imported from there), quoted here for the task's shell
  * @returns the flags, in order
  */
 export function deployTaskFlags(
@@ -42,7 +61,9 @@ export function deployTaskFlags(
   return [
     "--quiet",
     "--no-prompt",
-    `--allow-read=${[".", ...read, "$HOME/.aws", "$HOME/.cache/org-deploy"].join(",")}`,
+    `--allow-read=${
+      [".", ...read.map(taskShellWord), "$HOME/.aws", "$HOME/.cache/org-deploy"].join(",")
+    }`,
     "--allow-write=.,$HOME/.cache/org-deploy",
     "--allow-env=AWS_*,DEPLOY_BUILDER_BASE_IMAGE,DEBUG,NO_COLOR,HOME,USERPROFILE,HOMEPATH,HOMEDRIVE,_X_AMZN_TRACE_ID,LOG_TOKENS,LOG_STREAM",
     "--allow-sys=osRelease",
@@ -154,9 +175,9 @@ export function siteDeployTaskCommand(source: DeploySource, run: readonly string
   return [
     "deno",
     "run",
-    `--config=${source.root}/deno.json`,
+    `--config=${taskShellWord(`${source.root}/deno.json`)}`,
     ...deployTaskFlags(run, [source.root]),
-    `${source.root}/deploy/main.ts`,
+    taskShellWord(`${source.root}/deploy/main.ts`),
   ].join(" ");
 }
 

@@ -8,6 +8,7 @@ import {
   SITE_LAUNCHER,
   siteDeployTaskCommand,
   siteRunTools,
+  taskShellWord,
   withDeployTask,
 } from "./deploy_task.ts";
 
@@ -42,6 +43,49 @@ Deno.test("siteDeployTaskCommand() from a checkout runs its main.ts with its den
   assert.deepEqual(deploySourceOf("https://jsr.io/@org/deploy/0.1.0/config.schema.json"), {
     kind: "package",
   });
+});
+
+Deno.test("siteDeployTaskCommand() from a checkout whose path has a space and a quote runs under deno task", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "deploy-task-" });
+  try {
+    // A stand-in checkout: its deno.json and a main.ts that says what it may read.
+    const root = join(tmp, "Jane Doe's src");
+    await Deno.mkdir(join(root, "deploy"), { recursive: true });
+    await Deno.writeTextFile(join(root, "deno.json"), "{}\n");
+    await Deno.writeTextFile(
+      join(root, "deploy", "main.ts"),
+      "const read = await Deno.permissions.query({ name: 'read', path: import.meta.dirname! });\n" +
+        "console.log(JSON.stringify({ args: Deno.args, read: read.state }));\n",
+    );
+    const site = join(tmp, "site");
+    await Deno.mkdir(site);
+    const command = siteDeployTaskCommand({ kind: "checkout", root }, ["git", "kill"]);
+    await Deno.writeTextFile(
+      join(site, "deno.json"),
+      JSON.stringify({ tasks: { deploy: command } }),
+    );
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["task", "--quiet", "deploy", "status", "production"],
+      cwd: site,
+      env: { HOME: tmp, NO_COLOR: "1" },
+      stdin: "null",
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 0, stderr);
+    assert.deepEqual(JSON.parse(new TextDecoder().decode(out.stdout)), {
+      args: ["status", "production"],
+      read: "granted",
+    });
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("taskShellWord() leaves plain words alone and quotes the rest for deno task", () => {
+  assert.equal(taskShellWord("/src/deploy-2/x_y@1.0"), "/src/deploy-2/x_y@1.0");
+  assert.equal(taskShellWord("/a b"), "'/a b'");
+  assert.equal(taskShellWord("/it's"), `'/it'"'"'s'`);
+  assert.equal(taskShellWord("/$HOME;rm"), "'/$HOME;rm'");
 });
 
 Deno.test("the launcher reports a package it cannot load in one line naming it and the checkout way", async () => {

@@ -4,7 +4,14 @@
  *
  * @module
  */
-import { type Clock, createJsonLogger, type Logger, parseJsonc, systemClock } from "@org/shared";
+import {
+  type Clock,
+  createJsonLogger,
+  type Logger,
+  parseJsonc,
+  sleep,
+  systemClock,
+} from "@org/shared";
 import type { Files } from "../config/files.ts";
 import { type LoadedSite, loadSite } from "../config/load.ts";
 import { findRepoRoot } from "../config/locate.ts";
@@ -231,7 +238,7 @@ function createContext(p: ContextParts): CommandContext {
     interactive: deps.stdinIsTty && deps.stdoutIsTty,
     prompt: deps.prompt,
     schemaUrl: deps.schemaUrl,
-    sleep: deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    sleep: deps.sleep ?? sleep,
     clock: deps.clock ?? systemClock,
     ...(deps.deployedWait ? { deployedWait: deps.deployedWait } : {}),
     fetch: deps.fetch ?? ((input, init) => fetch(input, init)),

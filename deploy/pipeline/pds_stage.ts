@@ -184,12 +184,12 @@ async function refreshCommentsBeforeDeploy(ctx: CommandContext): Promise<void> {
     if (await site.readFile(site.paths.atprotoJson) === null) return;
     ctx.out.line(commentsLine(await runComments(ctx, site)));
   } catch (err) {
-    const e = asDeployError(err);
-    ctx.out.warn(
-      `refreshing the comments failed (the deploy goes on with the previous file): ${e.message} [${e.code}]`,
+    warnStepFailed(
+      ctx,
+      err,
+      "refreshing the comments failed (the deploy goes on with the previous file)",
+      "pds comments before deploy failed",
     );
-    for (const line of errorDetails(e, ctx.out.paint)) ctx.out.warn(line);
-    ctx.log.warn("pds comments before deploy failed", { code: e.code });
   }
 }
 
@@ -211,13 +211,24 @@ async function publishAfterDeploy(ctx: CommandContext): Promise<void> {
     warnSync(ctx, report);
     ctx.out.line(syncLine(report));
   } catch (err) {
-    const e = asDeployError(err);
-    ctx.out.warn(
-      `publishing to the PDS failed (the deploy itself succeeded): ${e.message} [${e.code}]`,
+    warnStepFailed(
+      ctx,
+      err,
+      "publishing to the PDS failed (the deploy itself succeeded)",
+      "pds sync after deploy failed",
     );
-    for (const line of errorDetails(e, ctx.out.paint)) ctx.out.warn(line);
-    ctx.log.warn("pds sync after deploy failed", { code: e.code });
   }
+}
+
+/**
+ * Reports a PDS step that failed without failing the deploy: a warning with the error's code and
+ * details on the terminal, its code in the log.
+ */
+function warnStepFailed(ctx: CommandContext, err: unknown, what: string, logMessage: string) {
+  const e = asDeployError(err);
+  ctx.out.warn(`${what}: ${e.message} [${e.code}]`);
+  for (const line of errorDetails(e, ctx.out.paint)) ctx.out.warn(line);
+  ctx.log.warn(logMessage, { code: e.code });
 }
 
 /**

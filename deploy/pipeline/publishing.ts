@@ -9,7 +9,7 @@
  */
 import type { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import type { S3Client } from "@aws-sdk/client-s3";
-import { type Clock, type Logger, systemClock } from "@org/shared";
+import { type Clock, type Logger, sleep, systemClock } from "@org/shared";
 import type { RetryOptions } from "../aws/retry.ts";
 import { clearOwed, recordOwed } from "../cdn/owed_invalidation.ts";
 import { INVALIDATE_ALL, planInvalidation } from "../cdn/plan_invalidation.ts";
@@ -111,7 +111,7 @@ export async function takePublishingLock(
     s3: target.clients.s3,
     bucket: target.bucket,
     clock: target.clock ?? systemClock,
-    sleep: target.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    sleep: target.sleep ?? sleep,
     logger: target.logger,
     ...(target.retry ? { retry: target.retry } : {}),
   });

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { sleep } from "@org/shared";
 import { type IdFactory, isUserId } from "../store/ids.ts";
 import type { UserRecord, UserStatus } from "../store/users.ts";
 import type { Actor } from "../store/audit.ts";
@@ -238,7 +239,7 @@ export async function importUsers(
       }
     });
     // Let requests waiting on this process run between batches.
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await sleep(0);
   }
   await deps.store.audit.append([
     deps.audit.record(actor, "users.import", undefined, {

@@ -114,8 +114,8 @@ export interface Config {
      */
     readonly body_timeout: number;
     /**
-     * Exact origins (`https://app.example.com`) whose pages may call `POST /token`,
-     * `/revoke` and `/nonce` from a browser; empty (the default) answers no CORS at all.
+     * Exact origins (`https://app.example.com`) whose pages may call `POST /token`, `/revoke`,
+     * `/nonce` and the user's `/sessions` from a browser; empty (the default) answers no CORS.
      */
     readonly cors_origins: readonly string[];
   };

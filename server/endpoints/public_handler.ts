@@ -6,7 +6,7 @@ import { createListenerHandler, type ListenerRoutes } from "../http/dispatch.ts"
 import { health } from "./health.ts";
 import { createNonceEndpoint } from "./nonce_endpoint.ts";
 import { createRevokeEndpoint } from "./revoke_endpoint.ts";
-import { CORS_PATHS, createCors } from "../http/cors.ts";
+import { CORS_ROUTES, createCors } from "../http/cors.ts";
 import { createRouter, type RequestInfo, type Route, type RouteMatch } from "../http/router.ts";
 import { createAddressSet } from "../limits/address_set.ts";
 import { clientAddress, type ForwardedRule } from "../limits/client_address.ts";
@@ -29,7 +29,8 @@ export function jwksMaxAge(accessTokenTtl: number): number {
  * `/apple/notifications`; unknown
  * paths 404 and wrong methods 405 with `Allow`, every error as `{error, error_description}`.
  * Every response carries `X-Request-Id`, and every log line of the request its `request_id`.
- * With `server.cors_origins`, `/token`, `/revoke` and `/nonce` answer CORS (see `cors.ts`).
+ * With `server.cors_origins`, `/token`, `/revoke`, `/nonce` and `/sessions` answer CORS (see
+ * `cors.ts`).
  *
  * @param service the service dependencies
  * @param grants the grants `/token` serves (default: {@linkcode enabledGrants} of the config;
@@ -104,8 +105,13 @@ export function createPublicHandler(
     const cors = createCors(deps.config.server.cors_origins);
     if (cors) {
       for (const r of [...routes]) {
-        if (CORS_PATHS.has(r.path)) {
-          routes.push({ method: "OPTIONS", path: r.path, handler: (req) => cors.preflight(req) });
+        const route = CORS_ROUTES.get(r.path);
+        if (route) {
+          routes.push({
+            method: "OPTIONS",
+            path: r.path,
+            handler: (req) => cors.preflight(req, route),
+          });
         }
       }
     }
@@ -115,7 +121,8 @@ export function createPublicHandler(
       // Errors too: a page must be able to read why its request was refused.
       ...(cors && {
         finish: (m: RouteMatch, req: Request, res: Response) => {
-          if (req.method !== "OPTIONS" && CORS_PATHS.has(m.path)) cors.decorate(req, res);
+          const route = CORS_ROUTES.get(m.pattern);
+          if (route && req.method !== "OPTIONS") cors.decorate(req, res, route);
         },
       }),
     };
@@ -132,7 +139,7 @@ const LIMITED_PATHS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * The public limits (`rate_limit.*`) on `/token`, `/revoke` and `/nonce`: a check that throws
+ * The public limits (`rate_limit.*`) on `/token`, `/revoke`, `/nonce` and `/sessions`: a check that throws
  * 429 `slow_down` with `Retry-After` once a client address used up its window, or when it
  * already has `rate_limit.max_concurrent` requests in progress (a slow client trickling bodies);
  * otherwise the admitted request, whose slot the caller gives back when it is answered.
@@ -149,10 +156,10 @@ function admission(
     header: rl.client_ip_header,
     trustedProxies: createAddressSet(rl.trusted_proxies),
   };
-  const admit = async ({ path }: RouteMatch, req: Request, info: RequestInfo) => {
+  const admit = async ({ pattern }: RouteMatch, req: Request, info: RequestInfo) => {
     // A CORS preflight costs nothing to answer, and a refused one would hide Retry-After
     // from the page (browsers give a failed preflight's answer to no one).
-    if (!LIMITED_PATHS.has(path) || req.method === "OPTIONS") return undefined;
+    if (!LIMITED_PATHS.has(pattern) || req.method === "OPTIONS") return undefined;
     const client = clientAddress(info.remoteAddr.hostname, req.headers, rule);
     const d = await limiter.take(client);
     if (!d.allowed) {

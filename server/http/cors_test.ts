@@ -1,11 +1,14 @@
 import assert from "node:assert/strict";
-import { corsHeaders, createCors, PREFLIGHT_MAX_AGE } from "./cors.ts";
+import { CORS_ROUTES, corsHeaders, createCors, PREFLIGHT_MAX_AGE } from "./cors.ts";
 
 const APP = "https://app.example.com";
 const allowed = new Set([APP]);
+const TOKEN = CORS_ROUTES.get("/token")!;
+const SESSIONS = CORS_ROUTES.get("/sessions")!;
+const SESSION = CORS_ROUTES.get("/sessions/{id}")!;
 
 Deno.test("corsHeaders() lets a listed origin read the answer, and says it varies by Origin", () => {
-  assert.deepEqual(corsHeaders(allowed, APP, undefined), {
+  assert.deepEqual(corsHeaders(allowed, APP, undefined, TOKEN), {
     vary: "Origin",
     "access-control-allow-origin": APP,
     "access-control-expose-headers": "Retry-After, X-Request-Id, DPoP-Nonce",
@@ -13,7 +16,7 @@ Deno.test("corsHeaders() lets a listed origin read the answer, and says it varie
 });
 
 Deno.test("corsHeaders() answers a listed origin's POST preflight with methods, headers and max-age", () => {
-  assert.deepEqual(corsHeaders(allowed, APP, "POST"), {
+  assert.deepEqual(corsHeaders(allowed, APP, "POST", TOKEN), {
     vary: "Origin",
     "access-control-allow-origin": APP,
     "access-control-allow-methods": "POST",
@@ -34,14 +37,22 @@ Deno.test("corsHeaders() gives unlisted, look-alike and absent origins nothing b
       null,
     ]
   ) {
-    assert.deepEqual(corsHeaders(allowed, origin, undefined), { vary: "Origin" }, String(origin));
-    assert.deepEqual(corsHeaders(allowed, origin, "POST"), { vary: "Origin" }, String(origin));
+    assert.deepEqual(
+      corsHeaders(allowed, origin, undefined, TOKEN),
+      { vary: "Origin" },
+      String(origin),
+    );
+    assert.deepEqual(
+      corsHeaders(allowed, origin, "POST", TOKEN),
+      { vary: "Origin" },
+      String(origin),
+    );
   }
 });
 
-Deno.test("corsHeaders() allows no method but POST in a preflight", () => {
+Deno.test("corsHeaders() allows no method but POST in a preflight of a form endpoint", () => {
   for (const method of ["GET", "PUT", "DELETE", null]) {
-    assert.deepEqual(corsHeaders(allowed, APP, method), { vary: "Origin" }, String(method));
+    assert.deepEqual(corsHeaders(allowed, APP, method, TOKEN), { vary: "Origin" }, String(method));
   }
 });
 
@@ -56,6 +67,7 @@ Deno.test("createCors() preflight answers 204 with Allow whatever the origin", (
       method: "OPTIONS",
       headers: { origin: APP, "access-control-request-method": "POST" },
     }),
+    TOKEN,
   );
   assert.equal(listed.status, 204);
   assert.equal(listed.headers.get("allow"), "OPTIONS, POST");
@@ -65,9 +77,38 @@ Deno.test("createCors() preflight answers 204 with Allow whatever the origin", (
       method: "OPTIONS",
       headers: { origin: "https://evil.example", "access-control-request-method": "POST" },
     }),
+    TOKEN,
   );
   assert.equal(other.status, 204);
   assert.equal(other.headers.get("access-control-allow-origin"), null);
   assert.equal(other.headers.get("access-control-allow-methods"), null);
   assert.equal(other.headers.get("vary"), "Origin");
+});
+
+Deno.test("corsHeaders() lets a page send its access token to the sessions API, one method per path", () => {
+  for (const [route, method] of [[SESSIONS, "GET"], [SESSION, "DELETE"]] as const) {
+    assert.deepEqual(corsHeaders(allowed, APP, method, route), {
+      vary: "Origin",
+      "access-control-allow-origin": APP,
+      "access-control-allow-methods": method,
+      "access-control-allow-headers": "Authorization, X-Request-Id, DPoP",
+      "access-control-max-age": String(PREFLIGHT_MAX_AGE),
+    });
+    // A 401 says why in WWW-Authenticate (a DPoP nonce to use, say): the page may read it.
+    assert.deepEqual(corsHeaders(allowed, APP, undefined, route), {
+      vary: "Origin",
+      "access-control-allow-origin": APP,
+      "access-control-expose-headers": "Retry-After, X-Request-Id, DPoP-Nonce, WWW-Authenticate",
+    });
+    for (const other of ["POST", "PUT", method === "GET" ? "DELETE" : "GET"]) {
+      assert.deepEqual(corsHeaders(allowed, APP, other, route), { vary: "Origin" }, other);
+    }
+    assert.deepEqual(corsHeaders(allowed, "https://evil.example", method, route), {
+      vary: "Origin",
+    });
+  }
+  assert.equal(
+    createCors([APP])!.preflight(new Request("http://x/sessions/s"), SESSION).headers.get("allow"),
+    "OPTIONS, DELETE",
+  );
 });

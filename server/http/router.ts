@@ -143,6 +143,12 @@ export interface RouteMatch {
   readonly params: RouteParams;
   /** The request's path ({@linkcode pathOf}), so callers need not parse the URL again. */
   readonly path: string;
+  /**
+   * The path as the route table writes it (`/sessions/{id}` for `/sessions/ses_1`), also when
+   * the method is not allowed; the request's path when no route has it. What per-path rules
+   * (rate limit, CORS) are keyed by.
+   */
+  readonly pattern: string;
   /** The headers of the group the path belongs to, for every answer ({@linkcode RouteGroup}). */
   readonly headers?: Readonly<Record<string, string>> | undefined;
 }
@@ -216,7 +222,14 @@ export function createRouter(
       const at = exact.get(r.path) ?? { methods: new Map<string, RouteMatch>(), owner };
       exact.set(r.path, at);
       const { headers } = owner;
-      at.methods.set(method, { route, handler, params: NO_PARAMS, path: r.path, headers });
+      at.methods.set(method, {
+        route,
+        handler,
+        params: NO_PARAMS,
+        path: r.path,
+        pattern: r.path,
+        headers,
+      });
     }
   };
   for (const group of [{ routes, guard: undefined }, ...groups]) {
@@ -232,23 +245,35 @@ export function createRouter(
   return (req) => {
     const path = pathOf(req.url);
     const at = exact.get(path);
-    if (at) return at.methods.get(req.method) ?? notAllowed([...at.methods.keys()], path, at.owner);
+    if (at) {
+      return at.methods.get(req.method) ?? notAllowed([...at.methods.keys()], path, path, at.owner);
+    }
     const found = matchPattern(patterns, path);
-    if (!found) return refused(notFound, path, ownerOf(path) ?? {});
-    const { owner, methods } = found.pattern;
+    if (!found) return refused(notFound, path, path, ownerOf(path) ?? {});
+    const { owner, methods, path: pattern } = found.pattern;
     const target = methods.get(req.method);
-    if (!target) return notAllowed([...methods.keys()], path, owner);
+    if (!target) return notAllowed([...methods.keys()], path, pattern, owner);
     const { route, handler } = target;
-    return { route, handler, params: found.params, path, headers: owner.headers };
+    return { route, handler, params: found.params, path, pattern, headers: owner.headers };
   };
 }
 
-function notAllowed(allow: readonly string[], path: string, owner: Owner): RouteMatch {
-  return refused(() => methodNotAllowed(allow), path, owner);
+function notAllowed(
+  allow: readonly string[],
+  path: string,
+  pattern: string,
+  owner: Owner,
+): RouteMatch {
+  return refused(() => methodNotAllowed(allow), path, pattern, owner);
 }
 
 /** The match of a request only answered by `make()` (after the guard of the path's group). */
-function refused(make: () => Error, path: string, { guard, headers }: Owner): RouteMatch {
+function refused(
+  make: () => Error,
+  path: string,
+  pattern: string,
+  { guard, headers }: Owner,
+): RouteMatch {
   const handler: BoundHandler = guard === undefined
     ? () => {
       throw make();
@@ -257,7 +282,7 @@ function refused(make: () => Error, path: string, { guard, headers }: Owner): Ro
       await guard(req, info);
       throw make();
     };
-  return { route: UNMATCHED, handler, params: NO_PARAMS, path, headers };
+  return { route: UNMATCHED, handler, params: NO_PARAMS, path, pattern, headers };
 }
 
 /**

@@ -11,6 +11,24 @@ export interface Clock {
 export const systemClock: Clock = { now: () => Date.now() };
 
 /**
+ * Waits `ms` milliseconds on the real timer: the default of the `sleep` dependencies that
+ * retries and polls take, so their tests pass a sleep that returns at once.
+ *
+ * @param ms how long to wait
+ * @returns a promise fulfilled after `ms`
+ *
+ * @example
+ * ```ts
+ * const started = Date.now();
+ * await sleep(5);
+ * if (Date.now() - started < 4) throw new Error("woke early");
+ * ```
+ */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
  * A clock that only moves when told to.
  *
  * @example

@@ -2,13 +2,14 @@
  * End to end, `deploy --builder microvm` against the test world (the MicroVMs fake runs the real
  * agent against s3rver): the build cache as objects under `cache/` in the site bucket — filled
  * by the first build, restored by the next, a truncated archive discarded in one line; `status`
- * shows it, `destroy` removes it; `build.secrets` read by the agent, masked in the VM's log.
+ * shows it, `destroy` removes it; `build.secrets` read by the agent, masked in the VM's log and
+ * stored in no bucket object.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { CreateSecretCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
-import { ACCOUNT, type InfraWorld, siteS3 } from "./infra_world.ts";
+import { ACCOUNT, bucketTexts, type InfraWorld, siteS3 } from "./infra_world.ts";
 import { LOOPBACK_ONLY, MICROVM_SITE_CONFIG, microvmWorld } from "./microvm_world.ts";
 import { git } from "./site_repo.ts";
 import { npmSiteFiles } from "../support/npm_site.ts";
@@ -114,6 +115,14 @@ Deno.test({
     assert.match(logs, /^token \*\*\*$/m);
     assert.equal(logs.includes(SECRET), false);
     assert.equal([first, second, third].some((r) => JSON.stringify(r).includes(SECRET)), false);
+    // ...and in no object the builds left in the bucket: the job, the records, the logs, the
+    // source archives and the cache archives (decompressed).
+    const objects = await bucketTexts(world, BUCKET);
+    for (const prefix of ["site/", "cache/deps/", "cache/framework/", "builds/"]) {
+      assert.ok([...objects.keys()].some((k) => k.startsWith(prefix)), `searched ${prefix}…`);
+    }
+    const found = [...objects].filter(([, text]) => text.includes(SECRET)).map(([k]) => k);
+    assert.deepEqual(found, []);
 
     const status = JSON.parse((await mw.run(["status", "--json"])).stdout);
     assert.equal(status.buildCache.entries, 2);

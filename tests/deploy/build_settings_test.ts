@@ -6,8 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { CreateSecretCommand, SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import { GetObjectCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
-import { ACCOUNT, type InfraWorld, siteS3, startInfraWorld } from "./infra_world.ts";
+import { ACCOUNT, bucketTexts, type InfraWorld, startInfraWorld } from "./infra_world.ts";
 import { git, writeSiteRepo } from "./site_repo.ts";
 
 const BUCKET = `production-blog-${ACCOUNT}`;
@@ -68,22 +67,6 @@ async function createSecret(w: InfraWorld, name: string, value: string): Promise
   }
 }
 
-/** Every object of the bucket, as text. */
-async function bucketTexts(w: InfraWorld): Promise<Map<string, string>> {
-  const s3 = siteS3(w);
-  try {
-    const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET }));
-    const texts = new Map<string, string>();
-    for (const { Key } of listed.Contents ?? []) {
-      const got = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: Key! }));
-      texts.set(Key!, new TextDecoder("latin1").decode(await got.Body!.transformToByteArray()));
-    }
-    return texts;
-  } finally {
-    s3.destroy();
-  }
-}
-
 /** Every file under `dir`, as text. */
 async function treeTexts(
   dir: string,
@@ -106,13 +89,13 @@ Deno.test("build settings: build.env and build.secrets reach the build; the secr
   assert.match(shown.stdout, /building with token \*\*\* for https:\/\/api\.example\.com\/v1/);
   const json = await w.run(["deploy", "--builder", "local", "--refresh", "--json"]);
   assert.equal(json.code, 0, json.stderr);
-  const page = (await bucketTexts(w)).get("site/index.html");
+  const page = (await bucketTexts(w, BUCKET)).get("site/index.html");
   assert.equal(page, `<p>api https://api.example.com/v1, token of ${SECRET.length}</p>`);
 
   const places = new Map<string, string>([
     ["stdout", shown.stdout + json.stdout],
     ["stderr", shown.stderr + json.stderr],
-    ...[...await bucketTexts(w)].map(([k, v]): [string, string] => [`s3://${k}`, v]),
+    ...[...await bucketTexts(w, BUCKET)].map(([k, v]): [string, string] => [`s3://${k}`, v]),
     ...await treeTexts(w.root),
     ...await treeTexts(w.home),
   ]);
@@ -137,5 +120,8 @@ Deno.test("build settings: an unset ${VAR} and a missing secret are named, and n
   const secretError = JSON.parse(noSecret.stdout).error;
   assert.equal(secretError.code, "build_secret_missing");
   assert.match(secretError.message, /secret blog\/cms \(for CMS_TOKEN\)/);
-  assert.equal([...(await bucketTexts(w)).keys()].some((k) => k.startsWith("site/")), false);
+  assert.equal(
+    [...(await bucketTexts(w, BUCKET)).keys()].some((k) => k.startsWith("site/")),
+    false,
+  );
 });

@@ -107,6 +107,35 @@ export function siteS3(world: InfraWorld): S3Client {
 }
 
 /**
+ * Every object of `bucket`, as text (latin1, so any byte survives), gzip-compressed objects
+ * (the build cache's `.tar.gz` archives) decompressed first: what a test searches for a value
+ * that must never be stored.
+ *
+ * @param world the running world
+ * @param bucket the bucket to read
+ * @returns key to text
+ */
+export async function bucketTexts(world: InfraWorld, bucket: string): Promise<Map<string, string>> {
+  const s3 = siteS3(world);
+  try {
+    const texts = new Map<string, string>();
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket }));
+    for (const { Key } of listed.Contents ?? []) {
+      const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: Key! }));
+      let bytes = new Uint8Array(await got.Body!.transformToByteArray());
+      if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+        const gunzip = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+        bytes = new Uint8Array(await new Response(gunzip).arrayBuffer());
+      }
+      texts.set(Key!, new TextDecoder("latin1").decode(bytes));
+    }
+    return texts;
+  } finally {
+    s3.destroy();
+  }
+}
+
+/**
  * Serves the production site of `blog` as CloudFront would: each path from the bucket's live
  * objects (`site/…`), with their stored type; 404 for a missing one. For tests whose peer fetches
  * the deployed pages (the PDS publishing flows).

@@ -103,6 +103,34 @@ Deno.test({
     assert.equal(refused.status, 400);
     assert.equal(refused.body.error, "invalid_grant");
 
+    // The user's own sessions, with the access token in a header the page sets itself.
+    const accessToken = String(refreshed.body.access_token);
+    const listed = await page.evaluate(
+      ([url, token]) =>
+        fetch(url, { headers: { authorization: `Bearer ${token}` } }).then(
+          async (r) => ({ status: r.status, body: await r.json() }),
+          (err: Error) => ({ status: 0, body: { blocked: err.message } }),
+        ),
+      [`${te.url}/sessions`, accessToken] as const,
+    );
+    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    const [session] = listed.body.sessions as { id: string; current: boolean }[];
+    assert.equal(session?.current, true);
+    assert.ok(answered(te, "OPTIONS", "/sessions") >= 1, "the browser sent a preflight");
+
+    // Ending the session from the page.
+    const ended = await page.evaluate(
+      ([url, token]) =>
+        fetch(url, { method: "DELETE", headers: { authorization: `Bearer ${token}` } }).then(
+          async (r) => ({ status: r.status, body: await r.json() }),
+          (err: Error) => ({ status: 0, body: { blocked: err.message } }),
+        ),
+      [`${te.url}/sessions/${session!.id}`, accessToken] as const,
+    );
+    assert.equal(ended.status, 200, JSON.stringify(ended.body));
+    assert.deepEqual(ended.body, { id: session!.id, revoked: true });
+    assert.ok(answered(te, "OPTIONS", "/sessions/{id}") >= 1, "the browser sent a preflight");
+
     const revoked = await page.evaluate(
       ([url, token]) =>
         fetch(url, {
@@ -180,6 +208,34 @@ Deno.test("CORS: the preflight and answers a listed origin gets; nothing for oth
     await evilPost.body?.cancel();
     assert.equal(evilPost.headers.get("access-control-allow-origin"), null);
     assert.equal(evilPost.headers.get("vary"), "Origin");
+  }
+  // The sessions API: the page sends the user's access token, one method per path.
+  for (const [path, method] of [["/sessions", "GET"], ["/sessions/ses_x", "DELETE"]] as const) {
+    const pre = await fetch(`${te.url}${path}`, {
+      method: "OPTIONS",
+      headers: {
+        origin: app,
+        "access-control-request-method": method,
+        "access-control-request-headers": "authorization,dpop",
+      },
+    });
+    await pre.body?.cancel();
+    assert.equal(pre.status, 204, path);
+    assert.equal(pre.headers.get("allow"), `OPTIONS, ${method}`);
+    assert.equal(pre.headers.get("access-control-allow-origin"), app);
+    assert.equal(pre.headers.get("access-control-allow-methods"), method);
+    assert.equal(
+      pre.headers.get("access-control-allow-headers"),
+      "Authorization, X-Request-Id, DPoP",
+    );
+    const res = await fetch(`${te.url}${path}`, { method, headers: { origin: app } });
+    await res.body?.cancel();
+    assert.equal(res.status, 401, path);
+    assert.equal(res.headers.get("access-control-allow-origin"), app, path);
+    assert.equal(
+      res.headers.get("access-control-expose-headers"),
+      "Retry-After, X-Request-Id, DPoP-Nonce, WWW-Authenticate",
+    );
   }
   // Other routes are not for browsers: no CORS there.
   const keys = await fetch(`${te.url}/keys`, { headers: { origin: app } });

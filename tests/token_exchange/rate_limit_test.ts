@@ -12,7 +12,7 @@ async function post(url: string, headers: Record<string, string> = {}): Promise<
   });
 }
 
-Deno.test("rate limit: /token, /revoke and /nonce share a per-client budget; past it 429 slow_down with Retry-After until the window ends", async () => {
+Deno.test("rate limit: /token, /revoke, /nonce and /sessions share a per-client budget; past it 429 slow_down with Retry-After until the window ends", async () => {
   const clock = new FixedClock(T0);
   await using te = await startTokenServer({
     clock,
@@ -31,6 +31,14 @@ Deno.test("rate limit: /token, /revoke and /nonce share a per-client budget; pas
     assert.equal(res.status, 429, path);
     assert.equal(res.headers.get("retry-after"), "45");
     assert.deepEqual((await res.json()).error, "slow_down");
+  }
+  // The sessions API too, by its route: `/sessions/{id}` is one path whatever the id.
+  for (
+    const [method, path] of [["GET", "/sessions"], ["DELETE", "/sessions/ses_unknown"]] as const
+  ) {
+    const res = await fetch(`${te.url}${path}`, { method });
+    assert.equal(res.status, 429, `${method} ${path}`);
+    await res.body?.cancel();
   }
   const health = await fetch(`${te.url}/health`);
   assert.equal(health.status, 200, "other routes are not limited");

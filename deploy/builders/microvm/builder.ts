@@ -19,7 +19,7 @@ import {
 } from "@aws-sdk/client-lambda-microvms";
 import type { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
 import type { S3Client } from "@aws-sdk/client-s3";
-import { type Clock, systemClock } from "@org/shared";
+import { type Clock, sleep, systemClock } from "@org/shared";
 import { type AgentBundle, buildAgentBundle } from "./bundle.ts";
 import { MAX_PAYLOAD_BYTES, parseMarker } from "./agent/markers.ts";
 import type { Builder, JobHooks } from "../builder.ts";
@@ -116,7 +116,7 @@ export function microvmDeps(o: MicrovmBuilderOptions): MicrovmDeps {
   return {
     ...o,
     clock,
-    sleep: o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms))),
+    sleep: o.sleep ?? sleep,
     newToken: o.newToken ?? (() => crypto.randomUUID()),
     keepAlive: o.keepAlive ?? createKeepAlive(o.clients.microvms, clock),
     bundle: o.bundle ?? buildAgentBundle,
