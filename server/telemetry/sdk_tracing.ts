@@ -14,6 +14,7 @@
 import { context, ROOT_CONTEXT, type Span, SpanKind, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { OTLPTraceExporter as OTLPProtoTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import {
   AlwaysOnSampler,
@@ -27,6 +28,7 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { parseTraceparent, sampled, type SamplerConfig } from "./sampler.ts";
 import { openTelemetryTracing, TRACER_NAME, type Tracing } from "./tracing.ts";
+import { DEFAULT_OTLP_PROTOCOL, type OtlpProtocol } from "./otlp_protocol.ts";
 
 /** What an exporter ({@linkcode SdkTracingOptions.exporter}) is handed, and its interface. */
 export type { ReadableSpan, SpanExporter };
@@ -65,11 +67,13 @@ export interface SdkTracingOptions {
   /** `service.name` of the exported resource. */
   readonly serviceName: string;
   /**
-   * The exporter; by default OTLP over HTTP (JSON) to `OTEL_EXPORTER_OTLP_ENDPOINT` /
-   * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (headers from `OTEL_EXPORTER_OTLP_HEADERS`), which
-   * the exporter reads itself.
+   * The exporter; by default {@linkcode otlpExporter} in {@linkcode protocol} to
+   * `OTEL_EXPORTER_OTLP_ENDPOINT` / `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (headers from
+   * `OTEL_EXPORTER_OTLP_HEADERS`), which the exporter reads itself.
    */
   readonly exporter?: SpanExporter;
+  /** The default exporter's encoding ({@linkcode DEFAULT_OTLP_PROTOCOL} when not given). */
+  readonly protocol?: OtlpProtocol;
   /**
    * The head-sampling decision under {@linkcode sampler}: {@linkcode sampled} by default. It is
    * made once per trace this service starts or joins (a request, a delivery), before any span
@@ -98,7 +102,7 @@ export interface SdkTracingOptions {
 export function sdkTracing(options: SdkTracingOptions): SdkTracing {
   const decide = options.decide ?? sampled;
   const ids = new PresetTraceIds();
-  const counting = new CountingExporter(options.exporter ?? otlpExporter());
+  const counting = new CountingExporter(options.exporter ?? otlpExporter(options.protocol));
   const processor = new BoundedProcessor(
     new BatchSpanProcessor(counting, {
       maxQueueSize: MAX_QUEUED_SPANS,
@@ -174,14 +178,18 @@ export function sdkTracing(options: SdkTracingOptions): SdkTracing {
 }
 
 /**
- * The exporter {@linkcode sdkTracing} uses by default: OTLP over HTTP (JSON) to
+ * The exporter {@linkcode sdkTracing} uses by default: OTLP over HTTP, in JSON or protobuf, to
  * `OTEL_EXPORTER_OTLP_ENDPOINT` / `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, which it reads itself
  * (the benchmark wraps it to time the export apart from the requests).
  *
+ * @param protocol the encoding (default {@linkcode DEFAULT_OTLP_PROTOCOL})
  * @returns a new exporter
  */
-export function otlpExporter(): SpanExporter {
-  return new OTLPTraceExporter({ timeoutMillis: EXPORT_TIMEOUT_MS });
+export function otlpExporter(protocol: OtlpProtocol = DEFAULT_OTLP_PROTOCOL): SpanExporter {
+  const options = { timeoutMillis: EXPORT_TIMEOUT_MS };
+  return protocol === "http/protobuf"
+    ? new OTLPProtoTraceExporter(options)
+    : new OTLPTraceExporter(options);
 }
 
 async function served<I>(
