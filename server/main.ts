@@ -50,6 +50,7 @@ import {
   tracingRequested,
 } from "./telemetry/tracing.ts";
 import { samplerFromEnv } from "./telemetry/sampler.ts";
+import { otlpProtocolFromEnv } from "./telemetry/otlp_protocol.ts";
 import { migrate } from "./store/pg_migrations.ts";
 import { redactUrl } from "./store/pg_connection.ts";
 import type { KeyRing } from "./store/keys.ts";
@@ -275,13 +276,22 @@ async function tracingFromEnv(): Promise<
     env("OTEL_TRACES_SAMPLER_ARG"),
   );
   if (warning) console.error(`token-exchange: ${warning}`);
+  const otlp = otlpProtocolFromEnv(
+    env("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"),
+    env("OTEL_EXPORTER_OTLP_PROTOCOL"),
+  );
+  if (otlp.warning) console.error(`token-exchange: ${otlp.warning}`);
   // Loaded only when asked for: a service without tracing never fetches the SDK's packages.
   const { sdkTracing } = await import("./telemetry/sdk_tracing.ts");
   const tracing = sdkTracing({
     sampler,
     serviceName: env("OTEL_SERVICE_NAME") ?? "token-exchange",
+    protocol: otlp.protocol,
   });
-  return { ...tracing, mode: `sampler ${sampler.name}, ratio ${sampler.ratio}` };
+  return {
+    ...tracing,
+    mode: `${otlp.protocol}, sampler ${sampler.name}, ratio ${sampler.ratio}`,
+  };
 }
 
 /** `serve --migrate-only`: the schema step of a deploy, run once before the instances. */

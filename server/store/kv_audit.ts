@@ -1,6 +1,7 @@
 import type { AuditQuery, AuditRecord, AuditStore } from "./audit.ts";
 import { firstIdAt } from "./ids.ts";
 import { type AuditIndex, expireIn, K } from "./kv_keys.ts";
+import { AtomicBatches } from "./kv_chunks.ts";
 
 /** Every key an audit record is kept under: the record, and its actor, action and user indexes. */
 function auditKeys(r: AuditRecord): Deno.KvKey[] {
@@ -23,7 +24,7 @@ export function queueAudit(op: Deno.AtomicOperation, r: AuditRecord): Deno.Atomi
   return op;
 }
 
-/** Most audit records the sweep deletes per atomic commit (4 keys each; KV allows 1000). */
+/** Most audit records the sweep deletes per atomic commit (4 keys each: 400 mutations). */
 const SWEEP_BATCH = 100;
 
 /**
@@ -87,18 +88,14 @@ export class KvAuditStore implements AuditStore {
  */
 export async function sweepAudit(kv: Deno.Kv, now: number, limit: number): Promise<number> {
   let deleted = 0;
-  let op = kv.atomic();
-  let size = 0;
+  const batches = new AtomicBatches(kv, SWEEP_BATCH);
   for await (const e of kv.list<AuditRecord>({ prefix: K.auditPrefix })) {
     if (deleted >= limit || e.value.expires_at > now) break;
-    for (const key of auditKeys(e.value)) op.delete(key);
+    await batches.add((op) => {
+      for (const key of auditKeys(e.value)) op.delete(key);
+    });
     deleted++;
-    if (++size === SWEEP_BATCH) {
-      await op.commit();
-      op = kv.atomic();
-      size = 0;
-    }
   }
-  if (size > 0) await op.commit();
+  await batches.flush();
   return deleted;
 }

@@ -3,10 +3,11 @@ import type { RefreshRecord, SessionFamily } from "./sessions.ts";
 import { SWEEP_LIMIT } from "./housekeeping.ts";
 import { K, MINUS_ONE } from "./kv_keys.ts";
 import { sweepAudit } from "./kv_audit.ts";
+import { AtomicBatches, KV_ATOMIC_MAX_CHECKS } from "./kv_chunks.ts";
 import { sweepDeliveries } from "./kv_outbox.ts";
 
-/** Refresh-record deletions per atomic commit in the sweep (KV allows 100 checks per commit). */
-const SWEEP_BATCH = 100;
+/** Refresh-record deletions per atomic commit in the sweep: one check each. */
+const SWEEP_BATCH = KV_ATOMIC_MAX_CHECKS;
 
 /**
  * {@linkcode Housekeeping} on Deno KV. Audit records and settled webhook deliveries go at their
@@ -38,21 +39,15 @@ export class KvHousekeeping implements Housekeeping {
     // Refresh records end no later than their family; they are keyed by token hash, so they
     // are found by a scan here rather than by an index the hot path would have to maintain.
     // KV also expires them on its own at their end, so this only hurries that along.
-    let batch = this.kv.atomic();
-    let size = 0;
+    const batches = new AtomicBatches(this.kv, SWEEP_BATCH);
     let records = 0;
     for await (const e of this.kv.list<RefreshRecord>({ prefix: K.refreshPrefix })) {
       if (records >= limit) break;
       if (e.value.expires_at > now) continue;
-      batch.check(e).delete(e.key);
+      await batches.add((op) => op.check(e).delete(e.key));
       records++;
-      if (++size === SWEEP_BATCH) {
-        await batch.commit();
-        batch = this.kv.atomic();
-        size = 0;
-      }
     }
-    if (size > 0) await batch.commit();
+    await batches.flush();
     // Audit records and settled deliveries also carry `expireIn`; this keeps their retention
     // exact to the sweep rather than to KV's own, lazier expiry.
     await sweepAudit(this.kv, now, limit);

@@ -1,12 +1,10 @@
 import type { Clock } from "@org/shared";
 import type { RateLimitStore } from "./rate_limits.ts";
 import { expireIn } from "./kv_keys.ts";
+import { forEachChunk, KV_GET_MANY_MAX } from "./kv_chunks.ts";
 
 /** Key of one client's count in one window; expires through `expireIn` alone. */
 const rateKey = (window: number, key: string): Deno.KvKey => ["rate_limits", window, key];
-
-/** Keys per round trip: `getMany` reads at most 10. */
-const CHUNK = 10;
 
 /** {@linkcode RateLimitStore} on Deno KV: one entry per client and window, added with checks. */
 export class KvRateLimitStore implements RateLimitStore {
@@ -20,23 +18,26 @@ export class KvRateLimitStore implements RateLimitStore {
     forgetAt: number,
   ): Promise<Map<string, number>> {
     const totals = new Map<string, number>();
-    const entries = [...counts];
-    for (let i = 0; i < entries.length; i += CHUNK) {
-      const chunk = entries.slice(i, i + CHUNK);
+    // Chunks of disjoint keys, each its own read and checked commit: independent, so run
+    // concurrently (bounded).
+    await forEachChunk([...counts], KV_GET_MANY_MAX, async (chunk) => {
       const keys = chunk.map(([key]) => rateKey(window, key));
       for (;;) {
         const got = await this.kv.getMany<number[]>(keys);
         const op = this.kv.atomic();
         const ttl = { expireIn: expireIn(forgetAt, this.clock.now()) };
-        chunk.forEach(([key, n], j) => {
+        const sums = chunk.map(([key, n], j) => {
           const total = (got[j]!.value ?? 0) + n;
           op.check(got[j]!).set(keys[j]!, total, ttl);
-          totals.set(key, total);
+          return [key, total] as const;
         });
         // Another instance added meanwhile: read again and add on top.
-        if ((await op.commit()).ok) break;
+        if ((await op.commit()).ok) {
+          for (const [key, total] of sums) totals.set(key, total);
+          return;
+        }
       }
-    }
+    });
     return totals;
   }
 }

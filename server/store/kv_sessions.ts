@@ -11,6 +11,7 @@ import type { ProofMark } from "./dpop.ts";
 import { expireIn, K, MINUS_ONE, ONE } from "./kv_keys.ts";
 import { KvRotation } from "./kv_rotation.ts";
 import { queueOutbox } from "./kv_outbox.ts";
+import { getManyChunked } from "./kv_chunks.ts";
 
 /**
  * How long a family record and its user-index entry stay stored past the session's end.
@@ -118,14 +119,11 @@ export class KvSessionStore implements SessionStore {
   /** @inheritdoc */
   async lastUsed(ids: readonly string[]): Promise<Map<string, number>> {
     const out = new Map<string, number>();
-    // getMany takes at most 10 keys.
-    for (let i = 0; i < ids.length; i += 10) {
-      const chunk = ids.slice(i, i + 10);
-      const entries = await this.kv.getMany<number[]>(chunk.map((id) => K.familyUsed(id)));
-      entries.forEach((e, j) => {
-        if (typeof e.value === "number") out.set(chunk[j]!, e.value);
-      });
-    }
+    // Each family's own mark: no consistency across chunks is needed.
+    const entries = await getManyChunked<number>(this.kv, ids.map((id) => K.familyUsed(id)));
+    entries.forEach((e, j) => {
+      if (typeof e.value === "number") out.set(ids[j]!, e.value);
+    });
     return out;
   }
 

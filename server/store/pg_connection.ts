@@ -43,14 +43,21 @@ export interface PostgresOptions {
  * @returns the pool; `end()` it to close
  */
 export function openPostgres(options: PostgresOptions): Sql {
-  return replaceablePool(() => connect(options), {
+  return replaceablePool(() => openClientPool(options), {
     ...(options.onFault ? { onFault: options.onFault } : {}),
     ...(options.stallMs !== undefined ? { stallMs: options.stallMs } : {}),
   });
 }
 
-/** The client's own pool for `options`. */
-function connect(options: PostgresOptions): Sql {
+/**
+ * The client's own pool for `options`, without the fault guard: what {@linkcode openPostgres}
+ * opens (and re-opens) inside it. Only for measuring the guard against its floor
+ * (`bench/pg_pool_guard.ts`); the store always runs on {@linkcode openPostgres}.
+ *
+ * @param options as for {@linkcode openPostgres} (its fault options are not used)
+ * @returns the unguarded pool
+ */
+export function openClientPool(options: PostgresOptions): Sql {
   return postgres(options.url, {
     max: options.poolSize,
     ...(options.password !== undefined ? { password: options.password } : {}),

@@ -3,7 +3,12 @@ import postgres from "postgres";
 import { startTestPostgres } from "../../tests/support/postgres.ts";
 import { waitFor } from "../../tests/support/wait.ts";
 import { openPostgres, type Sql } from "./pg_connection.ts";
-import { isClosedSocketWrite, isStraySocketError, type PoolFault } from "./pg_fault_guard.ts";
+import {
+  isClosedSocketWrite,
+  isStraySocketError,
+  type PoolFault,
+  replaceablePool,
+} from "./pg_fault_guard.ts";
 
 Deno.test({
   name:
@@ -136,6 +141,93 @@ Deno.test({
     }
   },
 });
+
+Deno.test("replaceablePool(): a query already running when a connection is lost, still pending past stallMs, replaces the pool", async () => {
+  // A client pool of fakes, so the order is exact: the watchdog must see a query that started
+  // before the loss (one queued in the client's pool and handed to the broken connection as it
+  // comes back), not only those started after it.
+  const pools: FakePool[] = [];
+  const faults: PoolFault[] = [];
+  const sql = replaceablePool(() => {
+    const pool = fakePool();
+    pools.push(pool);
+    return pool.sql;
+  }, { stallMs: 100, onFault: (f) => faults.push(f) });
+  try {
+    const early = sql`select 'early'`.then(() => "answered", (e) => String(e));
+    // A fragment: built, never run, so it never reaches the client's runner.
+    sql`and never_run`;
+    const lost = sql`select 'lost'`.then(() => "answered", (e) => String(e));
+    await waitFor(() => pools[0]!.running.length === 2, "both queries to run");
+    pools[0]!.running[1]!.reject(Object.assign(new Error("closed"), { code: "CONNECTION_CLOSED" }));
+    assert.equal(await lost, "Error: closed");
+    await waitFor(() => faults.includes("stalled_queries"), "the stall to be seen");
+    assert.equal(await early, "Error: destroyed");
+    assert.equal(pools.length, 2);
+    // The new pool runs the next queries; a query settled in time is no stall.
+    const next = sql`select 'next'`.then((rows) => rows);
+    await waitFor(() => pools[1]!.running.length === 1, "the next query to run");
+    pools[1]!.running[0]!.resolve("rows");
+    assert.equal(await next, "rows");
+    assert.deepEqual(faults, ["stalled_queries"]);
+  } finally {
+    await sql.end();
+  }
+});
+
+/** A stand-in for one postgres.js pool: its tagged-template queries, run only when awaited. */
+interface FakePool {
+  readonly sql: postgres.Sql;
+  /** The queries run so far, in order (settled ones too). */
+  readonly running: FakeQuery[];
+}
+
+/** Like a postgres.js query: a promise that runs through `handler` when first awaited. */
+class FakeQuery extends Promise<unknown> {
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+  #ran = false;
+
+  constructor(public handler: (q: FakeQuery) => void) {
+    let ok!: (value: unknown) => void;
+    let ko!: (err: unknown) => void;
+    super((a, b) => {
+      ok = a;
+      ko = b;
+    });
+    this.resolve = ok;
+    this.reject = ko;
+  }
+
+  static override get [Symbol.species]() {
+    return Promise;
+  }
+
+  override then<A = unknown, B = never>(
+    ok?: ((value: unknown) => A | PromiseLike<A>) | null,
+    ko?: ((err: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
+    if (!this.#ran) {
+      this.#ran = true;
+      this.handler(this);
+    }
+    return super.then(ok, ko);
+  }
+}
+
+/** A fake client pool whose `end()` fails its pending queries as the client's does. */
+function fakePool(): FakePool {
+  const running: FakeQuery[] = [];
+  const handler = (q: FakeQuery) => void running.push(q);
+  const sql = Object.assign((_strings: TemplateStringsArray) => new FakeQuery(handler), {
+    end: () => {
+      const destroyed = Object.assign(new Error("destroyed"), { code: "CONNECTION_DESTROYED" });
+      for (const q of running) q.reject(destroyed);
+      return Promise.resolve();
+    },
+  });
+  return { sql: sql as unknown as postgres.Sql, running };
+}
 
 /**
  * Terminates the backend of one of `sql`'s connections while a query runs on it.

@@ -233,6 +233,14 @@ conformance(
     await sessions.markUsed(f1, NOW + 120_000);
     assert.equal((await sessions.lastUsed([f1.id])).get(f1.id), NOW + 120_000);
     assert.deepEqual(await sessions.lastUsed([]), new Map());
+    // More families than one KV read takes (getMany: 10 keys): every one answered, in full.
+    const many = Array.from({ length: 25 }, (_, i) => session(100 + i, user(1).id));
+    for (const [f, r] of many) await sessions.create(f, r);
+    for (const [i, [f]] of many.entries()) if (i % 3 === 0) await sessions.markUsed(f, NOW + i);
+    assert.deepEqual(
+      await sessions.lastUsed(many.map(([f]) => f.id)),
+      new Map(many.filter((_, i) => i % 3 === 0).map(([f], k) => [f.id, NOW + 3 * k])),
+    );
   },
 );
 
@@ -520,6 +528,11 @@ conformance(
     assert.deepEqual([...totals], [["192.0.2.1", 21]]);
     const next = await other.rateLimits.add(window + 1, new Map([["192.0.2.1", 1]]), forgetAt);
     assert.equal(next.get("192.0.2.1"), 1);
+    // More keys than one KV read takes (getMany: 10 keys): every one counted, in full.
+    const wide = new Map(Array.from({ length: 25 }, (_, i) => [`203.0.113.${i}`, i + 1]));
+    await store.rateLimits.add(window, wide, forgetAt);
+    const again = await other.rateLimits.add(window, wide, forgetAt);
+    assert.deepEqual(again, new Map([...wide].map(([k, n]) => [k, 2 * n])));
   },
 );
 

@@ -14,21 +14,21 @@
 import { context, ROOT_CONTEXT, type Span, SpanKind, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { OTLPTraceExporter as OTLPProtoTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import {
+  AlwaysOnSampler,
   BasicTracerProvider,
   BatchSpanProcessor,
   type IdGenerator,
   RandomIdGenerator,
   type ReadableSpan,
-  type Sampler,
-  SamplingDecision,
-  type SamplingResult,
   type SpanExporter,
   type SpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { parseTraceparent, sampled, type SamplerConfig } from "./sampler.ts";
 import { openTelemetryTracing, TRACER_NAME, type Tracing } from "./tracing.ts";
+import { DEFAULT_OTLP_PROTOCOL, type OtlpProtocol } from "./otlp_protocol.ts";
 
 /** What an exporter ({@linkcode SdkTracingOptions.exporter}) is handed, and its interface. */
 export type { ReadableSpan, SpanExporter };
@@ -67,11 +67,19 @@ export interface SdkTracingOptions {
   /** `service.name` of the exported resource. */
   readonly serviceName: string;
   /**
-   * The exporter; by default OTLP over HTTP (JSON) to `OTEL_EXPORTER_OTLP_ENDPOINT` /
-   * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (headers from `OTEL_EXPORTER_OTLP_HEADERS`), which
-   * the exporter reads itself.
+   * The exporter; by default {@linkcode otlpExporter} in {@linkcode protocol} to
+   * `OTEL_EXPORTER_OTLP_ENDPOINT` / `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (headers from
+   * `OTEL_EXPORTER_OTLP_HEADERS`), which the exporter reads itself.
    */
   readonly exporter?: SpanExporter;
+  /** The default exporter's encoding ({@linkcode DEFAULT_OTLP_PROTOCOL} when not given). */
+  readonly protocol?: OtlpProtocol;
+  /**
+   * The head-sampling decision under {@linkcode sampler}: {@linkcode sampled} by default. It is
+   * made once per trace this service starts or joins (a request, a delivery), before any span
+   * exists; a test passes its own to count the calls.
+   */
+  readonly decide?: typeof sampled;
 }
 
 /**
@@ -92,8 +100,9 @@ export interface SdkTracingOptions {
  * ```
  */
 export function sdkTracing(options: SdkTracingOptions): SdkTracing {
+  const decide = options.decide ?? sampled;
   const ids = new PresetTraceIds();
-  const counting = new CountingExporter(options.exporter ?? otlpExporter());
+  const counting = new CountingExporter(options.exporter ?? otlpExporter(options.protocol));
   const processor = new BoundedProcessor(
     new BatchSpanProcessor(counting, {
       maxQueueSize: MAX_QUEUED_SPANS,
@@ -105,7 +114,11 @@ export function sdkTracing(options: SdkTracingOptions): SdkTracing {
   );
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ "service.name": options.serviceName }),
-    sampler: new HeadSampler(options.sampler),
+    // Sampling is decided once, before a span exists (`serve` for a request, `startsTrace` for
+    // a delivery): a span the SDK is asked for is a sampled root or the child of a sampled span
+    // (an unsampled trace runs with no span, so it has no children), so the SDK's own sampler
+    // only records it.
+    sampler: new AlwaysOnSampler(),
     idGenerator: ids,
     spanProcessors: [processor],
   });
@@ -114,7 +127,13 @@ export function sdkTracing(options: SdkTracingOptions): SdkTracing {
   // globally: the service's spans all come from its own tracer.
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   const tracer = provider.getTracer(TRACER_NAME);
-  const base = openTelemetryTracing(tracer);
+  // A delivery starts a trace of its own: decided by the root sampler on the id its span gets.
+  const base = openTelemetryTracing(tracer, () => {
+    const traceId = ids.generateTraceId();
+    if (!decide(options.sampler, undefined, traceId)) return false;
+    ids.preset(traceId);
+    return true;
+  });
   return {
     ...base,
     traceHeaders() {
@@ -127,7 +146,7 @@ export function sdkTracing(options: SdkTracingOptions): SdkTracing {
       const parent = parseTraceparent(req.headers.get("traceparent"));
       const traceId = parent?.traceId ?? ids.generateTraceId();
       // Decided before any span exists: an unsampled request makes none.
-      if (!sampled(options.sampler, parent, traceId)) return handle(req, info!);
+      if (!decide(options.sampler, parent, traceId)) return handle(req, info!);
       const url = new URL(req.url);
       const parentContext = parent === undefined
         ? ROOT_CONTEXT
@@ -159,14 +178,18 @@ export function sdkTracing(options: SdkTracingOptions): SdkTracing {
 }
 
 /**
- * The exporter {@linkcode sdkTracing} uses by default: OTLP over HTTP (JSON) to
+ * The exporter {@linkcode sdkTracing} uses by default: OTLP over HTTP, in JSON or protobuf, to
  * `OTEL_EXPORTER_OTLP_ENDPOINT` / `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, which it reads itself
  * (the benchmark wraps it to time the export apart from the requests).
  *
+ * @param protocol the encoding (default {@linkcode DEFAULT_OTLP_PROTOCOL})
  * @returns a new exporter
  */
-export function otlpExporter(): SpanExporter {
-  return new OTLPTraceExporter({ timeoutMillis: EXPORT_TIMEOUT_MS });
+export function otlpExporter(protocol: OtlpProtocol = DEFAULT_OTLP_PROTOCOL): SpanExporter {
+  const options = { timeoutMillis: EXPORT_TIMEOUT_MS };
+  return protocol === "http/protobuf"
+    ? new OTLPProtoTraceExporter(options)
+    : new OTLPTraceExporter(options);
 }
 
 async function served<I>(
@@ -186,30 +209,6 @@ async function served<I>(
     throw err;
   } finally {
     span.end();
-  }
-}
-
-/** The SDK's sampler over {@linkcode sampled}: the spans that start a trace (deliveries). */
-class HeadSampler implements Sampler {
-  constructor(private readonly config: SamplerConfig) {}
-
-  shouldSample(
-    parentContext: Parameters<Sampler["shouldSample"]>[0],
-    traceId: string,
-  ): SamplingResult {
-    const parent = trace.getSpanContext(parentContext);
-    const decision = sampled(
-      this.config,
-      parent && { sampled: (parent.traceFlags & 1) === 1 },
-      traceId,
-    );
-    return {
-      decision: decision ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD,
-    };
-  }
-
-  toString(): string {
-    return `HeadSampler{${this.config.name}, ${this.config.ratio}}`;
   }
 }
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { trace } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { type SamplerConfig, samplerFromEnv } from "./sampler.ts";
+import { sampled, SAMPLER_NAMES, type SamplerConfig, samplerFromEnv } from "./sampler.ts";
 import { sdkTracing } from "./sdk_tracing.ts";
 
 const TRACE = "0af7651916cd43dd8448eb211c80319c";
@@ -120,4 +120,119 @@ Deno.test("sdkTracing: a collector that is down costs dropped spans, counted, ne
   }
   await tracing.shutdown();
   assert.deepEqual(tracing.droppedSpans(), { queueFull: 0, exportFailed: 3 });
+});
+
+Deno.test("sdkTracing: sampling is decided once per request or delivery, never again by the SDK", async () => {
+  for (const name of SAMPLER_NAMES) {
+    const config = samplerFromEnv(name, "0.5").config;
+    for (const flag of [undefined, "01", "00"]) {
+      const calls: boolean[] = [];
+      const decide: typeof sampled = (...args) => {
+        const decision = sampled(...args);
+        calls.push(decision);
+        return decision;
+      };
+      const spans: ReadableSpan[] = [];
+      const tracing = sdkTracing({
+        sampler: config,
+        serviceName: "test",
+        decide,
+        exporter: {
+          export(batch, done) {
+            spans.push(...batch);
+            done({ code: 0 });
+          },
+          shutdown: () => Promise.resolve(),
+        },
+      });
+      const child = () =>
+        tracing.inSpan("store sessions.rotate", {}, () => Promise.resolve(), { leaf: true });
+      const headers: HeadersInit = flag === undefined
+        ? {}
+        : { traceparent: `00-${TRACE}-${CALLER}-${flag}` };
+      await tracing.serve!(new Request("https://auth.example/token", { headers }), async () => {
+        await child();
+        await child();
+        return new Response("{}");
+      });
+      // A delivery: a trace of its own, with a span under it.
+      await tracing.inSpan("webhook deliver", {}, async () => {
+        await tracing.inSpan("provider x", {}, () => Promise.resolve());
+      }, { root: true });
+      await tracing.shutdown();
+      const where = `${name}, traceparent flag ${flag ?? "none"}`;
+      // One decision for the request, one for the delivery: none per span.
+      assert.equal(calls.length, 2, where);
+      const [request, delivery] = calls;
+      const names = spans.map((s) => s.name).sort();
+      assert.deepEqual(
+        names,
+        [
+          ...(request ? ["GET", "store sessions.rotate", "store sessions.rotate"] : []),
+          ...(delivery ? ["provider x", "webhook deliver"] : []),
+        ].sort(),
+        where,
+      );
+      // What was decided is what the specification's sampler decides.
+      if (flag !== undefined && name.startsWith("parentbased_")) {
+        assert.equal(request, flag === "01", where);
+      }
+      if (name.endsWith("always_on")) assert.equal(delivery, true, where);
+      if (name.endsWith("always_off")) assert.equal(delivery, false, where);
+    }
+  }
+});
+
+Deno.test("sdkTracing: an unsampled delivery runs with no span at all", async () => {
+  const tracing = sdkTracing({
+    sampler: samplerFromEnv("always_off", undefined).config,
+    serviceName: "test",
+    exporter: {
+      export: (_batch, done) => done({ code: 0 }),
+      shutdown: () => Promise.resolve(),
+    },
+  });
+  let active: ReturnType<typeof trace.getActiveSpan> = undefined;
+  let headers: Readonly<Record<string, string>> = {};
+  await tracing.inSpan("webhook deliver", {}, () => {
+    active = trace.getActiveSpan();
+    headers = tracing.traceHeaders();
+    return Promise.resolve();
+  }, { root: true });
+  assert.equal(active, undefined);
+  assert.deepEqual(headers, {});
+  await tracing.shutdown();
+});
+
+Deno.test("sdkTracing: the SDK records what was decided, without deciding again", async () => {
+  // A decision against the configured sampler: a second decision by the sampler (in the SDK,
+  // per span) would undo it.
+  for (const [name, decision] of [["always_off", true], ["always_on", false]] as const) {
+    let calls = 0;
+    const spans: ReadableSpan[] = [];
+    const tracing = sdkTracing({
+      sampler: samplerFromEnv(name, undefined).config,
+      serviceName: "test",
+      decide: () => (calls++, decision),
+      exporter: {
+        export(batch, done) {
+          spans.push(...batch);
+          done({ code: 0 });
+        },
+        shutdown: () => Promise.resolve(),
+      },
+    });
+    await tracing.serve!(new Request("https://auth.example/token"), async () => {
+      await tracing.inSpan("store sessions.rotate", {}, () => Promise.resolve(), { leaf: true });
+      return new Response("{}");
+    });
+    await tracing.inSpan("webhook deliver", {}, () => Promise.resolve(), { root: true });
+    await tracing.shutdown();
+    assert.equal(calls, 2);
+    assert.deepEqual(
+      spans.map((s) => s.name).sort(),
+      decision ? ["GET", "store sessions.rotate", "webhook deliver"] : [],
+      name,
+    );
+  }
 });

@@ -117,6 +117,9 @@ export function sdkTracingRequested(exporters: string | undefined): boolean {
  *
  * @param tracer where spans are made: by default the registered provider's (Deno's own under
  *   `OTEL_DENO=true`)
+ * @param startsTrace decides a new trace ({@linkcode SpanOptions.root}) before its span exists:
+ *   `false` runs the work with no span at all. For a tracer whose sampler does not decide
+ *   itself (the SDK's, `sdk_tracing.ts`); by default the tracer's sampler decides.
  * @returns tracing that records spans when the runtime has `OTEL_DENO=true`
  *
  * @example
@@ -124,11 +127,17 @@ export function sdkTracingRequested(exporters: string | undefined): boolean {
  * const tracing = tracingRequested(Deno.env.get("OTEL_DENO")) ? openTelemetryTracing() : undefined;
  * ```
  */
-export function openTelemetryTracing(tracer: Tracer = trace.getTracer(TRACER_NAME)): Tracing {
+export function openTelemetryTracing(
+  tracer: Tracer = trace.getTracer(TRACER_NAME),
+  startsTrace?: () => boolean,
+): Tracing {
   return {
     inSpan(name, attributes, work, options = {}) {
-      const parent = trace.getActiveSpan();
-      if (parent === undefined && !options.root) return work(NO_SPAN);
+      if (options.root) {
+        if (startsTrace !== undefined && !startsTrace()) return work(NO_SPAN);
+      } else if (trace.getActiveSpan() === undefined) {
+        return work(NO_SPAN);
+      }
       if (options.leaf) {
         const span = tracer.startSpan(name, { attributes });
         return work(wrap(span)).then((value) => {

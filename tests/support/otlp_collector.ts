@@ -1,7 +1,8 @@
 /**
  * A loopback OpenTelemetry collector for tests: it accepts OTLP over HTTP in its JSON encoding
  * (`OTEL_EXPORTER_OTLP_PROTOCOL=http/json`, which Deno's exporter speaks) and keeps every span
- * it receives, flattened, so a test can look for the spans of one request.
+ * it receives, flattened, so a test can look for the spans of one request. A protobuf export
+ * (`http/protobuf`) is kept as its bytes, undecoded.
  *
  * @module
  */
@@ -27,6 +28,10 @@ export interface OtlpCollector extends AsyncDisposable {
   /** The value for `OTEL_EXPORTER_OTLP_ENDPOINT`. */
   readonly endpoint: string;
   readonly spans: ReceivedSpan[];
+  /** The `content-type` of each trace export received, in order (the protocol spoken). */
+  readonly contentTypes: string[];
+  /** The body of each protobuf export (`application/x-protobuf`), in order. */
+  readonly protobufExports: Uint8Array[];
 }
 
 interface OtlpValue {
@@ -53,10 +58,18 @@ interface OtlpTraces {
 /** Starts a collector on 127.0.0.1 (port 0); `/v1/traces` is kept, logs and metrics dropped. */
 export function startOtlpCollector(): OtlpCollector {
   const spans: ReceivedSpan[] = [];
+  const contentTypes: string[] = [];
+  const protobufExports: Uint8Array[] = [];
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
-    const body = await req.text();
+    const body = await req.bytes();
     if (new URL(req.url).pathname === "/v1/traces") {
-      const traces = JSON.parse(body) as OtlpTraces;
+      const type = req.headers.get("content-type") ?? "";
+      contentTypes.push(type);
+      if (type === "application/x-protobuf") {
+        protobufExports.push(body);
+        return new Response(null, { headers: { "content-type": type } });
+      }
+      const traces = JSON.parse(new TextDecoder().decode(body)) as OtlpTraces;
       for (const rs of traces.resourceSpans ?? []) {
         for (const ss of rs.scopeSpans ?? []) {
           for (const s of ss.spans ?? []) spans.push(flatten(s, ss.scope?.name ?? ""));
@@ -68,6 +81,8 @@ export function startOtlpCollector(): OtlpCollector {
   return {
     endpoint: `http://127.0.0.1:${server.addr.port}`,
     spans,
+    contentTypes,
+    protobufExports,
     [Symbol.asyncDispose]: () => server.shutdown(),
   };
 }

@@ -449,3 +449,62 @@ Deno.test("tracing (SDK): OTEL_TRACES_SAMPLER decides per request; a sampled tra
     assert.ok(traceOf(name).every((t) => t === undefined), name);
   }
 });
+
+for (const protocol of ["http/json", "http/protobuf"] as const) {
+  Deno.test(`tracing (SDK): OTEL_EXPORTER_OTLP_PROTOCOL=${protocol} reaches the collector in that encoding`, async () => {
+    await using collector = startOtlpCollector();
+    const server = await spawnTokenServer({
+      toml: `[server]\nport = 0\n`,
+      env: { ...sdkTracingTo(collector), OTEL_EXPORTER_OTLP_PROTOCOL: protocol },
+    });
+    try {
+      assert.ok(
+        server.stdout.some((l) =>
+          l.includes(`tracing on (OpenTelemetry, OTLP over HTTP; ${protocol}, `)
+        ),
+        server.stdout.join("\n"),
+      );
+      const res = await fetch(`${server.url}/health`);
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+    } finally {
+      await server.stop("SIGTERM");
+    }
+    const type = protocol === "http/json" ? "application/json" : "application/x-protobuf";
+    // Protobuf carries strings as their UTF-8 bytes: the span's name is in the export.
+    const named = () =>
+      protocol === "http/json"
+        ? collector.spans.some((s) => s.name === "GET /health")
+        : collector.protobufExports.some((b) =>
+          new TextDecoder().decode(b).includes("GET /health")
+        );
+    await waitFor(named, "the request's server span");
+    assert.ok(collector.contentTypes.length > 0);
+    for (const t of collector.contentTypes) assert.equal(t, type);
+  });
+}
+
+Deno.test("tracing (SDK): a protocol the exporter cannot speak is named in a warning, and JSON goes out", async () => {
+  await using collector = startOtlpCollector();
+  const server = await spawnTokenServer({
+    toml: `[server]\nport = 0\n`,
+    env: { ...sdkTracingTo(collector), OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "grpc" },
+  });
+  let stderr: string;
+  try {
+    const res = await fetch(`${server.url}/health`);
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+  } finally {
+    stderr = (await server.stop("SIGTERM")).stderr;
+  }
+  assert.match(
+    stderr,
+    /OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc is not supported .*; exporting http\/json/,
+  );
+  await waitFor(
+    () => collector.spans.find((s) => s.name === "GET /health"),
+    "the request's server span",
+  );
+  for (const type of collector.contentTypes) assert.equal(type, "application/json");
+});
