@@ -22,6 +22,7 @@ import type { Fetch } from "../providers/provider_fetch.ts";
 import type { SessionClient } from "../store/sessions.ts";
 import type { UserRecord } from "../store/users.ts";
 import type { TraceSpan, Tracing } from "../telemetry/tracing.ts";
+import type { UserView } from "../users/user_view.ts";
 import { type BodySigner, bodySigner } from "../webhooks/signing.ts";
 import { type HookAnswer, MAX_HOOK_ANSWER_BYTES, readHookAnswer } from "./hook_answer.ts";
 
@@ -32,14 +33,11 @@ export type HookClient = SessionClient;
 export interface AccessTokenHookRequest {
   /** The `grant_type` of the request being answered. */
   readonly grant_type: string;
-  readonly user: {
-    readonly id: string;
-    readonly provider: string;
-    readonly external_id: string;
-    readonly email: string;
-    readonly display_name: string;
-    readonly metadata: Readonly<Record<string, unknown>>;
-  };
+  /** The user's identity and metadata, as the internal API shows them (no claims or status). */
+  readonly user: Pick<
+    UserView,
+    "id" | "provider" | "external_id" | "email" | "display_name" | "metadata"
+  >;
   /** Every claim the token would carry without the hook. */
   readonly claims: Readonly<Record<string, unknown>>;
   readonly client: HookClient;
