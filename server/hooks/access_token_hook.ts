@@ -14,8 +14,8 @@
  */
 import { base64url, type Clock, type Logger, type Random } from "@org/shared";
 import type { AccessTokenHookConfig } from "../config/schema.ts";
-import { OAuthError, temporarilyUnavailable } from "../errors.ts";
-import { readCapped } from "../http/body.ts";
+import { temporarilyUnavailable } from "../errors.ts";
+import { BodyReadError, readCappedText } from "../http/capped_body.ts";
 import { LATE, ReadDeadlines } from "../http/read_deadlines.ts";
 import type { HookOutcome, Metrics } from "../metrics/metrics.ts";
 import type { Fetch } from "../providers/provider_fetch.ts";
@@ -178,10 +178,10 @@ export class AccessTokenHook {
     span?.setAttributes({ "http.response.status_code": res.status });
     let text: string;
     try {
-      text = await readCapped(res, MAX_HOOK_ANSWER_BYTES);
+      text = await readCappedText(res, MAX_HOOK_ANSWER_BYTES);
     } catch (err) {
       return {
-        error: err instanceof OAuthError && err.status === 413
+        error: err instanceof BodyReadError && err.fault === "too_large"
           ? `answered with more than ${MAX_HOOK_ANSWER_BYTES} bytes`
           : "answered with a body that could not be read as UTF-8 text",
       };
