@@ -24,7 +24,7 @@
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { readBound } from "./duckdb.ts";
-import { utcDay } from "./range.ts";
+import { type QueryRange, utcDay } from "./range.ts";
 import { groupedSql, type NamedMember, type SharedScan } from "./shared_scan.ts";
 import { type PageViewSource, quoteIdentifier, type Rollup, type RollupReport } from "./source.ts";
 
@@ -102,40 +102,42 @@ export async function attachRollup(
     `CREATE TABLE IF NOT EXISTS ${days} (day DATE PRIMARY KEY, rows BIGINT NOT NULL, ` +
       "times VARCHAR, rolled_at TIMESTAMPTZ NOT NULL)",
   );
+  // A day's rolled rows for one bots rule: the scan's own grouped SQL for that day.
+  const dayRows = (s: RolledScan, range: QueryRange) =>
+    `SELECT CAST($from AS DATE) AS rolled_day, CAST($bots AS BOOLEAN) AS bots, * FROM (${
+      groupedSql(s.scan, source.relation, range, s.members)
+    })`;
+  const dayParams = (range: QueryRange) => ({
+    from: range.from,
+    to: range.to,
+    bots: range.includeBots,
+  });
   for (const s of options.scans) {
     // The columns and their types are the scan's own: an empty run of it for one day.
     await readBound(
       c,
-      `CREATE TABLE IF NOT EXISTS ${table(s.name)} AS SELECT CAST($from AS DATE) AS ` +
-        `rolled_day, CAST($bots AS BOOLEAN) AS bots, * FROM (${
-          groupedSql(s.scan, source.relation, DAY_RANGE, s.members)
-        }) LIMIT 0`,
-      { from: DAY_RANGE.from, to: DAY_RANGE.to, bots: false },
+      `CREATE TABLE IF NOT EXISTS ${table(s.name)} AS ${dayRows(s, DAY_RANGE)} LIMIT 0`,
+      dayParams(DAY_RANGE),
     );
   }
 
-  const rollDay = async (w: DuckDBConnection, day: string) => {
-    await w.run("BEGIN TRANSACTION");
-    try {
-      await readBound(w, `DELETE FROM ${days} WHERE day = CAST($from AS DATE)`, { from: day });
+  // Empties a day (its rolled rows and its fingerprint), inside the caller's transaction.
+  const emptyDay = async (w: DuckDBConnection, day: string) => {
+    for (const s of options.scans) {
+      await readBound(w, `DELETE FROM ${table(s.name)} WHERE rolled_day = CAST($from AS DATE)`, {
+        from: day,
+      });
+    }
+    await readBound(w, `DELETE FROM ${days} WHERE day = CAST($from AS DATE)`, { from: day });
+  };
+
+  const rollDay = (w: DuckDBConnection, day: string) =>
+    inTransaction(w, async () => {
+      await emptyDay(w, day);
       for (const s of options.scans) {
-        await readBound(w, `DELETE FROM ${table(s.name)} WHERE rolled_day = CAST($from AS DATE)`, {
-          from: day,
-        });
-        for (const bots of [false, true]) {
-          await readBound(
-            w,
-            `INSERT INTO ${table(s.name)} SELECT CAST($from AS DATE), CAST($bots AS BOOLEAN), ` +
-              `* FROM (${
-                groupedSql(
-                  s.scan,
-                  source.relation,
-                  { from: day, to: day, includeBots: bots },
-                  s.members,
-                )
-              })`,
-            { from: day, to: day, bots },
-          );
+        for (const includeBots of [false, true]) {
+          const range = { from: day, to: day, includeBots };
+          await readBound(w, `INSERT INTO ${table(s.name)} ${dayRows(s, range)}`, dayParams(range));
         }
       }
       // The fingerprint of the rows rolled up, read in the same transaction.
@@ -145,28 +147,9 @@ export async function attachRollup(
           `${source.relation} WHERE day = CAST($from AS DATE)`,
         { from: day },
       );
-      await w.run("COMMIT");
-    } catch (err) {
-      await w.run("ROLLBACK").catch(() => {});
-      throw err;
-    }
-  };
+    });
 
-  const dropDay = async (w: DuckDBConnection, day: string) => {
-    await w.run("BEGIN TRANSACTION");
-    try {
-      for (const s of options.scans) {
-        await readBound(w, `DELETE FROM ${table(s.name)} WHERE rolled_day = CAST($from AS DATE)`, {
-          from: day,
-        });
-      }
-      await readBound(w, `DELETE FROM ${days} WHERE day = CAST($from AS DATE)`, { from: day });
-      await w.run("COMMIT");
-    } catch (err) {
-      await w.run("ROLLBACK").catch(() => {});
-      throw err;
-    }
-  };
+  const dropDay = (w: DuckDBConnection, day: string) => inTransaction(w, () => emptyDay(w, day));
 
   const refreshNow = (from: string, to: string): Promise<RollupReport> =>
     source.use(async (w) => {
@@ -251,6 +234,18 @@ async function scansDigest(relation: string, scans: readonly RolledScan[]): Prom
     .join("\n");
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Runs `fn` in one transaction of `w`: all of its writes, or none. */
+async function inTransaction(w: DuckDBConnection, fn: () => Promise<void>): Promise<void> {
+  await w.run("BEGIN TRANSACTION");
+  try {
+    await fn();
+    await w.run("COMMIT");
+  } catch (err) {
+    await w.run("ROLLBACK").catch(() => {});
+    throw err;
+  }
 }
 
 /** A SQL string literal (pure): DuckDB's ATTACH takes no bound parameter. */
