@@ -847,7 +847,7 @@ function runScan(
     try {
       // Before taking a connection: the roll-up's refresh takes one of its own.
       const rolled = await rolledUpSql(source, source.rollup, name, range, members);
-      return await readScan(source, name, members, range, rolled);
+      return await readScan(source, name, members, range, rolled ?? raw);
     } catch (err) {
       // The roll-up only saves time: when it fails (a broken or locked file), the table gives
       // the same answer, slower, and the page is not an error.
@@ -898,7 +898,8 @@ function scanMembers(name: ScanName): NamedMember<ScanName, QueryName>[] {
 /**
  * The grouped rows of a scan for a range with a roll-up: its closed days from the roll-up
  * (refreshed first, so a changed day is rolled up again before it is read), its open days
- * from the table (after `$closed`, the last closed day), added up group by group.
+ * from the table (after `$closed`, the last closed day), added up group by group; `undefined`
+ * when the range has no closed day (the table's grouped rows are the answer).
  */
 async function rolledUpSql(
   source: PageViewSource,
@@ -906,12 +907,10 @@ async function rolledUpSql(
   name: ScanName,
   range: QueryRange,
   members: readonly NamedMember<ScanName>[],
-): Promise<{ sql: string; closed: string | undefined }> {
+): Promise<{ sql: string; closed: string } | undefined> {
   const scan = SCANS[name];
   const lastClosed = rollup.lastClosedDay();
-  if (range.from > lastClosed) {
-    return { sql: groupedSql(scan, source.relation, range, members), closed: undefined };
-  }
+  if (range.from > lastClosed) return undefined;
   await rollup.refresh(range);
   const closed = range.to < lastClosed ? range.to : lastClosed;
   const parts = [
