@@ -242,6 +242,18 @@ function ranked(grouped: string, value: string, order: string): string {
     `LIMIT ${TOP_LIMIT}`;
 }
 
+/**
+ * Every day of the range, oldest first, with `columns` chosen from `c`: that day's requests,
+ * cache hits and bytes from the requests scan's (day, hit) groups, null on a day without
+ * requests (pure). The two per-day traffic panels differ only in the columns they show.
+ */
+function trafficPerDay(grouped: string, columns: string): string {
+  return "WITH c AS (SELECT day, CAST(sum(n) AS BIGINT) AS requests, CAST(coalesce(sum(n) " +
+    "FILTER (WHERE hit), 0) AS BIGINT) AS hits, CAST(sum(bytes) AS BIGINT) AS bytes FROM " +
+    `${grouped} GROUP BY day) SELECT strftime(d.day, '%Y-%m-%d') AS day, ${columns} FROM ` +
+    `(${DAYS}) d LEFT JOIN c USING (day) ORDER BY d.day`;
+}
+
 /** The scans several queries share (`shared_scan.ts`). */
 export type ScanName = "page_views" | "visits" | "requests" | "downloads" | "feeds";
 
@@ -471,12 +483,11 @@ export const NAMED_QUERIES: Readonly<Record<QueryName, NamedQuery>> = {
     scan: "requests",
     groupBy: ["day", "hit"],
     finish: (grouped) =>
-      `WITH c AS (SELECT day, CAST(coalesce(sum(n) FILTER (WHERE hit), 0) AS BIGINT) AS hits, ` +
-      `CAST(sum(n) AS BIGINT) AS requests FROM ${grouped} GROUP BY day) SELECT ` +
-      `strftime(d.day, '%Y-%m-%d') AS day, CAST(coalesce(c.hits, 0) AS BIGINT) AS hits, ` +
-      `CAST(coalesce(c.requests, 0) AS BIGINT) AS requests, ` +
-      `CASE WHEN c.requests > 0 THEN c.hits / c.requests END AS ratio FROM (${DAYS}) d ` +
-      `LEFT JOIN c USING (day) ORDER BY d.day`,
+      trafficPerDay(
+        grouped,
+        "CAST(coalesce(c.hits, 0) AS BIGINT) AS hits, CAST(coalesce(c.requests, 0) AS BIGINT) " +
+          "AS requests, CASE WHEN c.requests > 0 THEN c.hits / c.requests END AS ratio",
+      ),
   }),
   row_count: scanQuery({
     name: "row_count",
@@ -695,12 +706,11 @@ export const NAMED_QUERIES: Readonly<Record<QueryName, NamedQuery>> = {
     scan: "requests",
     groupBy: ["day", "hit"],
     finish: (grouped) =>
-      `WITH c AS (SELECT day, CAST(sum(n) AS BIGINT) AS requests, CAST(sum(bytes) AS BIGINT) ` +
-      `AS bytes, CAST(coalesce(sum(n) FILTER (WHERE hit), 0) AS BIGINT) AS hits FROM ` +
-      `${grouped} GROUP BY day) SELECT strftime(d.day, '%Y-%m-%d') AS day, ` +
-      "CAST(coalesce(c.requests, 0) AS BIGINT) AS requests, CAST(coalesce(c.bytes, 0) AS " +
-      "BIGINT) AS bytes, CASE WHEN c.requests > 0 THEN c.hits / c.requests END AS hit_ratio " +
-      `FROM (${DAYS}) d LEFT JOIN c USING (day) ORDER BY d.day`,
+      trafficPerDay(
+        grouped,
+        "CAST(coalesce(c.requests, 0) AS BIGINT) AS requests, CAST(coalesce(c.bytes, 0) AS " +
+          "BIGINT) AS bytes, CASE WHEN c.requests > 0 THEN c.hits / c.requests END AS hit_ratio",
+      ),
   }),
   cdn_cost_paths: scanQuery({
     name: "cdn_cost_paths",
