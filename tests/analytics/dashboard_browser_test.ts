@@ -93,6 +93,19 @@ Deno.test({
     const totalViews = (value: string) =>
       page.locator("#total-views").filter({ hasText: new RegExp(`^${value}$`) }).waitFor();
     const text = async (selector: string) => (await page.textContent(selector))?.trim();
+    /** Resizes the page, then waits for the charts to be redrawn at its width (debounced). */
+    const resize = async (width: number, height: number) => {
+      await page.setViewportSize({ width, height });
+      // A string: this file is type-checked without the DOM library.
+      await page.waitForFunction(
+        `document.documentElement.clientWidth === ${width} && ` +
+          `[...document.querySelectorAll(".panel .body")].every((body) => {` +
+          `  const chart = body.querySelector("canvas");` +
+          `  return chart === null ||` +
+          `    Math.abs(chart.getBoundingClientRect().width - Math.max(280, body.clientWidth)) < 2;` +
+          `})`,
+      );
+    };
 
     const started = performance.now();
     await page.goto(dashboard.url);
@@ -127,8 +140,7 @@ Deno.test({
     await ready();
     assert.equal(await text("#total-visitors"), "10");
     assert.match((await text("#status")) ?? "", /bots included/);
-    await page.setViewportSize({ width: 1280, height: 1400 });
-    await page.waitForTimeout(300);
+    await resize(1280, 1400);
     const shot = await page.screenshot({ fullPage: true });
     assert.ok(shot.byteLength > 10_000, "the screenshot has content");
     const keep = Deno.env.get("ANALYTICS_DASHBOARD_SCREENSHOT");
@@ -143,8 +155,7 @@ Deno.test({
     assert.equal(await text("#panel-top_paths .state"), "No data in this range.");
 
     // A phone: nothing wider than the screen.
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.waitForTimeout(300);
+    await resize(390, 844);
     const overflow = await page.evaluate<number>(
       "document.documentElement.scrollWidth - document.documentElement.clientWidth",
     );
