@@ -36,12 +36,16 @@ import { silentLogger } from "@org/shared";
 import { createDashboardHandler } from "../analytics/dashboard/handler.ts";
 import { serveDashboard } from "../analytics/dashboard/serve.ts";
 import { openLocalTable } from "../analytics/queries/local_table.ts";
-import { NAMED_QUERIES, QUERY_NAMES, runNamedQuery } from "../analytics/queries/named_queries.ts";
+import {
+  NAMED_QUERIES,
+  QUERY_NAMES,
+  rolledScans,
+  runNamedQuery,
+} from "../analytics/queries/named_queries.ts";
 import { createScanSharing, type ScanSharing } from "../analytics/queries/shared_scan.ts";
 import type { PageViewSource } from "../analytics/queries/source.ts";
 import { utcDay } from "../analytics/queries/range.ts";
 import { attachRollup, lastClosedDay } from "../analytics/queries/rollup.ts";
-import { rolledScans } from "../analytics/queries/named_queries.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

@@ -30,7 +30,7 @@ async function timed(send: () => Promise<Response>): Promise<number> {
   return performance.now() - start;
 }
 
-/** Health latencies while `flood` runs (or `count` of them when there is none). */
+/** Health latencies while `flood` runs (200 of them when there is none), and the flood's refusals. */
 async function healthDuring(
   url: string,
   flood: (() => Promise<Response>)[] | undefined,

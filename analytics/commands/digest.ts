@@ -48,7 +48,7 @@ export function digestCommandWith(open: OpenExportTable): PluginCommand<Analytic
     async run(ctx, config, host) {
       if (ctx.flags.week !== true) {
         throw new DeployError("usage", "digest needs a period: --week", {
-          hint: "deploy analytics digest <env> --week [--format markdown|html|json]",
+          hint: `run \`deploy analytics digest ${ctx.env} --week\` (--format markdown|html|json)`,
         });
       }
       const json = ctx.out.mode === "json";

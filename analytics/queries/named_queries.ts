@@ -242,6 +242,18 @@ function ranked(grouped: string, value: string, order: string): string {
     `LIMIT ${TOP_LIMIT}`;
 }
 
+/**
+ * Every day of the range, oldest first, with `columns` chosen from `c`: that day's requests,
+ * cache hits and bytes from the requests scan's (day, hit) groups, null on a day without
+ * requests (pure). The two per-day traffic panels differ only in the columns they show.
+ */
+function trafficPerDay(grouped: string, columns: string): string {
+  return "WITH c AS (SELECT day, CAST(sum(n) AS BIGINT) AS requests, CAST(coalesce(sum(n) " +
+    "FILTER (WHERE hit), 0) AS BIGINT) AS hits, CAST(sum(bytes) AS BIGINT) AS bytes FROM " +
+    `${grouped} GROUP BY day) SELECT strftime(d.day, '%Y-%m-%d') AS day, ${columns} FROM ` +
+    `(${DAYS}) d LEFT JOIN c USING (day) ORDER BY d.day`;
+}
+
 /** The scans several queries share (`shared_scan.ts`). */
 export type ScanName = "page_views" | "visits" | "requests" | "downloads" | "feeds";
 
@@ -471,12 +483,11 @@ export const NAMED_QUERIES: Readonly<Record<QueryName, NamedQuery>> = {
     scan: "requests",
     groupBy: ["day", "hit"],
     finish: (grouped) =>
-      `WITH c AS (SELECT day, CAST(coalesce(sum(n) FILTER (WHERE hit), 0) AS BIGINT) AS hits, ` +
-      `CAST(sum(n) AS BIGINT) AS requests FROM ${grouped} GROUP BY day) SELECT ` +
-      `strftime(d.day, '%Y-%m-%d') AS day, CAST(coalesce(c.hits, 0) AS BIGINT) AS hits, ` +
-      `CAST(coalesce(c.requests, 0) AS BIGINT) AS requests, ` +
-      `CASE WHEN c.requests > 0 THEN c.hits / c.requests END AS ratio FROM (${DAYS}) d ` +
-      `LEFT JOIN c USING (day) ORDER BY d.day`,
+      trafficPerDay(
+        grouped,
+        "CAST(coalesce(c.hits, 0) AS BIGINT) AS hits, CAST(coalesce(c.requests, 0) AS BIGINT) " +
+          "AS requests, CASE WHEN c.requests > 0 THEN c.hits / c.requests END AS ratio",
+      ),
   }),
   row_count: scanQuery({
     name: "row_count",
@@ -695,12 +706,11 @@ export const NAMED_QUERIES: Readonly<Record<QueryName, NamedQuery>> = {
     scan: "requests",
     groupBy: ["day", "hit"],
     finish: (grouped) =>
-      `WITH c AS (SELECT day, CAST(sum(n) AS BIGINT) AS requests, CAST(sum(bytes) AS BIGINT) ` +
-      `AS bytes, CAST(coalesce(sum(n) FILTER (WHERE hit), 0) AS BIGINT) AS hits FROM ` +
-      `${grouped} GROUP BY day) SELECT strftime(d.day, '%Y-%m-%d') AS day, ` +
-      "CAST(coalesce(c.requests, 0) AS BIGINT) AS requests, CAST(coalesce(c.bytes, 0) AS " +
-      "BIGINT) AS bytes, CASE WHEN c.requests > 0 THEN c.hits / c.requests END AS hit_ratio " +
-      `FROM (${DAYS}) d LEFT JOIN c USING (day) ORDER BY d.day`,
+      trafficPerDay(
+        grouped,
+        "CAST(coalesce(c.requests, 0) AS BIGINT) AS requests, CAST(coalesce(c.bytes, 0) AS " +
+          "BIGINT) AS bytes, CASE WHEN c.requests > 0 THEN c.hits / c.requests END AS hit_ratio",
+      ),
   }),
   cdn_cost_paths: scanQuery({
     name: "cdn_cost_paths",
@@ -847,7 +857,7 @@ function runScan(
     try {
       // Before taking a connection: the roll-up's refresh takes one of its own.
       const rolled = await rolledUpSql(source, source.rollup, name, range, members);
-      return await readScan(source, name, members, range, rolled);
+      return await readScan(source, name, members, range, rolled ?? raw);
     } catch (err) {
       // The roll-up only saves time: when it fails (a broken or locked file), the table gives
       // the same answer, slower, and the page is not an error.
@@ -898,7 +908,8 @@ function scanMembers(name: ScanName): NamedMember<ScanName, QueryName>[] {
 /**
  * The grouped rows of a scan for a range with a roll-up: its closed days from the roll-up
  * (refreshed first, so a changed day is rolled up again before it is read), its open days
- * from the table (after `$closed`, the last closed day), added up group by group.
+ * from the table (after `$closed`, the last closed day), added up group by group; `undefined`
+ * when the range has no closed day (the table's grouped rows are the answer).
  */
 async function rolledUpSql(
   source: PageViewSource,
@@ -906,12 +917,10 @@ async function rolledUpSql(
   name: ScanName,
   range: QueryRange,
   members: readonly NamedMember<ScanName>[],
-): Promise<{ sql: string; closed: string | undefined }> {
+): Promise<{ sql: string; closed: string } | undefined> {
   const scan = SCANS[name];
   const lastClosed = rollup.lastClosedDay();
-  if (range.from > lastClosed) {
-    return { sql: groupedSql(scan, source.relation, range, members), closed: undefined };
-  }
+  if (range.from > lastClosed) return undefined;
   await rollup.refresh(range);
   const closed = range.to < lastClosed ? range.to : lastClosed;
   const parts = [

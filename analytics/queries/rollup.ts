@@ -24,7 +24,7 @@
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { readBound } from "./duckdb.ts";
-import { utcDay } from "./range.ts";
+import { type QueryRange, utcDay } from "./range.ts";
 import { groupedSql, type NamedMember, type SharedScan } from "./shared_scan.ts";
 import { type PageViewSource, quoteIdentifier, type Rollup, type RollupReport } from "./source.ts";
 
@@ -102,40 +102,42 @@ export async function attachRollup(
     `CREATE TABLE IF NOT EXISTS ${days} (day DATE PRIMARY KEY, rows BIGINT NOT NULL, ` +
       "times VARCHAR, rolled_at TIMESTAMPTZ NOT NULL)",
   );
+  // A day's rolled rows for one bots rule: the scan's own grouped SQL for that day.
+  const dayRows = (s: RolledScan, range: QueryRange) =>
+    `SELECT CAST($from AS DATE) AS rolled_day, CAST($bots AS BOOLEAN) AS bots, * FROM (${
+      groupedSql(s.scan, source.relation, range, s.members)
+    })`;
+  const dayParams = (range: QueryRange) => ({
+    from: range.from,
+    to: range.to,
+    bots: range.includeBots,
+  });
   for (const s of options.scans) {
     // The columns and their types are the scan's own: an empty run of it for one day.
     await readBound(
       c,
-      `CREATE TABLE IF NOT EXISTS ${table(s.name)} AS SELECT CAST($from AS DATE) AS ` +
-        `rolled_day, CAST($bots AS BOOLEAN) AS bots, * FROM (${
-          groupedSql(s.scan, source.relation, DAY_RANGE, s.members)
-        }) LIMIT 0`,
-      { from: DAY_RANGE.from, to: DAY_RANGE.to, bots: false },
+      `CREATE TABLE IF NOT EXISTS ${table(s.name)} AS ${dayRows(s, DAY_RANGE)} LIMIT 0`,
+      dayParams(DAY_RANGE),
     );
   }
 
-  const rollDay = async (w: DuckDBConnection, day: string) => {
-    await w.run("BEGIN TRANSACTION");
-    try {
-      await readBound(w, `DELETE FROM ${days} WHERE day = CAST($from AS DATE)`, { from: day });
+  // Empties a day (its rolled rows and its fingerprint), inside the caller's transaction.
+  const emptyDay = async (w: DuckDBConnection, day: string) => {
+    for (const s of options.scans) {
+      await readBound(w, `DELETE FROM ${table(s.name)} WHERE rolled_day = CAST($from AS DATE)`, {
+        from: day,
+      });
+    }
+    await readBound(w, `DELETE FROM ${days} WHERE day = CAST($from AS DATE)`, { from: day });
+  };
+
+  const rollDay = (w: DuckDBConnection, day: string) =>
+    inTransaction(w, async () => {
+      await emptyDay(w, day);
       for (const s of options.scans) {
-        await readBound(w, `DELETE FROM ${table(s.name)} WHERE rolled_day = CAST($from AS DATE)`, {
-          from: day,
-        });
-        for (const bots of [false, true]) {
-          await readBound(
-            w,
-            `INSERT INTO ${table(s.name)} SELECT CAST($from AS DATE), CAST($bots AS BOOLEAN), ` +
-              `* FROM (${
-                groupedSql(
-                  s.scan,
-                  source.relation,
-                  { from: day, to: day, includeBots: bots },
-                  s.members,
-                )
-              })`,
-            { from: day, to: day, bots },
-          );
+        for (const includeBots of [false, true]) {
+          const range = { from: day, to: day, includeBots };
+          await readBound(w, `INSERT INTO ${table(s.name)} ${dayRows(s, range)}`, dayParams(range));
         }
       }
       // The fingerprint of the rows rolled up, read in the same transaction.
@@ -145,58 +147,48 @@ export async function attachRollup(
           `${source.relation} WHERE day = CAST($from AS DATE)`,
         { from: day },
       );
-      await w.run("COMMIT");
-    } catch (err) {
-      await w.run("ROLLBACK").catch(() => {});
-      throw err;
-    }
-  };
+    });
 
-  const dropDay = async (w: DuckDBConnection, day: string) => {
-    await w.run("BEGIN TRANSACTION");
-    try {
-      for (const s of options.scans) {
-        await readBound(w, `DELETE FROM ${table(s.name)} WHERE rolled_day = CAST($from AS DATE)`, {
-          from: day,
-        });
-      }
-      await readBound(w, `DELETE FROM ${days} WHERE day = CAST($from AS DATE)`, { from: day });
-      await w.run("COMMIT");
-    } catch (err) {
-      await w.run("ROLLBACK").catch(() => {});
-      throw err;
-    }
+  const dropDay = (w: DuckDBConnection, day: string) => inTransaction(w, () => emptyDay(w, day));
+
+  // The closed days of a range whose rolled rows are not the table's: new or changed days
+  // (their fingerprint differs) and gone ones (rolled up once, without rows now).
+  const compare = async (w: DuckDBConnection, from: string, to: string) => {
+    const params = { from, to };
+    const now = await readBound(
+      w,
+      `SELECT strftime(day, '%Y-%m-%d') AS day, ${FINGERPRINT} FROM ${source.relation} ` +
+        "WHERE day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE) GROUP BY day",
+      params,
+    );
+    const then = await readBound(
+      w,
+      `SELECT strftime(day, '%Y-%m-%d') AS day, rows, times FROM ${days} WHERE day ` +
+        "BETWEEN CAST($from AS DATE) AND CAST($to AS DATE)",
+      params,
+    );
+    const stored = new Map(then.map((r) => [String(r.day), fingerprintOf(r)]));
+    const current = new Set(now.map((r) => String(r.day)));
+    const changed = now.filter((r) => stored.get(String(r.day)) !== fingerprintOf(r))
+      .map((r) => String(r.day));
+    const gone = [...stored.keys()].filter((d) => !current.has(d));
+    return { changed, gone, checked: now.length };
   };
 
   const refreshNow = (from: string, to: string): Promise<RollupReport> =>
     source.use(async (w) => {
-      const params = { from, to };
-      const now = await readBound(
-        w,
-        `SELECT strftime(day, '%Y-%m-%d') AS day, ${FINGERPRINT} FROM ${source.relation} ` +
-          "WHERE day BETWEEN CAST($from AS DATE) AND CAST($to AS DATE) GROUP BY day",
-        params,
-      );
-      const then = await readBound(
-        w,
-        `SELECT strftime(day, '%Y-%m-%d') AS day, rows, times FROM ${days} WHERE day ` +
-          "BETWEEN CAST($from AS DATE) AND CAST($to AS DATE)",
-        params,
-      );
-      const stored = new Map(then.map((r) => [String(r.day), fingerprintOf(r)]));
-      const current = new Set<string>();
-      const rolled: string[] = [];
-      for (const row of now) {
-        const day = String(row.day);
-        current.add(day);
-        if (stored.get(day) === fingerprintOf(row)) continue;
-        await rollDay(w, day);
-        rolled.push(day);
-      }
-      const dropped = [...stored.keys()].filter((d) => !current.has(d));
-      for (const day of dropped) await dropDay(w, day);
-      return { rolled: rolled.sort(), dropped: dropped.sort(), checked: now.length };
+      const { changed, gone, checked } = await compare(w, from, to);
+      for (const day of changed) await rollDay(w, day);
+      for (const day of gone) await dropDay(w, day);
+      return { rolled: changed.sort(), dropped: gone.sort(), checked };
     });
+
+  // The closed part of a range, or undefined when it has none.
+  const closedPart = (from: string, to: string) => {
+    const closed = lastClosedDay(options.now());
+    const last = to < closed ? to : closed;
+    return from > last ? undefined : last;
+  };
 
   // One refresh at a time (two would roll the same day up at once); the same days asked for
   // while they are being refreshed share that refresh.
@@ -215,10 +207,17 @@ export async function attachRollup(
   return {
     lastClosedDay: () => lastClosedDay(options.now()),
     table,
+    stale({ from, to }) {
+      const last = closedPart(from, to);
+      if (last === undefined) return Promise.resolve([]);
+      return source.use(async (w) => {
+        const { changed, gone } = await compare(w, from, last);
+        return [...changed, ...gone].sort();
+      });
+    },
     refresh({ from, to }) {
-      const closed = lastClosedDay(options.now());
-      const last = to < closed ? to : closed;
-      if (from > last) return Promise.resolve({ rolled: [], dropped: [], checked: 0 });
+      const last = closedPart(from, to);
+      if (last === undefined) return Promise.resolve({ rolled: [], dropped: [], checked: 0 });
       const key = `${from} ${last}`;
       const running = inFlight.get(key);
       if (running) return running;
@@ -253,6 +252,18 @@ async function scansDigest(relation: string, scans: readonly RolledScan[]): Prom
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** Runs `fn` in one transaction of `w`: all of its writes, or none. */
+async function inTransaction(w: DuckDBConnection, fn: () => Promise<void>): Promise<void> {
+  await w.run("BEGIN TRANSACTION");
+  try {
+    await fn();
+    await w.run("COMMIT");
+  } catch (err) {
+    await w.run("ROLLBACK").catch(() => {});
+    throw err;
+  }
+}
+
 /** A SQL string literal (pure): DuckDB's ATTACH takes no bound parameter. */
 function literal(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
@@ -265,7 +276,9 @@ export const ROLLUP_START_DAYS = 180;
 /**
  * Rolls up the closed days of the last `days` days, one day per refresh, newest first (the
  * default 7-day page is ready first), stopping between days once `stopped` says so: what the
- * dashboard does in the background when it starts.
+ * dashboard does in the background when it starts. Which days need it is read first, in one
+ * read of the table ({@linkcode Rollup.stale}): at a start with every day rolled up already,
+ * that one read is all, not a read per day.
  *
  * @param rollup the roll-up
  * @param now the time, ms since the epoch
@@ -279,10 +292,11 @@ export async function rollUpRecentDays(
   days: number,
   stopped: () => boolean,
 ): Promise<string[]> {
+  const stale = new Set(await rollup.stale({ from: utcDay(now, -days), to: utcDay(now, -1) }));
   const rolled: string[] = [];
   for (let offset = -1; offset >= -days && !stopped(); offset--) {
     const day = utcDay(now, offset);
-    rolled.push(...(await rollup.refresh({ from: day, to: day })).rolled);
+    if (stale.has(day)) rolled.push(...(await rollup.refresh({ from: day, to: day })).rolled);
   }
   return rolled;
 }

@@ -121,7 +121,7 @@ Deno.test("a roll-up file written by other scans' SQL is emptied, not read", asy
   }
 });
 
-Deno.test("rollUpRecentDays(): closed days newest first, one refresh each, until told to stop", async () => {
+Deno.test("rollUpRecentDays(): closed days newest first, one refresh a day, until told to stop", async () => {
   const { table, rollup } = await rolledTable(Date.parse("2026-03-10T12:00:00Z"));
   using _ = table;
   let asked = 0;
@@ -138,6 +138,29 @@ Deno.test("rollUpRecentDays(): closed days newest first, one refresh each, until
     await rollUpRecentDays(rollup, Date.parse("2026-03-10T12:00:00Z"), 9, () => false),
     ["2026-03-03", "2026-03-02", "2026-03-01"],
   );
+});
+
+Deno.test("stale(): the closed days a refresh would roll up or drop; rollUpRecentDays() refreshes only those", async () => {
+  const now = Date.parse("2026-03-10T12:00:00Z");
+  const { table, rollup } = await rolledTable(now);
+  using _ = table;
+  assert.deepEqual(await rollup.stale(WEEK), DAYS);
+  await rollup.refresh(WEEK);
+  assert.deepEqual(await rollup.stale(WEEK), []);
+  await insertRows(table, [testRow("2026-03-02T23:59:00.000Z", { visitor_key: "late" })]);
+  await table.connection.run(`DELETE FROM ${table.relation} WHERE day = DATE '2026-03-01'`);
+  assert.deepEqual(await rollup.stale(WEEK), ["2026-03-01", "2026-03-02"]);
+  const refreshed: string[] = [];
+  const counted = {
+    ...rollup,
+    refresh: (days: { from: string; to: string }) => {
+      refreshed.push(days.from);
+      return rollup.refresh(days);
+    },
+  };
+  assert.deepEqual(await rollUpRecentDays(counted, now, 9, () => false), ["2026-03-02"]);
+  assert.deepEqual(refreshed, ["2026-03-02", "2026-03-01"]);
+  assert.deepEqual(await rollup.stale(WEEK), []);
 });
 
 Deno.test("with snapshots, fingerprints are read again only once the table's snapshot changed", async () => {

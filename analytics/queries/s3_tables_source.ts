@@ -144,7 +144,7 @@ export function extensionsMissing(
     `the DuckDB extension${missing.length > 1 ? "s" : ""} ${list} ${are} not installed` +
       (downloadTried
         ? " and could not be downloaded"
-        : " (status does not download; the dashboard and backfill install missing ones)"),
+        : " (status does not download; dashboard, backfill, export and digest do)"),
     {
       hint: `install ${missing.length > 1 ? "them" : "it"} for DuckDB v1.5.5 where DuckDB finds ` +
         `extensions (~/.duckdb/extensions/v1.5.5/<platform>/): run \`INSTALL ${

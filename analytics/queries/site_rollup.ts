@@ -50,16 +50,12 @@ export async function withRollup(
   if (path !== ":memory:") await mkdir(join(path, ".."));
   const rollup = await attachRollup(source, { path, scans: rolledScans(), now });
   return {
-    connection: source.connection,
-    use: source.use,
-    relation: source.relation,
+    ...source,
     rollup,
     rollupFailed: (err) =>
       warn(
         `the roll-up ${path} failed, so the table answered instead: ` +
           (err instanceof Error ? err.message : String(err)),
       ),
-    ...(source.snapshot ? { snapshot: source.snapshot } : {}),
-    [Symbol.dispose]: () => source[Symbol.dispose](),
   };
 }

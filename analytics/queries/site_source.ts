@@ -68,10 +68,7 @@ export async function openSiteTable(
   try {
     const source = await openSiteSource(opened, config, environ);
     return {
-      connection: source.connection,
-      use: source.use,
-      relation: source.relation,
-      ...(source.snapshot ? { snapshot: source.snapshot } : {}),
+      ...source,
       [Symbol.dispose]() {
         source[Symbol.dispose]();
         opened[Symbol.dispose]();

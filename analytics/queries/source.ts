@@ -69,6 +69,14 @@ export interface Rollup {
    * @returns what it did
    */
   refresh(days: { readonly from: string; readonly to: string }): Promise<RollupReport>;
+  /**
+   * The closed days of the range that {@linkcode Rollup.refresh} would roll up or drop now
+   * (new, changed or without rows), read at once and left as they are.
+   *
+   * @param days the days (the open ones among them are left out)
+   * @returns the days, `YYYY-MM-DD`, oldest first
+   */
+  stale(days: { readonly from: string; readonly to: string }): Promise<string[]>;
 }
 
 /** The DuckDB type of each Iceberg type the table uses. */

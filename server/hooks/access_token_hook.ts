@@ -14,14 +14,15 @@
  */
 import { base64url, type Clock, type Logger, type Random } from "@org/shared";
 import type { AccessTokenHookConfig } from "../config/schema.ts";
-import { OAuthError, temporarilyUnavailable } from "../errors.ts";
-import { readCapped } from "../http/body.ts";
+import { temporarilyUnavailable } from "../errors.ts";
+import { BodyReadError, readCappedText } from "../http/capped_body.ts";
 import { LATE, ReadDeadlines } from "../http/read_deadlines.ts";
 import type { HookOutcome, Metrics } from "../metrics/metrics.ts";
 import type { Fetch } from "../providers/provider_fetch.ts";
 import type { SessionClient } from "../store/sessions.ts";
 import type { UserRecord } from "../store/users.ts";
 import type { TraceSpan, Tracing } from "../telemetry/tracing.ts";
+import type { UserView } from "../users/user_view.ts";
 import { type BodySigner, bodySigner } from "../webhooks/signing.ts";
 import { type HookAnswer, MAX_HOOK_ANSWER_BYTES, readHookAnswer } from "./hook_answer.ts";
 
@@ -32,14 +33,11 @@ export type HookClient = SessionClient;
 export interface AccessTokenHookRequest {
   /** The `grant_type` of the request being answered. */
   readonly grant_type: string;
-  readonly user: {
-    readonly id: string;
-    readonly provider: string;
-    readonly external_id: string;
-    readonly email: string;
-    readonly display_name: string;
-    readonly metadata: Readonly<Record<string, unknown>>;
-  };
+  /** The user's identity and metadata, as the internal API shows them (no claims or status). */
+  readonly user: Pick<
+    UserView,
+    "id" | "provider" | "external_id" | "email" | "display_name" | "metadata"
+  >;
   /** Every claim the token would carry without the hook. */
   readonly claims: Readonly<Record<string, unknown>>;
   readonly client: HookClient;
@@ -180,10 +178,10 @@ export class AccessTokenHook {
     span?.setAttributes({ "http.response.status_code": res.status });
     let text: string;
     try {
-      text = await readCapped(res, MAX_HOOK_ANSWER_BYTES);
+      text = await readCappedText(res, MAX_HOOK_ANSWER_BYTES);
     } catch (err) {
       return {
-        error: err instanceof OAuthError && err.status === 413
+        error: err instanceof BodyReadError && err.fault === "too_large"
           ? `answered with more than ${MAX_HOOK_ANSWER_BYTES} bytes`
           : "answered with a body that could not be read as UTF-8 text",
       };

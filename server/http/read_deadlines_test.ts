@@ -12,9 +12,11 @@ Deno.test("ReadDeadlines.race() rejects with LATE, after onLate, each read on it
   const alive = setTimeout(() => {}, 5000); // the timer is unref'd; this keeps the test alive
   const order: string[] = [];
   const never = new Promise<never>(() => {});
+  // Seconds apart, not milliseconds: a busy machine that stalls this process past the long
+  // deadline would fire both at once (and time out the quick read too).
   const short = deadlines.race(never, 0.05, () => order.push("short")).catch((e) => e);
-  const long = deadlines.race(never, 0.3, () => order.push("long")).catch((e) => e);
-  const quick = deadlines.race(new Promise((r) => setTimeout(() => r("done"), 10)), 0.3);
+  const long = deadlines.race(never, 2, () => order.push("long")).catch((e) => e);
+  const quick = deadlines.race(new Promise((r) => setTimeout(() => r("done"), 10)), 2);
   assert.equal(await quick, "done");
   assert.equal(await short, LATE);
   assert.deepEqual(order, ["short"]);

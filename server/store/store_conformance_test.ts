@@ -117,6 +117,13 @@ function user(n: number, over: Partial<UserRecord> = {}): UserRecord {
   };
 }
 
+/** Session `n` of user 1 (already stored), stored. */
+async function storedSession(store: Store, n: number): Promise<[SessionFamily, RefreshRecord]> {
+  const [family, refresh] = session(n, user(1).id);
+  await store.sessions.create(family, refresh);
+  return [family, refresh];
+}
+
 function session(n: number, userId: string, ttl = HOUR): [SessionFamily, RefreshRecord] {
   const family: SessionFamily = {
     id: `ses_${n}`,
@@ -193,10 +200,8 @@ conformance(
   async ({ store }) => {
     const { sessions } = store;
     await store.users.create(user(1));
-    const [f1, r1] = session(1, user(1).id);
-    const [f2, r2] = session(2, user(1).id);
-    await sessions.create(f1, r1);
-    await sessions.create(f2, r2);
+    const [f1, r1] = await storedSession(store, 1);
+    const [f2] = await storedSession(store, 2);
     assert.deepEqual(await sessions.getFamily(f1.id), f1);
     assert.deepEqual(await sessions.getRefresh(r1.hash), r1);
     assert.equal(await sessions.getRefresh("nope"), undefined);
@@ -249,8 +254,7 @@ conformance(
   async ({ store, another }) => {
     const { sessions } = store;
     await store.users.create(user(1));
-    const [f, r] = session(1, user(1).id);
-    await sessions.create(f, r);
+    const [f, r] = await storedSession(store, 1);
     const snap = (await sessions.readForRefresh(r.hash))!;
     assert.deepEqual(snap.record, r);
     assert.deepEqual(snap.family, f);
@@ -281,8 +285,7 @@ conformance(
   async ({ store, another }) => {
     const other = await another();
     await store.users.create(user(1));
-    const [f, r] = session(1, user(1).id);
-    await store.sessions.create(f, r);
+    const [, r] = await storedSession(store, 1);
     // Every request read the token live before any of them committed.
     const snaps = await Promise.all([store, other].map((s) => s.sessions.readForRefresh(r.hash)));
     const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) => {
@@ -301,10 +304,8 @@ conformance(
   async ({ store, another }) => {
     const other = await another();
     await store.users.create(user(1));
-    const [f1, r1] = session(1, user(1).id);
-    const [f2, r2] = session(2, user(1).id);
-    await store.sessions.create(f1, r1);
-    await store.sessions.create(f2, r2);
+    const [, r1] = await storedSession(store, 1);
+    const [, r2] = await storedSession(store, 2);
     const mark = { id: "proof-1", expiresAt: NOW + 60_000 };
     const s1 = (await store.sessions.readForRefresh(r1.hash))!;
     assert.equal(await store.sessions.rotate(s1, ...successor(r1, "a"), mark), "rotated");
@@ -324,8 +325,7 @@ conformance(
   async ({ store, another }) => {
     const other = await another();
     await store.users.create(user(1));
-    const [f, r] = session(1, user(1).id);
-    await store.sessions.create(f, r);
+    const [f, r] = await storedSession(store, 1);
     const snap = (await store.sessions.readForRefresh(r.hash))!;
     await other.sessions.revokeFamily(f.id, NOW);
     const mark = { id: "proof-2", expiresAt: NOW + 60_000 };
@@ -338,8 +338,7 @@ conformance(
   "rotate with a DPoP proof's mark: an expired mark is taken over",
   async ({ store }, clock) => {
     await store.users.create(user(1));
-    const [f, r] = session(1, user(1).id);
-    await store.sessions.create(f, r);
+    const [, r] = await storedSession(store, 1);
     assert.equal(await store.dpop.markProofUsed("proof-3", NOW + 1_000), true);
     clock.set(NOW + 2_000);
     const mark = { id: "proof-3", expiresAt: NOW + 62_000 };
@@ -391,10 +390,8 @@ conformance(
   async ({ store, another }) => {
     const other = await another();
     await store.users.create(user(1));
-    const [f1, r1] = session(1, user(1).id);
-    const [f2, r2] = session(2, user(1).id);
-    await store.sessions.create(f1, r1);
-    await store.sessions.create(f2, r2);
+    const [f1, r1] = await storedSession(store, 1);
+    const [, r2] = await storedSession(store, 2);
     const s1 = (await store.sessions.readForRefresh(r1.hash))!;
     const s2 = (await store.sessions.readForRefresh(r2.hash))!;
     await other.sessions.revokeFamily(f1.id, NOW);
@@ -655,10 +652,8 @@ conformance(
       (u) => ({ ...u, status: "suspended" }),
       (before, after) => [message(1, "whe_a", { data: { from: before.status, to: after.status } })],
     );
-    const [f1, r1] = session(1, user(1).id);
-    const [f2, r2] = session(2, user(1).id);
-    await store.sessions.create(f1, r1);
-    await store.sessions.create(f2, r2);
+    const [f1] = await storedSession(store, 1);
+    const [f2] = await storedSession(store, 2);
     let n = 10;
     const revoked = (f: SessionFamily) => [message(n++, "whe_a", { data: { session: f.id } })];
     assert.equal(await store.sessions.revokeFamily(f1.id, NOW, revoked), true);
@@ -749,8 +744,7 @@ conformance(
     assert.deepEqual(await store.users.create(user(1), [created, message(1)]), { ok: true });
     const refused = trail.record(operator, "user.create", user(1).id, { again: true });
     assert.equal((await store.users.create(user(1), [refused])).ok, false);
-    const [f1, r1] = session(1, user(1).id);
-    await store.sessions.create(f1, r1);
+    const [f1] = await storedSession(store, 1);
     await store.sessions.revokeFamily(
       f1.id,
       NOW,

@@ -26,7 +26,7 @@ import {
   type SpanExporter,
   type SpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
-import { parseTraceparent, sampled, type SamplerConfig } from "./sampler.ts";
+import { parseTraceparent, sampled, type SamplerConfig, type TraceParent } from "./sampler.ts";
 import { openTelemetryTracing, TRACER_NAME, type Tracing } from "./tracing.ts";
 import { DEFAULT_OTLP_PROTOCOL, type OtlpProtocol } from "./otlp_protocol.ts";
 
@@ -127,13 +127,18 @@ export function sdkTracing(options: SdkTracingOptions): SdkTracing {
   // globally: the service's spans all come from its own tracer.
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   const tracer = provider.getTracer(TRACER_NAME);
-  // A delivery starts a trace of its own: decided by the root sampler on the id its span gets.
-  const base = openTelemetryTracing(tracer, () => {
-    const traceId = ids.generateTraceId();
-    if (!decide(options.sampler, undefined, traceId)) return false;
-    ids.preset(traceId);
+  /**
+   * Decides the trace a request (or, without `parent`, a delivery) starts or joins, before any
+   * span exists; a new trace's id is the one the decision was made on, preset for its root span.
+   */
+  const begins = (parent: TraceParent | undefined): boolean => {
+    const traceId = parent?.traceId ?? ids.generateTraceId();
+    if (!decide(options.sampler, parent, traceId)) return false;
+    if (parent === undefined) ids.preset(traceId);
     return true;
-  });
+  };
+  // A delivery starts a trace of its own: decided by the root sampler on the id its span gets.
+  const base = openTelemetryTracing(tracer, () => begins(undefined));
   return {
     ...base,
     traceHeaders() {
@@ -144,9 +149,8 @@ export function sdkTracing(options: SdkTracingOptions): SdkTracing {
     },
     serve(req, handle, info) {
       const parent = parseTraceparent(req.headers.get("traceparent"));
-      const traceId = parent?.traceId ?? ids.generateTraceId();
       // Decided before any span exists: an unsampled request makes none.
-      if (!decide(options.sampler, parent, traceId)) return handle(req, info!);
+      if (!begins(parent)) return handle(req, info!);
       const url = new URL(req.url);
       const parentContext = parent === undefined
         ? ROOT_CONTEXT
@@ -156,7 +160,6 @@ export function sdkTracing(options: SdkTracingOptions): SdkTracing {
           traceFlags: 1,
           isRemote: true,
         });
-      if (parent === undefined) ids.preset(traceId);
       // The query is left out: no span holds what a caller may put there.
       const attributes = {
         "http.request.method": req.method,

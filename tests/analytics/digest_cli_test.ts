@@ -6,35 +6,19 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import plugin from "../../analytics/mod.ts";
 import { digestCommandWith } from "../../analytics/commands/digest.ts";
 import { digestWeeks } from "../../analytics/digest/weekly_digest.ts";
-import { insertRows } from "../../analytics/queries/insert_rows.ts";
-import { openLocalTable } from "../../analytics/queries/local_table.ts";
 import { testRow } from "../../analytics/queries/_test_rows.ts";
 import { startInfraWorld } from "../deploy/infra_world.ts";
+import { localTablePlugin } from "./local_table_plugin.ts";
 
 Deno.test("analytics digest --week: Markdown on stdout, HTML to a file, JSON with --json, refusals", async () => {
   const { week, previousWeek } = digestWeeks(Date.now());
-  const localPlugin = () =>
-    Promise.resolve({
-      default: {
-        ...plugin,
-        commands: plugin.commands.map((c) =>
-          c.name === "digest"
-            ? digestCommandWith(async () => {
-              const source = await openLocalTable();
-              await insertRows(source, [
-                testRow(`${week.from}T10:00:00.000Z`),
-                testRow(`${week.to}T10:00:00.000Z`, { uri: "/a", visitor_key: "v2" }),
-                testRow(`${previousWeek.to}T10:00:00.000Z`),
-              ]);
-              return source;
-            })
-            : c
-        ),
-      },
-    });
+  const localPlugin = localTablePlugin("digest", digestCommandWith, [
+    testRow(`${week.from}T10:00:00.000Z`),
+    testRow(`${week.to}T10:00:00.000Z`, { uri: "/a", visitor_key: "v2" }),
+    testRow(`${previousWeek.to}T10:00:00.000Z`),
+  ]);
   await using world = await startInfraWorld({ siteName: "blog", region: "eu-west-1", app: "blog" });
   assert.equal((await world.run(["plugin", "add", "analytics"])).code, 0);
   const run = (args: string[]) =>

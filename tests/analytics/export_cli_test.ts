@@ -5,31 +5,15 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import plugin from "../../analytics/mod.ts";
 import { exportCommandWith } from "../../analytics/commands/export.ts";
-import { insertRows } from "../../analytics/queries/insert_rows.ts";
-import { openLocalTable } from "../../analytics/queries/local_table.ts";
 import { PANEL_ROWS } from "../../analytics/queries/_test_rows.ts";
 import { startInfraWorld } from "../deploy/infra_world.ts";
+import { localTablePlugin } from "./local_table_plugin.ts";
 
 const WEEK = ["--from", "2026-03-01", "--to", "2026-03-07"];
 
 /** The plugin with its export reading a local table of {@linkcode PANEL_ROWS}. */
-const localPlugin = () =>
-  Promise.resolve({
-    default: {
-      ...plugin,
-      commands: plugin.commands.map((c) =>
-        c.name === "export"
-          ? exportCommandWith(async () => {
-            const source = await openLocalTable();
-            await insertRows(source, PANEL_ROWS);
-            return source;
-          })
-          : c
-      ),
-    },
-  });
+const localPlugin = localTablePlugin("export", exportCommandWith, PANEL_ROWS);
 
 Deno.test("analytics export: CSV on stdout, JSON to a file, progress on stderr, refusals with their codes", async () => {
   await using world = await startInfraWorld({ siteName: "blog", region: "eu-west-1", app: "blog" });

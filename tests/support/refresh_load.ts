@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { sleep } from "@org/shared";
 import { waitFor } from "./wait.ts";
 
 /** A service instance the load can call. */
@@ -63,7 +64,7 @@ export function refreshLoad(
         } catch {
           // No whole answer (an instance killed before or while it answered): try the next one
           // with the same token, after a pause (a dead instance refuses at once).
-          await new Promise((r) => setTimeout(r, 20));
+          await sleep(20);
           continue;
         }
         if (res.status === 200) {
@@ -72,7 +73,7 @@ export function refreshLoad(
           if (result.serverErrors.length > 0) result.okAfterErrors++;
         } else if (res.status >= 500) {
           result.serverErrors.push({ status: res.status, body });
-          await new Promise((r) => setTimeout(r, 50));
+          await sleep(50);
         } else {
           throw new Error(`refresh refused: ${res.status} ${JSON.stringify(body)}`);
         }

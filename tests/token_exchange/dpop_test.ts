@@ -45,6 +45,30 @@ async function dpopKey(alg = "ES256", c: oauth.Client = client) {
 
 type Options = oauth.TokenEndpointRequestOptions;
 
+/** Options sending proofs of `handle`, keeping the `DPoP` header last sent (to replay it). */
+function capturingProofs(handle: oauth.DPoPHandle): { options: Options; sent: () => string } {
+  let sent = "";
+  return {
+    options: {
+      DPoP: handle,
+      [oauth.customFetch]: (url, init) => {
+        sent = new Headers(init.headers).get("dpop") ?? "";
+        return fetch(url, init);
+      },
+    },
+    sent: () => sent,
+  };
+}
+
+/** A refresh sent by hand with `proof` as its `DPoP` header (a replay). */
+function refreshWithProof(h: Harness, proof: string, refreshToken: string): Promise<Response> {
+  return fetch(h.as.token_endpoint!, {
+    method: "POST",
+    headers: { dpop: proof, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken }),
+  });
+}
+
 /** One raw `/token` request. */
 function request(
   h: Harness,
@@ -171,21 +195,10 @@ Deno.test("dpop: a proof without the server nonce gets use_dpop_nonce and the no
 Deno.test("dpop: a replayed proof is refused, even for another grant, with the current nonce", async () => {
   await using h = await harness();
   const key = await dpopKey();
-  let sent = "";
-  const capture: Options = {
-    DPoP: key.handle,
-    [oauth.customFetch]: (url, init) => {
-      sent = new Headers(init.headers).get("dpop") ?? "";
-      return fetch(url, init);
-    },
-  };
+  const { options: capture, sent } = capturingProofs(key.handle);
   const t = await tokens(h, "authorization_code", CODE, capture);
-  assert.ok(sent);
-  const replay = await fetch(h.as.token_endpoint!, {
-    method: "POST",
-    headers: { dpop: sent, "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: t.refresh_token! }),
-  });
+  assert.ok(sent());
+  const replay = await refreshWithProof(h, sent(), t.refresh_token!);
   // A refused proof's answer carries the nonce too, so the client's next proof can pass.
   assert.match(replay.headers.get("dpop-nonce") ?? "", /^[A-Za-z0-9_-]{43}$/);
   assert.deepEqual(await refusal(Promise.resolve(replay)), [
@@ -199,25 +212,12 @@ Deno.test("dpop: a proof used by a refresh, or by a refused one, is spent; its r
   await using h = await harness();
   const key = await dpopKey("EdDSA");
   const t = await tokens(h, "authorization_code", CODE, { DPoP: key.handle });
-  let sent = "";
-  const capture: Options = {
-    DPoP: key.handle,
-    [oauth.customFetch]: (url, init) => {
-      sent = new Headers(init.headers).get("dpop") ?? "";
-      return fetch(url, init);
-    },
-  };
-  const raw = (proof: string, refreshToken: string) =>
-    fetch(h.as.token_endpoint!, {
-      method: "POST",
-      headers: { dpop: proof, "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken }),
-    });
+  const { options: capture, sent } = capturingProofs(key.handle);
   const used = "This DPoP proof was already used; sign a new one for every request";
 
   // The proof of a rotation, replayed with the token it produced: refused, nothing rotated.
   const second = await tokens(h, "refresh_token", { refresh_token: t.refresh_token! }, capture);
-  assert.deepEqual(await refusal(raw(sent, second.refresh_token!)), [
+  assert.deepEqual(await refusal(refreshWithProof(h, sent(), second.refresh_token!)), [
     400,
     "invalid_dpop_proof",
     used,
@@ -226,7 +226,7 @@ Deno.test("dpop: a proof used by a refresh, or by a refused one, is spent; its r
   // A refresh refused for its token still spends its proof.
   const refused = await request(h, "refresh_token", { refresh_token: "x".repeat(43) }, capture);
   assert.equal((await refused.json()).error, "invalid_grant");
-  assert.deepEqual(await refusal(raw(sent, second.refresh_token!)), [
+  assert.deepEqual(await refusal(refreshWithProof(h, sent(), second.refresh_token!)), [
     400,
     "invalid_dpop_proof",
     used,

@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import postgres from "postgres";
+import { sleep } from "@org/shared";
 import { adminFetch, internalToml } from "../support/internal_api.ts";
 import { startOidcProvider } from "../support/oidc.ts";
 import { startTestPostgres } from "../support/postgres.ts";
@@ -50,11 +51,11 @@ function userLoad(te: { internalUrl: string | undefined }) {
       if (status === 201 || status === 409) {
         acknowledged.add(external_id);
         n++;
-        await new Promise((r) => setTimeout(r, 1000 / USERS_PER_SECOND));
+        await sleep(1000 / USERS_PER_SECOND);
       } else if (status !== 0 && status < 500) {
         throw new Error(`user creation refused: ${status}`);
       } else {
-        await new Promise((r) => setTimeout(r, 50));
+        await sleep(50);
       }
     }
   })();
