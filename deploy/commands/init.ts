@@ -247,7 +247,8 @@ export const initCommand: Command = {
         ctx.out.line(
           source.kind === "checkout"
             ? `  it runs this checkout's deploy/main.ts (${task.runs}) with the narrow flags ` +
-              "and read access to the checkout; if the checkout moves, run init from there again"
+              "and read access to the checkout; if the checkout moves, change its paths in the " +
+              "task (init keeps an existing one)"
             : `  it runs ${task.runs} with the narrow flags`,
         );
       }

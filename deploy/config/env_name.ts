@@ -79,6 +79,17 @@ export function bootstrapCommandFor(env: string): string {
 }
 
 /**
+ * The command that tears `env` down, for hints (pure): the preview stack has its own, and a
+ * bare `deploy destroy --yes` would be production's.
+ *
+ * @param env environment name
+ * @returns `deploy destroy <env> --yes`, or `deploy preview teardown --yes`
+ */
+export function destroyCommandFor(env: string): string {
+  return env === PREVIEW_ENV ? "deploy preview teardown --yes" : `deploy destroy ${env} --yes`;
+}
+
+/**
  * The command that publishes to `env`, for hints (pure): a preview is deployed by its id.
  *
  * @param env environment name

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DeployError } from "../errors.ts";
-import { refusePreviewEnv } from "./env_name.ts";
+import { destroyCommandFor, refusePreviewEnv } from "./env_name.ts";
 
 Deno.test("refusePreviewEnv(): environment commands on the environment preview name the preview command", () => {
   refusePreviewEnv({ env: "production" }, "bootstrap");
@@ -18,4 +18,9 @@ Deno.test("refusePreviewEnv(): environment commands on the environment preview n
       return true;
     });
   }
+});
+
+Deno.test("destroyCommandFor() names the environment, and the preview stack's own teardown", () => {
+  assert.equal(destroyCommandFor("staging"), "deploy destroy staging --yes");
+  assert.equal(destroyCommandFor("preview"), "deploy preview teardown --yes");
 });

@@ -89,13 +89,14 @@ Deno.test("build settings: build.env and build.secrets reach the build; the secr
   assert.match(shown.stdout, /building with token \*\*\* for https:\/\/api\.example\.com\/v1/);
   const json = await w.run(["deploy", "--builder", "local", "--refresh", "--json"]);
   assert.equal(json.code, 0, json.stderr);
-  const page = (await bucketTexts(w, BUCKET)).get("site/index.html");
+  const stored = await bucketTexts(w, BUCKET);
+  const page = stored.get("site/index.html");
   assert.equal(page, `<p>api https://api.example.com/v1, token of ${SECRET.length}</p>`);
 
   const places = new Map<string, string>([
     ["stdout", shown.stdout + json.stdout],
     ["stderr", shown.stderr + json.stderr],
-    ...[...await bucketTexts(w, BUCKET)].map(([k, v]): [string, string] => [`s3://${k}`, v]),
+    ...[...stored].map(([k, v]): [string, string] => [`s3://${k}`, v]),
     ...await treeTexts(w.root),
     ...await treeTexts(w.home),
   ]);

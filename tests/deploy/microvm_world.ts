@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { LambdaMicrovmsClient } from "@aws-sdk/client-lambda-microvms";
-import { systemClock } from "@org/shared";
+import { sleep, systemClock } from "@org/shared";
 import { type AwsClients, createAwsClients } from "../../deploy/aws/clients.ts";
 import { routingDeps } from "../../deploy/routing/rules_store_client.ts";
 import type { MicrovmSeams } from "../../deploy/builders/create_builder.ts";
@@ -160,7 +160,7 @@ export async function microvmWorld(options: MicrovmWorldOptions): Promise<Microv
         commands,
         lookupAccountId: () => lookupAccountIdWithSts(w.env),
         // Real (short) waits: the agent's `deno task build` runs on wall time meanwhile.
-        sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 20))),
+        sleep: (ms) => sleep(Math.min(ms, 20)),
       });
       const code = await runCli(argv, cli.deps);
       return { code, stdout: cli.stdout(), stderr: cli.stderr() };

@@ -4,7 +4,7 @@
  * at `RunMicrovm`, which play the VM: the real agent on the job the CLI sent (`agentRun`), or
  * a stand-in that stores a manifest and logs the done marker (`reportingRun`).
  */
-import type { FixedClock } from "@org/shared";
+import { type FixedClock, sleep } from "@org/shared";
 import type { AgentBundle } from "../../deploy/builders/microvm/bundle.ts";
 import type { MicrovmSeams } from "../../deploy/builders/create_builder.ts";
 import { doneMarker } from "../../deploy/builders/microvm/agent/markers.ts";
@@ -46,7 +46,7 @@ export function builderSeams(
     clock,
     sleep: (ms) => {
       clock.advance(ms);
-      return new Promise((r) => setTimeout(r, 1));
+      return sleep(1);
     },
     keepAlive: () => Promise.resolve(),
     bundle: fakeBundle(),

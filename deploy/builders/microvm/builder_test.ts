@@ -6,7 +6,7 @@ import { FixedClock } from "@org/shared";
 import { startLogsFake } from "../../../tests/fakes/logs.ts";
 import { type MicrovmRunContext, startMicrovmsFake } from "../../../tests/fakes/microvms.ts";
 import { startS3, testAwsConfig } from "../../../tests/support/s3.ts";
-import { fakeBundle } from "../../../tests/support/microvm_builder.ts";
+import { builderSeams, fakeBundle } from "../../../tests/support/microvm_builder.ts";
 import type { JobHooks } from "../builder.ts";
 import { fromWire, type JobInput } from "../../job/job_input.ts";
 import { getBuildRecord, putManifest, sourceExists } from "../../build_records/store.ts";
@@ -88,17 +88,14 @@ async function setup(
         buildRoleArn: "arn:aws:iam::123456789012:role/builder",
         executionRoleArn: "arn:aws:iam::123456789012:role/builder-run",
       },
-      clock,
-      sleep: (ms) => {
-        clock.advance(ms);
-        return new Promise((r) => setTimeout(r, 1));
-      },
-      newToken: () => `0123456789abcdef0123456789abcd${String(++tokens).padStart(2, "0")}`,
-      keepAlive: (t) => {
-        pings.push(t.microvmId);
-        return Promise.resolve();
-      },
-      bundle: fakeBundle("a"),
+      ...builderSeams(clock, {
+        newToken: () => `0123456789abcdef0123456789abcd${String(++tokens).padStart(2, "0")}`,
+        keepAlive: (t) => {
+          pings.push(t.microvmId);
+          return Promise.resolve();
+        },
+        bundle: fakeBundle("a"),
+      }),
       onWarning: (w) => warnings.push(w),
       ...extra,
     }),

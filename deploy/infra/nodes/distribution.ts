@@ -35,6 +35,7 @@ import { tagList } from "../../aws/tags.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
 import { bucketOriginDomain } from "./bucket.ts";
 import { previewWildcard } from "../../config/names.ts";
+import { destroyCommandFor } from "../../config/env_name.ts";
 import { optionalOutput, requireOutput } from "./outputs.ts";
 
 /** The origin id inside the distribution. */
@@ -506,7 +507,9 @@ async function waitDeployedForDelete(ctx: NodeContext, id: string): Promise<bool
     throw err;
   }
   throw new DeployError("wait_timeout", `distribution ${id} is still InProgress`, {
-    hint: "CloudFront is slow to propagate; run `deploy destroy --yes` again later",
+    hint: `CloudFront is slow to propagate; run \`${
+      destroyCommandFor(ctx.facts.env)
+    }\` again later`,
   });
 }
 

@@ -18,6 +18,7 @@ import {
 import { aws, awsErrorCode, awsMaybe } from "../../aws/errors.ts";
 import { tagList } from "../../aws/tags.ts";
 import { siteRulesStoreName } from "../../config/names.ts";
+import { bootstrapCommandFor } from "../../config/env_name.ts";
 import { DeployError } from "../../errors.ts";
 import type { NodeOutputs } from "../../state/env_state.ts";
 import type { NodeContext, ResourceNode, SiteFacts } from "../resource.ts";
@@ -64,7 +65,7 @@ async function waitReady(ctx: NodeContext, name: string): Promise<KeyValueStore>
     if (store && store.Status !== "PROVISIONING") return store;
     if (ctx.clock.now() >= deadline) {
       throw new DeployError("wait_timeout", `key value store ${name} is still provisioning`, {
-        hint: "run `deploy bootstrap` again in a few minutes",
+        hint: `run \`${bootstrapCommandFor(ctx.facts.env)}\` again in a few minutes`,
       });
     }
     await ctx.sleep(READY_POLL_MS);

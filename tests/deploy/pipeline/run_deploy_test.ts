@@ -7,7 +7,7 @@ import {
   S3Client,
 } from "@aws-sdk/client-s3";
 import { CloudFrontClient } from "@aws-sdk/client-cloudfront";
-import { silentLogger } from "@org/shared";
+import { silentLogger, sleep } from "@org/shared";
 import { startS3, testAwsConfig } from "../../support/s3.ts";
 import { startCloudFrontFake } from "../../fakes/cloudfront.ts";
 import { type DeployInput, planDeploy, runDeploy } from "../../../deploy/pipeline/deploy.ts";
@@ -412,7 +412,7 @@ Deno.test("deploy: a held lock makes another deploy wait a bounded time, then re
       lock: lockOf("me", 300),
       sleep: (ms) => {
         slept.push(ms);
-        return new Promise((r) => setTimeout(r, ms));
+        return sleep(ms);
       },
     })),
     (err) =>
