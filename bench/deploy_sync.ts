@@ -15,7 +15,7 @@ import { type SyncResult, syncSite } from "../deploy/sync/engine.ts";
 import { listSite } from "../deploy/sync/remote.ts";
 import { hashFile } from "../deploy/sync/local_files.ts";
 import { planInvalidation } from "../deploy/cdn/plan_invalidation.ts";
-import { forEachLimited } from "../deploy/aws/retry.ts";
+import { mapLimited } from "@org/shared";
 import { type S3Fixture, testAwsConfig } from "../tests/support/s3.ts";
 import { startNodeS3 } from "../tests/support/s3_node.ts";
 import { fill, generateSite, line, mb } from "./support/site_files.ts";
@@ -59,7 +59,7 @@ try {
 
   // Floor 1: the MD5 of every byte (read + hash), at the same parallelism as the engine.
   let t = performance.now();
-  await forEachLimited(site.keys, 8, async (key) => void await hashFile(`${dist}/${key}`));
+  await mapLimited(site.keys, 8, async (key) => void await hashFile(`${dist}/${key}`));
   const md5Ms = performance.now() - t;
   line("floor_md5_all_time", md5Ms, "ms");
   line("floor_md5_all_mb_per_s", mb(site.bytes) / (md5Ms / 1000), "MB/s");

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { forEachLimited } from "../../deploy/aws/retry.ts";
+import { mapLimited } from "@org/shared";
 
 /**
  * Prints one result line.
@@ -65,7 +65,7 @@ export async function generateSite(
     );
   }
   let bytes = 0;
-  await forEachLimited(keys, 16, async (key, i) => {
+  await mapLimited(keys, 16, async (key, i) => {
     const path = `${dir}/${key}`;
     await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
     const mean = i < pages ? pageSize : assetSize;

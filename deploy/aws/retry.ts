@@ -165,32 +165,3 @@ function untilAborted(wait: Promise<void>, signal: AbortSignal): Promise<void> {
     wait.then(done, done);
   });
 }
-
-/**
- * Runs `fn` over `items` with at most `limit` calls in flight; rejects with the first failure
- * after the calls already started have settled.
- *
- * @param items the work
- * @param limit the parallelism bound (at least 1)
- * @param fn the call per item
- */
-export async function forEachLimited<T>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T, index: number) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  let failure: { err: unknown } | undefined;
-  const worker = async () => {
-    while (failure === undefined && next < items.length) {
-      const i = next++;
-      try {
-        await fn(items[i]!, i);
-      } catch (err) {
-        failure ??= { err };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  if (failure !== undefined) throw failure.err;
-}

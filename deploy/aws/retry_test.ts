@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { FixedClock } from "@org/shared";
-import { abortable, backoffMs, forEachLimited, isRetryable, withRetry } from "./retry.ts";
+import { abortable, backoffMs, isRetryable, withRetry } from "./retry.ts";
 
 const s3Error = (name: string, status: number) =>
   Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } });
@@ -138,32 +138,6 @@ Deno.test("withRetry() tells onRetry the failed attempt and the wait", async () 
 
 Deno.test("backoffMs() is capped", () => {
   assert.equal(backoffMs(20, { baseDelayMs: 100, maxDelayMs: 5000 }), 5000);
-});
-
-Deno.test("forEachLimited() never runs more than the limit at once", async () => {
-  let running = 0;
-  let peak = 0;
-  const seen: number[] = [];
-  await forEachLimited([1, 2, 3, 4, 5, 6, 7], 3, async (n) => {
-    running++;
-    peak = Math.max(peak, running);
-    await Promise.resolve();
-    seen.push(n);
-    running--;
-  });
-  assert.equal(peak, 3);
-  assert.deepEqual(seen.sort(), [1, 2, 3, 4, 5, 6, 7]);
-});
-
-Deno.test("forEachLimited() rejects with the first failure", async () => {
-  await assert.rejects(
-    forEachLimited(
-      [1, 2, 3],
-      2,
-      (n) => n === 2 ? Promise.reject(new Error("two")) : Promise.resolve(),
-    ),
-    { message: "two" },
-  );
 });
 
 Deno.test("withRetry() stops at once when aborted during a wait, with the last error, and makes no more attempts", async () => {

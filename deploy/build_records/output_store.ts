@@ -13,7 +13,8 @@ import {
   putJson,
   type S3Location,
 } from "../aws/s3_objects.ts";
-import { forEachLimited, type RetryOptions } from "../aws/retry.ts";
+import { mapLimited } from "@org/shared";
+import type { RetryOptions } from "../aws/retry.ts";
 import type { LocalFile } from "../sync/plan.ts";
 import {
   objectsToStore,
@@ -73,7 +74,7 @@ export interface KeepOutputInput {
 export async function keepOutput(at: S3Location, input: KeepOutputInput): Promise<number> {
   const stored = await listStoredObjects(at);
   const copies = objectsToStore(input.files, stored, input.nowMs, input.buildsDays);
-  await forEachLimited(copies, input.concurrency ?? 16, async (f) => {
+  await mapLimited(copies, input.concurrency ?? 16, async (f) => {
     await copyObject(at, { from: input.prefix + f.key, to: outputObjectKey(f.md5) }, input.retry);
   });
   await putJson(
@@ -141,7 +142,7 @@ export async function missingObjects(at: S3Location, md5s: readonly string[]): P
     return wanted.filter((m) => !stored.has(m)).length;
   }
   let missing = 0;
-  await forEachLimited(wanted, 16, async (md5) => {
+  await mapLimited(wanted, 16, async (md5) => {
     if (!(await objectExists(at, outputObjectKey(md5)))) missing++;
   });
   return missing;

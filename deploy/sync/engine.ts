@@ -6,7 +6,7 @@
  * @module
  */
 import { DeleteObjectsCommand, PutObjectCommand } from "@aws-sdk/client-s3";
-import type { Logger } from "@org/shared";
+import { type Logger, mapLimited } from "@org/shared";
 import { cacheControlFor } from "./cache_control.ts";
 import { changeDigest } from "./change_digest.ts";
 import { contentTypeFor } from "./content_type.ts";
@@ -24,7 +24,7 @@ import {
 import { MULTIPART_THRESHOLD, uploadMultipart } from "./multipart.ts";
 import { decideRetention, type KeptFile } from "./retention.ts";
 import { listSite, MD5_METADATA_KEY, normalizePrefix, type SiteLocation } from "./remote.ts";
-import { abortable, forEachLimited, type RetryOptions, withRetry } from "../aws/retry.ts";
+import { abortable, type RetryOptions, withRetry } from "../aws/retry.ts";
 import { copyObject } from "../aws/s3_objects.ts";
 
 /** Progress of a running sync, for a progress bar. */
@@ -356,8 +356,8 @@ async function applyUploads(options: SyncOptions, plan: SyncPlan) {
   const pages = plan.uploads.filter((u) => /\.html?$/i.test(u.file.key)).map((u) => u.file);
   const limit = options.concurrency ?? 16;
   try {
-    await forEachLimited(assets, limit, put);
-    await forEachLimited(pages, limit, put);
+    await mapLimited(assets, limit, put);
+    await mapLimited(pages, limit, put);
   } catch (err) {
     if (!options.signal?.aborted) throw err;
     throw interruptedError(uploadsStopped(uploaded, assets.length, pages.length));

@@ -4,7 +4,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { forEachLimited } from "../aws/retry.ts";
+import { mapLimited } from "@org/shared";
 import type { LocalFile } from "./plan.ts";
 import { DeployError } from "../errors.ts";
 import { HEADERS_FILE, REDIRECTS_FILE } from "../routing/netlify_files.ts";
@@ -50,7 +50,7 @@ export async function scanSite(
   const found = await listSiteFiles(distDir);
   const overlay = options.overlay ?? new Map<string, Uint8Array>();
   const files: LocalFile[] = [];
-  await forEachLimited(found, options.concurrency ?? 8, async ({ key, path }) => {
+  await mapLimited(found, options.concurrency ?? 8, async ({ key, path }) => {
     // Rules for the CDN, read by the deploy (`routing/`), never served themselves.
     if (overlay.has(key) || RULE_FILES.has(key)) return;
     const { md5, size } = await hashFile(path);

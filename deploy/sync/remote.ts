@@ -10,7 +10,8 @@ import {
   type S3Client,
 } from "@aws-sdk/client-s3";
 import type { RemoteObject } from "./plan.ts";
-import { forEachLimited, type RetryOptions, withRetry } from "../aws/retry.ts";
+import { mapLimited } from "@org/shared";
+import { type RetryOptions, withRetry } from "../aws/retry.ts";
 import { aws, awsErrorCode, awsHttpStatus } from "../aws/errors.ts";
 import { allItems } from "../aws/pages.ts";
 
@@ -83,7 +84,7 @@ export async function listSite(
     if (md5Etags && /^[0-9a-f]{32}$/.test(etag)) objects.push({ key, size, md5: etag });
     else multipart.push({ key, size });
   }
-  await forEachLimited(multipart, 8, async ({ key, size }) => {
+  await mapLimited(multipart, 8, async ({ key, size }) => {
     const head = await aws(
       { resource: `s3://${site.bucket}/${prefix}${key}`, action: "s3:GetObject" },
       () =>

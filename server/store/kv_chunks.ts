@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { mapLimited } from "@org/shared";
 
 /** Most keys one `kv.getMany` reads. */
 export const KV_GET_MANY_MAX = 10;
@@ -53,26 +54,7 @@ export async function forEachChunk<T, R>(
   fn: (chunk: T[]) => Promise<R>,
   inFlight = KV_CHUNKS_IN_FLIGHT,
 ): Promise<R[]> {
-  const parts = chunks(items, size);
-  const out = new Array<R>(parts.length);
-  let next = 0;
-  let failed = false;
-  const worker = async () => {
-    while (!failed && next < parts.length) {
-      const i = next++;
-      try {
-        out[i] = await fn(parts[i]!);
-      } catch (err) {
-        failed = true;
-        throw err;
-      }
-    }
-  };
-  const workers = Array.from({ length: Math.min(Math.max(1, inFlight), parts.length) }, worker);
-  const settled = await Promise.allSettled(workers);
-  const rejected = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
-  if (rejected) throw rejected.reason;
-  return out;
+  return await mapLimited(chunks(items, size), inFlight, (chunk) => fn(chunk));
 }
 
 /**

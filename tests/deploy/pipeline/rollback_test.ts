@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import { HeadObjectCommand, S3Client } from "@aws-sdk/client-s3";
-import { silentLogger } from "@org/shared";
+import { mapLimited, silentLogger } from "@org/shared";
 import { testAwsConfig } from "../../support/s3.ts";
 import { startNodeS3 } from "../../support/s3_node.ts";
 import { startSiteS3 } from "../../fakes/s3_bucket_config.ts";
@@ -17,7 +17,6 @@ import { type DeployInput, runDeploy } from "../../../deploy/pipeline/deploy.ts"
 import { createLocalBuilder } from "../../../deploy/builders/local.ts";
 import { chooseRollbackMethod } from "../../../deploy/build_records/output_store.ts";
 import { listSite } from "../../../deploy/sync/remote.ts";
-import { forEachLimited } from "../../../deploy/aws/retry.ts";
 import { owedInvalidationKey } from "../../../deploy/state/bucket_layout.ts";
 import { loopbackDeployInput } from "../../support/deploy_input.ts";
 import { getText } from "../../../deploy/aws/s3_objects.ts";
@@ -31,7 +30,7 @@ const TAGS = { app: "example.com", environment: "production" };
 /** Writes `files` (key → body) under `dir`, replacing what was there. */
 async function writeDist(dir: string, files: ReadonlyMap<string, string>) {
   await Deno.remove(dir, { recursive: true }).catch(() => {});
-  await forEachLimited([...files], 16, async ([key, body]) => {
+  await mapLimited([...files], 16, async ([key, body]) => {
     const path = `${dir}/${key}`;
     await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
     await Deno.writeTextFile(path, body);
@@ -122,7 +121,7 @@ Deno.test("rollback: a 10,000-file site restores exactly the target manifest; a 
     );
     // Headers as the emulator stored them (its metadata files; 10,000 HEADs would be slow).
     const wrongHeaders: string[] = [];
-    await forEachLimited(manifest.files, 16, async (f) => {
+    await mapLimited(manifest.files, 16, async (f) => {
       const stored = JSON.parse(
         await Deno.readTextFile(
           `${s3srv.s3rver.directory}/${BUCKET}/site/${f.key}._S3rver_metadata.json`,
