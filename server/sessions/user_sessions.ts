@@ -34,12 +34,11 @@ export interface SessionView {
  * @param now the current time (ms)
  */
 export async function liveSessionsOf(
-  store: Pick<SessionStore, "familiesOfUser" | "getFamily" | "lastUsed">,
+  store: Pick<SessionStore, "familiesOfUser" | "getFamilies" | "lastUsed">,
   userId: string,
   now: number,
 ): Promise<SessionView[]> {
-  const ids = await store.familiesOfUser(userId);
-  const families = (await Promise.all(ids.map((id) => store.getFamily(id))))
+  const families = (await store.getFamilies(await store.familiesOfUser(userId)))
     .filter((f): f is SessionFamily => isOwnLive(f, userId, now))
     .sort((a, b) => a.created_at - b.created_at);
   const used = await store.lastUsed(families.map((f) => f.id));

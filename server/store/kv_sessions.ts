@@ -76,6 +76,13 @@ export class KvSessionStore implements SessionStore {
   }
 
   /** @inheritdoc */
+  async getFamilies(ids: readonly string[]): Promise<SessionFamily[]> {
+    const entries = await getManyChunked<SessionFamily>(this.kv, ids.map((id) => K.family(id)));
+    const now = this.clock.now();
+    return entries.flatMap((e) => e.value && e.value.expires_at > now ? [e.value] : []);
+  }
+
+  /** @inheritdoc */
   async getRefresh(hash: string): Promise<RefreshRecord | undefined> {
     return (await this.kv.get<RefreshRecord>(K.refresh(hash))).value ?? undefined;
   }

@@ -52,6 +52,15 @@ export class PgSessionStore implements SessionStore {
   }
 
   /** @inheritdoc */
+  async getFamilies(ids: readonly string[]): Promise<SessionFamily[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.sql<{ record: SessionFamily }[]>`
+      select record from session_families
+      where id = any(${[...ids]}) and expires_at > ${this.clock.now()}`;
+    return rows.map((r) => r.record);
+  }
+
+  /** @inheritdoc */
   async getRefresh(hash: string): Promise<RefreshRecord | undefined> {
     const rows = await this.sql<{ record: RefreshRecord }[]>`
       select record from refresh_tokens where hash = ${hash}`;

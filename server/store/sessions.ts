@@ -116,6 +116,8 @@ export interface SessionStore {
   create(family: SessionFamily, refresh: RefreshRecord): Promise<void>;
   /** The family with `id`, or `undefined` (also once expired). */
   getFamily(id: string): Promise<SessionFamily | undefined>;
+  /** The families of `ids` still live, as {@linkcode SessionStore.getFamily} finds them, in one read. */
+  getFamilies(ids: readonly string[]): Promise<SessionFamily[]>;
   /** The refresh record for a token hash, or `undefined`. */
   getRefresh(hash: string): Promise<RefreshRecord | undefined>;
   /**

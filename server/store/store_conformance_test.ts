@@ -183,6 +183,29 @@ conformance(
   },
 );
 
+conformance(
+  "sessions: getFamilies reads the live families of many ids at once, past one KV getMany",
+  async ({ store }, clock) => {
+    await store.users.create(user(1));
+    const families: SessionFamily[] = [];
+    for (let n = 1; n <= 12; n++) {
+      const [family, refresh] = session(n, user(1).id, n === 12 ? 1_000 : HOUR);
+      await store.sessions.create(family, refresh);
+      families.push(family);
+    }
+    const ids = [...families.map((f) => f.id), "ses_missing"];
+    assert.deepEqual(await store.sessions.getFamilies([]), []);
+    const byId = (fs: SessionFamily[]) => fs.toSorted((a, b) => a.id.localeCompare(b.id));
+    assert.deepEqual(byId(await store.sessions.getFamilies(ids)), byId(families));
+    clock.set(NOW + 2_000);
+    assert.deepEqual(
+      byId(await store.sessions.getFamilies(ids)),
+      byId(families.slice(0, 11)),
+      "an expired family is left out, as getFamily leaves it out",
+    );
+  },
+);
+
 conformance("concurrent user updates on two instances all apply", async ({ store, another }) => {
   const other = await another();
   await store.users.create(user(1, { metadata: { count: 0 } }));
