@@ -46,6 +46,7 @@ import { createScanSharing, type ScanSharing } from "../analytics/queries/shared
 import type { PageViewSource } from "../analytics/queries/source.ts";
 import { utcDay } from "../analytics/queries/range.ts";
 import { attachRollup, lastClosedDay } from "../analytics/queries/rollup.ts";
+import { median } from "./support/report.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -183,11 +184,6 @@ async function get(path: string): Promise<void> {
   const res = await fetch(new URL(path, server.url));
   if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
   await res.arrayBuffer();
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 /** Median wall time and median CPU time (every thread of this process: DuckDB's too), ms. */

@@ -25,11 +25,11 @@ import { join } from "node:path";
 import { startInfraWorld } from "../tests/deploy/infra_world.ts";
 import { git } from "../tests/deploy/site_repo.ts";
 import { line } from "./support/site_files.ts";
+import { median } from "./support/report.ts";
 
 const FIXTURE = new URL("./astro_site/", import.meta.url).pathname;
 /** Warm rounds (and floor builds) whose median is reported: this machine's load varies. */
 const ROUNDS = Number(Deno.env.get("BENCH_ASTRO_ROUNDS") ?? 3);
-const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const work = await Deno.makeTempDir({ prefix: "bench-astro-" });
 const home = `${work}/home`;
 // Astro asks to send telemetry on a first run; neither the floor nor a deploy should.

@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-console -- a benchmark prints its figures
 /**
  * The site's viewer-request CloudFront Function with redirect rules: its own time per request,
  * which CloudFront holds to a budget of about 1 ms of compute, beside its floor (the same
@@ -27,6 +26,7 @@ import {
   type ViewerRequestEvent,
   viewerRequestEvent,
 } from "../tests/support/cloudfront_function.ts";
+import { line, median } from "./support/report.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -37,15 +37,6 @@ const { values } = parseArgs({
 });
 const REQUESTS = Number(values.requests);
 const ROUNDS = Number(values.rounds);
-
-function line(name: string, value: number, unit: string, digits = 2): void {
-  console.log(`${name}: ${value.toFixed(digits)} ${unit}`);
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? NaN;
-}
 
 /** `n` rules of the shapes sites write: literal moves, placeholder and splat sections. */
 function rules(n: number): RedirectRule[] {
@@ -117,9 +108,9 @@ for (let r = 0; r < ROUNDS; r++) {
   results.ten!.push(await ten());
   results.big!.push(await big());
 }
-line("cf_function_no_rules_per_request", median(results.floor!), "µs");
-line("cf_function_10_rules_per_request", median(results.ten!), "µs");
-line("cf_function_2000_rules_kvs_per_request", median(results.big!), "µs");
+line("cf_function_no_rules_per_request", median(results.floor!), "µs", 2);
+line("cf_function_10_rules_per_request", median(results.ten!), "µs", 2);
+line("cf_function_2000_rules_kvs_per_request", median(results.big!), "µs", 2);
 line("cf_function_budget", 1000, "µs", 0);
 
 const bytes = (s: string) => new TextEncoder().encode(s).byteLength;

@@ -46,6 +46,7 @@ import { buildService } from "../server/service.ts";
 import { createIdFactory } from "../server/store/ids.ts";
 import { createKvStore } from "../server/store/kv_store.ts";
 import { benchUser } from "./support/bench_user.ts";
+import { line, median } from "./support/report.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -61,14 +62,6 @@ const ROUNDS = Number(values.rounds);
 const ISSUER = "https://bench.example";
 const TOKEN_URL = `${ISSUER}/token`;
 const INFO = { remoteAddr: { hostname: "127.0.0.1", port: 40000 } };
-
-function line(name: string, value: number, unit: string, digits = 1): void {
-  console.log(`${name}: ${value.toFixed(digits)} ${unit}`);
-}
-
-function median(xs: readonly number[]): number {
-  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-}
 
 /** One client: its chain's current refresh token and, for DPoP, its proofs in order. */
 interface Chain {

@@ -18,7 +18,7 @@
 import { exportPKCS8, generateKeyPair } from "jose";
 import { startOidcProvider } from "../tests/support/oidc.ts";
 import { spawnTokenServer } from "../tests/support/token_server.ts";
-import { line, median } from "./support/refresh_rounds.ts";
+import { line, median } from "./support/report.ts";
 
 const FLOOD = 1000;
 const IN_FLIGHT = 32;

@@ -30,6 +30,7 @@ import { createPublicHandler } from "../server/endpoints/public_handler.ts";
 import { startServer } from "../server/serve.ts";
 import type { LoadRequest, LoadResult } from "./support/refresh_load_worker.ts";
 import { threadCpuUs, threadSnapshot } from "./support/thread_cpu.ts";
+import { line, median } from "./support/report.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -42,15 +43,6 @@ const { values } = parseArgs({
 const CLIENTS = Number(values.clients);
 const REQUESTS = Number(values.requests);
 const ROUNDS = Number(values.rounds);
-
-function line(name: string, value: number, unit: string, digits = 1): void {
-  console.log(`${name}: ${value.toFixed(digits)} ${unit}`);
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? NaN;
-}
 
 /** A token response of the real shape (an EdDSA JWT of typical length, a 43-char token). */
 const REFRESH_TOKEN = "r".repeat(43);

@@ -18,7 +18,7 @@ import { cpuUsage } from "node:process";
 import { parseArgs } from "node:util";
 import { openClientPool, openPostgres, type Sql } from "../server/store/pg_connection.ts";
 import { startTestPostgres } from "../tests/support/postgres.ts";
-import { line, median } from "./support/refresh_rounds.ts";
+import { line, median } from "./support/report.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

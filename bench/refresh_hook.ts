@@ -31,14 +31,8 @@ import { cryptoRandom, systemClock } from "@org/shared";
 import { hookRequest } from "../server/hooks/access_token_hook.ts";
 import { createIdFactory } from "../server/store/ids.ts";
 import { benchUser } from "./support/bench_user.ts";
-import {
-  line,
-  LOAD_OPTIONS,
-  median,
-  percentile,
-  roundFigures,
-  startSeededServer,
-} from "./support/refresh_rounds.ts";
+import { LOAD_OPTIONS, roundFigures, startSeededServer } from "./support/refresh_rounds.ts";
+import { line, median, percentile } from "./support/report.ts";
 import {
   newWorkerThreads,
   threadCpuUs,

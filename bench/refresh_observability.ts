@@ -45,13 +45,8 @@ import {
   type SpanExporter,
 } from "../server/telemetry/sdk_tracing.ts";
 import { samplerFromEnv } from "../server/telemetry/sampler.ts";
-import {
-  line,
-  LOAD_OPTIONS,
-  median,
-  roundFigures,
-  startSeededServer,
-} from "./support/refresh_rounds.ts";
+import { LOAD_OPTIONS, roundFigures, startSeededServer } from "./support/refresh_rounds.ts";
+import { line, median } from "./support/report.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

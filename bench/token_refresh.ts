@@ -55,13 +55,12 @@ import type { UserRecord } from "../server/store/users.ts";
 import { threadCpuUs, threadSnapshot } from "./support/thread_cpu.ts";
 import {
   drive,
-  line,
   LOAD_OPTIONS,
-  median,
   roundFigures,
   seedSessions,
   WARMUP_PER_CLIENT,
 } from "./support/refresh_rounds.ts";
+import { line, median } from "./support/report.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

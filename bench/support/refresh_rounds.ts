@@ -15,6 +15,7 @@ import type { Tracing } from "../../server/telemetry/tracing.ts";
 import { benchUser } from "./bench_user.ts";
 import type { LoadRequest, LoadResult } from "./refresh_load_worker.ts";
 import { threadCpuUs, threadSnapshot } from "./thread_cpu.ts";
+import { percentile } from "./report.ts";
 
 /**
  * The `parseArgs` options of the load every refresh benchmark drives: `--clients N` (64),
@@ -28,21 +29,6 @@ export const LOAD_OPTIONS = {
 
 /** Rotations per client before a measured round (JIT, connections, caches). */
 export const WARMUP_PER_CLIENT = 25;
-
-/** Prints one `name: value unit` line. */
-export function line(name: string, value: number, unit: string, digits = 1): void {
-  console.log(`${name}: ${value.toFixed(digits)} ${unit}`);
-}
-
-/** The `p` quantile (0–1) of an ascending list. */
-export function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
-}
-
-/** The median of `xs`. */
-export function median(xs: readonly number[]): number {
-  return percentile([...xs].sort((a, b) => a - b), 0.5);
-}
 
 /** The latency figures of one load round (and its first error, printed). */
 export function roundFigures(
