@@ -18,7 +18,7 @@ import {
   startTokenServer,
   type TokenServer,
 } from "../support/token_server.ts";
-import { percentile } from "../../bench/support/refresh_rounds.ts";
+import { percentile } from "../../bench/support/report.ts";
 
 const ALICE = "usr_01JD7ZQ3N8V4X2K9M5T6R1W0YB";
 const BOB = "usr_01JD7ZQ3N8V4X2K9M5T6R1W0YC";
